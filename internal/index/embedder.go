@@ -26,3 +26,20 @@ type Calibration struct {
 type Calibrated interface {
 	Calibration() Calibration
 }
+
+// EmbedConfig selects and configures an embedder; it mirrors the sidecar's
+// --embed/--embed-model-dir flags and the SOMNI_EMBED_* environment.
+type EmbedConfig struct {
+	Provider  string // "local" | "http" | "hash" | "off"
+	ModelDir  string // local: a models/<name>/ folder (BERT-family or USE-lite)
+	ORTLib    string // local: path to libonnxruntime.so; "" ⇒ search the usual places
+	Pooling   string // local BERT-family: "cls" | "mean" ("" ⇒ model default)
+	BaseURL   string // http: OpenAI-compatible base URL (SOMNI_EMBED_BASE_URL)
+	Model     string // http: model name (SOMNI_EMBED_MODEL)
+	APIKeyEnv string // http: name of the env var holding the key (default SOMNI_EMBED_API_KEY)
+}
+
+// localFactory builds the ONNX-backed "local" embedder. It is set by the
+// cgo-only local embedder files; nil means this build cannot run ONNX and the
+// caller falls back to the hash embedder with one clear log line.
+var localFactory func(cfg EmbedConfig) (Embedder, error)
