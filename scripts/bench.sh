@@ -3,6 +3,5 @@
 # code they measure (go test -bench); this only runs them in one place.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-benchtime=${BENCHTIME:-1x}
 echo "# somni bench $(date -u +%FT%TZ) $(go version | cut -d' ' -f3) $(nproc) cores"
 go test -run '^$' -bench . -benchtime "${BENCHTIME:-2s}" -count 1 ./... 2>&1 | grep -Ev '^(goos|goarch|pkg|cpu):|^PASS$|^ok ' || true
