@@ -1,0 +1,369 @@
+// Package rpc speaks newline-delimited JSON-RPC 2.0 in both directions over
+// a reader/writer pair (the sidecar's stdin/stdout), on top of
+// github.com/sourcegraph/jsonrpc2.
+//
+// Incoming requests are served concurrently, each with its own context that
+// is cancelled when the connection closes or the peer sends
+// `$/cancelRequest {id}`. Malformed frames are answered with -32700 and the
+// connection keeps serving. The same connection can call the peer (reverse
+// calls such as `llm.chat`) with string ids `somni-N`.
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// JSON-RPC error codes used by somni.
+const (
+	CodeParseError       = -32700
+	CodeInvalidRequest   = -32600
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeInternalError    = -32603
+	CodeRequestCancelled = -32800 // LSP's code for a request the peer cancelled
+)
+
+// CancelMethod is the notification that cancels an in-flight request by id.
+const CancelMethod = "$/cancelRequest"
+
+// Error is a JSON-RPC error object; a handler returning one has it sent to
+// the peer unchanged.
+type Error struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("rpc error %d: %s", e.Code, e.Message) }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code int64, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidParams builds a -32602 error.
+func InvalidParams(format string, args ...any) *Error {
+	return Errorf(CodeInvalidParams, format, args...)
+}
+
+// Handler serves one method. params is never empty: null or missing params
+// arrive as `{}`. Returning an *Error sends it as is; any other error becomes
+// -32603.
+type Handler func(ctx context.Context, params json.RawMessage) (any, error)
+
+// Option configures Serve.
+type Option func(*Conn)
+
+// WithSerial makes the named methods run one at a time in arrival order (on
+// one worker goroutine, so the reader never blocks). Use it for methods
+// whose effects must keep the peer's order, e.g. appends to a session log.
+func WithSerial(methods ...string) Option {
+	return func(c *Conn) {
+		for _, m := range methods {
+			c.serial[m] = true
+		}
+	}
+}
+
+// Conn is a served connection.
+type Conn struct {
+	jc      *jsonrpc2.Conn
+	stream  *lineStream
+	methods map[string]Handler
+	serial  map[string]bool
+	logger  *slog.Logger
+	seq     atomic.Uint64
+
+	mu       sync.Mutex
+	inflight map[jsonrpc2.ID]*inflightReq
+
+	queue *serialQueue
+	wg    sync.WaitGroup // running handlers
+}
+
+// Serve starts serving methods on r/w and returns at once. The connection
+// ends when r reaches EOF or fails, ctx is cancelled, or Close is called.
+func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Handler, logger *slog.Logger, opts ...Option) *Conn {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	c := &Conn{
+		methods:  methods,
+		serial:   map[string]bool{},
+		logger:   logger,
+		inflight: map[jsonrpc2.ID]*inflightReq{},
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.stream = newLineStream(r, w, logger)
+	c.queue = newSerialQueue()
+	c.jc = jsonrpc2.NewConn(ctx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
+	go c.queue.run(c.jc.DisconnectNotify())
+	return c
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.jc.DisconnectNotify() }
+
+// Close ends the connection, cancels in-flight handlers and fails pending
+// calls. It is safe to call more than once.
+func (c *Conn) Close() error {
+	err := c.jc.Close()
+	if errors.Is(err, jsonrpc2.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Wait blocks until the connection has ended and every handler returned.
+func (c *Conn) Wait() {
+	<-c.Done()
+	c.wg.Wait()
+}
+
+// inflightReq is one running request that $/cancelRequest can reach.
+type inflightReq struct{ cancel context.CancelFunc }
+
+// Handle implements jsonrpc2.Handler. It runs on jsonrpc2's read loop, so it
+// only dispatches; the work happens on other goroutines.
+func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Method == CancelMethod {
+		c.cancelRequest(ctx, jc, req)
+		return
+	}
+	h, ok := c.methods[req.Method]
+	if !ok {
+		if !req.Notif {
+			c.reply(ctx, jc, req, nil, Errorf(CodeMethodNotFound, "method not found: %s", req.Method))
+		}
+		return
+	}
+	params := json.RawMessage("{}")
+	if req.Params != nil && string(*req.Params) != "null" {
+		params = *req.Params
+	}
+	reqCtx, cancel := context.WithCancel(ctx)
+	me := &inflightReq{cancel: cancel}
+	if !req.Notif {
+		c.mu.Lock()
+		c.inflight[req.ID] = me // a reused id: the newer request owns cancellation
+		c.mu.Unlock()
+	}
+	c.wg.Add(1)
+	run := func() {
+		defer c.wg.Done()
+		defer cancel()
+		result, err := c.invoke(reqCtx, h, req.Method, params)
+		if !req.Notif {
+			c.mu.Lock()
+			if c.inflight[req.ID] == me {
+				delete(c.inflight, req.ID)
+			}
+			c.mu.Unlock()
+		}
+		if req.Notif {
+			if err != nil {
+				c.logger.Warn("rpc: notification failed", "method", req.Method, "err", err)
+			}
+			return
+		}
+		if err != nil && reqCtx.Err() != nil && ctx.Err() == nil && errors.Is(err, context.Canceled) {
+			err = Errorf(CodeRequestCancelled, "request cancelled")
+		}
+		c.reply(ctx, jc, req, result, err)
+	}
+	if c.serial[req.Method] {
+		c.queue.push(run)
+	} else {
+		go run()
+	}
+}
+
+// invoke calls h, turning a panic into an internal error so one bad request
+// cannot take the sidecar down.
+func (c *Conn) invoke(ctx context.Context, h Handler, method string, params json.RawMessage) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.logger.Error("rpc: handler panicked", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, "internal error: %s panicked", method)
+		}
+	}()
+	return h(ctx, params)
+}
+
+// reply sends result or err for req, mapping plain errors to -32603.
+func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+	resp := &jsonrpc2.Response{ID: req.ID}
+	if err == nil {
+		if result == nil {
+			result = struct{}{}
+		}
+		if merr := resp.SetResult(result); merr != nil {
+			err = fmt.Errorf("encode result of %s: %w", req.Method, merr)
+		}
+	}
+	if err != nil {
+		resp.Result = nil
+		var re *Error
+		if errors.As(err, &re) {
+			resp.Error = &jsonrpc2.Error{Code: re.Code, Message: re.Message}
+			if len(re.Data) > 0 {
+				d := re.Data
+				resp.Error.Data = &d
+			}
+		} else {
+			c.logger.Error("rpc: method failed", "method", req.Method, "err", err)
+			resp.Error = &jsonrpc2.Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
+		}
+	}
+	if err := jc.SendResponse(ctx, resp); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+		c.logger.Warn("rpc: cannot send response", "method", req.Method, "err", err)
+	}
+}
+
+// cancelRequest handles `$/cancelRequest {id}`: the handler's context is
+// cancelled and the handler decides how fast to give up.
+func (c *Conn) cancelRequest(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	var perr error
+	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || len(p.ID) == 0 {
+		perr = InvalidParams("%s needs {id}", CancelMethod)
+	} else {
+		var id jsonrpc2.ID
+		if s, err := strconv.Unquote(string(p.ID)); err == nil && strings.HasPrefix(string(p.ID), `"`) {
+			id = jsonrpc2.ID{Str: s, IsString: true}
+		} else if n, err := strconv.ParseUint(string(p.ID), 10, 64); err == nil {
+			id = jsonrpc2.ID{Num: n}
+		} else {
+			perr = InvalidParams("%s: bad id %s", CancelMethod, p.ID)
+		}
+		if perr == nil {
+			c.mu.Lock()
+			r := c.inflight[id]
+			c.mu.Unlock()
+			if r != nil {
+				r.cancel()
+			}
+		}
+	}
+	if !req.Notif {
+		c.reply(ctx, jc, req, map[string]bool{"ok": perr == nil}, perr)
+	}
+}
+
+// Call sends a request to the peer and waits for its reply, or for ctx.
+// A cancelled call returns ctx.Err() at once; its late reply is dropped.
+// A peer error arrives as *Error; a result that does not decode into result
+// (or is null when a result is wanted) is an error too.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	id := jsonrpc2.ID{Str: "somni-" + strconv.FormatUint(c.seq.Add(1), 10), IsString: true}
+	if params == nil {
+		params = struct{}{}
+	}
+	w, err := c.jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	if err != nil {
+		return fmt.Errorf("rpc: call %s: %w", method, err)
+	}
+	var raw json.RawMessage
+	if err := w.Wait(ctx, &raw); err != nil {
+		var je *jsonrpc2.Error
+		if errors.As(err, &je) {
+			e := &Error{Code: je.Code, Message: je.Message}
+			if je.Data != nil {
+				e.Data = *je.Data
+			}
+			return fmt.Errorf("rpc: call %s: %w", method, e)
+		}
+		return fmt.Errorf("rpc: call %s: %w", method, err)
+	}
+	if result == nil {
+		return nil
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("rpc: call %s: peer returned no result", method)
+	}
+	if err := json.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("rpc: call %s: malformed result: %w", method, err)
+	}
+	return nil
+}
+
+// printfLogger routes jsonrpc2's own log lines into slog.
+type printfLogger struct{ l *slog.Logger }
+
+func (p printfLogger) Printf(format string, v ...any) {
+	p.l.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
+// serialQueue runs pushed funcs one at a time in push order without ever
+// blocking the pusher.
+type serialQueue struct {
+	mu      sync.Mutex
+	items   []func()
+	stopped bool // run has returned; late pushes run on their own goroutine
+	wake    chan struct{}
+}
+
+func newSerialQueue() *serialQueue { return &serialQueue{wake: make(chan struct{}, 1)} }
+
+func (q *serialQueue) push(f func()) {
+	q.mu.Lock()
+	if q.stopped {
+		q.mu.Unlock()
+		go f()
+		return
+	}
+	q.items = append(q.items, f)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run drains the queue until done is closed and the queue is empty; queued
+// work still runs after close so its WaitGroup accounting completes (the
+// handlers see a cancelled context and return quickly).
+func (q *serialQueue) run(done <-chan struct{}) {
+	for {
+		q.mu.Lock()
+		items := q.items
+		q.items = nil
+		q.mu.Unlock()
+		for _, f := range items {
+			f()
+		}
+		if len(items) > 0 {
+			continue
+		}
+		select {
+		case <-q.wake:
+		case <-done:
+			q.mu.Lock()
+			if len(q.items) == 0 {
+				q.stopped = true
+				q.mu.Unlock()
+				return
+			}
+			q.mu.Unlock()
+		}
+	}
+}
+
+// ErrClosed is returned (wrapped) by Call on a closed connection.
+var ErrClosed = jsonrpc2.ErrClosed

@@ -1,0 +1,475 @@
+package rpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// peer is the test's side of a served connection: it writes raw lines to the
+// Conn and reads the Conn's output lines, over real io.Pipes.
+type peer struct {
+	t    *testing.T
+	conn *Conn
+	in   *io.PipeWriter // what the Conn reads
+	out  *bufio.Reader  // what the Conn writes
+}
+
+type frame struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   *Error          `json:"error"`
+	raw     string
+}
+
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func startPeer(t *testing.T, methods map[string]Handler, opts ...Option) *peer {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := Serve(context.Background(), inR, outW, methods, quietLogger(), opts...)
+	p := &peer{t: t, conn: c, in: inW, out: bufio.NewReader(outR)}
+	t.Cleanup(func() {
+		c.Close()
+		inW.Close()
+		outR.Close()
+		c.Wait()
+	})
+	return p
+}
+
+func (p *peer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatalf("write %q: %v", line, err)
+	}
+}
+
+func (p *peer) recv() frame {
+	p.t.Helper()
+	type res struct {
+		line string
+		err  error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		l, err := p.out.ReadString('\n')
+		ch <- res{l, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			p.t.Fatalf("read frame: %v", r.err)
+		}
+		var f frame
+		if err := json.Unmarshal([]byte(r.line), &f); err != nil {
+			p.t.Fatalf("conn wrote a non-JSON line %q: %v", r.line, err)
+		}
+		if f.JSONRPC != "2.0" {
+			p.t.Fatalf("frame without jsonrpc 2.0: %q", r.line)
+		}
+		f.raw = strings.TrimSuffix(r.line, "\n")
+		return f
+	case <-time.After(5 * time.Second):
+		p.t.Fatal("timed out waiting for a frame")
+		return frame{}
+	}
+}
+
+func echoMethods() map[string]Handler {
+	return map[string]Handler{
+		"echo": func(_ context.Context, params json.RawMessage) (any, error) {
+			return params, nil
+		},
+		"rpcerr": func(context.Context, json.RawMessage) (any, error) {
+			return nil, InvalidParams("missing required param: sessionId")
+		},
+		"plainerr": func(context.Context, json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("disk on fire")
+		},
+		"panics": func(context.Context, json.RawMessage) (any, error) {
+			panic("boom")
+		},
+		"text": func(context.Context, json.RawMessage) (any, error) {
+			return map[string]string{"t": "你好，世界 <b>&amp;</b> \u2603"}, nil
+		},
+	}
+}
+
+func TestFrames(t *testing.T) {
+	tests := []struct {
+		name     string
+		line     string
+		wantID   string // raw JSON of the echoed id
+		wantCode int64  // 0 ⇒ success
+		wantMsg  string // substring of the error message
+		wantRes  string // exact raw result on success
+	}{
+		{"numeric id", `{"jsonrpc":"2.0","id":7,"method":"echo","params":{"a":1}}`, `7`, 0, "", `{"a":1}`},
+		{"string id", `{"jsonrpc":"2.0","id":"abc-1","method":"echo","params":{"a":1}}`, `"abc-1"`, 0, "", `{"a":1}`},
+		{"big id", `{"jsonrpc":"2.0","id":9007199254740993,"method":"echo"}`, `9007199254740993`, 0, "", `{}`},
+		{"params null", `{"jsonrpc":"2.0","id":1,"method":"echo","params":null}`, `1`, 0, "", `{}`},
+		{"params missing", `{"jsonrpc":"2.0","id":2,"method":"echo"}`, `2`, 0, "", `{}`},
+		{"surrounding spaces and CR", "  {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\"} \r", `3`, 0, "", `{}`},
+		{"bad json", `{"jsonrpc":"2.0","id":1,"method":`, `null`, CodeParseError, "parse error", ""},
+		{"not an object", `[1,2,3]`, `null`, CodeParseError, "not a JSON object", ""},
+		{"bare string", `"ping"`, `null`, CodeParseError, "not a JSON object", ""},
+		{"trailing garbage", `{"id":1,"method":"echo"} x`, `null`, CodeParseError, "parse error", ""},
+		{"invalid utf8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"t\":\"\xff\xfe\"}}", `null`, CodeParseError, "UTF-8", ""},
+		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"nope"}`, `4`, CodeMethodNotFound, "method not found: nope", ""},
+		{"method not string", `{"jsonrpc":"2.0","id":5,"method":12}`, `5`, CodeInvalidRequest, "method must be a string", ""},
+		{"float id", `{"jsonrpc":"2.0","id":1.5,"method":"echo"}`, `1.5`, CodeInvalidRequest, "id must be", ""},
+		{"negative id", `{"jsonrpc":"2.0","id":-3,"method":"echo"}`, `-3`, CodeInvalidRequest, "id must be", ""},
+		{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, `{"x":1}`, CodeInvalidRequest, "id must be", ""},
+		{"neither request nor response", `{"jsonrpc":"2.0","id":6}`, `6`, CodeInvalidRequest, "neither", ""},
+		{"both method and result", `{"jsonrpc":"2.0","id":8,"method":"echo","result":1}`, `8`, CodeInvalidRequest, "both", ""},
+		{"rpc error passes through", `{"jsonrpc":"2.0","id":9,"method":"rpcerr"}`, `9`, CodeInvalidParams, "missing required param: sessionId", ""},
+		{"plain error is internal", `{"jsonrpc":"2.0","id":10,"method":"plainerr"}`, `10`, CodeInternalError, "disk on fire", ""},
+		{"panic is internal", `{"jsonrpc":"2.0","id":11,"method":"panics"}`, `11`, CodeInternalError, "panicked", ""},
+	}
+	p := startPeer(t, echoMethods())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p.t = t
+			p.send(tc.line)
+			f := p.recv()
+			if string(f.ID) != tc.wantID {
+				t.Errorf("id = %s, want %s (frame %s)", f.ID, tc.wantID, f.raw)
+			}
+			if tc.wantCode == 0 {
+				if f.Error != nil {
+					t.Fatalf("unexpected error %+v", f.Error)
+				}
+				if string(f.Result) != tc.wantRes {
+					t.Errorf("result = %s, want %s", f.Result, tc.wantRes)
+				}
+				return
+			}
+			if f.Error == nil {
+				t.Fatalf("want error %d, got %s", tc.wantCode, f.raw)
+			}
+			if f.Error.Code != tc.wantCode || !strings.Contains(f.Error.Message, tc.wantMsg) {
+				t.Errorf("error = %d %q, want %d containing %q", f.Error.Code, f.Error.Message, tc.wantCode, tc.wantMsg)
+			}
+			// The connection must survive every bad frame.
+			p.send(`{"jsonrpc":"2.0","id":"alive","method":"echo"}`)
+			if g := p.recv(); string(g.ID) != `"alive"` || g.Error != nil {
+				t.Fatalf("connection did not keep serving: %s", g.raw)
+			}
+		})
+	}
+}
+
+func TestBlankLinesAndNotificationsGetNoReply(t *testing.T) {
+	p := startPeer(t, echoMethods())
+	p.send("")
+	p.send("   ")
+	p.send(`{"jsonrpc":"2.0","method":"echo","params":{}}`) // notification
+	p.send(`{"jsonrpc":"2.0","method":"nope"}`)             // unknown notification
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"echo"}`)
+	if f := p.recv(); string(f.ID) != "1" {
+		t.Fatalf("first reply should be for id 1, got %s", f.raw)
+	}
+}
+
+func TestRawUTF8OnTheWire(t *testing.T) {
+	p := startPeer(t, echoMethods())
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"text"}`)
+	f := p.recv()
+	want := `你好，世界 <b>&amp;</b> ☃`
+	if !strings.Contains(f.raw, want) {
+		t.Fatalf("wire line %s does not carry %q raw", f.raw, want)
+	}
+	if strings.Contains(f.raw, `\u`) {
+		t.Fatalf("wire line has \\u escapes: %s", f.raw)
+	}
+	// Echoed params keep non-ASCII raw too.
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"echo","params":{"q":"记忆 <x>"}}`)
+	if f := p.recv(); !strings.Contains(f.raw, `"记忆 <x>"`) {
+		t.Fatalf("echo not raw: %s", f.raw)
+	}
+}
+
+func TestOversizedFrame(t *testing.T) {
+	p := startPeer(t, echoMethods())
+	p.conn.stream.limit = 100 // set before the first frame; the reader is idle
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"pad":"` + strings.Repeat("x", 70000) + `"}}`)
+	f := p.recv()
+	if f.Error == nil || f.Error.Code != CodeParseError || !strings.Contains(f.Error.Message, "exceeds") {
+		t.Fatalf("want -32700 too large, got %s", f.raw)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"echo"}`)
+	if f := p.recv(); string(f.ID) != "2" || f.Error != nil {
+		t.Fatalf("not serving after oversized frame: %s", f.raw)
+	}
+}
+
+func TestConcurrentRepliesOutOfOrder(t *testing.T) {
+	release := make(chan struct{})
+	methods := map[string]Handler{
+		"slow": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			select {
+			case <-release:
+				return "slow", nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+		"fast": func(context.Context, json.RawMessage) (any, error) { return "fast", nil },
+	}
+	p := startPeer(t, methods)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"slow"}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"fast"}`)
+	if f := p.recv(); string(f.ID) != "2" {
+		t.Fatalf("fast reply should overtake the slow one, got %s", f.raw)
+	}
+	close(release)
+	if f := p.recv(); string(f.ID) != "1" || string(f.Result) != `"slow"` {
+		t.Fatalf("slow reply = %s", f.raw)
+	}
+}
+
+func TestSerialMethodsKeepOrder(t *testing.T) {
+	var mu sync.Mutex
+	var got []int
+	methods := map[string]Handler{
+		"append": func(_ context.Context, params json.RawMessage) (any, error) {
+			var p struct{ N int }
+			if err := json.Unmarshal(params, &p); err != nil {
+				return nil, err
+			}
+			if p.N%7 == 0 {
+				time.Sleep(time.Millisecond) // give a racing scheduler a chance to reorder
+			}
+			mu.Lock()
+			got = append(got, p.N)
+			mu.Unlock()
+			return nil, nil
+		},
+	}
+	p := startPeer(t, methods, WithSerial("append"))
+	const n = 60
+	go func() {
+		for i := 0; i < n; i++ {
+			io.WriteString(p.in, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"append","params":{"N":%d}}`+"\n", i, i))
+		}
+	}()
+	for i := 0; i < n; i++ {
+		if f := p.recv(); string(f.ID) != fmt.Sprint(i) {
+			t.Fatalf("reply %d has id %s", i, f.ID)
+		}
+	}
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("serial method ran out of order: %v", got)
+		}
+	}
+}
+
+func TestCancelRequest(t *testing.T) {
+	started := make(chan struct{})
+	methods := map[string]Handler{
+		"wait": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+	}
+	p := startPeer(t, methods)
+	p.send(`{"jsonrpc":"2.0","id":"w1","method":"wait"}`)
+	<-started
+	p.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"w1"}}`)
+	f := p.recv()
+	if string(f.ID) != `"w1"` || f.Error == nil || f.Error.Code != CodeRequestCancelled {
+		t.Fatalf("want -32800 for w1, got %s", f.raw)
+	}
+}
+
+func TestCloseCancelsHandlers(t *testing.T) {
+	started := make(chan struct{})
+	finished := make(chan error, 1)
+	methods := map[string]Handler{
+		"wait": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			close(started)
+			<-ctx.Done()
+			finished <- ctx.Err()
+			return nil, ctx.Err()
+		},
+	}
+	p := startPeer(t, methods)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+	<-started
+	p.in.Close() // EOF on the conn's input
+	select {
+	case err := <-finished:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("handler ctx err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("handler context not cancelled on EOF")
+	}
+	select {
+	case <-p.conn.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done not closed on EOF")
+	}
+}
+
+type chatResult struct {
+	Message struct {
+		Role    string `json:"role"`
+		Content string `json:"content"`
+	} `json:"message"`
+}
+
+// reverseMethods returns a "dream" method that calls the peer's llm.chat
+// with the timeout given in its params and reports the outcome as text.
+func reverseMethods(conn **Conn) map[string]Handler {
+	return map[string]Handler{
+		"dream": func(ctx context.Context, params json.RawMessage) (any, error) {
+			var p struct {
+				TimeoutMS int `json:"timeoutMs"`
+			}
+			if err := json.Unmarshal(params, &p); err != nil {
+				return nil, err
+			}
+			if p.TimeoutMS > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMS)*time.Millisecond)
+				defer cancel()
+			}
+			var res chatResult
+			err := (*conn).Call(ctx, "llm.chat", map[string]any{"messages": []any{}}, &res)
+			if err != nil {
+				var re *Error
+				if errors.As(err, &re) {
+					return map[string]any{"err": err.Error(), "code": re.Code}, nil
+				}
+				return map[string]any{"err": err.Error()}, nil
+			}
+			return map[string]any{"content": res.Message.Content}, nil
+		},
+	}
+}
+
+func TestReverseCall(t *testing.T) {
+	var conn *Conn
+	p := startPeer(t, reverseMethods(&conn))
+	conn = p.conn
+
+	tests := []struct {
+		name      string
+		reply     func(id json.RawMessage) string // "" ⇒ never reply
+		timeoutMS int
+		want      string // substring of the dream result
+	}{
+		{"ok", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"梦"}}}`, id)
+		}, 0, `"content":"梦"`},
+		{"host error object", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"no model"}}`, id)
+		}, 0, `"code":-32000`},
+		{"host error not an object", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":"boom"}`, id)
+		}, 0, `malformed error`},
+		{"host error with float code", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":1.5,"message":"x"}}`, id)
+		}, 0, `malformed error`},
+		{"malformed result", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":"just text"}}`, id)
+		}, 0, `malformed result`},
+		{"null result", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, id)
+		}, 0, `no result`},
+		{"timeout", nil, 50, `deadline exceeded`},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p.t = t
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"dream","params":{"timeoutMs":%d}}`, i, tc.timeoutMS))
+			call := p.recv()
+			if call.Method != "llm.chat" || !strings.HasPrefix(string(call.ID), `"somni-`) {
+				t.Fatalf("expected a reverse llm.chat with a somni-N id, got %s", call.raw)
+			}
+			if tc.reply != nil {
+				p.send(tc.reply(call.ID))
+			}
+			res := p.recv()
+			if string(res.ID) != fmt.Sprint(i) || !strings.Contains(string(res.Result), tc.want) {
+				t.Fatalf("dream result = %s, want %q", res.raw, tc.want)
+			}
+			if tc.reply == nil {
+				// The late reply must be ignored, not crash or confuse the conn.
+				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"late"}}}`, call.ID))
+			}
+			p.send(`{"jsonrpc":"2.0","id":"alive","method":"dream","params":{"timeoutMs":1}}`)
+			// The next frame is either the new reverse call or (if it already
+			// timed out) the result; both prove the conn is alive.
+			f := p.recv()
+			if f.Method == "llm.chat" {
+				f = p.recv()
+			}
+			if string(f.ID) != `"alive"` {
+				t.Fatalf("conn not serving after %s: %s", tc.name, f.raw)
+			}
+		})
+	}
+}
+
+func TestCallAfterCloseFails(t *testing.T) {
+	p := startPeer(t, nil)
+	p.conn.Close()
+	err := p.conn.Call(context.Background(), "llm.chat", nil, nil)
+	if err == nil {
+		t.Fatal("call on a closed conn succeeded")
+	}
+}
+
+func TestCallCancelledReturnsPromptly(t *testing.T) {
+	p := startPeer(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() { errc <- p.conn.Call(ctx, "llm.chat", nil, &chatResult{}) }()
+	if f := p.recv(); f.Method != "llm.chat" {
+		t.Fatalf("expected the call on the wire, got %s", f.raw)
+	}
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("cancelled call did not return")
+	}
+}
+
+func TestUnescapeHTML(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a":"x"}`, `{"a":"x"}`},
+		{`{"a":"\u003cb\u003e \u0026"}`, `{"a":"<b> &"}`},
+		{`{"a":"\\u003c"}`, `{"a":"\\u003c"}`},          // literal backslash-u text stays
+		{`{"a":"\\\u003c"}`, `{"a":"\\<"}`},             // escaped backslash then an escape
+		{`{"a":"\u00e9\u2028"}`, `{"a":"\u00e9\u2028"}`}, // other escapes untouched
+		{`{"a":"\""}`, `{"a":"\""}`},
+	}
+	for _, tc := range tests {
+		if got := string(appendUnescapedHTML(nil, []byte(tc.in))); got != tc.want {
+			t.Errorf("unescape(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}

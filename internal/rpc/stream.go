@@ -1,0 +1,288 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// MaxFrameBytes bounds one incoming line; a longer line is discarded with a
+// -32700 reply so a runaway writer cannot exhaust memory.
+const MaxFrameBytes = 64 << 20
+
+// errFrameTooLarge marks a line that exceeded MaxFrameBytes and was skipped.
+var errFrameTooLarge = errors.New("frame too large")
+
+// lineStream is a jsonrpc2.ObjectStream for newline-delimited JSON: one
+// compact object per line in both directions. It answers malformed frames
+// itself (under the write lock) and keeps reading, because sourcegraph's
+// Conn closes the connection on any ReadObject error.
+type lineStream struct {
+	r      *bufio.Reader
+	rc     io.Closer // r's underlying closer, if any
+	w      io.Writer
+	wc     io.Closer // w's underlying closer, if any
+	logger *slog.Logger
+	limit  int // max line length; MaxFrameBytes outside tests
+
+	mu  sync.Mutex // serialises frames on w
+	buf []byte     // write buffer, reused under mu
+}
+
+func newLineStream(r io.Reader, w io.Writer, logger *slog.Logger) *lineStream {
+	s := &lineStream{r: bufio.NewReaderSize(r, 64<<10), w: w, logger: logger, limit: MaxFrameBytes}
+	if c, ok := r.(io.Closer); ok {
+		s.rc = c
+	}
+	if c, ok := w.(io.Closer); ok {
+		s.wc = c
+	}
+	return s
+}
+
+// WriteObject marshals obj as one line. encoding/json escapes <, > and &
+// inside nested Marshal calls that we cannot configure, so the escapes are
+// undone afterwards: the wire carries raw UTF-8 text.
+func (s *lineStream) WriteObject(obj any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("rpc: encode frame: %w", err)
+	}
+	return s.writeFrame(b)
+}
+
+func (s *lineStream) writeFrame(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.buf = appendUnescapedHTML(s.buf[:0], b)
+	s.buf = append(s.buf, '\n')
+	if _, err := s.w.Write(s.buf); err != nil {
+		return fmt.Errorf("rpc: write frame: %w", err)
+	}
+	if len(s.buf) > 1<<20 { // do not pin a huge buffer after one big reply
+		s.buf = nil
+	}
+	return nil
+}
+
+// writeError sends an error response built here rather than by jsonrpc2, so
+// that ids jsonrpc2 cannot represent (or no id at all) are echoed verbatim.
+func (s *lineStream) writeError(id json.RawMessage, code int64, msg string) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	frame, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *Error          `json:"error"`
+	}{"2.0", id, &Error{Code: code, Message: msg}})
+	if err != nil { // only reachable with a corrupt id, which we never pass
+		s.logger.Error("rpc: encode error frame", "err", err)
+		return
+	}
+	if err := s.writeFrame(frame); err != nil {
+		s.logger.Warn("rpc: cannot send error frame", "err", err)
+	}
+}
+
+// Close closes both underlying ends when they are closers.
+func (s *lineStream) Close() error {
+	var errs []error
+	if s.rc != nil {
+		errs = append(errs, s.rc.Close())
+	}
+	if s.wc != nil && s.wc != s.rc {
+		errs = append(errs, s.wc.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// readLine returns the next line without its terminator, or
+// errFrameTooLarge after discarding a line longer than s.limit. The returned
+// slice is only valid until the next call.
+func (s *lineStream) readLine() ([]byte, error) {
+	var acc []byte
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if acc == nil && err == nil && len(chunk) <= s.limit {
+			return chunk, nil // fast path: whole line in the buffer
+		}
+		if len(acc)+len(chunk) > s.limit {
+			for errors.Is(err, bufio.ErrBufferFull) { // drain the rest of the line
+				_, err = s.r.ReadSlice('\n')
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			return nil, errFrameTooLarge
+		}
+		acc = append(acc, chunk...)
+		switch {
+		case err == nil:
+			return acc, nil
+		case err == io.EOF && len(acc) > 0:
+			return acc, nil // last line without a newline
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
+}
+
+// probe is the cheap first look at a frame that decides whether jsonrpc2 can
+// be trusted with it.
+type probe struct {
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// ReadObject returns the next well-formed message. Malformed frames are
+// answered and skipped here; only I/O errors end the loop.
+func (s *lineStream) ReadObject(v any) error {
+	for {
+		line, err := s.readLine()
+		if errors.Is(err, errFrameTooLarge) {
+			s.logger.Warn("rpc: dropped oversized frame", "limit", s.limit)
+			s.writeError(nil, CodeParseError, fmt.Sprintf("parse error: frame exceeds %d bytes", s.limit))
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		frame, id, code, msg := vet(line)
+		if code != 0 {
+			s.logger.Warn("rpc: rejected frame", "code", code, "reason", msg)
+			s.writeError(id, code, msg)
+			continue
+		}
+		if err := json.Unmarshal(frame, v); err != nil {
+			s.logger.Warn("rpc: rejected frame", "code", CodeInvalidRequest, "reason", err.Error())
+			s.writeError(id, CodeInvalidRequest, "invalid request: "+err.Error())
+			continue
+		}
+		return nil
+	}
+}
+
+// vet checks one line and returns the frame to hand to jsonrpc2 (possibly
+// repaired), or an error code with the id to echo.
+func vet(line []byte) (frame, id json.RawMessage, code int64, msg string) {
+	if !utf8.Valid(line) {
+		return nil, nil, CodeParseError, "parse error: frame is not valid UTF-8"
+	}
+	if line[0] != '{' {
+		return nil, nil, CodeParseError, "parse error: frame is not a JSON object"
+	}
+	var p probe
+	if err := json.Unmarshal(line, &p); err != nil {
+		return nil, nil, CodeParseError, "parse error: " + err.Error()
+	}
+	id = p.ID
+	isNull := func(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }
+	if !isNull(id) && !validID(id) {
+		return nil, id, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
+	}
+	isReq := len(p.Method) > 0
+	isResp := len(p.Result) > 0 || len(p.Error) > 0
+	switch {
+	case isReq && isResp:
+		return nil, id, CodeInvalidRequest, "invalid request: frame has both method and result/error"
+	case isReq:
+		if p.Method[0] != '"' {
+			return nil, id, CodeInvalidRequest, "invalid request: method must be a string"
+		}
+		return line, id, 0, ""
+	case isResp:
+		if isNull(id) {
+			// A response nobody can match; jsonrpc2 would only log it.
+			return nil, nil, CodeInvalidRequest, "invalid request: response without id"
+		}
+		if len(p.Error) > 0 && !isNull(p.Error) {
+			var e Error
+			if err := json.Unmarshal(p.Error, &e); err != nil || e.Code == 0 {
+				// A peer's broken error must fail the pending call, not the
+				// connection: rewrite it into a well-formed one.
+				repaired, _ := json.Marshal(struct {
+					JSONRPC string          `json:"jsonrpc"`
+					ID      json.RawMessage `json:"id"`
+					Error   *Error          `json:"error"`
+				}{"2.0", id, &Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + truncate(string(p.Error), 200)}})
+				return repaired, id, 0, ""
+			}
+		}
+		return line, id, 0, ""
+	default:
+		return nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
+	}
+}
+
+// validID reports whether jsonrpc2 can round-trip id unchanged: a string or
+// a plain non-negative integer that fits in int64.
+func validID(id json.RawMessage) bool {
+	switch id[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	default:
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		return err == nil && n >= 0 && string(id) == strconv.FormatInt(n, 10)
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// appendUnescapedHTML appends b to dst with encoding/json's HTML escapes
+// (\u003c \u003e \u0026) turned back into the raw characters. It tracks
+// string boundaries and backslash pairs so a literal "\\u003c" in text stays.
+func appendUnescapedHTML(dst, b []byte) []byte {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return append(dst, b...)
+	}
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' || i+1 >= len(b) {
+			dst = append(dst, c)
+			continue
+		}
+		// An escape sequence: copy it whole unless it is one of the three.
+		if b[i+1] == 'u' && i+5 < len(b) && b[i+2] == '0' && b[i+3] == '0' {
+			switch string(b[i+4 : i+6]) {
+			case "3c":
+				dst = append(dst, '<')
+				i += 5
+				continue
+			case "3e":
+				dst = append(dst, '>')
+				i += 5
+				continue
+			case "26":
+				dst = append(dst, '&')
+				i += 5
+				continue
+			}
+		}
+		dst = append(dst, c, b[i+1])
+		i++
+	}
+	return dst
+}
