@@ -462,8 +462,8 @@ func TestUnescapeHTML(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"a":"x"}`, `{"a":"x"}`},
 		{`{"a":"\u003cb\u003e \u0026"}`, `{"a":"<b> &"}`},
-		{`{"a":"\\u003c"}`, `{"a":"\\u003c"}`},          // literal backslash-u text stays
-		{`{"a":"\\\u003c"}`, `{"a":"\\<"}`},             // escaped backslash then an escape
+		{`{"a":"\\u003c"}`, `{"a":"\\u003c"}`},           // literal backslash-u text stays
+		{`{"a":"\\\u003c"}`, `{"a":"\\<"}`},              // escaped backslash then an escape
 		{`{"a":"\u00e9\u2028"}`, `{"a":"\u00e9\u2028"}`}, // other escapes untouched
 		{`{"a":"\""}`, `{"a":"\""}`},
 	}
