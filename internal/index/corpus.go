@@ -1,0 +1,227 @@
+package index
+
+import (
+	"math"
+	"path"
+	"strings"
+)
+
+// BM25 parameters; field weights follow the compat scorer (name 3,
+// description 2, body 1) and are folded into one weighted term frequency.
+const (
+	bm25K1         = 1.2
+	bm25B          = 0.75
+	weightName     = 3
+	weightDesc     = 2
+	weightBody     = 1
+	embedHeadRunes = 600 // body prefix that goes into the embedded text
+)
+
+// entry is one indexed doc plus everything derived from it.
+type entry struct {
+	doc   Doc
+	lower string             // lowercased name\ndescription\nbody for literal and symbol checks
+	tf    map[string]float32 // weighted term frequency
+	dl    float32            // weighted length
+	vec   []float32          // nil until embedded
+	// persistence facts (Index only)
+	ref       FileRef
+	docHash   string // hash of every Doc field: a change rewrites the row
+	embedHash string // hash of EmbedText: a change re-embeds
+	embedder  string // ID of the embedder that produced vec
+}
+
+// newEntry derives the lexical view of d.
+func newEntry(d Doc) *entry {
+	e := &entry{doc: d, tf: map[string]float32{}}
+	e.lower = strings.ToLower(d.Name + "\n" + d.Description + "\n" + d.Body)
+	add := func(s string, w float32) {
+		for _, t := range Tokenize(s) {
+			e.tf[t] += w
+			e.dl += w
+		}
+	}
+	add(d.Name, weightName)
+	add(d.Description, weightDesc)
+	add(d.Body, weightBody)
+	return e
+}
+
+// EmbedText is the text an entry is embedded from: name, description and
+// the head of the body. Score, last_used and other lifecycle numbers are
+// deliberately absent so decay rewrites never cost an embedding.
+func EmbedText(d Doc) string {
+	body := d.Body
+	if r := []rune(body); len(r) > embedHeadRunes {
+		body = string(r[:embedHeadRunes])
+	}
+	return strings.TrimSpace(d.Name + "\n" + d.Description + "\n" + body)
+}
+
+// corpus is a slot-addressed doc set with postings and link maps; the
+// Index mutates one under its write lock, ScoreDocs builds a throwaway one.
+type corpus struct {
+	slots    []*entry
+	free     []int32
+	bySlot   map[string]int32   // path → slot
+	postings map[string][]int32 // term → slots
+	byName   map[string][]int32 // lowercased name and directory name → slots
+	refBy    map[string][]int32 // lowercased related target → referring slots
+	live     int
+	totalDL  float64
+}
+
+func newCorpus() *corpus {
+	return &corpus{bySlot: map[string]int32{}, postings: map[string][]int32{},
+		byName: map[string][]int32{}, refBy: map[string][]int32{}}
+}
+
+// linkKeys are the names an entry answers to in related: lists.
+func linkKeys(d Doc) []string {
+	keys := []string{strings.ToLower(strings.TrimSpace(d.Name))}
+	dir := path.Base(path.Dir(strings.ReplaceAll(d.Path, "\\", "/")))
+	if dir != "." && dir != "/" && !strings.EqualFold(dir, d.Name) {
+		keys = append(keys, strings.ToLower(dir))
+	}
+	if base := strings.TrimSuffix(path.Base(d.Path), ".md"); base != "SKILL" && base != "INTENT" &&
+		!strings.EqualFold(base, d.Name) && !strings.EqualFold(base, dir) {
+		keys = append(keys, strings.ToLower(base))
+	}
+	return keys
+}
+
+// put inserts or replaces the entry for e.doc.Path.
+func (c *corpus) put(e *entry) {
+	if s, ok := c.bySlot[e.doc.Path]; ok {
+		c.remove(e.doc.Path)
+		_ = s
+	}
+	var s int32
+	if n := len(c.free); n > 0 {
+		s = c.free[n-1]
+		c.free = c.free[:n-1]
+		c.slots[s] = e
+	} else {
+		s = int32(len(c.slots))
+		c.slots = append(c.slots, e)
+	}
+	c.bySlot[e.doc.Path] = s
+	for t := range e.tf {
+		c.postings[t] = append(c.postings[t], s)
+	}
+	for _, k := range linkKeys(e.doc) {
+		c.byName[k] = append(c.byName[k], s)
+	}
+	for _, r := range e.doc.Related {
+		k := strings.ToLower(strings.TrimSpace(r))
+		if k != "" {
+			c.refBy[k] = append(c.refBy[k], s)
+		}
+	}
+	c.live++
+	c.totalDL += float64(e.dl)
+}
+
+// remove deletes the entry at path p, if any.
+func (c *corpus) remove(p string) *entry {
+	s, ok := c.bySlot[p]
+	if !ok {
+		return nil
+	}
+	e := c.slots[s]
+	for t := range e.tf {
+		c.postings[t] = dropSlot(c.postings[t], s)
+		if len(c.postings[t]) == 0 {
+			delete(c.postings, t)
+		}
+	}
+	for _, k := range linkKeys(e.doc) {
+		if c.byName[k] = dropSlot(c.byName[k], s); len(c.byName[k]) == 0 {
+			delete(c.byName, k)
+		}
+	}
+	for _, r := range e.doc.Related {
+		k := strings.ToLower(strings.TrimSpace(r))
+		if c.refBy[k] = dropSlot(c.refBy[k], s); len(c.refBy[k]) == 0 {
+			delete(c.refBy, k)
+		}
+	}
+	delete(c.bySlot, p)
+	c.slots[s] = nil
+	c.free = append(c.free, s)
+	c.live--
+	c.totalDL -= float64(e.dl)
+	return e
+}
+
+func dropSlot(list []int32, s int32) []int32 {
+	for i, v := range list {
+		if v == s {
+			list[i] = list[len(list)-1]
+			return list[:len(list)-1]
+		}
+	}
+	return list
+}
+
+// get returns the entry at path p.
+func (c *corpus) get(p string) *entry {
+	if s, ok := c.bySlot[p]; ok {
+		return c.slots[s]
+	}
+	return nil
+}
+
+// idf is BM25's inverse document frequency (Lucene form, never negative).
+func (c *corpus) idf(t string) float64 {
+	n := float64(len(c.postings[t]))
+	return math.Log(1 + (float64(c.live)-n+0.5)/(n+0.5))
+}
+
+// keyword scores every doc that shares a term with the query: BM25 over
+// the weighted term frequency, divided by the query's ideal score
+// Σ idf·(k1+1). A doc that holds one of several query words, or one word
+// once, therefore cannot reach 1. It returns slot → score and slot →
+// whether some matched term is strong evidence.
+func (c *corpus) keyword(terms []string) (map[int32]float64, map[int32]bool) {
+	scores := map[int32]float64{}
+	strong := map[int32]bool{}
+	if c.live == 0 || len(terms) == 0 {
+		return scores, strong
+	}
+	avg := c.totalDL / float64(c.live)
+	if avg <= 0 {
+		avg = 1
+	}
+	var ideal float64
+	for _, t := range terms {
+		idf := c.idf(t)
+		ideal += idf * (bm25K1 + 1)
+		isStrong := strongTerm(t)
+		for _, s := range c.postings[t] {
+			e := c.slots[s]
+			tf := float64(e.tf[t])
+			scores[s] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(e.dl)/avg))
+			if isStrong {
+				strong[s] = true
+			}
+		}
+	}
+	for s := range scores {
+		scores[s] /= ideal
+	}
+	return scores, strong
+}
+
+// neighbours returns the slots linked to s in either direction.
+func (c *corpus) neighbours(s int32) []int32 {
+	e := c.slots[s]
+	var out []int32
+	for _, r := range e.doc.Related {
+		out = append(out, c.byName[strings.ToLower(strings.TrimSpace(r))]...)
+	}
+	for _, k := range linkKeys(e.doc) {
+		out = append(out, c.refBy[k]...)
+	}
+	return out
+}

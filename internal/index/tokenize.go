@@ -1,0 +1,257 @@
+package index
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// script classes: a token never straddles two of them.
+const (
+	scriptNone = iota
+	scriptWord // Latin, Cyrillic, digits, … (space-delimited scripts)
+	scriptHan
+	scriptKana
+	scriptHangul
+)
+
+// scriptOf classifies a (lowercased) rune; scriptNone is a separator.
+func scriptOf(r rune) int {
+	switch {
+	case r < 0x80:
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return scriptWord
+		}
+		return scriptNone
+	case isHan(r):
+		return scriptHan
+	case r >= 0x3040 && r <= 0x30FF && r != 0x30FB, r >= 0x31F0 && r <= 0x31FF, r >= 0xFF66 && r <= 0xFF9F:
+		return scriptKana
+	case r >= 0xAC00 && r <= 0xD7AF, r >= 0x1100 && r <= 0x11FF, r >= 0x3130 && r <= 0x318F:
+		return scriptHangul
+	case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+		return scriptWord
+	}
+	return scriptNone
+}
+
+// isHan covers CJK Unified Ideographs, Extension A, compatibility
+// ideographs and the supplementary-plane extensions (B onwards).
+func isHan(r rune) bool {
+	return r >= 0x4E00 && r <= 0x9FFF || r >= 0x3400 && r <= 0x4DBF ||
+		r >= 0xF900 && r <= 0xFAFF || r >= 0x20000 && r <= 0x323AF || r == 0x3007
+}
+
+// isCJKScript reports whether a script segments into n-gram windows.
+func isCJKScript(s int) bool { return s == scriptHan || s == scriptKana || s == scriptHangul }
+
+// run is a maximal sequence of runes of one script.
+type run struct {
+	text   string
+	script int
+}
+
+// splitRuns lowercases s and cuts it into single-script runs; whitespace,
+// punctuation (ASCII and CJK: ，、。？！：；…) and symbols separate runs.
+func splitRuns(s string) []run {
+	var out []run
+	var b strings.Builder
+	cur := scriptNone
+	flush := func() {
+		if b.Len() > 0 {
+			out = append(out, run{text: b.String(), script: cur})
+			b.Reset()
+		}
+	}
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		sc := scriptOf(r)
+		if sc != cur {
+			flush()
+			cur = sc
+		}
+		if sc != scriptNone {
+			b.WriteRune(r)
+		}
+	}
+	flush()
+	return out
+}
+
+// stopwords are function words whose matches say nothing about topic;
+// BM25's idf already discounts them in large corpora, but small memory
+// stores are not large, so they are dropped outright.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if of to in on at by for with from as is are was were be been
+	being do does did done have has had i me my we our you your he she it its they them their this that these those
+	what which who whom whose when where why how can could should would will shall may might must not no yes so than
+	then there here about into over under again any all some such only own same too very just also s t don doesn
+	didn isn aren wasn weren 的 了 是 在 和 与 或 也 都 就 我 你 他 她 它 我们 你们 他们 这 那 这个 那个 什么 怎么 怎样 吗 呢 吧 啊
+	一个 有 没有 还 要 会 能 可以 之 其 及 并 对 把 被 让 给`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Tokenize returns the lexical terms of s in order, repeats kept: words of
+// space-delimited scripts (≥ 2 chars, stopwords dropped) and, for each CJK,
+// kana or Hangul run, its 2–4-char windows (a 1-char run is kept whole).
+func Tokenize(s string) []string {
+	var out []string
+	for _, r := range splitRuns(s) {
+		if !isCJKScript(r.script) {
+			if utf8.RuneCountInString(r.text) >= 2 && !stopwords[r.text] {
+				out = append(out, r.text)
+			}
+			continue
+		}
+		out = appendWindows(out, r.text)
+	}
+	return out
+}
+
+// appendWindows appends every 2-, 3- and 4-rune window of a CJK run; a
+// single rune is its own token so one-character words still match.
+func appendWindows(out []string, text string) []string {
+	rs := []rune(text)
+	if len(rs) == 1 {
+		if !stopwords[text] {
+			out = append(out, text)
+		}
+		return out
+	}
+	for n := 2; n <= 4; n++ {
+		for i := 0; i+n <= len(rs); i++ {
+			w := string(rs[i : i+n])
+			if n == 2 && stopwords[w] {
+				continue
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// strongTerm reports whether a matched term alone is real keyword
+// evidence: a CJK word of ≥ 2 chars or another token of ≥ 3 chars.
+func strongTerm(t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	n := utf8.RuneCountInString(t)
+	if isCJKScript(scriptOf(r)) {
+		return n >= 2
+	}
+	return n >= 3
+}
+
+// symbolTrim is what surrounds a symbol in prose without being part of it.
+const symbolTrim = "\"'`()[]{}<>,;!?。，、？！：；“”‘’（）《》【】「」"
+
+// Symbols extracts the exact symbols of a query: numbers, ports, IPs,
+// paths, versions and identifiers (db-billing-02, allkeys-lru,
+// UNLEASH_TOKEN, getUserByID). Plain words and single characters are not
+// symbols; symbols pin entries that contain them verbatim.
+func Symbols(q string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range strings.FieldsFunc(q, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("，、。？！；（）《》【】「」“”", r) || isHan(r)
+	}) {
+		f = strings.Trim(f, symbolTrim)
+		f = strings.TrimRight(f, ".:") // sentence punctuation after a symbol
+		if utf8.RuneCountInString(f) < 2 || !isSymbol(f) {
+			continue
+		}
+		k := strings.ToLower(f)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isSymbol decides whether a whitespace-delimited field is an exact symbol.
+func isSymbol(f string) bool {
+	var digits, letters, upper, lower, inner int
+	prevLower := false
+	camel := false
+	for i, r := range f {
+		switch {
+		case r >= '0' && r <= '9':
+			digits++
+		case r >= 'a' && r <= 'z':
+			letters++
+			lower++
+		case r >= 'A' && r <= 'Z':
+			letters++
+			upper++
+			if prevLower {
+				camel = true
+			}
+		case strings.ContainsRune("-_./:@#~=", r):
+			if i > 0 {
+				inner++
+			}
+		default:
+			return false // non-ASCII: prose, never a symbol
+		}
+		prevLower = r >= 'a' && r <= 'z'
+	}
+	switch {
+	case letters == 0 && digits >= 2: // numbers, ports, IPs, dates
+		return true
+	case letters == 0:
+		return false
+	case strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~/") || strings.HasPrefix(f, "./"):
+		return true // paths
+	case inner > 0 && (digits > 0 || letters >= 2) && !strings.HasSuffix(f, "-"):
+		return true // db-billing-02, allkeys-lru, UNLEASH_TOKEN, a/b, v1.2
+	case digits > 0 && letters > 0:
+		return true // v2, sha256, http2
+	case camel:
+		return true // getUserByID
+	case upper >= 2 && lower == 0 && letters >= 4:
+		return false // plain acronyms in caps read as words (REDIS)
+	}
+	return false
+}
+
+// containsSymbol reports whether hay (lowercased) holds sym (lowercased)
+// as a whole symbol: the neighbouring characters are not letters, digits
+// or the joiners - _ so db-billing-02 does not pin db-billing-021.
+func containsSymbol(hay, sym string) bool {
+	for off := 0; ; {
+		i := strings.Index(hay[off:], sym)
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len(sym)
+		if !joins(lastRune(hay[:i])) && !joins(firstRune(hay[end:])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func joins(r rune) bool {
+	return r == '-' || r == '_' || r < 0x80 && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') ||
+		r >= 0x80 && (unicode.IsLetter(r) && !isCJKScript(scriptOf(r)) || unicode.IsDigit(r))
+}
+
+func lastRune(s string) rune {
+	if s == "" {
+		return 0
+	}
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+func firstRune(s string) rune {
+	if s == "" {
+		return 0
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}

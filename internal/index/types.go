@@ -1,0 +1,118 @@
+package index
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Entry kinds the sidecar's Source reports; the index treats Kind as an
+// opaque filter label, these constants only keep spelling consistent.
+const (
+	KindKnowledge    = "knowledge"
+	KindSkill        = "skill"
+	KindEpisode      = "episode"
+	KindIntention    = "intention"
+	KindConversation = "conversation"
+)
+
+// FileRef is the cheap per-file facts a Source reports on every scan; a
+// changed ModTime or Size is what makes the index load the file again.
+type FileRef struct {
+	Path    string
+	Kind    string
+	ModTime time.Time
+	Size    int64
+}
+
+// Doc is one memory entry as the index sees it, loaded from a FileRef.
+type Doc struct {
+	Path           string
+	Kind           string
+	Name           string
+	Description    string
+	Body           string
+	Type           string   // front-matter type: experience, pitfall, episode, …
+	Score          float64  // memory strength; breaks ranking ties only
+	Related        []string // names or directory names this entry links to
+	Tags           []string
+	When           time.Time // episodes: when it happened
+	AppliesWhen    string
+	NotAppliesWhen string
+}
+
+// Source is how the index reads memory: a cheap scan of file facts and a
+// load of one file. The sidecar adapts memory.Store to it.
+type Source interface {
+	// Scan lists every indexable file with its mtime and size; it must not
+	// read file contents, since it runs before searches.
+	Scan(ctx context.Context) ([]FileRef, error)
+	// Load reads and parses one file.
+	Load(ctx context.Context, ref FileRef) (Doc, error)
+}
+
+// Query is one search request against the index or an ad-hoc doc set.
+type Query struct {
+	Text      string
+	Kinds     []string  // empty ⇒ every kind
+	EntryType string    // Doc.Type must equal it (case-insensitive) when set
+	Since     time.Time // Doc.When lower bound (inclusive) when non-zero
+	Until     time.Time // Doc.When upper bound (inclusive) when non-zero
+	Tags      []string  // Doc.Tags must contain one of them when set
+	Limit     int       // ≤ 0 ⇒ 10
+	// Vector is a precomputed embedding of Text (assoc caches it per cue);
+	// nil ⇒ the scorer embeds Text itself.
+	Vector []float32
+	// NoSpread turns off one-hop link spreading.
+	NoSpread bool
+}
+
+// Hit is one ranked result with the evidence that put it there.
+type Hit struct {
+	Doc        Doc
+	Hybrid     float64  // 0.6·cos part + 0.4·keyword + 0.2·literal (spread: seed·0.6)
+	Cos        float64  // raw cosine; 0 when no vectors
+	Keyword    float64  // normalised BM25 in [0,1)
+	Literal    bool     // the whole query occurs in the entry
+	Pinned     bool     // an exact symbol from the query occurs verbatim
+	PinnedBy   string   // the symbol that pinned it
+	Terms      []string // query terms that matched lexically
+	SpreadFrom string   // name of the seed when reached by link spreading
+}
+
+// Status is what ping.vector and stats report about the index.
+type Status struct {
+	Embedder      string // live embedder ID ("off" when disabled)
+	SemanticReady bool   // every entry carries a vector from the live embedder
+	Entries       int
+	LastSync      time.Time
+	Syncing       bool
+}
+
+// SyncStats says what one Sync did.
+type SyncStats struct {
+	Scanned  int
+	Loaded   int // files re-read because mtime/size changed
+	Embedded int // entries whose vectors were (re)computed
+	Removed  int
+	Failed   int // files that could not be loaded (skipped until they change)
+	Rebuilt  bool
+	Duration time.Duration
+}
+
+// Options configures Open.
+type Options struct {
+	Path     string // sqlite file, usually <dataDir>/index.sqlite
+	Source   Source
+	Embedder Embedder // nil ⇒ off
+	Logger   *slog.Logger
+	Now      func() time.Time
+	// Calibration overrides the embedder's own floor/span (SOMNI_COS_FLOOR/SPAN).
+	Calibration *Calibration
+	// LinkSpread is the number of spreading hops; 1 by default, <0 disables.
+	LinkSpread int
+	// ScanInterval bounds how stale a Search may be: a Search runs the cheap
+	// mtime scan first when the last one is older than this. 0 ⇒ every search
+	// scans; <0 ⇒ never (callers Sync themselves).
+	ScanInterval time.Duration
+}
