@@ -18,8 +18,9 @@
 //   - null counts as absent; for a required string, "" counts as absent too.
 //   - `clamp:"lo,hi"` (integers only) pulls out-of-range values into range
 //     instead of failing: models often ask for 50 results or 0.
-//   - Supported field types: string, bool, all int kinds, float32/64, and
-//     []string. Unknown extra arguments are ignored (models add junk).
+//   - Supported field types: string, bool, all int kinds, float32/64,
+//     []string, and json.RawMessage for a free-form JSON object (schema type
+//     "object"). Unknown extra arguments are ignored (models add junk).
 //   - Values are decoded strictly: "5" for an integer argument is an error
 //     naming the argument and the expected type; 5.0 is accepted.
 package toolspec
@@ -163,22 +164,27 @@ func Compile[P any]() (*Params[P], error) {
 		}
 		f := field{index: sf.Index, kind: sf.Type.Kind()}
 		f.prop = Property{Name: name, Description: sf.Tag.Get("desc")}
-		switch f.kind {
-		case reflect.String:
-			f.prop.Type = "string"
-		case reflect.Bool:
-			f.prop.Type = "boolean"
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-			f.prop.Type = "integer"
-		case reflect.Float32, reflect.Float64:
-			f.prop.Type = "number"
-		case reflect.Slice:
-			if sf.Type.Elem().Kind() != reflect.String {
-				return nil, fmt.Errorf("toolspec: %s.%s: only []string slices are supported", t, sf.Name)
-			}
-			f.prop.Type, f.prop.Items = "array", "string"
+		switch {
+		case sf.Type == rawMessageType:
+			f.prop.Type = "object"
 		default:
-			return nil, fmt.Errorf("toolspec: %s.%s: unsupported type %s", t, sf.Name, sf.Type)
+			switch f.kind {
+			case reflect.String:
+				f.prop.Type = "string"
+			case reflect.Bool:
+				f.prop.Type = "boolean"
+			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+				f.prop.Type = "integer"
+			case reflect.Float32, reflect.Float64:
+				f.prop.Type = "number"
+			case reflect.Slice:
+				if sf.Type.Elem().Kind() != reflect.String {
+					return nil, fmt.Errorf("toolspec: %s.%s: only []string slices are supported", t, sf.Name)
+				}
+				f.prop.Type, f.prop.Items = "array", "string"
+			default:
+				return nil, fmt.Errorf("toolspec: %s.%s: unsupported type %s", t, sf.Name, sf.Type)
+			}
 		}
 		if f.prop.Description == "" {
 			return nil, fmt.Errorf("toolspec: %s.%s: missing desc tag (the model needs it)", t, sf.Name)
@@ -212,6 +218,8 @@ func Compile[P any]() (*Params[P], error) {
 	}
 	return ps, nil
 }
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // defaultJSON turns a default tag into the JSON literal it stands for.
 func defaultJSON(typ, d string) json.RawMessage {
@@ -329,6 +337,12 @@ func (f *field) set(v reflect.Value, raw json.RawMessage) *ArgError {
 			return &ArgError{Msg: fmt.Sprintf("expected number, got %s", raw)}
 		}
 		v.SetFloat(fl)
+	case "object":
+		var m map[string]json.RawMessage
+		if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+			return bad()
+		}
+		v.SetBytes(append([]byte(nil), raw...))
 	case "array":
 		var ss []string
 		if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &ss) != nil {

@@ -207,3 +207,39 @@ func TestRegistry(t *testing.T) {
 		})
 	}
 }
+
+func TestObjectArgument(t *testing.T) {
+	type callArgs struct {
+		Name string          `json:"name" desc:"tool name"`
+		Args json.RawMessage `json:"args" desc:"tool arguments" default:"{}"`
+	}
+	ps, err := Compile[callArgs]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(ps.Schema())
+	if want := `{"type":"object","properties":{"name":{"type":"string","description":"tool name"},"args":{"type":"object","description":"tool arguments","default":{}}},"required":["name"]}`; string(b) != want {
+		t.Fatalf("schema %s", b)
+	}
+	tests := []struct {
+		args, want, err string
+	}{
+		{`{"name":"x","args":{"q":"茶"}}`, `{"q":"茶"}`, ""},
+		{`{"name":"x"}`, `{}`, ""},
+		{`{"name":"x","args":null}`, `{}`, ""},
+		{`{"name":"x","args":"q"}`, "", `expected object, got string`},
+		{`{"name":"x","args":[1]}`, "", `expected object, got array`},
+	}
+	for _, tc := range tests {
+		got, err := ps.Decode(json.RawMessage(tc.args))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err = %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || string(got.Args) != tc.want {
+			t.Errorf("%s: got %s, %v; want %s", tc.args, got.Args, err, tc.want)
+		}
+	}
+}
