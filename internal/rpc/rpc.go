@@ -63,6 +63,13 @@ func InvalidParams(format string, args ...any) *Error {
 // -32603.
 type Handler func(ctx context.Context, params json.RawMessage) (any, error)
 
+// AfterReply wraps a handler result with work to run once the reply has
+// been written, e.g. exiting after answering `shutdown`.
+type AfterReply struct {
+	Result any
+	Then   func()
+}
+
 // Option configures Serve.
 type Option func(*Conn)
 
@@ -206,6 +213,12 @@ func (c *Conn) invoke(ctx context.Context, h Handler, method string, params json
 
 // reply sends result or err for req, mapping plain errors to -32603.
 func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+	if ar, ok := result.(AfterReply); ok && err == nil {
+		if ar.Then != nil {
+			defer ar.Then()
+		}
+		result = ar.Result
+	}
 	resp := &jsonrpc2.Response{ID: req.ID}
 	if err == nil {
 		if result == nil {

@@ -473,3 +473,28 @@ func TestUnescapeHTML(t *testing.T) {
 		}
 	}
 }
+
+func TestAfterReplyRunsAfterTheReplyIsWritten(t *testing.T) {
+	ran := make(chan struct{})
+	var p *peer
+	methods := map[string]Handler{
+		"shutdown": func(context.Context, json.RawMessage) (any, error) {
+			return AfterReply{Result: map[string]bool{"ok": true}, Then: func() { close(ran) }}, nil
+		},
+	}
+	p = startPeer(t, methods)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`)
+	select {
+	case <-ran:
+		t.Fatal("Then ran before the reply was read (the pipe is unbuffered)")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if f := p.recv(); string(f.Result) != `{"ok":true}` {
+		t.Fatalf("reply = %s", f.raw)
+	}
+	select {
+	case <-ran:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Then never ran")
+	}
+}
