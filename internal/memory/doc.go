@@ -1,0 +1,32 @@
+// Package memory owns somni's Markdown data directory: layout, lenient front-matter, atomic writes,
+// safe names, lifecycle numbers, intentions, identity files, session capture with redaction, and dream logs.
+//
+// Layout (compatible with the Python dsh-somni sidecar; MemoryDir defaults to <data>/memory and
+// SkillDir to <data>/skills):
+//
+//	memory/knowledge/<name>/SKILL.md              knowledge (KindKnowledge)
+//	memory/episodes/<name>/SKILL.md               episodes (KindEpisode); archived under episodes/archived/
+//	memory/intentions/pi-YYYYMMDD-NNN/INTENT.md   intentions; closed ones under intentions/archived/<id>/
+//	memory/session-log/YYYY-MM-DD_NNN.md          captured conversations; processed ones under session-log/archived/
+//	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (never overwritten)
+//	memory/about_me.md, memory/users/<id>/about_user.md (legacy memory/about_user.md = user "default")
+//	memory/archived/<name>/                       retired knowledge and learned skills
+//	skills/agent_learned_skills/<name>/SKILL.md   skills the dreamer learned (KindSkill, Learned)
+//	skills/<collection>/<name>/SKILL.md           other readable skills (never decayed, never shortened)
+//	skills/base_skill/memory-extraction/SKILL.md  the user's override of the dreamer prompt (not a skill entry)
+//
+// Entries are classified by their location relative to these roots, never by substrings of the path.
+//
+// Files are read leniently (ParseDocument: YAML first, then the flat `key: value` form) and written in
+// the compat key order with unknown keys kept in their order and bodies byte for byte (RenderDocument).
+// A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
+// Every write is atomic (temp file in the same directory, fsync, rename, fsync dir).
+//
+// API overview: Open(Config) → *Store; Scan/Load/List/Find/Save for entries; lifecycle numbers and
+// RecordUsage/ReinforceRecall/DecayAll in lifecycle.go; CreateKnowledge/UpdateKnowledge/CreateSkill/
+// UpdateSkill/Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer; AddIntention/
+// CompleteIntention/CancelIntention/Intentions/ExpireIdle/SelectIntentions for prospective memory;
+// AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser for identity; Store.Capture() for session capture
+// (Append/Tool/Close/CloseAll), PendingLogs/MarkLogProcessed/ReadSessionLog/ParseSessionLog for the
+// dreamer and conversation search; WriteDreamLog/DreamLogs/ReadDreamLog; Redact; SafeName; Tokenize.
+package memory

@@ -1,0 +1,446 @@
+package memory
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FrontMatter is an ordered set of flat string key/value pairs from a Markdown file's header.
+//
+// Values are always kept as the text that was written: `123-456`, `0.5` or `2026-01-02`
+// never change type, so a rewrite reproduces exactly what it read.
+type FrontMatter struct {
+	keys []string
+	vals map[string]string
+}
+
+// NewFrontMatter returns an empty front-matter.
+func NewFrontMatter() *FrontMatter {
+	return &FrontMatter{vals: map[string]string{}}
+}
+
+// Get returns the value of key and whether it is present.
+func (f *FrontMatter) Get(key string) (string, bool) {
+	if f == nil {
+		return "", false
+	}
+	v, ok := f.vals[key]
+	return v, ok
+}
+
+// Value returns the value of key, or "" when it is absent.
+func (f *FrontMatter) Value(key string) string {
+	v, _ := f.Get(key)
+	return v
+}
+
+// Set stores value under key; a new key goes to the end, an existing key keeps its position.
+func (f *FrontMatter) Set(key, value string) {
+	if f.vals == nil {
+		f.vals = map[string]string{}
+	}
+	if _, ok := f.vals[key]; !ok {
+		f.keys = append(f.keys, key)
+	}
+	f.vals[key] = value
+}
+
+// Delete removes key if present.
+func (f *FrontMatter) Delete(key string) {
+	if _, ok := f.vals[key]; !ok {
+		return
+	}
+	delete(f.vals, key)
+	for i, k := range f.keys {
+		if k == key {
+			f.keys = append(f.keys[:i:i], f.keys[i+1:]...)
+			break
+		}
+	}
+}
+
+// Keys returns the keys in their original order (a copy).
+func (f *FrontMatter) Keys() []string {
+	if f == nil {
+		return nil
+	}
+	return append([]string(nil), f.keys...)
+}
+
+// Len returns the number of keys.
+func (f *FrontMatter) Len() int {
+	if f == nil {
+		return 0
+	}
+	return len(f.keys)
+}
+
+// Clone returns an independent copy.
+func (f *FrontMatter) Clone() *FrontMatter {
+	c := NewFrontMatter()
+	if f == nil {
+		return c
+	}
+	for _, k := range f.keys {
+		c.Set(k, f.vals[k])
+	}
+	return c
+}
+
+// ParseError reports a file that cannot be read as front-matter + body; such files are skipped, never rewritten.
+type ParseError struct {
+	Path   string
+	Line   int // 1-based line in the file; 0 when the problem is not tied to a line
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%s: %s", e.Path, e.Reason)
+}
+
+// Document is a parsed Markdown file: optional front-matter and the body that follows it.
+type Document struct {
+	// Meta holds the front-matter (empty, never nil, when the file has none).
+	Meta *FrontMatter
+	// Body is everything after the closing `---` line, minus the single blank separator line.
+	Body string
+	// HasFrontMatter is false for files that do not start with a `---` line.
+	HasFrontMatter bool
+}
+
+// ParseDocument parses a file's bytes leniently: YAML first, then the flat `key: value` form.
+// path is used only for error messages. Failures are *ParseError.
+func ParseDocument(path string, data []byte) (*Document, error) {
+	if !utf8.Valid(data) {
+		return nil, &ParseError{Path: path, Line: firstInvalidUTF8Line(data), Reason: "invalid UTF-8"}
+	}
+	text := string(data)
+	text = strings.TrimPrefix(text, "\ufeff")
+	first, rest, ok := strings.Cut(text, "\n")
+	if strings.TrimRight(first, " \t\r") != "---" {
+		return &Document{Meta: NewFrontMatter(), Body: text}, nil
+	}
+	if !ok {
+		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
+	}
+	// Find the closing line.
+	var header []string
+	pos := 0
+	closed := false
+	for pos <= len(rest) {
+		line, after, more := strings.Cut(rest[pos:], "\n")
+		if strings.TrimRight(line, " \t\r") == "---" {
+			closed = true
+			if more {
+				pos = len(rest) - len(after)
+			} else {
+				pos = len(rest)
+			}
+			break
+		}
+		header = append(header, line)
+		if !more {
+			pos = len(rest) + 1
+			break
+		}
+		pos = len(rest) - len(after)
+	}
+	if !closed {
+		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
+	}
+	body := rest[pos:]
+	if strings.HasPrefix(body, "\n") {
+		body = body[1:]
+	} else if strings.HasPrefix(body, "\r\n") {
+		body = body[2:]
+	}
+	meta, err := parseHeader(path, header)
+	if err != nil {
+		return nil, err
+	}
+	return &Document{Meta: meta, Body: body, HasFrontMatter: true}, nil
+}
+
+func firstInvalidUTF8Line(data []byte) int {
+	line := 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		data = data[size:]
+	}
+	return 0
+}
+
+// parseHeader turns the lines between the --- markers into a FrontMatter.
+func parseHeader(path string, lines []string) (*FrontMatter, error) {
+	if fm, ok := parseSimpleFlat(lines); ok {
+		// Every line is a plain `key: value` whose YAML reading is the same text: skip the YAML parser.
+		return fm, nil
+	}
+	if fm, ok := parseYAMLHeader(lines); ok {
+		return fm, nil
+	}
+	return parseFlatHeader(path, lines)
+}
+
+// parseSimpleFlat handles the common case cheaply; it declines (ok=false) whenever YAML could read a line differently.
+func parseSimpleFlat(lines []string) (*FrontMatter, bool) {
+	fm := NewFrontMatter()
+	for _, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || k == "" || !isPlainKey(k) || (len(v) > 0 && v[0] != ' ') {
+			return nil, false
+		}
+		v = strings.TrimSpace(v)
+		if !isPlainYAMLValue(v) {
+			return nil, false
+		}
+		if _, dup := fm.Get(k); dup {
+			return nil, false
+		}
+		fm.Set(k, v)
+	}
+	return fm, true
+}
+
+func isPlainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return k[0] != '-'
+}
+
+// isPlainYAMLValue reports values that YAML reads as exactly their own text.
+func isPlainYAMLValue(v string) bool {
+	if v == "" {
+		return true
+	}
+	switch v[0] {
+	case '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
+		return false
+	}
+	if strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.ContainsAny(v, "\t\r") {
+		return false
+	}
+	return !strings.HasSuffix(v, ":")
+}
+
+func parseYAMLHeader(lines []string) (*FrontMatter, bool) {
+	src := strings.Join(lines, "\n")
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		return nil, false
+	}
+	fm := NewFrontMatter()
+	if doc.Kind == 0 { // empty header
+		return fm, true
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, false
+	}
+	m := doc.Content[0]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		kn, vn := m.Content[i], m.Content[i+1]
+		if kn.Kind != yaml.ScalarNode || kn.Value == "" {
+			return nil, false
+		}
+		var val string
+		switch vn.Kind {
+		case yaml.ScalarNode:
+			val = vn.Value // the text as written: `~`, `0.50` or `123-456` stay what they were
+		case yaml.AliasNode:
+			return nil, false
+		default:
+			// A nested list or map: keep it as one line of flow-style YAML text so nothing is lost.
+			vn.Style = yaml.FlowStyle
+			out, err := yaml.Marshal(vn)
+			if err != nil {
+				return nil, false
+			}
+			val = strings.TrimSpace(string(out))
+		}
+		if _, dup := fm.Get(kn.Value); dup {
+			return nil, false
+		}
+		fm.Set(kn.Value, val)
+	}
+	return fm, true
+}
+
+// parseFlatHeader is the compat fallback: `key: value` lines, with the writer's double-quote escaping.
+func parseFlatHeader(path string, lines []string) (*FrontMatter, error) {
+	fm := NewFrontMatter()
+	for i, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		k = strings.TrimSpace(k)
+		if !ok {
+			return nil, &ParseError{Path: path, Line: i + 2, Reason: fmt.Sprintf("front-matter line is not `key: value`: %q", clip(trimmed, 60))}
+		}
+		if k == "" {
+			return nil, &ParseError{Path: path, Line: i + 2, Reason: "front-matter line has an empty key"}
+		}
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = unescapeDoubleQuoted(v[1 : len(v)-1])
+		} else if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
+			v = strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+		}
+		fm.Set(k, v) // a repeated key: the last value wins, like the original reader
+	}
+	return fm, nil
+}
+
+func unescapeDoubleQuoted(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case '"', '\\', '/':
+			b.WriteByte(s[i])
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// compatKeyOrder is the order the original writer uses for the standard keys.
+var compatKeyOrder = []string{"name", "description", "type", "stability", "score", "created", "last_used", "last_decay"}
+
+func isCompatKey(k string) bool {
+	for _, c := range compatKeyOrder {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// OrderedKeys returns the keys in written order: the standard keys in compat order, then the rest as read.
+func (f *FrontMatter) OrderedKeys() []string {
+	out := make([]string, 0, f.Len())
+	for _, k := range compatKeyOrder {
+		if _, ok := f.Get(k); ok {
+			out = append(out, k)
+		}
+	}
+	for _, k := range f.keys {
+		if !isCompatKey(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Render writes the document in the compat format: `---`, header lines, `---`, a blank line, the body.
+func (d *Document) Render() []byte {
+	return RenderDocument(d.Meta, d.Body)
+}
+
+// RenderDocument renders meta and body in the compat format; the body is written byte for byte.
+func RenderDocument(meta *FrontMatter, body string) []byte {
+	var b bytes.Buffer
+	b.Grow(64*meta.Len() + len(body) + 16)
+	b.WriteString("---\n")
+	for _, k := range meta.OrderedKeys() {
+		b.WriteString(k)
+		b.WriteString(": ")
+		b.WriteString(QuoteValue(meta.vals[k]))
+		b.WriteByte('\n')
+	}
+	b.WriteString("---\n\n")
+	b.WriteString(body)
+	return b.Bytes()
+}
+
+// QuoteValue returns v as written in a header: double-quoted with `\` `"` and newlines escaped when it
+// contains characters the compat reader or YAML would misread, else verbatim.
+func QuoteValue(v string) string {
+	if !needsQuote(v) {
+		return v
+	}
+	var b strings.Builder
+	b.Grow(len(v) + 8)
+	b.WriteByte('"')
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func needsQuote(v string) bool {
+	if v == "" {
+		return false
+	}
+	if strings.ContainsAny(v, ":\"'#[{*>|\n\r\t") || strings.Contains(v, "---") {
+		return true
+	}
+	// Leading/trailing blanks would be trimmed by every reader; a leading YAML indicator would change the type.
+	if v[0] == ' ' || v[len(v)-1] == ' ' {
+		return true
+	}
+	switch v[0] {
+	case '-', '?', ',', ']', '}', '&', '!', '%', '@', '`':
+		return true
+	}
+	return false
+}

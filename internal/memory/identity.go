@@ -1,0 +1,161 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultUserID is the single-user profile id; it falls back to the legacy memory/about_user.md.
+const DefaultUserID = "default"
+
+// Profile is an identity file: about_me or a user's about_user.
+type Profile struct {
+	UserID string // "" for about_me
+	Path   string
+	Meta   *FrontMatter
+	Body   string
+}
+
+// Name returns the profile's display name (front-matter name, else the user id).
+func (p *Profile) Name() string {
+	if n := strings.TrimSpace(p.Meta.Value(KeyName)); n != "" {
+		return n
+	}
+	return p.UserID
+}
+
+func (s *Store) aboutMePath() string     { return filepath.Join(s.memDir, "about_me.md") }
+func (s *Store) legacyAboutUser() string { return filepath.Join(s.memDir, "about_user.md") }
+
+// UserProfilePath returns memory/users/<safe id>/about_user.md, refusing ids that would leave users/.
+func (s *Store) UserProfilePath(userID string) (string, error) {
+	if strings.TrimSpace(userID) == "" {
+		userID = DefaultUserID
+	}
+	dir, err := SafeName(userID)
+	if err != nil {
+		return "", fmt.Errorf("memory: user id: %w", err)
+	}
+	return within(filepath.Join(s.memDir, "users"), dir, "about_user.md")
+}
+
+func (s *Store) readProfile(path, userID string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("memory: read %s: %w", path, err)
+	}
+	doc, err := ParseDocument(path, data)
+	if err != nil {
+		s.problem(path, err)
+		return nil, err
+	}
+	return &Profile{UserID: userID, Path: path, Meta: doc.Meta, Body: doc.Body}, nil
+}
+
+// AboutMe returns the agent's self-description, or nil when there is none.
+func (s *Store) AboutMe() (*Profile, error) { return s.readProfile(s.aboutMePath(), "") }
+
+// AboutUser returns a user's profile, or nil when there is none; "default" falls back to the legacy file.
+func (s *Store) AboutUser(userID string) (*Profile, error) {
+	if strings.TrimSpace(userID) == "" {
+		userID = DefaultUserID
+	}
+	path, err := s.UserProfilePath(userID)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.readProfile(path, userID)
+	if p != nil || err != nil || userID != DefaultUserID {
+		return p, err
+	}
+	return s.readProfile(s.legacyAboutUser(), DefaultUserID)
+}
+
+// maxIdentityBytes bounds identity files; they are injected into every prompt.
+const maxIdentityBytes = 16 << 10
+
+// UpdateAboutMe replaces the body of about_me.md, keeping other front-matter keys.
+func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
+	body, err := identityBody(content)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.AboutMe()
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = &Profile{Path: s.aboutMePath(), Meta: NewFrontMatter()}
+		p.Meta.Set(KeyName, "about_me")
+	}
+	p.Meta.Set(KeyType, "identity")
+	p.Meta.Set("has_data", "true")
+	p.Meta.Set("updated", s.today())
+	p.Body = body
+	if err := writeFileAtomic(p.Path, RenderDocument(p.Meta, p.Body)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// UpdateAboutUser replaces the body of a user's profile (memory/users/<id>/about_user.md), keeping the
+// identity keys; for "default" the legacy file's keys are carried over on first write.
+func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
+	if strings.TrimSpace(userID) == "" {
+		userID = DefaultUserID
+	}
+	body, err := identityBody(content)
+	if err != nil {
+		return nil, err
+	}
+	path, err := s.UserProfilePath(userID)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.AboutUser(userID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		p = &Profile{UserID: userID, Meta: NewFrontMatter()}
+	}
+	p.Path = path // a legacy default profile migrates to users/default/
+	if p.Meta.Value("user_id") == "" {
+		p.Meta.Set("user_id", userID)
+	}
+	if p.Meta.Value(KeyName) == "" {
+		p.Meta.Set(KeyName, userID)
+	}
+	p.Meta.Set(KeyType, "identity")
+	p.Meta.Set("updated", s.today())
+	p.Body = body
+	if err := writeFileAtomic(path, RenderDocument(p.Meta, p.Body)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func identityBody(content string) (string, error) {
+	c := strings.TrimSpace(content)
+	if c == "" {
+		return "", invalid("content is required")
+	}
+	if len(c) > maxIdentityBytes {
+		return "", invalid("content is %d bytes; identity files are injected into every prompt, keep them under %d", len(c), maxIdentityBytes)
+	}
+	if strings.HasPrefix(c, "---") {
+		return "", invalid("content must be the profile text only, without front-matter")
+	}
+	return c + "\n", nil
+}

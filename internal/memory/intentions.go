@@ -1,0 +1,339 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Intention is one open or closed prospective memory (a to-do the agent should bring up).
+type Intention struct {
+	ID       string
+	What     string
+	Due      string // YYYY-MM-DD or ""
+	Cues     []string
+	Priority string // high|mid|low
+	Created  string
+	Source   string
+	Closed   string // "<date> (<reason>)" for archived ones
+	Entry    *Entry
+}
+
+// IntentionInput is what add_intention receives.
+type IntentionInput struct {
+	What     string
+	Due      string // YYYY-MM-DD, optional
+	Cue      string // comma-separated cues, optional
+	Priority string // high|mid|low, default mid
+	Source   string
+}
+
+// Close reasons written to `- closed:`.
+const (
+	ClosedCompleted   = "completed"
+	ClosedCancelled   = "cancelled"
+	ClosedAutoExpired = "auto_expired"
+)
+
+// Prompt caps for intentions (compat).
+const (
+	IntentionCapDue      = 10
+	IntentionCapUpcoming = 5
+	IntentionCapUndated  = 5
+	IntentionCapCued     = 3
+	// IntentionUpcomingDays is the monitoring window after today.
+	IntentionUpcomingDays = 3
+)
+
+var intentionIDRe = regexp.MustCompile(`^pi-(\d{8})-(\d{3,})$`)
+
+// ValidIntentionID reports whether id has the pi-YYYYMMDD-NNN shape (and so is safe as a directory name).
+func ValidIntentionID(id string) bool { return intentionIDRe.MatchString(id) }
+
+func intentionFromEntry(e *Entry) *Intention {
+	var cues []string
+	for _, c := range strings.Split(strings.ReplaceAll(e.BodyField("cue"), "，", ","), ",") {
+		if c = strings.TrimSpace(c); c != "" {
+			cues = append(cues, c)
+		}
+	}
+	pr := strings.ToLower(e.BodyField("priority"))
+	if pr != "high" && pr != "low" {
+		pr = "mid"
+	}
+	created := e.BodyField("created")
+	if created == "" {
+		created = e.Meta.Value(KeyCreated)
+	}
+	return &Intention{ID: e.Name, What: e.Description(), Due: e.BodyField("due"), Cues: cues, Priority: pr,
+		Created: created, Source: e.BodyField("source"), Closed: e.BodyField("closed"), Entry: e}
+}
+
+// AddIntention stores a new intention under a fresh id pi-YYYYMMDD-NNN; ids are never reused, archived
+// ones included.
+func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention, error) {
+	what, err := checkDescription(in.What)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the intention's `what`)", err)
+	}
+	due := strings.TrimSpace(in.Due)
+	if due != "" {
+		if _, err := time.Parse(dateLayout, due); err != nil {
+			return nil, invalid("due %q is not a date YYYY-MM-DD", in.Due)
+		}
+	}
+	pr := strings.ToLower(strings.TrimSpace(in.Priority))
+	switch pr {
+	case "":
+		pr = "mid"
+	case "medium":
+		pr = "mid"
+	case "high", "mid", "low":
+	default:
+		return nil, invalid("priority %q must be high, mid or low", in.Priority)
+	}
+	cue := strings.Join(strings.Fields(strings.ReplaceAll(in.Cue, "，", ",")), " ")
+	source := strings.Join(strings.Fields(in.Source), " ")
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	day := now.Format("20060102")
+	next := 1
+	for _, dir := range []string{s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")} {
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			m := intentionIDRe.FindStringSubmatch(de.Name())
+			if m == nil || m[1] != day {
+				continue
+			}
+			if n, err := strconv.Atoi(m[2]); err == nil && n >= next {
+				next = n + 1
+			}
+		}
+	}
+	id := fmt.Sprintf("pi-%s-%03d", day, next)
+	var b strings.Builder
+	if due != "" {
+		b.WriteString("- due: " + due + "\n")
+	}
+	if cue != "" {
+		b.WriteString("- cue: " + cue + "\n")
+	}
+	b.WriteString("- priority: " + pr + "\n")
+	b.WriteString("- created: " + now.Format(dateLayout) + "\n")
+	if source != "" {
+		b.WriteString("- source: " + source + "\n")
+	}
+	path := filepath.Join(s.intentionsDir(), id, "INTENT.md")
+	e := s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
+	if err := writeFileNew(path, RenderDocument(e.Meta, e.Body)); err != nil {
+		return nil, fmt.Errorf("memory: add intention %s: %w", id, err)
+	}
+	return intentionFromEntry(e), nil
+}
+
+// CompleteIntention archives an open intention as completed.
+func (s *Store) CompleteIntention(ctx context.Context, id string) (*Intention, error) {
+	return s.closeIntentionReport(ctx, id, ClosedCompleted)
+}
+
+// CancelIntention archives an open intention as cancelled.
+func (s *Store) CancelIntention(ctx context.Context, id string) (*Intention, error) {
+	return s.closeIntentionReport(ctx, id, ClosedCancelled)
+}
+
+func (s *Store) closeIntentionReport(ctx context.Context, id string, reason string) (*Intention, error) {
+	id = strings.TrimSpace(id)
+	if !ValidIntentionID(id) {
+		return nil, invalid("intention id %q must look like pi-YYYYMMDD-NNN", id)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, err := s.Load(filepath.Join(s.intentionsDir(), id, "INTENT.md"))
+	if err != nil {
+		return nil, fmt.Errorf("memory: intention %s: %w", id, err)
+	}
+	if _, err := s.archiveIntentionLocked(e, reason); err != nil {
+		return nil, err
+	}
+	return intentionFromEntry(e), nil
+}
+
+func (s *Store) closeIntention(ctx context.Context, id, reason string) (string, error) {
+	it, err := s.closeIntentionReport(ctx, id, reason)
+	if err != nil {
+		return "", err
+	}
+	return it.Entry.Path, nil
+}
+
+// archiveIntentionLocked notes the close reason in the body, then moves the directory to intentions/archived/<id>.
+func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) {
+	e.Body = ensureTrailingNewline(e.Body) + "- closed: " + s.today() + " (" + reason + ")\n"
+	if err := s.Save(e); err != nil {
+		return "", err
+	}
+	dest, err := moveDir(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)))
+	if err != nil {
+		return "", err
+	}
+	e.Path = filepath.Join(dest, "INTENT.md")
+	e.Archived = true
+	return dest, nil
+}
+
+// Intentions lists open intentions sorted by due date (undated last), then id.
+func (s *Store) Intentions(ctx context.Context) ([]*Intention, []Problem, error) {
+	entries, problems, err := s.List(ctx, KindIntention)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]*Intention, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, intentionFromEntry(e))
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		di, dj := out[i].Due, out[j].Due
+		if di == "" {
+			di = "9999-99-99"
+		}
+		if dj == "" {
+			dj = "9999-99-99"
+		}
+		if di != dj {
+			return di < dj
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, problems, nil
+}
+
+// ArchivedIntentions lists closed intentions (for history and doctor checks).
+func (s *Store) ArchivedIntentions(ctx context.Context) ([]*Intention, error) {
+	dir := filepath.Join(s.intentionsDir(), "archived")
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("memory: list archived intentions: %w", err)
+	}
+	var out []*Intention
+	for _, de := range des {
+		if !de.IsDir() {
+			continue
+		}
+		e, err := s.Load(filepath.Join(dir, de.Name(), "INTENT.md"))
+		if err != nil {
+			continue
+		}
+		out = append(out, intentionFromEntry(e))
+	}
+	return out, nil
+}
+
+// ExpireIdle archives (auto_expired) intentions idle for more than 30 days as of now; returns their ids.
+func (s *Store) ExpireIdle(ctx context.Context, now time.Time) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.expireIdleLocked(ctx, now)
+}
+
+func (s *Store) expireIdleLocked(ctx context.Context, now time.Time) ([]string, error) {
+	entries, _, err := s.List(ctx, KindIntention)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		days, ok := idleDays(e, now)
+		if !ok || days <= IntentionIdleDays {
+			continue
+		}
+		if _, err := s.archiveIntentionLocked(e, ClosedAutoExpired); err != nil {
+			return ids, err
+		}
+		ids = append(ids, e.Name)
+	}
+	return ids, nil
+}
+
+// IntentionSelection is what the prompt shows: each group already capped and ordered.
+type IntentionSelection struct {
+	Due      []*Intention // overdue or due today (≤10), earliest first
+	Upcoming []*Intention // due in the next 1–3 days (≤5)
+	Undated  []*Intention // no due date (≤5)
+	Cued     []*Intention // cue matched the current message and not listed above (≤3, high>mid>low)
+	// CuedIDs marks every intention whose cue matched, including ones listed in other groups.
+	CuedIDs map[string]bool
+}
+
+// Empty reports whether nothing is selected.
+func (sel IntentionSelection) Empty() bool {
+	return len(sel.Due)+len(sel.Upcoming)+len(sel.Undated)+len(sel.Cued) == 0
+}
+
+// SelectIntentions picks the intentions to inject into the prompt for today and the current message.
+func (s *Store) SelectIntentions(ctx context.Context, today time.Time, message string) (IntentionSelection, error) {
+	all, _, err := s.Intentions(ctx)
+	if err != nil {
+		return IntentionSelection{}, err
+	}
+	return selectIntentions(all, today, message), nil
+}
+
+func selectIntentions(all []*Intention, today time.Time, message string) IntentionSelection {
+	sel := IntentionSelection{CuedIDs: map[string]bool{}}
+	t0 := dayOf(today)
+	listed := map[string]bool{}
+	for _, it := range all { // all is sorted by due date, then id
+		d, ok := parseDate(it.Due)
+		switch {
+		case !ok:
+			if len(sel.Undated) < IntentionCapUndated {
+				sel.Undated = append(sel.Undated, it)
+				listed[it.ID] = true
+			}
+		case !d.After(t0):
+			if len(sel.Due) < IntentionCapDue {
+				sel.Due = append(sel.Due, it)
+				listed[it.ID] = true
+			}
+		case int(d.Sub(t0).Hours()/24) <= IntentionUpcomingDays:
+			if len(sel.Upcoming) < IntentionCapUpcoming {
+				sel.Upcoming = append(sel.Upcoming, it)
+				listed[it.ID] = true
+			}
+		}
+	}
+	msg := strings.ToLower(message)
+	if strings.TrimSpace(msg) == "" {
+		return sel
+	}
+	var cued []*Intention
+	for _, it := range all {
+		for _, c := range it.Cues {
+			if c = strings.ToLower(c); c != "" && strings.Contains(msg, c) {
+				sel.CuedIDs[it.ID] = true
+				if !listed[it.ID] {
+					cued = append(cued, it)
+				}
+				break
+			}
+		}
+	}
+	rank := map[string]int{"high": 0, "mid": 1, "low": 2}
+	sort.SliceStable(cued, func(i, j int) bool { return rank[cued[i].Priority] < rank[cued[j].Priority] })
+	if len(cued) > IntentionCapCued {
+		cued = cued[:IntentionCapCued]
+	}
+	sel.Cued = cued
+	return sel
+}

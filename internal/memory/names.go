@@ -1,0 +1,85 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ErrUnsafeName is wrapped by every refusal of a name or id that could leave its directory.
+var ErrUnsafeName = errors.New("unsafe name")
+
+// maxNameBytes keeps directory names well under common file-system limits (255 bytes).
+const maxNameBytes = 120
+
+// SafeName validates an externally supplied name and returns the directory name to use for it.
+//
+// It refuses empty names, `.` and `..`, path separators, absolute paths, NUL and other control
+// characters that suggest an attack rather than a typo. Other names are made safe: runs of whitespace and
+// characters that are unsafe on common file systems become `-`, leading dots are dropped (hidden files are
+// ignored by scans), and the result is cut to 120 bytes. Letters of every script, CJK included, are kept.
+func SafeName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	switch {
+	case n == "":
+		return "", fmt.Errorf("%w: empty name", ErrUnsafeName)
+	case !utf8.ValidString(n):
+		return "", fmt.Errorf("%w: %q is not valid UTF-8", ErrUnsafeName, name)
+	case strings.ContainsRune(n, 0):
+		return "", fmt.Errorf("%w: %q contains NUL", ErrUnsafeName, name)
+	case n == "." || n == "..":
+		return "", fmt.Errorf("%w: %q is a relative directory reference", ErrUnsafeName, name)
+	case strings.ContainsAny(n, `/\`):
+		return "", fmt.Errorf("%w: %q contains a path separator", ErrUnsafeName, name)
+	case filepath.IsAbs(n) || filepath.VolumeName(n) != "":
+		return "", fmt.Errorf("%w: %q is an absolute path", ErrUnsafeName, name)
+	}
+	var b strings.Builder
+	b.Grow(len(n))
+	dash := false
+	for _, r := range n {
+		ok := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '_' || r == '.' || r == '-' || r == '+' || r == '@' || r == '(' || r == ')'
+		if !ok {
+			if !dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = true
+			continue
+		}
+		b.WriteRune(r)
+		dash = r == '-'
+	}
+	out := strings.TrimRight(strings.TrimLeft(b.String(), ".-"), "-")
+	if len(out) > maxNameBytes {
+		cut := maxNameBytes
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = strings.TrimRight(out[:cut], "-.")
+	}
+	if out == "" || out == "." || out == ".." {
+		return "", fmt.Errorf("%w: %q has no usable characters", ErrUnsafeName, name)
+	}
+	return out, nil
+}
+
+// within joins elems under root and verifies the result is root itself or strictly inside it.
+func within(root string, elems ...string) (string, error) {
+	p := filepath.Join(append([]string{root}, elems...)...)
+	if err := checkWithin(root, p); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// checkWithin returns an error unless path lies inside root (after cleaning both).
+func checkWithin(root, path string) error {
+	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return fmt.Errorf("%w: %s is outside %s", ErrUnsafeName, path, root)
+	}
+	return nil
+}

@@ -1,0 +1,484 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrExists is returned (wrapped in *DuplicateError) when a create would duplicate an existing entry.
+var ErrExists = errors.New("already exists")
+
+// ErrInvalid is wrapped by every refusal of bad input (missing field, unknown type, protected skill …).
+var ErrInvalid = errors.New("invalid input")
+
+// DuplicateError reports a create refused because Existing already covers it; update that instead.
+type DuplicateError struct {
+	Existing *Entry
+	// Why says how it matched: "same name", "same directory name" or "similar description".
+	Why string
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("memory: %q %s already exists (%s): update it instead of creating a copy",
+		e.Existing.Name, e.Existing.Kind, e.Why)
+}
+
+func (e *DuplicateError) Unwrap() error { return ErrExists }
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("memory: %w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// maxDescriptionRunes bounds descriptions; they are one-line summaries injected into prompts.
+const maxDescriptionRunes = 500
+
+func checkDescription(desc string) (string, error) {
+	d := strings.TrimSpace(desc)
+	if d == "" {
+		return "", invalid("description is required")
+	}
+	if utf8.RuneCountInString(d) > maxDescriptionRunes {
+		return "", invalid("description is longer than %d characters; keep it to one line and put details in the body", maxDescriptionRunes)
+	}
+	return d, nil
+}
+
+// newEntry builds a fresh entry with the compat keys set.
+func (s *Store) newEntry(kind Kind, path, name, desc, typ string, score float64, body string) *Entry {
+	today := s.today()
+	m := NewFrontMatter()
+	m.Set(KeyName, name)
+	m.Set(KeyDescription, desc)
+	m.Set(KeyType, typ)
+	m.Set(KeyStability, "0")
+	m.Set(KeyScore, FormatScore(score))
+	m.Set(KeyCreated, today)
+	m.Set(KeyLastUsed, today)
+	m.Set(KeyLastDecay, today)
+	return &Entry{Kind: kind, Name: name, Path: path, Meta: m, Body: body}
+}
+
+// FindDuplicate returns an active entry of kind that a new item called name with description desc would
+// duplicate: the same name, the same safe directory name, or a description with high token overlap.
+func (s *Store) FindDuplicate(ctx context.Context, kind Kind, name, desc string) (*Entry, string, error) {
+	safe, err := SafeName(name)
+	if err != nil {
+		return nil, "", err
+	}
+	kinds := []Kind{kind}
+	if kind == KindKnowledge || kind == KindSkill {
+		kinds = []Kind{KindKnowledge, KindSkill} // a fact and a skill of the same name would shadow each other
+	}
+	entries, _, err := s.List(ctx, kinds...)
+	if err != nil {
+		return nil, "", err
+	}
+	want := tokenSet(desc)
+	var best *Entry
+	bestSim := 0.0
+	for _, e := range entries {
+		if e.Name == name || strings.EqualFold(e.Name, strings.TrimSpace(name)) {
+			return e, "same name", nil
+		}
+		if filepath.Base(filepath.Dir(e.Path)) == safe {
+			return e, "same directory name", nil
+		}
+		if sim := jaccard(want, tokenSet(e.Description())); sim > bestSim {
+			best, bestSim = e, sim
+		}
+	}
+	if best != nil && bestSim >= DuplicateSimilarity && len(want) >= 3 {
+		return best, fmt.Sprintf("similar description, %.0f%% token overlap", bestSim*100), nil
+	}
+	return nil, "", nil
+}
+
+// DuplicateSimilarity is the description token overlap (Jaccard) at which a new item counts as a duplicate.
+const DuplicateSimilarity = 0.7
+
+// tokenSet splits text into lowercase word tokens; CJK runs contribute their 2-character bigrams.
+func tokenSet(text string) map[string]struct{} {
+	out := map[string]struct{}{}
+	for _, t := range Tokenize(text) {
+		if utf8.RuneCountInString(t) >= 2 {
+			out[t] = struct{}{}
+		}
+	}
+	return out
+}
+
+func jaccard(a, b map[string]struct{}) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for t := range a {
+		if _, ok := b[t]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// Tokenize splits text for keyword matching the compat way: lowercase; split on whitespace and
+// `, / ，、。？！：；- _`; split CJK from non-CJK runs; CJK runs longer than 3 characters also yield bigrams.
+func Tokenize(text string) []string {
+	text = strings.ToLower(text)
+	parts := strings.FieldsFunc(text, func(r rune) bool {
+		switch r {
+		case ',', '/', '，', '、', '。', '？', '！', '：', '；', '-', '_':
+			return true
+		}
+		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\u3000' || r == '\u00a0'
+	})
+	var out []string
+	seen := map[string]bool{}
+	add := func(t string) {
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for _, p := range parts {
+		runes := []rune(p)
+		start := 0
+		for i := 1; i <= len(runes); i++ {
+			if i < len(runes) && isCJK(runes[i]) == isCJK(runes[start]) {
+				continue
+			}
+			seg := runes[start:i]
+			add(strings.TrimSpace(string(seg)))
+			if isCJK(seg[0]) && len(seg) > 3 {
+				for k := 0; k+1 < len(seg); k++ {
+					add(string(seg[k : k+2]))
+				}
+			}
+			start = i
+		}
+	}
+	return out
+}
+
+func isCJK(r rune) bool { return r >= 0x4e00 && r <= 0x9fff }
+
+// CreateKnowledge creates knowledge/<name>/SKILL.md. A same-named or near-duplicate item is not copied:
+// the error is a *DuplicateError carrying the existing entry.
+func (s *Store) CreateKnowledge(ctx context.Context, name, entryType, description, body string, verified bool) (*Entry, error) {
+	return s.createSemantic(ctx, KindKnowledge, s.knowledgeDir(), name, entryType, description, body, verified)
+}
+
+// CreateSkill creates skills/agent_learned_skills/<name>/SKILL.md, refusing duplicates like CreateKnowledge.
+func (s *Store) CreateSkill(ctx context.Context, name, description, body string, verified bool) (*Entry, error) {
+	return s.createSemantic(ctx, KindSkill, s.learnedDir(), name, "skill", description, body, verified)
+}
+
+// KnowledgeTypes are the knowledge `type` values the dreamer may use.
+var KnowledgeTypes = []string{"experience", "fact", "decision", "pitfall", "preference", "user", "procedure", "insight"}
+
+func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool) (*Entry, error) {
+	name = strings.TrimSpace(name)
+	dir, err := SafeName(name)
+	if err != nil {
+		return nil, fmt.Errorf("memory: create %s: %w", kind, err)
+	}
+	desc, err := checkDescription(description)
+	if err != nil {
+		return nil, err
+	}
+	typ = strings.ToLower(strings.TrimSpace(typ))
+	if kind == KindKnowledge {
+		if typ == "" {
+			typ = "experience"
+		}
+		if typ == "episode" || typ == "intention" || typ == "identity" || typ == "skill" {
+			return nil, invalid("entry_type %q is not a knowledge type (use one of %s)", typ, strings.Join(KnowledgeTypes, ", "))
+		}
+		if len(typ) > 40 || strings.ContainsAny(typ, " \n:/\\") {
+			return nil, invalid("entry_type %q is not a single word", typ)
+		}
+	}
+	if strings.TrimSpace(body) == "" {
+		return nil, invalid("body is required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if dup, why, err := s.FindDuplicate(ctx, kind, name, desc); err != nil {
+		return nil, err
+	} else if dup != nil {
+		return nil, &DuplicateError{Existing: dup, Why: why}
+	}
+	path, err := within(rootDir, dir, "SKILL.md")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(path); err == nil {
+		e, lerr := s.Load(path)
+		if lerr != nil {
+			return nil, fmt.Errorf("memory: create %s: %s exists but cannot be read: %w", name, path, lerr)
+		}
+		return nil, &DuplicateError{Existing: e, Why: "same directory name"}
+	}
+	if !verified && !strings.HasPrefix(body, UnverifiedBanner) {
+		body = UnverifiedBanner + body
+	}
+	e := s.newEntry(kind, path, name, desc, typ, SemanticBirthScore(verified), ensureTrailingNewline(body))
+	if kind == KindSkill {
+		e.Learned = true
+	}
+	if !verified {
+		e.Meta.Set("verified", "false")
+	}
+	if err := s.Save(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func ensureTrailingNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// UpdateKnowledge changes an existing knowledge entry (empty description/body keep the old ones), applies
+// the deltas and reinforces it with record_usage — an update re-confirms the memory.
+func (s *Store) UpdateKnowledge(ctx context.Context, name, description, body string, stabilityDelta int, scoreDelta float64) (*Entry, error) {
+	e, err := s.findKind(ctx, name, KindKnowledge)
+	if err != nil {
+		return nil, err
+	}
+	return s.update(e, description, body, "", stabilityDelta, scoreDelta)
+}
+
+// UpdateSkill changes an existing skill. Skills outside agent_learned_skills are the user's: a body that
+// would make them shorter is refused, and so is any change to a skill saying `auto_merge: false`.
+// A non-empty mergeNote is appended to the body as a dated note.
+func (s *Store) UpdateSkill(ctx context.Context, name, description, body, mergeNote string, stabilityDelta int, scoreDelta float64) (*Entry, error) {
+	e, err := s.findKind(ctx, name, KindSkill)
+	if err != nil {
+		return nil, err
+	}
+	if v := strings.ToLower(strings.TrimSpace(e.Meta.Value(KeyAutoMerge))); v == "false" || v == "no" || v == "0" {
+		return nil, invalid("skill %q says auto_merge: false; it may only be edited by hand", e.Name)
+	}
+	if !e.Learned && strings.TrimSpace(body) != "" && utf8.RuneCountInString(body) < utf8.RuneCountInString(e.Body) {
+		return nil, invalid("skill %q is not a learned skill; the new body (%d chars) would shorten it (%d chars) — send the full text with your additions",
+			e.Name, utf8.RuneCountInString(body), utf8.RuneCountInString(e.Body))
+	}
+	return s.update(e, description, body, mergeNote, stabilityDelta, scoreDelta)
+}
+
+func (s *Store) findKind(ctx context.Context, name string, kind Kind) (*Entry, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, invalid("name is required")
+	}
+	e, err := s.Find(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if e.Kind != kind {
+		return nil, fmt.Errorf("memory: %q is a %s, not a %s: %w", name, e.Kind, kind, ErrNotFound)
+	}
+	return e, nil
+}
+
+// maxDelta bounds the deltas a caller may apply in one update.
+const (
+	maxStabilityDelta = 5
+	maxScoreDelta     = 0.5
+)
+
+func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityDelta int, scoreDelta float64) (*Entry, error) {
+	if stabilityDelta < -maxStabilityDelta || stabilityDelta > maxStabilityDelta {
+		return nil, invalid("stability_delta %d is outside ±%d", stabilityDelta, maxStabilityDelta)
+	}
+	if math.IsNaN(scoreDelta) || scoreDelta < -maxScoreDelta || scoreDelta > maxScoreDelta {
+		return nil, invalid("score_delta %v is outside ±%v", scoreDelta, maxScoreDelta)
+	}
+	if d := strings.TrimSpace(description); d != "" {
+		d, err := checkDescription(d)
+		if err != nil {
+			return nil, err
+		}
+		e.Meta.Set(KeyDescription, d)
+	}
+	if strings.TrimSpace(body) != "" {
+		e.Body = ensureTrailingNewline(body)
+	}
+	if note := strings.TrimSpace(mergeNote); note != "" {
+		e.Body = ensureTrailingNewline(e.Body) + "\n> merge note (" + s.today() + "): " + strings.ReplaceAll(note, "\n", " ") + "\n"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if stabilityDelta != 0 {
+		e.SetStability(e.Stability() + stabilityDelta)
+	}
+	if scoreDelta != 0 {
+		e.SetScore(e.Score() + scoreDelta)
+	}
+	if err := s.recordUsageLocked(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Archive moves the named knowledge, skill, episode or intention to its archive directory (never deletes).
+// Skills outside agent_learned_skills go to skills/archived/.
+func (s *Store) Archive(ctx context.Context, name string) (string, error) {
+	if strings.TrimSpace(name) == "" {
+		return "", invalid("name is required")
+	}
+	e, err := s.Find(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	if e.Kind == KindIntention {
+		return s.closeIntention(ctx, e.Name, "cancelled")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.archiveLocked(e)
+}
+
+func (s *Store) archiveLocked(e *Entry) (string, error) {
+	src := filepath.Dir(e.Path)
+	var dest string
+	switch {
+	case e.Kind == KindEpisode:
+		dest = filepath.Join(s.episodesDir(), "archived")
+	case e.Kind == KindSkill && !e.Learned:
+		dest = filepath.Join(s.skillDir, "archived")
+	default:
+		dest = s.archiveDir()
+	}
+	// Refuse to move a root or anything outside the store.
+	_, _, _, ok := s.classify(e.Path)
+	if !ok || src == s.knowledgeDir() || src == s.episodesDir() || src == s.learnedDir() || src == s.skillDir {
+		return "", fmt.Errorf("memory: archive %s: %w", e.Path, errOutside(e.Path))
+	}
+	return moveDir(src, dest, filepath.Base(src))
+}
+
+// RecordEpisode describes one event to remember (compat record_episode arguments).
+type EpisodeInput struct {
+	What     string
+	Outcome  string // default "unknown"
+	Actors   string // default "user, agent"
+	Objects  string
+	Tools    string
+	Tags     string
+	Salience string // low|mid|high, default low
+	When     string // default now (local ISO seconds)
+	Source   string // session-log id; becomes the entry name
+}
+
+// RecordEpisode writes episodes/<name>/SKILL.md; the name is the source log id (then -2, -3 …) or
+// ep-YYYYMMDD-HHMMSS, and the start score follows salience.
+func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, error) {
+	what, err := checkDescription(in.What)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the episode's `what`)", err)
+	}
+	now := s.now()
+	base := "ep-" + now.Format("20060102-150405")
+	if src := strings.TrimSpace(in.Source); src != "" {
+		src = strings.TrimSuffix(filepath.Base(filepath.ToSlash(src)), ".md")
+		if base, err = SafeName(src); err != nil {
+			return nil, fmt.Errorf("memory: record episode source: %w", err)
+		}
+		in.Source = src
+	}
+	sal := NormalizeSalience(in.Salience)
+	if v := strings.ToLower(strings.TrimSpace(in.Salience)); v != "" && v != "low" && v != "mid" && v != "medium" && v != "high" {
+		return nil, invalid("salience %q must be low, mid or high", in.Salience)
+	}
+	when := strings.TrimSpace(in.When)
+	if when == "" {
+		when = now.Format("2006-01-02T15:04:05")
+	}
+	outcome := strings.TrimSpace(in.Outcome)
+	if outcome == "" {
+		outcome = "unknown"
+	}
+	actors := strings.TrimSpace(in.Actors)
+	if actors == "" {
+		actors = "user, agent"
+	}
+	var b strings.Builder
+	line := func(k, v string) {
+		v = strings.Join(strings.Fields(v), " ") // one line per field
+		if v != "" {
+			b.WriteString("- " + k + ": " + v + "\n")
+		}
+	}
+	line("when", when)
+	line("actors", actors)
+	line("outcome", outcome)
+	line("objects", in.Objects)
+	line("tools", in.Tools)
+	line("tags", in.Tags)
+	line("salience", sal)
+	line("source", in.Source)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := base
+	for i := 2; ; i++ {
+		p, err := within(s.episodesDir(), name, "SKILL.md")
+		if err != nil {
+			return nil, err
+		}
+		_, statErr := os.Stat(filepath.Dir(p))
+		_, archErr := os.Stat(filepath.Join(s.episodesDir(), "archived", name))
+		if os.IsNotExist(statErr) && os.IsNotExist(archErr) {
+			break
+		}
+		if i > 9999 {
+			return nil, fmt.Errorf("memory: record episode: no free name for %s", base)
+		}
+		name = base + "-" + strconv.Itoa(i)
+	}
+	path := filepath.Join(s.episodesDir(), name, "SKILL.md")
+	e := s.newEntry(KindEpisode, path, name, what, "episode", EpisodeBirthScore(sal), b.String())
+	if err := s.Save(e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Item scopes for ListItems.
+const (
+	ScopeAll       = "all"
+	ScopeKnowledge = "knowledge"
+	ScopeSkills    = "skills"
+)
+
+// ListItems returns knowledge and/or skills (each file exactly once) for the dreamer's list_items.
+func (s *Store) ListItems(ctx context.Context, scope string) ([]*Entry, []Problem, error) {
+	switch strings.ToLower(strings.TrimSpace(scope)) {
+	case "", ScopeAll:
+		return s.List(ctx, KindKnowledge, KindSkill)
+	case ScopeKnowledge:
+		return s.List(ctx, KindKnowledge)
+	case ScopeSkills, "skill":
+		return s.List(ctx, KindSkill)
+	default:
+		return nil, nil, invalid("scope %q must be all, knowledge or skills", scope)
+	}
+}
+
+// ReadItem returns the named knowledge, skill, episode or intention.
+func (s *Store) ReadItem(ctx context.Context, name string) (*Entry, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, invalid("name is required")
+	}
+	return s.Find(ctx, name)
+}

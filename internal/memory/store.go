@@ -1,0 +1,440 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrNotFound is returned (wrapped) when a named entry, intention or file does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Config says where the data lives; the command reads env/flags and fills it in.
+type Config struct {
+	// DataDir is the data root (compat default ~/.dsh/somni, resolved by the caller).
+	DataDir string
+	// MemoryDir defaults to <DataDir>/memory.
+	MemoryDir string
+	// SkillDir defaults to <DataDir>/skills.
+	SkillDir string
+	// Now is the clock (nil ⇒ time.Now); dates use its local calendar day.
+	Now func() time.Time
+	// Logger receives warnings about skipped files (nil ⇒ slog.Default()).
+	Logger *slog.Logger
+}
+
+// Problem is a file that was skipped because it could not be parsed; it is never rewritten.
+type Problem struct {
+	Path   string
+	Line   int
+	Reason string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Reason)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Reason)
+}
+
+// Store is the Markdown memory directory. It is safe for concurrent use; mutations are serialised.
+type Store struct {
+	dataDir, memDir, skillDir string
+	now                       func() time.Time
+	log                       *slog.Logger
+
+	mu sync.Mutex // serialises every mutation (names, ids, moves)
+
+	warnMu sync.Mutex
+	warned map[string]time.Time // broken path → mtime already warned about
+
+	capMu   sync.Mutex
+	capture *Capture // the live session writer, told when a log it holds is archived
+}
+
+// Open prepares a store over cfg; directories are created lazily on first write.
+func Open(cfg Config) (*Store, error) {
+	if cfg.DataDir == "" && (cfg.MemoryDir == "" || cfg.SkillDir == "") {
+		return nil, errors.New("memory: open: DataDir is required unless MemoryDir and SkillDir are both set")
+	}
+	abs := func(p string) (string, error) {
+		if p == "" {
+			return "", nil
+		}
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return "", fmt.Errorf("memory: open: resolve %s: %w", p, err)
+		}
+		return a, nil
+	}
+	s := &Store{now: cfg.Now, log: cfg.Logger, warned: map[string]time.Time{}}
+	var err error
+	if s.dataDir, err = abs(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if s.memDir, err = abs(cfg.MemoryDir); err != nil {
+		return nil, err
+	}
+	if s.skillDir, err = abs(cfg.SkillDir); err != nil {
+		return nil, err
+	}
+	if s.memDir == "" {
+		s.memDir = filepath.Join(s.dataDir, "memory")
+	}
+	if s.skillDir == "" {
+		s.skillDir = filepath.Join(s.dataDir, "skills")
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return s, nil
+}
+
+// DataDir returns the absolute data root.
+func (s *Store) DataDir() string { return s.dataDir }
+
+// MemoryDir returns the absolute memory root.
+func (s *Store) MemoryDir() string { return s.memDir }
+
+// SkillDir returns the absolute skills root.
+func (s *Store) SkillDir() string { return s.skillDir }
+
+// Now returns the store's clock reading.
+func (s *Store) Now() time.Time { return s.now() }
+
+func (s *Store) today() string { return s.now().Format(dateLayout) }
+
+// Directory layout, relative to the memory and skill roots.
+func (s *Store) knowledgeDir() string  { return filepath.Join(s.memDir, "knowledge") }
+func (s *Store) episodesDir() string   { return filepath.Join(s.memDir, "episodes") }
+func (s *Store) intentionsDir() string { return filepath.Join(s.memDir, "intentions") }
+func (s *Store) sessionLogDir() string { return filepath.Join(s.memDir, "session-log") }
+func (s *Store) dreamLogDir() string   { return filepath.Join(s.memDir, "dream-log") }
+func (s *Store) archiveDir() string    { return filepath.Join(s.memDir, "archived") }
+func (s *Store) learnedDir() string    { return filepath.Join(s.skillDir, "agent_learned_skills") }
+
+// memoryExtractionOverride is the dreamer's strategy prompt, not a recallable skill.
+const memoryExtractionOverride = "base_skill/memory-extraction"
+
+// StrategyOverridePath is skills/base_skill/memory-extraction/SKILL.md, the user's override of the dreamer prompt.
+func (s *Store) StrategyOverridePath() string {
+	return filepath.Join(s.skillDir, filepath.FromSlash(memoryExtractionOverride), "SKILL.md")
+}
+
+// root describes one directory tree of active entries.
+type root struct {
+	dir     string
+	kind    Kind
+	file    string // SKILL.md or INTENT.md
+	learned bool
+}
+
+func (s *Store) roots(kinds []Kind) []root {
+	want := func(k Kind) bool {
+		if len(kinds) == 0 {
+			return k == KindKnowledge || k == KindEpisode || k == KindSkill
+		}
+		for _, x := range kinds {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	var rs []root
+	if want(KindKnowledge) {
+		rs = append(rs, root{dir: s.knowledgeDir(), kind: KindKnowledge, file: "SKILL.md"})
+	}
+	if want(KindSkill) {
+		rs = append(rs, root{dir: s.learnedDir(), kind: KindSkill, file: "SKILL.md", learned: true})
+		// Every other collection under skills/ holds readable skills too.
+		if des, err := os.ReadDir(s.skillDir); err == nil {
+			for _, de := range des {
+				n := de.Name()
+				if !de.IsDir() || n == "agent_learned_skills" || n == "archived" || strings.HasPrefix(n, ".") {
+					continue
+				}
+				rs = append(rs, root{dir: filepath.Join(s.skillDir, n), kind: KindSkill, file: "SKILL.md"})
+			}
+		}
+	}
+	if want(KindEpisode) {
+		rs = append(rs, root{dir: s.episodesDir(), kind: KindEpisode, file: "SKILL.md"})
+	}
+	if want(KindIntention) {
+		rs = append(rs, root{dir: s.intentionsDir(), kind: KindIntention, file: "INTENT.md"})
+	}
+	return rs
+}
+
+// Scan walks the active entries cheaply (no file reads) and returns their refs sorted by path.
+// With no kinds it returns knowledge, episodes and skills — what recall indexes.
+func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
+	var refs []Ref
+	for _, r := range s.roots(kinds) {
+		err := s.walkRoot(ctx, r, func(path string, info fs.FileInfo) {
+			refs = append(refs, Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Path < refs[j].Path })
+	return refs, nil
+}
+
+// walkRoot visits every entry file of r, skipping archived/ and hidden directories.
+func (s *Store) walkRoot(ctx context.Context, r root, visit func(string, fs.FileInfo)) error {
+	err := filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if path == r.dir {
+				return err
+			}
+			s.log.Warn("memory: cannot read directory, skipped", "path", path, "err", err)
+			return nil
+		}
+		if d.IsDir() {
+			if path == r.dir {
+				return nil
+			}
+			name := d.Name()
+			if strings.HasPrefix(name, ".") || (name == "archived" && filepath.Dir(path) == r.dir) {
+				return filepath.SkipDir
+			}
+			if r.kind == KindSkill && filepath.ToSlash(strings.TrimPrefix(path, s.skillDir+string(filepath.Separator))) == memoryExtractionOverride {
+				return filepath.SkipDir
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return nil
+		}
+		if d.Name() != r.file || path == filepath.Join(r.dir, r.file) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // vanished between readdir and stat
+		}
+		visit(path, info)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("memory: scan %s: %w", r.dir, err)
+	}
+	return nil
+}
+
+// classify derives kind and flags from the file's location relative to the roots.
+func (s *Store) classify(path string) (kind Kind, learned, archived bool, ok bool) {
+	rel := func(root string) (string, bool) {
+		r, err := filepath.Rel(root, path)
+		if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return "", false
+		}
+		return filepath.ToSlash(r), true
+	}
+	if _, in := rel(s.knowledgeDir()); in {
+		return KindKnowledge, false, false, true
+	}
+	if r, in := rel(s.episodesDir()); in {
+		return KindEpisode, false, strings.HasPrefix(r, "archived/"), true
+	}
+	if r, in := rel(s.intentionsDir()); in {
+		return KindIntention, false, strings.HasPrefix(r, "archived/"), true
+	}
+	if _, in := rel(s.sessionLogDir()); in {
+		return KindSessionLog, false, false, true
+	}
+	if _, in := rel(s.dreamLogDir()); in {
+		return KindDreamLog, false, false, true
+	}
+	if r, in := rel(s.archiveDir()); in {
+		// Retired knowledge and learned skills share memory/archived; the type tells them apart only loosely.
+		_ = r
+		return KindKnowledge, false, true, true
+	}
+	if r, in := rel(s.skillDir); in {
+		switch {
+		case strings.HasPrefix(r, "agent_learned_skills/"):
+			return KindSkill, true, false, true
+		case strings.HasPrefix(r, "archived/"):
+			return KindSkill, false, true, true
+		default:
+			return KindSkill, false, false, true
+		}
+	}
+	if r, in := rel(s.memDir); in && (r == "about_me.md" || r == "about_user.md" || strings.HasPrefix(r, "users/")) {
+		return KindIdentity, false, false, true
+	}
+	return "", false, false, false
+}
+
+// Load reads and parses one entry file. Files outside the memory and skill roots are refused.
+func (s *Store) Load(path string) (*Entry, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("memory: load %s: %w", path, err)
+	}
+	kind, learned, archived, ok := s.classify(abs)
+	if !ok {
+		return nil, fmt.Errorf("memory: load %s: %w", path, errOutside(abs))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("memory: load %s: %w", path, ErrNotFound)
+		}
+		return nil, fmt.Errorf("memory: load %s: %w", path, err)
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("memory: load %s: %w", path, err)
+	}
+	doc, err := ParseDocument(abs, data)
+	if err != nil {
+		return nil, err
+	}
+	e := &Entry{Kind: kind, Path: abs, Meta: doc.Meta, Body: doc.Body, Learned: learned, Archived: archived,
+		ModTime: info.ModTime(), Size: info.Size()}
+	e.Name = strings.TrimSpace(doc.Meta.Value(KeyName))
+	if e.Name == "" {
+		e.Name = filepath.Base(filepath.Dir(abs))
+	}
+	return e, nil
+}
+
+func errOutside(path string) error {
+	return fmt.Errorf("%w: %s is not inside the memory or skill directories", ErrUnsafeName, path)
+}
+
+// List loads every active entry of the given kinds (default knowledge, episodes, skills).
+// Files that cannot be parsed are skipped, reported as problems and logged once as a warning.
+func (s *Store) List(ctx context.Context, kinds ...Kind) ([]*Entry, []Problem, error) {
+	refs, err := s.Scan(ctx, kinds...)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries := make([]*Entry, 0, len(refs))
+	var problems []Problem
+	for i, ref := range refs {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, fmt.Errorf("memory: list: %w", err)
+			}
+		}
+		e, err := s.Load(ref.Path)
+		if err != nil {
+			if p, ok := s.problem(ref.Path, err); ok {
+				problems = append(problems, p)
+			}
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, problems, nil
+}
+
+// problem converts a load error into a Problem and logs it once per file version.
+func (s *Store) problem(path string, err error) (Problem, bool) {
+	if errors.Is(err, ErrNotFound) {
+		return Problem{}, false // removed while we were listing
+	}
+	p := Problem{Path: path, Reason: err.Error()}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		p.Line, p.Reason = pe.Line, pe.Reason
+	}
+	var mt time.Time
+	if info, statErr := os.Stat(path); statErr == nil {
+		mt = info.ModTime()
+	}
+	s.warnMu.Lock()
+	last, seen := s.warned[path]
+	if !seen || !last.Equal(mt) {
+		s.warned[path] = mt
+		s.log.Warn("memory: skipped unparsable file", "file", fmt.Sprintf("%s:%d", p.Path, p.Line), "reason", p.Reason)
+	}
+	s.warnMu.Unlock()
+	return p, true
+}
+
+// Find returns the active entry (knowledge, skill, episode or intention) whose name or directory is name.
+// Knowledge wins over learned skills, which win over other skills, episodes and intentions.
+func (s *Store) Find(ctx context.Context, name string) (*Entry, error) {
+	n := strings.TrimSpace(name)
+	safe, err := SafeName(n)
+	if err != nil {
+		return nil, fmt.Errorf("memory: find %q: %w", name, err)
+	}
+	order := []Kind{KindKnowledge, KindSkill, KindEpisode, KindIntention}
+	// Fast path: the directory named after the name.
+	for _, r := range s.roots(order) {
+		for _, cand := range []string{n, safe} {
+			if strings.ContainsAny(cand, `/\`) || cand == ".." || cand == "." {
+				continue
+			}
+			p := filepath.Join(r.dir, cand, r.file)
+			if _, err := os.Stat(p); err == nil {
+				return s.Load(p)
+			}
+		}
+	}
+	// Slow path: a front-matter name that differs from its directory.
+	for _, k := range order {
+		entries, _, err := s.List(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.Name == n || strings.EqualFold(e.Name, n) {
+				return e, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("memory: find %q: %w", name, ErrNotFound)
+}
+
+// Save writes e atomically. It refuses paths outside the store and files on disk that no longer parse
+// (a hand edit in progress is never overwritten).
+func (s *Store) Save(e *Entry) error {
+	if e == nil || e.Meta == nil {
+		return errors.New("memory: save: nil entry")
+	}
+	abs, err := filepath.Abs(e.Path)
+	if err != nil {
+		return fmt.Errorf("memory: save %s: %w", e.Path, err)
+	}
+	if _, _, _, ok := s.classify(abs); !ok {
+		return fmt.Errorf("memory: save %s: %w", e.Path, errOutside(abs))
+	}
+	if data, err := os.ReadFile(abs); err == nil {
+		if _, perr := ParseDocument(abs, data); perr != nil {
+			return fmt.Errorf("memory: save refused, file on disk is unparsable: %w", perr)
+		}
+	}
+	out := RenderDocument(e.Meta, e.Body)
+	if err := writeFileAtomic(abs, out); err != nil {
+		return err
+	}
+	e.Path = abs
+	e.Size = int64(len(out))
+	if info, err := os.Stat(abs); err == nil {
+		e.ModTime = info.ModTime()
+	}
+	return nil
+}
