@@ -20,7 +20,9 @@
 //     instead of failing: models often ask for 50 results or 0.
 //   - Supported field types: string, bool, all int kinds, float32/64,
 //     []string, and json.RawMessage for a free-form JSON object (schema type
-//     "object"). Unknown extra arguments are ignored (models add junk).
+//     "object"), and Text: a string that also accepts any other JSON value as
+//     its compact JSON text (for free-form payloads such as a logged tool
+//     call). Unknown extra arguments are ignored (models add junk).
 //   - Values are decoded strictly: "5" for an integer argument is an error
 //     naming the argument and the expected type; 5.0 is accepted.
 package toolspec
@@ -133,6 +135,7 @@ type field struct {
 	index    []int
 	prop     Property
 	kind     reflect.Kind
+	anyText  bool // Text: non-string JSON becomes its JSON text
 	required bool
 	def      reflect.Value // valid when a default tag exists
 	clampLo  int64
@@ -167,6 +170,8 @@ func Compile[P any]() (*Params[P], error) {
 		switch {
 		case sf.Type == rawMessageType:
 			f.prop.Type = "object"
+		case sf.Type == textType:
+			f.prop.Type, f.anyText = "string", true
 		default:
 			switch f.kind {
 			case reflect.String:
@@ -220,6 +225,12 @@ func Compile[P any]() (*Params[P], error) {
 }
 
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// Text is a string argument that accepts any JSON value; non-strings are
+// kept as their compact JSON text.
+type Text string
+
+var textType = reflect.TypeFor[Text]()
 
 // defaultJSON turns a default tag into the JSON literal it stands for.
 func defaultJSON(typ, d string) json.RawMessage {
@@ -302,6 +313,14 @@ func (f *field) set(v reflect.Value, raw json.RawMessage) *ArgError {
 	switch f.prop.Type {
 	case "string":
 		var s string
+		if f.anyText && len(raw) > 0 && raw[0] != '"' {
+			var buf bytes.Buffer
+			if json.Compact(&buf, raw) != nil {
+				return bad()
+			}
+			v.SetString(buf.String())
+			return nil
+		}
 		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
 			return bad()
 		}

@@ -243,3 +243,25 @@ func TestObjectArgument(t *testing.T) {
 		}
 	}
 }
+
+func TestTextArgument(t *testing.T) {
+	type toolArgs struct {
+		Call Text `json:"call,omitempty" desc:"the call"`
+	}
+	ps, err := Compile[toolArgs]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ args, want string }{
+		{`{"call":"ls -la"}`, "ls -la"},
+		{`{"call":{"cmd": "ls", "n": [1, 2]}}`, `{"cmd":"ls","n":[1,2]}`},
+		{`{"call":42}`, "42"},
+		{`{}`, ""},
+	}
+	for _, tc := range tests {
+		got, err := ps.Decode(json.RawMessage(tc.args))
+		if err != nil || string(got.Call) != tc.want {
+			t.Errorf("%s: got %q, %v; want %q", tc.args, got.Call, err, tc.want)
+		}
+	}
+}
