@@ -1,0 +1,151 @@
+/**
+ * Idle dream scheduler: when every agent has been quiet long enough (or too long has passed since
+ * the last dream), close the session logs and let the sidecar consolidate them (`sleep.run`).
+ * An automatic dream yields to the user: any agent turning `running` cancels it. `dream_now`
+ * shares this state so a manual dream and an automatic one never overlap.
+ */
+import type { Json } from './rpc.js';
+
+/** Result of one dream attempt, as shown to a user or model. */
+export interface DreamOutcome {
+  status: string;
+  text: string;
+}
+
+/** What the scheduler needs from the host and the sidecar. */
+export interface DreamDeps {
+  call: (method: string, params: Record<string, Json>, timeoutMs: number) => Promise<unknown>;
+  isUp: () => boolean;
+  /** True when every agent is idle. */
+  allIdle: () => boolean;
+  /** Flushes captured messages before the logs are closed. */
+  flushCapture: () => Promise<void>;
+  /** Called after a dream that changed memory (refreshes prompt sections). */
+  afterDream: () => void;
+  idleMs: number;
+  maxIntervalMs: number;
+  minPendingLogs: number;
+  now?: () => number;
+  log: { info(f: string, ...a: unknown[]): void; warn(f: string, ...a: unknown[]): void };
+}
+
+/** `sleep.run` may legitimately take long: the dreamer reads several logs with many model turns. */
+const SLEEP_TIMEOUT_MS = 45 * 60_000;
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Dream scheduling state shared by the timer and `dream_now`. */
+export class DreamScheduler {
+  private lastActivity: number;
+  private lastDream: number;
+  private running: Promise<DreamOutcome> | undefined;
+  private runningAuto = false;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: DreamDeps) {
+    this.now = deps.now ?? Date.now;
+    this.lastActivity = this.now();
+    this.lastDream = this.now();
+  }
+
+  /** True while a dream runs. */
+  get dreaming(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Records user/agent activity (resets the idle clock). */
+  touch(): void {
+    this.lastActivity = this.now();
+  }
+
+  /** An agent's status changed: activity, and `running` cancels an automatic dream. */
+  onAgentStatus(status: 'idle' | 'running'): void {
+    this.touch();
+    if (status === 'running' && this.running && this.runningAuto) {
+      this.deps.log.info('agent became active: cancelling the automatic dream');
+      this.deps.call('sleep.cancel', {}, 10_000).catch((err: Error) => this.deps.log.warn('sleep.cancel failed: %s', err.message));
+    }
+  }
+
+  /** Starts the periodic check (every `everyMs`, default 30 s). */
+  startTimer(everyMs = 30_000): void {
+    this.timer = setInterval(() => void this.tick(), everyMs);
+    this.timer.unref?.();
+  }
+
+  /** Stops the periodic check. */
+  stopTimer(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Whether an automatic dream is due now. */
+  due(): boolean {
+    if (this.running || !this.deps.isUp() || !this.deps.allIdle()) return false;
+    const t = this.now();
+    return t - this.lastActivity >= this.deps.idleMs || t - this.lastDream >= this.deps.maxIntervalMs;
+  }
+
+  /** One scheduler tick: dreams when due. Resolves with the outcome, or undefined when not due. */
+  async tick(): Promise<DreamOutcome | undefined> {
+    if (!this.due()) return undefined;
+    return this.run('idle', true);
+  }
+
+  /**
+   * Runs a dream now (the `dream_now` tool); refuses while one runs.
+   * @param trigger - recorded by the sidecar.
+   */
+  runNow(trigger = 'manual'): Promise<DreamOutcome> {
+    if (this.running) return Promise.resolve({ status: 'skipped', text: 'A dream is already running; try again when it finishes.' });
+    return this.run(trigger, false);
+  }
+
+  private run(trigger: string, auto: boolean): Promise<DreamOutcome> {
+    const p = this.dream(trigger, auto).finally(() => {
+      this.running = undefined;
+      this.runningAuto = false;
+      this.lastDream = this.now();
+    });
+    this.running = p;
+    this.runningAuto = auto;
+    return p;
+  }
+
+  private async dream(trigger: string, auto: boolean): Promise<DreamOutcome> {
+    const { call, log } = this.deps;
+    try {
+      await this.deps.flushCapture();
+      await call('session.closeAll', {}, 30_000);
+      const status = (await call('sleep.status', {}, 15_000)) as Record<string, unknown> | null;
+      const pending = typeof status?.pendingLogs === 'number' ? status.pendingLogs : 0;
+      const min = auto ? Math.max(1, this.deps.minPendingLogs) : 1;
+      if (pending < min) {
+        return { status: 'skipped', text: `Nothing to dream about: ${pending} pending session log(s) (need ${min}).` };
+      }
+      log.info('dream starting (%s, %d pending logs)', trigger, pending);
+      const r = (await call('sleep.run', { trigger }, SLEEP_TIMEOUT_MS)) as Record<string, unknown> | null;
+      const st = str(r?.status) || 'unknown';
+      const usage = r?.token_usage as Record<string, unknown> | undefined;
+      const tokens = typeof usage?.total_tokens === 'number' ? ` (${usage.total_tokens} tokens)` : '';
+      log.info('dream finished: %s%s', st, tokens);
+      if (st === 'deep_sleep' || st === 'interrupted') this.deps.afterDream();
+      switch (st) {
+        case 'deep_sleep':
+          return { status: st, text: `Dream finished${tokens}.\n${str(r?.summary)}`.trim() };
+        case 'skipped':
+          return { status: st, text: `Dream skipped: ${str(r?.reason)}` };
+        case 'interrupted':
+          return { status: st, text: `Dream interrupted: ${str(r?.reason)}${tokens}` };
+        default:
+          return { status: st, text: `Dream failed: ${str(r?.reason) || JSON.stringify(r)}` };
+      }
+    } catch (err) {
+      log.warn('dream (%s) failed: %s', trigger, (err as Error).message);
+      return { status: 'error', text: `Dream failed: ${(err as Error).message}` };
+    }
+  }
+}

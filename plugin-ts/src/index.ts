@@ -1,0 +1,263 @@
+/**
+ * dsh-somni: long-term memory for DeepSeek Harness. This file wires the somni Go sidecar into the
+ * harness: capture of conversations, prompt sections, recall hints, memory tools, idle dreaming and
+ * the host-model bridge for the dreamer. Runtime imports are Node built-ins only; everything from
+ * `@deepseek-ai/*` is type-only (see config.ts for why).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Context } from '@deepseek-ai/cordis';
+import type { Agent } from '@deepseek-ai/dsh-agent';
+import type {} from '@deepseek-ai/dsh-agent-default-model';
+import type {} from '@deepseek-ai/dsh-llm';
+import type { Session } from '@deepseek-ai/dsh-session';
+import type {} from '@deepseek-ai/dsh-subprocess';
+import type {} from '@deepseek-ai/dsh-system-prompt';
+import type {} from '@deepseek-ai/dsh-tools';
+import { admittedUserText, Associator, PLUGIN_NAME } from './assoc.js';
+import { Capture, isSubagent } from './capture.js';
+import { Config, resolveConfig, type SomniConfig } from './config.js';
+import { DreamScheduler } from './dream.js';
+import { llmChatHandler } from './llm-bridge.js';
+import { PromptCache, SECTIONS, toPromptTexts } from './prompt.js';
+import type { Json } from './rpc.js';
+import { Sidecar, type Log } from './sidecar.js';
+import { DREAM_NOW, dreamNowDefinition, toSidecarTools, workToolDefinition } from './tools.js';
+
+export { Config };
+export type { SomniConfig } from './config.js';
+
+/** Plugin name (cordis row id and message source). */
+export const name = PLUGIN_NAME;
+
+/** Services the plugin needs; boot fails loudly when one is missing. */
+export const inject = ['subprocess', 'systemPrompt', 'tools', 'llm', 'agentDefaultModel', 'agents'];
+
+/** Timeouts for sidecar calls (the original host's values; assoc is kept short so turns never wait). */
+const T = { start: 20_000, build: 15_000, list: 15_000, capture: 10_000, assoc: 4_000, promptInTurn: 5_000 };
+
+/** Where the packaged sidecar binary lives: `<package>/bin/somni-sidecar`. */
+export function packagedBinary(): string {
+  return fileURLToPath(new URL('../bin/somni-sidecar', import.meta.url));
+}
+
+/** Resolves the data directory: config, else `$DSH_HOME/somni` (DSH_HOME defaults to ~/.dsh). */
+export function dataDirOf(config: SomniConfig, env: NodeJS.ProcessEnv = process.env): string {
+  if (config.dataDir) return config.dataDir.startsWith('~/') ? join(homedir(), config.dataDir.slice(2)) : config.dataDir;
+  return join(env.DSH_HOME || join(homedir(), '.dsh'), 'somni');
+}
+
+/** The sidecar's argv for a config (binary first). */
+export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string): string[] {
+  const argv = [binary, '--data-dir', dataDir, '--llm', config.dream.llm, '--embed', config.embed.provider];
+  if (config.embed.modelDir) argv.push('--embed-model-dir', config.embed.modelDir);
+  argv.push(
+    '--assoc-threshold', String(config.assoc.threshold),
+    '--assoc-gap', String(config.assoc.gap),
+    '--assoc-max-items', String(config.assoc.maxItems),
+    '--log-level', config.logLevel,
+  );
+  return argv;
+}
+
+/** Ambient names the config owns: removed from the child unless the config sets them. */
+const OWNED_ENV = /^(SOMNI_DATA_DIR|SOMNI_EMBED_\w+|SOMNI_LOG_LEVEL|SLEEP_\w+|OPENAI_\w+|MEMORY_ROOT_PATH|SKILL_ROOT_PATH)$/;
+
+/**
+ * The explicit env for the sidecar: only what the config names (the harness already strips
+ * credential-shaped names, so a key is forwarded only from the variable the config points at).
+ */
+export function sidecarEnv(config: SomniConfig, env: NodeJS.ProcessEnv = process.env): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const k of Object.keys(env)) if (OWNED_ENV.test(k)) out[k] = undefined;
+  if (config.dream.maxIterations > 0) out.SLEEP_MAX_ITERS = String(config.dream.maxIterations);
+  if (config.dream.llm === 'openai') {
+    const o = config.dream.openai;
+    if (o.baseUrl) out.SLEEP_BASE_URL = o.baseUrl;
+    if (o.model) out.SLEEP_MODEL = o.model;
+    const key = o.apiKeyEnv ? env[o.apiKeyEnv] : undefined;
+    if (key) out.SLEEP_API_KEY = key;
+  }
+  if (config.embed.baseUrl) out.SOMNI_EMBED_BASE_URL = config.embed.baseUrl;
+  const ek = config.embed.apiKeyEnv ? env[config.embed.apiKeyEnv] : undefined;
+  if (ek) out.SOMNI_EMBED_API_KEY = ek;
+  return out;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    p.then(
+      (v) => { clearTimeout(t); resolve(v); },
+      () => { clearTimeout(t); resolve(undefined); },
+    );
+  });
+}
+
+/**
+ * Plugin entry.
+ * @param ctx - the plugin's cordis context.
+ * @param rawConfig - the row's config (already validated by {@link Config}; validated again here).
+ */
+export function apply(ctx: Context, rawConfig: unknown): void {
+  const config = resolveConfig(rawConfig);
+  const log: Log = ctx.logger('somni');
+  const sidecarLog: Log = ctx.logger('somni:sidecar');
+
+  const binary = config.binary || packagedBinary();
+  if (!existsSync(binary)) {
+    throw new Error(config.binary
+      ? `dsh-somni: config binary ${binary} does not exist`
+      : `dsh-somni: the packaged sidecar ${binary} is missing; set config.binary to a somni-sidecar executable`);
+  }
+  const dataDir = dataDirOf(config);
+  mkdirSync(dataDir, { recursive: true });
+
+  const ownMessageIds = new Set<string>();
+  const ownTools = new Set<string>();
+
+  const handlers: Record<string, (p: Json, s: AbortSignal) => Promise<Json>> = {};
+  if (config.dream.llm === 'host') {
+    handlers['llm.chat'] = llmChatHandler({
+      stream: (options) => ctx.llm.stream(options),
+      route: () => {
+        const sel = ctx.agentDefaultModel.currentSelection();
+        return { provider: sel.provider, model: sel.model };
+      },
+    });
+  }
+
+  const sidecar = new Sidecar({
+    spawn: (spec) => ctx.subprocess.spawn(spec),
+    argv: sidecarArgv(binary, config, dataDir),
+    env: sidecarEnv(config),
+    cwd: dataDir,
+    log,
+    sidecarLog,
+    handlers,
+    startTimeoutMs: T.start,
+  });
+  const call = (method: string, params: Record<string, Json>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> =>
+    sidecar.call(method, params, { timeoutMs, signal });
+  const quiet = (what: string) => (err: Error): void => log.debug('%s: %s', what, err.message);
+
+  // Capture.
+  const capture = new Capture(
+    (method, params) => call(method, params, T.capture),
+    config.capture.maxMessageChars,
+    (id) => ownMessageIds.has(id),
+    quiet('capture'),
+  );
+
+  // Prompt sections.
+  const prompt = new PromptCache(
+    async (currentMessage) => toPromptTexts(await call('prompt.build', currentMessage ? { currentMessage } : {}, T.build)),
+    quiet('prompt.build'),
+  );
+  const anySection = SECTIONS.some((s) => config.inject[s.key]);
+  for (const s of SECTIONS) {
+    if (!config.inject[s.key]) continue;
+    ctx.systemPrompt.section({ name: s.name, order: s.order, text: () => prompt.text(s.key) });
+  }
+  const refreshPrompt = (message?: string): Promise<void> => (anySection ? prompt.refresh(message) : Promise.resolve());
+
+  // Dreams.
+  const scheduler = new DreamScheduler({
+    call,
+    isUp: () => sidecar.isUp,
+    allIdle: () => ctx.agents.list().every((a: Agent) => a.status === 'idle'),
+    flushCapture: () => capture.flushAll(),
+    afterDream: () => void refreshPrompt(),
+    idleMs: config.dream.idleMs,
+    maxIntervalMs: config.dream.maxIntervalMs,
+    minPendingLogs: config.dream.minPendingLogs,
+    log,
+  });
+
+  // Hints.
+  const assoc = new Associator({
+    call: (m, p, t) => call(m, p, t),
+    ownTools: () => ownTools,
+    ownMessageIds,
+    preStep: config.assoc.enabled && config.assoc.preStep,
+    postExecute: config.assoc.enabled && config.assoc.postExecute,
+    timeoutMs: T.assoc,
+    onError: quiet('assoc'),
+  });
+
+  // Tools, registered once after the first successful start.
+  let toolsRegistered = false;
+  const registerTools = async (): Promise<void> => {
+    if (!config.tools.enabled || toolsRegistered) return;
+    toolsRegistered = true;
+    try {
+      const tools = toSidecarTools(await call('tools.list', {}, T.list));
+      for (const t of tools) {
+        ownTools.add(t.name);
+        ctx.tools.register(workToolDefinition(t, { call, afterIntentionChange: () => void refreshPrompt() }));
+      }
+      ownTools.add(DREAM_NOW);
+      ctx.tools.register(dreamNowDefinition(scheduler));
+      log.info('registered %d memory tools', tools.length + 1);
+    } catch (err) {
+      toolsRegistered = false;
+      log.error('tools.list failed; memory tools unavailable until the sidecar restarts: %s', (err as Error).message);
+    }
+  };
+  sidecar.onReady(() => {
+    void registerTools();
+    void refreshPrompt();
+  });
+
+  // Startup: not awaited by apply (a broken sidecar must not hold up boot); the first pre-step waits for it.
+  const startup = sidecar.start().then(
+    async () => {
+      await registerTools();
+      await refreshPrompt();
+    },
+    (err: Error) => log.error('somni sidecar failed to start (%s); memory is off until it restarts', err.message),
+  );
+
+  ctx.on('session/event', (session: Session, event) => {
+    if (isSubagent(session.header)) return;
+    if (event.type === 'user/message' || event.type === 'assistant/message' || event.type === 'tool/result') scheduler.touch();
+    if (config.capture.enabled) void capture.onEvent(session.id, session.header, event);
+  });
+  ctx.on('session/flush', async (session: Session) => {
+    if (config.capture.enabled && !isSubagent(session.header)) await capture.flush(session.id);
+  });
+  ctx.on('session/disposed', (session: Session) => {
+    if (isSubagent(session.header)) return;
+    if (config.capture.enabled) void capture.close(session.id);
+    call('assoc.reset', { sessionId: session.id }, T.capture).catch(quiet('assoc.reset'));
+  });
+  ctx.on('agent/created', ({ agent }) => {
+    if (!isSubagent(agent.session.header)) void refreshPrompt();
+  });
+  ctx.on('agent/status', ({ status }) => scheduler.onAgentStatus(status));
+  ctx.on('agent/pre-step', async (payload, next) => {
+    await withTimeout(startup, T.start);
+    let refreshing: Promise<unknown> | undefined;
+    const decision = await assoc.preStep(payload, async () => {
+      const d = await next();
+      if (d.kind === 'enter' && !isSubagent(payload.agent.session.header)) {
+        const text = admittedUserText(d.messages);
+        if (text) refreshing = withTimeout(refreshPrompt(text), T.promptInTurn);
+      }
+      return d;
+    });
+    if (refreshing) await refreshing;
+    return decision;
+  });
+  ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
+
+  if (config.dream.enabled) scheduler.startTimer();
+
+  ctx.effect(() => async () => {
+    scheduler.stopTimer();
+    await withTimeout(capture.flushAll(), T.capture);
+    await sidecar.stop();
+  }, 'dsh-somni sidecar');
+}
