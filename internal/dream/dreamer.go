@@ -1,0 +1,341 @@
+package dream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+// Defaults from the compat notes.
+const (
+	DefaultMaxLogs = 5
+	minIters       = 30
+)
+
+// Result statuses and reasons of sleep.run, as the original host expects them.
+const (
+	StatusDeepSleep   = "deep_sleep"
+	StatusSkipped     = "skipped"
+	StatusError       = "error"
+	StatusInterrupted = "interrupted"
+
+	ReasonAlreadyRunning = "already_running"
+	ReasonNoPendingLogs  = "no_pending_logs"
+	ReasonNoLLM          = "no_llm_backend"
+)
+
+// TokenUsage is the summed usage of one dream.
+type TokenUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	CachedTokens     int `json:"cached_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Result is the sleep.run reply; its JSON is the compat shape for each status.
+type Result struct {
+	Status     string      `json:"status"`
+	Summary    string      `json:"summary,omitempty"`
+	Reason     string      `json:"reason,omitempty"`
+	TokenUsage *TokenUsage `json:"token_usage,omitempty"`
+}
+
+// Status is the sleep.status reply.
+type Status struct {
+	Sleeping    bool   `json:"sleeping"`
+	PendingLogs int    `json:"pendingLogs"`
+	LLM         string `json:"llm"`
+}
+
+// Config wires a Dreamer to memory and a model.
+type Config struct {
+	Store *memory.Store
+	// Backend answers the model calls; nil means no model is configured
+	// (llm "none"): empty logs are still processed, anything else is an error.
+	Backend ChatBackend
+	// MaxLogs bounds the logs per dream (SLEEP_MAX_LOGS); <= 0 means 5.
+	MaxLogs int
+	// MaxIters caps the iteration budget (SLEEP_MAX_ITERS); <= 0 means no cap.
+	MaxIters int
+	// OnChanged runs after a dream that changed files (the sidecar syncs the index).
+	OnChanged func(ctx context.Context)
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// LimitsFromEnv reads SLEEP_MAX_LOGS and SLEEP_MAX_ITERS into cfg; unparsable
+// or non-positive values keep the defaults. getenv is os.Getenv in the binary.
+func (c *Config) LimitsFromEnv(getenv func(string) string) {
+	if n, ok := positiveInt(getenv("SLEEP_MAX_LOGS")); ok {
+		c.MaxLogs = n
+	}
+	if n, ok := positiveInt(getenv("SLEEP_MAX_ITERS")); ok {
+		c.MaxIters = n
+	}
+}
+
+// Dreamer runs at most one dream at a time and can be cancelled from another goroutine.
+type Dreamer struct {
+	cfg   Config
+	log   *slog.Logger
+	tools *toolbox
+
+	mu      sync.Mutex
+	running bool
+	stop    context.CancelFunc
+	// cancelled is the cooperative flag checked around every model and tool call.
+	cancelled atomic.Bool
+}
+
+// New returns a Dreamer over cfg.Store; it panics on a nil store (a wiring bug).
+func New(cfg Config) *Dreamer {
+	if cfg.Store == nil {
+		panic("dream: Config.Store is nil")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.MaxLogs <= 0 {
+		cfg.MaxLogs = DefaultMaxLogs
+	}
+	log := cfg.Logger.With("logger", "somni.dream")
+	return &Dreamer{cfg: cfg, log: log, tools: newToolbox(cfg.Store, cfg.Now, log)}
+}
+
+// LLM reports the backend name for ping and sleep.status: "host", "openai" or "none".
+func (d *Dreamer) LLM() string {
+	if d.cfg.Backend == nil {
+		return "none"
+	}
+	return d.cfg.Backend.Name()
+}
+
+// Status reports whether a dream is running, the pending log count and the backend.
+func (d *Dreamer) Status(ctx context.Context) Status {
+	d.mu.Lock()
+	running := d.running
+	d.mu.Unlock()
+	n, err := d.tools.pendingCount(ctx)
+	if err != nil {
+		d.log.Warn("sleep.status: count pending logs", "err", err)
+	}
+	return Status{Sleeping: running, PendingLogs: n, LLM: d.LLM()}
+}
+
+// Cancel asks the running dream to stop; it returns at once. The dream ends
+// with status interrupted at its next check or as soon as an in-flight model
+// call is abandoned. Without a running dream it does nothing.
+func (d *Dreamer) Cancel() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.running {
+		return
+	}
+	d.cancelled.Store(true)
+	if d.stop != nil {
+		d.stop()
+	}
+}
+
+// MaxIterations is the iteration budget for a dream over n logs:
+// max(30, 10·n+15), capped by capIters when positive.
+func MaxIterations(n, capIters int) int {
+	it := max(minIters, 10*n+15)
+	if capIters > 0 {
+		it = min(it, capIters)
+	}
+	return it
+}
+
+// Run performs one dream over the oldest pending logs and never panics on
+// model or memory misbehaviour: problems become a Result.
+func (d *Dreamer) Run(ctx context.Context, trigger string) Result {
+	d.mu.Lock()
+	if d.running {
+		d.mu.Unlock()
+		return Result{Status: StatusSkipped, Reason: ReasonAlreadyRunning}
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	d.running = true
+	d.stop = stop
+	d.cancelled.Store(false)
+	d.mu.Unlock()
+	defer func() {
+		stop()
+		d.mu.Lock()
+		d.running, d.stop = false, nil
+		d.mu.Unlock()
+	}()
+
+	if strings.TrimSpace(trigger) == "" {
+		trigger = "manual"
+	}
+	r := &run{d: d, ctx: runCtx, trigger: trigger, start: d.cfg.Now()}
+	res := r.dream()
+	if r.changed && d.cfg.OnChanged != nil {
+		// The caller's ctx, not runCtx: a cancelled dream still syncs what it wrote.
+		d.cfg.OnChanged(context.WithoutCancel(ctx))
+	}
+	d.log.Info("dream finished", "status", res.Status, "reason", res.Reason, "steps", r.steps, "changed", r.changed)
+	return res
+}
+
+// errInterrupted ends a dream when the cancel flag or the context stops it.
+var errInterrupted = errors.New("interrupted")
+
+// run is the state of one dream.
+type run struct {
+	d       *Dreamer
+	ctx     context.Context
+	trigger string
+	start   time.Time
+	usage   TokenUsage
+	changed bool
+	steps   int
+}
+
+func (r *run) interrupted() bool {
+	return r.d.cancelled.Load() || r.ctx.Err() != nil
+}
+
+func (r *run) result(status, reason, summary string) Result {
+	u := r.usage
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	res := Result{Status: status, Reason: reason, Summary: summary}
+	if status == StatusDeepSleep || status == StatusInterrupted {
+		res.TokenUsage = &u
+	}
+	return res
+}
+
+func (r *run) interruptedResult(where string) Result {
+	reason := "cancelled " + where
+	if !r.d.cancelled.Load() && r.ctx.Err() != nil {
+		reason = fmt.Sprintf("%s %s", r.ctx.Err(), where)
+	}
+	return r.result(StatusInterrupted, reason, "")
+}
+
+func (r *run) dream() Result {
+	tb := r.d.tools
+	logs, err := tb.pendingLogs(r.ctx)
+	if err != nil {
+		return r.result(StatusError, fmt.Sprintf("list pending logs: %v", err), "")
+	}
+	// Empty logs cost nothing to settle and must not wake the model.
+	work := logs[:0:0]
+	for _, l := range logs {
+		if !l.Empty {
+			work = append(work, l)
+			continue
+		}
+		if r.interrupted() {
+			return r.interruptedResult("while settling empty logs")
+		}
+		if err := tb.markProcessed(r.ctx, l.Path); err != nil {
+			return r.result(StatusError, fmt.Sprintf("mark empty log %s processed: %v", l.ID, err), "")
+		}
+		r.changed = true
+		r.d.log.Info("empty session log processed without the model", "log", l.ID)
+	}
+	if len(work) == 0 {
+		return r.result(StatusSkipped, ReasonNoPendingLogs, "")
+	}
+	if r.d.cfg.Backend == nil {
+		return r.result(StatusError, ReasonNoLLM, "")
+	}
+	if len(work) > r.d.cfg.MaxLogs {
+		r.d.log.Info("more pending logs than one dream takes; oldest first", "pending", len(work), "taking", r.d.cfg.MaxLogs)
+		work = work[:r.d.cfg.MaxLogs]
+	}
+	maxIters := MaxIterations(len(work), r.d.cfg.MaxIters)
+	r.d.log.Info("dream started", "trigger", r.trigger, "logs", len(work), "max_iters", maxIters)
+
+	conv := newConversation(4 + 4*maxIters)
+	conv.add(Message{Role: "system", Content: tb.systemPrompt(r.ctx, r.trigger, r.start)})
+	conv.add(Message{Role: "user", Content: tb.userPrompt(r.ctx, work, r.trigger, r.start)})
+	tools := tb.specs()
+
+	for iter := 0; iter < maxIters; iter++ {
+		if r.interrupted() {
+			return r.interruptedResult("before a model call")
+		}
+		reply, usage, err := r.chat(conv.msgs, tools)
+		if r.interrupted() {
+			// A late answer of an abandoned call is ignored.
+			return r.interruptedResult("during a model call")
+		}
+		if err != nil {
+			return r.result(StatusError, err.Error(), "")
+		}
+		r.usage.PromptTokens += usage.PromptTokens
+		r.usage.CompletionTokens += usage.CompletionTokens
+		r.usage.CachedTokens += usage.CachedTokens
+		if len(reply.ToolCalls) == 0 {
+			return r.result(StatusDeepSleep, "", strings.TrimSpace(reply.Content))
+		}
+		conv.add(reply)
+		for _, call := range reply.ToolCalls {
+			if r.interrupted() {
+				return r.interruptedResult("before a tool call")
+			}
+			out := tb.exec(r.ctx, call)
+			r.steps++
+			idx := conv.add(Message{Role: "tool", ToolCallID: call.ID, Content: out.Text})
+			if out.Changed {
+				r.changed = true
+			}
+			if out.ReadLog != "" {
+				conv.noteLogRead(out.ReadLog, idx)
+			}
+			if out.ProcessedLog != "" {
+				conv.stubProcessedLog(out.ProcessedLog)
+			}
+			if r.interrupted() {
+				return r.interruptedResult("after a tool call")
+			}
+		}
+		if n := conv.compact(CtxBudgetTokens, CtxKeepRecent); n > 0 {
+			r.d.log.Debug("compacted older tool outputs", "iteration", iter+1, "stubbed", n)
+		}
+	}
+	r.d.log.Warn("dream hit its iteration cap", "max_iters", maxIters)
+	return r.result(StatusDeepSleep, "", fmt.Sprintf("(iteration cap of %d reached; the dream ended early — 已达到最大迭代次数)", maxIters))
+}
+
+// chat calls the backend but stops waiting as soon as the dream is cancelled,
+// even when a backend ignores its context; the abandoned reply is discarded.
+func (r *run) chat(msgs []Message, tools []Tool) (Message, Usage, error) {
+	type reply struct {
+		m   Message
+		u   Usage
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		m, u, err := r.d.cfg.Backend.Chat(r.ctx, msgs, tools)
+		ch <- reply{m, u, err}
+	}()
+	select {
+	case rep := <-ch:
+		return rep.m, rep.u, rep.err
+	case <-r.ctx.Done():
+		return Message{}, Usage{}, errInterrupted
+	}
+}
+
+func positiveInt(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil && n > 0
+}

@@ -1,0 +1,126 @@
+package dream
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+//go:embed prompts/*.md
+var promptFS embed.FS
+
+func mustPrompt(name string) string {
+	b, err := promptFS.ReadFile("prompts/" + name)
+	if err != nil {
+		panic(fmt.Sprintf("dream: embedded prompt %s missing: %v", name, err))
+	}
+	return string(b)
+}
+
+var (
+	systemTemplate = mustPrompt("system.md")
+	// DefaultStrategy is the embedded extraction guidance (with its front-matter).
+	DefaultStrategy = mustPrompt("memory-extraction.md")
+)
+
+// stripFrontMatter drops a leading `---` block so only guidance reaches the model.
+func stripFrontMatter(s string) string {
+	s = strings.TrimPrefix(s, "\ufeff")
+	if !strings.HasPrefix(s, "---\n") && !strings.HasPrefix(s, "---\r\n") {
+		return strings.TrimSpace(s)
+	}
+	rest := s[strings.Index(s, "\n")+1:]
+	for off := 0; off < len(rest); {
+		end := strings.IndexByte(rest[off:], '\n')
+		line := rest[off:]
+		next := len(rest)
+		if end >= 0 {
+			line = rest[off : off+end]
+			next = off + end + 1
+		}
+		if strings.TrimRight(line, "\r") == "---" {
+			return strings.TrimSpace(rest[next:])
+		}
+		off = next
+	}
+	return strings.TrimSpace(s) // unclosed header: keep everything rather than lose guidance
+}
+
+// renderSystemPrompt fills the system template.
+func renderSystemPrompt(strategy string, knowledgeCount int, trigger string, start time.Time) string {
+	return strings.NewReplacer(
+		"{{strategy}}", strategy,
+		"{{knowledge_count}}", fmt.Sprint(knowledgeCount),
+		"{{trigger}}", trigger,
+		"{{start_time}}", start.Format(time.RFC3339),
+	).Replace(systemTemplate)
+}
+
+// logListHeader starts the list of logs in the user message; ListedLogPaths
+// parses what follows it.
+const logListHeader = "Session logs to process, oldest first / 待处理的 session-log（旧→新）:"
+
+// renderUserPrompt lists the logs of this dream, then the tail of the last diary.
+func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamName, lastDream string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Trigger: %s. Now: %s. %d log(s); process them strictly in this order, one at a time.\n",
+		trigger, now.Format(time.RFC3339), len(logs))
+	b.WriteString("触发方式：" + trigger + "。请严格按顺序逐个处理，不要跳跃。\n\n")
+	b.WriteString(logListHeader + "\n")
+	for _, l := range logs {
+		b.WriteString("- " + l.Path + "\n")
+	}
+	if lastDream != "" {
+		const maxHint = 1000
+		if len(lastDream) > maxHint {
+			cut := maxHint
+			for cut > 0 && !utf8.RuneStart(lastDream[cut]) {
+				cut--
+			}
+			lastDream = lastDream[:cut] + "\n…(truncated)"
+		}
+		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", lastDreamName, lastDream)
+	}
+	return b.String()
+}
+
+// ListedLogPaths returns the log paths listed in a dream's first user message;
+// fake models use it to refer to "the first log".
+func ListedLogPaths(userMessage string) []string {
+	_, after, ok := strings.Cut(userMessage, logListHeader+"\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(after, "\n") {
+		p, ok := strings.CutPrefix(line, "- ")
+		if !ok {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// strategy returns the extraction guidance: the user's override
+// (skills/base_skill/memory-extraction/SKILL.md) when it exists and has text,
+// else the embedded default. It is read per dream so edits apply at once.
+func (tb *toolbox) strategy() string {
+	p := tb.st.StrategyOverridePath()
+	data, err := os.ReadFile(p)
+	switch {
+	case err == nil:
+		if s := stripFrontMatter(string(data)); s != "" {
+			return s
+		}
+		tb.log.Warn("strategy override is empty; using the built-in guidance", "path", p)
+	case !errors.Is(err, fs.ErrNotExist):
+		tb.log.Warn("cannot read strategy override; using the built-in guidance", "path", p, "err", err)
+	}
+	return stripFrontMatter(DefaultStrategy)
+}

@@ -1,0 +1,128 @@
+package dream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+// logRef is one pending session log as the loop sees it.
+type logRef struct {
+	// Path is the absolute path, as listed to the model.
+	Path string
+	// ID is the file stem (the log's session_id).
+	ID string
+	// Empty is set when the log has no conversation blocks.
+	Empty bool
+}
+
+func (tb *toolbox) pendingLogs(_ context.Context) ([]logRef, error) {
+	paths, err := tb.st.PendingLogs()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]logRef, 0, len(paths))
+	for _, p := range paths {
+		empty, err := tb.logIsEmpty(p)
+		if err != nil {
+			// Leave it to the model rather than archive something unread.
+			tb.log.Warn("cannot inspect session log; giving it to the model", "path", p, "err", err)
+		}
+		out = append(out, logRef{Path: p, ID: strings.TrimSuffix(filepath.Base(p), ".md"), Empty: empty})
+	}
+	return out, nil
+}
+
+// logIsEmpty reports whether a log has no conversation at all: no blocks and
+// no other text after its header (headerless legacy logs count as text).
+func (tb *toolbox) logIsEmpty(path string) (bool, error) {
+	l, err := tb.st.ReadSessionLog(path)
+	if err != nil {
+		return false, err
+	}
+	if len(l.Blocks) > 0 {
+		return false, nil
+	}
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", l.Path, err)
+	}
+	body := string(data)
+	if doc, perr := memory.ParseDocument(l.Path, data); perr == nil {
+		body = doc.Body
+	}
+	return strings.TrimSpace(body) == "", nil
+}
+
+func (tb *toolbox) pendingCount(_ context.Context) (int, error) {
+	paths, err := tb.st.PendingLogs()
+	return len(paths), err
+}
+
+func (tb *toolbox) markProcessed(_ context.Context, path string) error {
+	_, err := tb.st.MarkLogProcessed(path)
+	return err
+}
+
+// logKey identifies a session log in the conversation whatever form of its
+// path the model used: logs live flat in session-log/, so the file name is unique.
+func logKey(p string) string {
+	b := filepath.Base(filepath.Clean(strings.TrimSpace(p)))
+	if !strings.HasSuffix(b, ".md") {
+		b += ".md"
+	}
+	return b
+}
+
+func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) string {
+	// memory resolves the path and refuses anything outside session-log/.
+	l, err := tb.st.ReadSessionLog(a.Path)
+	if errors.Is(err, memory.ErrNotFound) {
+		return errorf("read_session_log: %q does not exist; use the paths listed in the task", a.Path)
+	}
+	if err != nil {
+		return errorf("read_session_log: %v (only files in memory/session-log can be read)", err)
+	}
+	data, err := os.ReadFile(l.Path)
+	if err != nil {
+		return errorf("read_session_log: %v", err)
+	}
+	if l.Archived {
+		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", filepath.Base(l.Path), data)
+	}
+	c.out.ReadLog = logKey(l.Path)
+	return string(data)
+}
+
+func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) string {
+	dest, err := tb.st.MarkLogProcessed(a.Path)
+	if errors.Is(err, memory.ErrNotFound) {
+		return errorf("mark_log_processed: %q does not exist (already processed?)", a.Path)
+	}
+	if err != nil {
+		return errorf("mark_log_processed: %v", err)
+	}
+	c.out.Changed = true
+	c.out.ProcessedLog = logKey(a.Path)
+	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", logKey(a.Path), tb.rel(dest))
+}
+
+// systemPrompt assembles role, strategy (the user's override when present) and workflow.
+func (tb *toolbox) systemPrompt(ctx context.Context, trigger string, start time.Time) string {
+	n := 0
+	if refs, err := tb.st.Scan(ctx, memory.KindKnowledge); err == nil {
+		n = len(refs)
+	}
+	return renderSystemPrompt(tb.strategy(), n, trigger, start)
+}
+
+func (tb *toolbox) userPrompt(_ context.Context, logs []logRef, trigger string, now time.Time) string {
+	name, text := tb.latestDiary()
+	return renderUserPrompt(logs, trigger, now, name, text)
+}

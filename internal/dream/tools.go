@@ -1,0 +1,307 @@
+package dream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+// toolOutcome is what one tool call did, as far as the loop cares.
+type toolOutcome struct {
+	// Text is the answer shown to the model (errors included: the loop goes on).
+	Text string
+	// Changed is set when the call wrote to memory.
+	Changed bool
+	// ReadLog is the canonical path of the session log whose raw text Text holds.
+	ReadLog string
+	// ProcessedLog is the canonical path of a log this call archived.
+	ProcessedLog string
+}
+
+func refused(format string, args ...any) toolOutcome {
+	return toolOutcome{Text: errorf(format, args...)}
+}
+
+// toolbox executes the dreamer's tools on a memory store.
+type toolbox struct {
+	st  *memory.Store
+	now func() time.Time
+	log *slog.Logger
+}
+
+func newToolbox(st *memory.Store, now func() time.Time, log *slog.Logger) *toolbox {
+	return &toolbox{st: st, now: now, log: log}
+}
+
+func (tb *toolbox) specs() []Tool { return toolSpecs }
+
+// exec validates and runs one tool call; it never panics on model input, and
+// every refusal is an answer the model can act on.
+func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
+	name := tc.Function.Name
+	if !registry.Has(name) {
+		return refused("unknown tool %q; available: %s", name, toolNames())
+	}
+	c := &call{tb: tb}
+	defer func() {
+		if p := recover(); p != nil {
+			tb.log.Error("dream tool panicked", "tool", name, "panic", p)
+			out = refused("%s failed internally", name)
+		}
+	}()
+	text, err := registry.Call(ctx, name, c, json.RawMessage(tc.Function.Arguments))
+	if err != nil {
+		// Only bad calls reach here: handlers answer in text.
+		out = refused("%v", err)
+	} else {
+		out = c.out
+		out.Text = text
+	}
+	lvl := slog.LevelDebug
+	if strings.HasPrefix(out.Text, errPrefix) {
+		lvl = slog.LevelInfo
+	}
+	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", clipText(out.Text, 160))
+	return out
+}
+
+func toolNames() string {
+	names := make([]string, len(toolSpecs))
+	for i, t := range toolSpecs {
+		names[i] = t.Function.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// errorf formats a refusal for the model.
+func errorf(format string, args ...any) string { return errPrefix + fmt.Sprintf(format, args...) }
+
+const errPrefix = "Error: "
+
+func (tb *toolbox) createKnowledge(ctx context.Context, c *call, a createKnowledgeArgs) string {
+	e, err := tb.st.CreateKnowledge(ctx, a.Name, a.EntryType, a.Description, a.Body, a.Verified)
+	return tb.created(c, toolCreateKnowledge, "knowledge entry", e, err)
+}
+
+func (tb *toolbox) createSkill(ctx context.Context, c *call, a createSkillArgs) string {
+	e, err := tb.st.CreateSkill(ctx, a.Name, a.Description, a.Body, a.Verified)
+	return tb.created(c, toolCreateSkill, "skill", e, err)
+}
+
+func (tb *toolbox) updateKnowledge(ctx context.Context, c *call, a updateKnowledgeArgs) string {
+	e, err := tb.st.UpdateKnowledge(ctx, a.Name, a.Description, a.Body, a.StabilityDelta, a.ScoreDelta)
+	return tb.updated(c, toolUpdateKnowledge, a.Name, e, err)
+}
+
+func (tb *toolbox) updateSkill(ctx context.Context, c *call, a updateSkillArgs) string {
+	e, err := tb.st.UpdateSkill(ctx, a.Name, a.Description, a.Body, a.MergeNote, a.StabilityDelta, a.ScoreDelta)
+	return tb.updated(c, toolUpdateSkill, a.Name, e, err)
+}
+
+func (tb *toolbox) recordEpisode(ctx context.Context, c *call, a recordEpisodeArgs) string {
+	e, err := tb.st.RecordEpisode(ctx, memory.EpisodeInput{
+		What: a.What, Outcome: a.Outcome, Objects: a.Objects, Tools: a.Tools, Tags: a.Tags,
+		Salience: a.Salience, When: a.When, Source: a.Source,
+	})
+	if err != nil {
+		return errorf("record_episode: %v", err)
+	}
+	c.out.Changed = true
+	return fmt.Sprintf("Recorded episode %s (salience %s, score %s).", e.Name, orDefault(e.Salience(), "low"), memory.FormatScore(e.Score()))
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// created answers a create; a duplicate answers with the existing item so the
+// model updates it instead of making a second copy.
+func (tb *toolbox) created(c *call, tool, what string, e *memory.Entry, err error) string {
+	var dup *memory.DuplicateError
+	if errors.As(err, &dup) {
+		upd := toolUpdateKnowledge
+		if dup.Existing.Kind == memory.KindSkill {
+			upd = toolUpdateSkill
+		}
+		return errorf("not created: %q already exists (%s). Merge your new information into it with %s {name: %q}. Existing item:\n\n%s",
+			dup.Existing.Name, dup.Why, upd, dup.Existing.Name, renderEntry(dup.Existing))
+	}
+	if err != nil {
+		return errorf("%s: %v", tool, err)
+	}
+	c.out.Changed = true
+	note := ""
+	if e.Meta.Value("verified") == "false" {
+		note = ", unverified"
+	}
+	return fmt.Sprintf("Created %s %s (type %s, score %s%s).", what, e.Name, e.Type(), memory.FormatScore(e.Score()), note)
+}
+
+func (tb *toolbox) updated(c *call, tool, name string, e *memory.Entry, err error) string {
+	if errors.Is(err, memory.ErrNotFound) {
+		hint := toolCreateKnowledge
+		if tool == toolUpdateSkill {
+			hint = toolCreateSkill
+		}
+		return errorf("%s: %q does not exist (%v). Check list_items for the exact name, or use %s for something new.", tool, name, err, hint)
+	}
+	if err != nil {
+		return errorf("%s: %v", tool, err)
+	}
+	c.out.Changed = true
+	return fmt.Sprintf("Updated %s: stability %d, score %s (reinforced).", e.Name, e.Stability(), memory.FormatScore(e.Score()))
+}
+
+func (tb *toolbox) listItems(ctx context.Context, _ *call, a listItemsArgs) string {
+	entries, problems, err := tb.st.ListItems(ctx, a.Scope)
+	if err != nil {
+		return errorf("list_items: %v", err)
+	}
+	if len(entries) == 0 {
+		return "No knowledge entries or skills yet."
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		where := "knowledge"
+		if e.Kind == memory.KindSkill {
+			where = "skill/" + skillCollection(tb.st, e)
+		}
+		fmt.Fprintf(&b, "- [%s] %s | type: %s | stability: %d | score: %s | %s | preview: %s\n",
+			where, e.Name, orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
+			e.Description(), clipText(strings.Join(strings.Fields(e.Body), " "), 80))
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(&b, "(%d unreadable file(s) skipped)\n", len(problems))
+	}
+	return b.String()
+}
+
+// skillCollection names the skills/ subdirectory a skill lives in.
+func skillCollection(st *memory.Store, e *memory.Entry) string {
+	rel, err := filepath.Rel(st.SkillDir(), e.Path)
+	if err != nil {
+		return "?"
+	}
+	first, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+	return first
+}
+
+func (tb *toolbox) readItem(ctx context.Context, _ *call, a itemNameArgs) string {
+	e, err := tb.st.ReadItem(ctx, a.Name)
+	if errors.Is(err, memory.ErrNotFound) {
+		return errorf("read_item: no knowledge, skill or episode named %q; list_items shows the names", a.Name)
+	}
+	if err != nil {
+		return errorf("read_item: %v", err)
+	}
+	return renderEntry(e)
+}
+
+// renderEntry shows an entry the way it is stored (front-matter and body).
+func renderEntry(e *memory.Entry) string {
+	return string(memory.RenderDocument(e.Meta, e.Body))
+}
+
+func (tb *toolbox) archiveItem(ctx context.Context, c *call, a itemNameArgs) string {
+	e, err := tb.st.Find(ctx, a.Name)
+	if errors.Is(err, memory.ErrNotFound) {
+		return errorf("archive_item: %q does not exist", a.Name)
+	}
+	if err != nil {
+		return errorf("archive_item: %v", err)
+	}
+	if e.Kind != memory.KindKnowledge && e.Kind != memory.KindSkill {
+		return errorf("archive_item: %q is a %s; only knowledge entries and skills are archived here", a.Name, e.Kind)
+	}
+	dest, err := tb.st.Archive(ctx, e.Name)
+	if err != nil {
+		return errorf("archive_item: %v", err)
+	}
+	c.out.Changed = true
+	return fmt.Sprintf("Archived %s %s to %s.", e.Kind, e.Name, tb.rel(dest))
+}
+
+func (tb *toolbox) decayAll(ctx context.Context, c *call, _ noArgs) string {
+	rep, err := tb.st.DecayAll(ctx)
+	if err != nil {
+		return errorf("decay_all_knowledge: %v", err)
+	}
+	c.out.Changed = true
+	var b strings.Builder
+	fmt.Fprintf(&b, "Decay done: %d score(s) changed.", rep.Decayed)
+	if len(rep.Retired) > 0 {
+		fmt.Fprintf(&b, " Retired %d: %s.", len(rep.Retired), strings.Join(rep.Retired, ", "))
+	} else {
+		b.WriteString(" Nothing retired.")
+	}
+	if len(rep.Expired) > 0 {
+		fmt.Fprintf(&b, " Expired %d idle intention(s): %s.", len(rep.Expired), strings.Join(rep.Expired, ", "))
+	}
+	return b.String()
+}
+
+// selfRoleMarkers are phrases that describe this sleep process; about_me is
+// the awake assistant's self-image and must not become the dreamer's job
+// description (an incident the original suffered).
+var selfRoleMarkers = []string{
+	"sleep agent", "sleep process", "dreamer", "session-log", "session log", "memory consolidation",
+	"记忆管理助手", "记忆整理助手", "睡眠进程", "睡眠过程", "做梦", "从 session-log 中", "提取、巩固、修正",
+}
+
+func (tb *toolbox) updateAboutMe(ctx context.Context, c *call, a aboutMeArgs) string {
+	low := strings.ToLower(a.Content)
+	var hits []string
+	for _, m := range selfRoleMarkers {
+		if strings.Contains(low, m) {
+			hits = append(hits, m)
+		}
+	}
+	if len(hits) > 0 {
+		return errorf("update_about_me refused: about_me is the awake assistant's self-image, and this text describes the sleep/memory process (%s). Remove that and write only what the conversations showed about the assistant itself, or leave about_me alone.", strings.Join(hits, ", "))
+	}
+	if _, err := tb.st.UpdateAboutMe(a.Content); err != nil {
+		return errorf("update_about_me: %v", err)
+	}
+	c.out.Changed = true
+	return fmt.Sprintf("Updated about_me (%d characters).", utf8.RuneCountInString(a.Content))
+}
+
+func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs) string {
+	if strings.TrimSpace(a.UserID) == "" {
+		a.UserID = "default"
+	}
+	p, err := tb.st.UpdateAboutUser(a.UserID, a.Content)
+	if err != nil {
+		return errorf("update_about_user: %v", err)
+	}
+	c.out.Changed = true
+	return fmt.Sprintf("Updated the profile of user %s (%s, %d characters).", a.UserID, tb.rel(p.Path), utf8.RuneCountInString(a.Content))
+}
+
+// rel shows a path relative to the data dir: shorter for the model, and it
+// does not leak the home directory into prompts.
+func (tb *toolbox) rel(p string) string {
+	if r, err := filepath.Rel(tb.st.DataDir(), p); err == nil && !strings.HasPrefix(r, "..") {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+func clipText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
