@@ -1,0 +1,470 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// countingEmbedder wraps an embedder and counts embedded texts.
+type countingEmbedder struct {
+	Embedder
+	texts atomic.Int64
+	id    string
+}
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.texts.Add(int64(len(texts)))
+	return c.Embedder.Embed(ctx, texts)
+}
+
+func (c *countingEmbedder) ID() string {
+	if c.id != "" {
+		return c.id
+	}
+	return c.Embedder.ID()
+}
+
+func (c *countingEmbedder) Calibration() Calibration { return CalibrationOf(c.Embedder) }
+
+func openDir(t *testing.T, root string, emb Embedder) (*Index, string) {
+	t.Helper()
+	dbPath := filepath.Join(t.TempDir(), "index.sqlite")
+	ix, err := Open(context.Background(), Options{Path: dbPath, Source: dirSource{root}, Embedder: emb, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return ix, dbPath
+}
+
+func names(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Doc.Name
+	}
+	return out
+}
+
+func mustWrite(t *testing.T, root, kind, name, desc, body string, extra ...string) string {
+	t.Helper()
+	p, err := writeNote(root, kind, name, desc, body, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func seedNotes(t *testing.T, root string) {
+	mustWrite(t, root, "knowledge", "redis-eviction", "Redis eviction policy for the session cache",
+		"Set maxmemory-policy allkeys-lru on the session cache; volatile-lru evicted nothing because keys had no TTL.", "type: pitfall")
+	mustWrite(t, root, "knowledge", "billing-db", "Billing database failover runbook",
+		"Primary is db-billing-02 since March; replica lag alarms at 30s. Failover with patroni switchover.", "type: fact", "related: pg-tuning")
+	mustWrite(t, root, "knowledge", "pg-tuning", "Postgres tuning notes",
+		"shared_buffers 25% of RAM, work_mem 64MB for reporting queries.", "type: fact")
+	mustWrite(t, root, "knowledge", "billing-dashboards", "Billing database dashboards in Grafana",
+		"Grafana board for the billing database: connections, replication, slow queries.", "type: fact")
+	mustWrite(t, root, "knowledge", "部署流程", "生产环境部署流程和回滚步骤",
+		"先在预发环境验证，然后灰度发布百分之十，观察错误率，再全量。回滚用上一个镜像标签。", "type: experience")
+	mustWrite(t, root, "knowledge", "咖啡偏好", "用户喜欢的咖啡",
+		"用户早上喝美式，不加糖，下午不喝咖啡。", "type: preference")
+	mustWrite(t, root, "skills", "feature-flags", "Feature flag service setup",
+		"The unleash client reads UNLEASH_TOKEN from the environment; tokens rotate monthly.", "type: skill")
+}
+
+func TestSearch(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	for _, emb := range []Embedder{Off(), Hash()} {
+		ix, _ := openDir(t, root, emb)
+		tests := []struct {
+			query string
+			q     Query
+			first string
+		}{
+			{query: "redis eviction policy", first: "redis-eviction"},
+			{query: "db-billing-02 replica", first: "billing-db"},
+			{query: "allkeys-lru", first: "redis-eviction"},
+			{query: "UNLEASH_TOKEN", first: "feature-flags"},
+			{query: "怎么回滚生产部署", first: "部署流程"},
+			{query: "用户喝什么咖啡", first: "咖啡偏好"},
+			{query: "Postgres shared_buffers", first: "pg-tuning"},
+			{query: "billing dashboards", q: Query{EntryType: "fact", Kinds: []string{"knowledge"}}, first: "billing-dashboards"},
+			{query: "token rotation unleash", q: Query{Kinds: []string{"skills"}}, first: "feature-flags"},
+			{query: "redis eviction", q: Query{EntryType: "fact"}, first: ""},
+			{query: "redis eviction", q: Query{Kinds: []string{"skills"}}, first: ""},
+		}
+		for _, tc := range tests {
+			t.Run(emb.ID()+"/"+tc.query, func(t *testing.T) {
+				q := tc.q
+				q.Text = tc.query
+				hits, err := ix.Search(context.Background(), q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.first == "" {
+					if len(hits) != 0 {
+						t.Fatalf("filtered query returned %q", names(hits))
+					}
+					return
+				}
+				if len(hits) == 0 || hits[0].Doc.Name != tc.first {
+					t.Fatalf("top = %q, want %s first", names(hits), tc.first)
+				}
+				for _, h := range hits {
+					if q.EntryType != "" && h.Doc.Type != q.EntryType {
+						t.Errorf("filter leak: %s has type %s", h.Doc.Name, h.Doc.Type)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestPinningBeatsFuzzyMatch(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	ix, _ := openDir(t, root, Hash())
+	// "billing database dashboards" matches billing-dashboards by wording,
+	// but db-billing-02 occurs verbatim only in billing-db: it must lead.
+	hits, err := ix.Search(context.Background(), Query{Text: "billing database dashboards db-billing-02"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) < 2 || hits[0].Doc.Name != "billing-db" || !hits[0].Pinned || hits[0].PinnedBy != "db-billing-02" {
+		t.Fatalf("want pinned billing-db first, got %q (pinned=%v)", names(hits), len(hits) > 0 && hits[0].Pinned)
+	}
+	if hits[1].Hybrid <= hits[0].Hybrid {
+		t.Logf("pinned entry leads despite lower hybrid %.3f < %.3f, as intended", hits[0].Hybrid, hits[1].Hybrid)
+	}
+	// a symbol that is only a prefix of a longer one must not pin
+	hits, _ = ix.Search(context.Background(), Query{Text: "db-billing-0"})
+	for _, h := range hits {
+		if h.Pinned {
+			t.Errorf("db-billing-0 pinned %s", h.Doc.Name)
+		}
+	}
+}
+
+func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	ix, _ := openDir(t, root, Hash())
+	ctx := context.Background()
+	// hand edit: new wording becomes findable on the next search, no Sync call
+	p := filepath.Join(root, "knowledge", "pg-tuning", "SKILL.md")
+	if err := os.WriteFile(p, []byte("---\nname: pg-tuning\ndescription: Postgres tuning notes\n---\n\nautovacuum_naptime 10s fixed the zanzibar bloat\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hits, _ := ix.Search(ctx, Query{Text: "zanzibar bloat"})
+	if len(hits) == 0 || hits[0].Doc.Name != "pg-tuning" {
+		t.Fatalf("hand edit not found: %q", names(hits))
+	}
+	// new file
+	mustWrite(t, root, "knowledge", "kafka-lag", "Kafka consumer lag", "consumer group payments lags after rebalance storms")
+	hits, _ = ix.Search(ctx, Query{Text: "kafka rebalance"})
+	if len(hits) == 0 || hits[0].Doc.Name != "kafka-lag" {
+		t.Fatalf("new file not found: %q", names(hits))
+	}
+	// delete
+	if err := os.RemoveAll(filepath.Join(root, "knowledge", "redis-eviction")); err != nil {
+		t.Fatal(err)
+	}
+	hits, _ = ix.Search(ctx, Query{Text: "redis eviction allkeys-lru"})
+	for _, h := range hits {
+		if h.Doc.Name == "redis-eviction" {
+			t.Fatalf("deleted entry still returned: %q", names(hits))
+		}
+	}
+}
+
+func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
+	ctx := context.Background()
+	src := NewMemSource()
+	for i := range 50 {
+		src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("note-%d", i),
+			Description: "about topic " + fmt.Sprint(i), Body: "body text", Score: 0.5})
+	}
+	emb := &countingEmbedder{Embedder: Hash()}
+	dbPath := filepath.Join(t.TempDir(), "index.sqlite")
+	ix, err := Open(ctx, Options{Path: dbPath, Source: src, Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	steps := []struct {
+		name       string
+		change     func()
+		wantEmbeds int64
+		wantLoaded int
+	}{
+		{"initial full sync", func() {}, 50, 50},
+		{"nothing changed", func() {}, 0, 0},
+		{"score decay only", func() {
+			src.Put(Doc{Path: "k/3", Kind: KindKnowledge, Name: "note-3", Description: "about topic 3", Body: "body text", Score: 0.31})
+		}, 0, 1},
+		{"description edit", func() {
+			src.Put(Doc{Path: "k/4", Kind: KindKnowledge, Name: "note-4", Description: "now about kafka", Body: "body text", Score: 0.5})
+		}, 1, 1},
+		{"delete", func() { src.Delete("k/5") }, 0, 0},
+	}
+	for _, st := range steps {
+		before := emb.texts.Load()
+		st.change()
+		stats, err := ix.Sync(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := emb.texts.Load() - before; got != st.wantEmbeds || stats.Loaded != st.wantLoaded {
+			t.Errorf("%s: embedded %d loaded %d, want %d and %d", st.name, got, stats.Loaded, st.wantEmbeds, st.wantLoaded)
+		}
+	}
+	if n := ix.Status().Entries; n != 49 {
+		t.Errorf("entries = %d, want 49", n)
+	}
+	// score change must be visible (row rewritten) though not re-embedded
+	hits, _ := ix.Search(ctx, Query{Text: "note-3"})
+	if len(hits) == 0 || hits[0].Doc.Score != 0.31 {
+		t.Errorf("score update lost: %+v", hits)
+	}
+	ix.Close()
+
+	// reopen: nothing to embed; a different embedder ID re-embeds everything
+	for _, tc := range []struct {
+		id   string
+		want int64
+	}{{"", 0}, {"hash-v2-test", 49}} {
+		emb2 := &countingEmbedder{Embedder: Hash(), id: tc.id}
+		ix2, err := Open(ctx, Options{Path: dbPath, Source: src, Embedder: emb2, Logger: quietLogger(), ScanInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix2.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := emb2.texts.Load(); got != tc.want {
+			t.Errorf("reopen with id %q embedded %d, want %d", tc.id, got, tc.want)
+		}
+		if !ix2.Status().SemanticReady {
+			t.Errorf("reopen with id %q: semantic layer not ready", tc.id)
+		}
+		ix2.Close()
+	}
+}
+
+func TestIndexFileDeletedIsRebuilt(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	ix, dbPath := openDir(t, root, Hash())
+	ctx := context.Background()
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(dbPath + suffix)
+	}
+	stats, err := ix.Sync(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !stats.Rebuilt {
+		t.Fatal("deleted index file not noticed")
+	}
+	if _, err := os.Stat(dbPath); err != nil {
+		t.Fatalf("index file not recreated: %v", err)
+	}
+	ix.Close()
+	// a fresh Open of the recreated file has every entry without any load
+	ix2, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Embedder: Hash(), Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if got := ix2.Status().Entries; got != 7 {
+		t.Fatalf("rebuilt file holds %d entries, want 7", got)
+	}
+	st, _ := ix2.Sync(ctx)
+	if st.Loaded != 0 || st.Embedded != 0 {
+		t.Errorf("rebuilt file was incomplete: loaded %d embedded %d", st.Loaded, st.Embedded)
+	}
+	// garbage in place of the file: replaced, not fatal
+	ix2.Close()
+	if err := os.WriteFile(dbPath, []byte("not a database at all, just text that is long enough"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dbPath + "-wal")
+	os.Remove(dbPath + "-shm")
+	ix3, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Embedder: Hash(), Logger: quietLogger()})
+	if err != nil {
+		t.Fatalf("corrupt index file not replaced: %v", err)
+	}
+	defer ix3.Close()
+	if _, err := ix3.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := ix3.Status().Entries; got != 7 {
+		t.Fatalf("entries after corrupt rebuild = %d", got)
+	}
+}
+
+func TestLinkSpreadingAndOrphans(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	mustWrite(t, root, "knowledge", "orphaned", "links nowhere", "text", "related: no-such-entry")
+	ix, _ := openDir(t, root, Off())
+	ctx := context.Background()
+	// billing-db relates pg-tuning; a query only billing-db matches pulls pg-tuning in
+	hits, _ := ix.Search(ctx, Query{Text: "patroni switchover"})
+	var spread *Hit
+	for i := range hits {
+		if hits[i].Doc.Name == "pg-tuning" {
+			spread = &hits[i]
+		}
+	}
+	if len(hits) == 0 || hits[0].Doc.Name != "billing-db" || spread == nil || spread.SpreadFrom != "billing-db" {
+		t.Fatalf("spreading: %q", names(hits))
+	}
+	if want := hits[0].Hybrid * spreadFactor; spread.Hybrid != want {
+		t.Errorf("spread score %.3f, want seed×0.6 = %.3f", spread.Hybrid, want)
+	}
+	// reverse direction: pg-tuning's hit pulls billing-db (it names pg-tuning)
+	hits, _ = ix.Search(ctx, Query{Text: "shared_buffers work_mem"})
+	found := false
+	for _, h := range hits {
+		found = found || h.Doc.Name == "billing-db" && h.SpreadFrom == "pg-tuning"
+	}
+	if !found {
+		t.Errorf("reverse link not spread: %q", names(hits))
+	}
+	orphans, err := ix.Links(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(orphans) != 1 || orphans[0].Target != "no-such-entry" {
+		t.Errorf("orphans = %+v", orphans)
+	}
+	all, _ := ix.Links(ctx, false)
+	if len(all) != 2 {
+		t.Errorf("links = %+v", all)
+	}
+}
+
+func TestScoreDocsMatchesIndex(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	ix, _ := openDir(t, root, Hash())
+	ctx := context.Background()
+	refs, _ := dirSource{root}.Scan(ctx)
+	var docs []Doc
+	for _, r := range refs {
+		d, err := dirSource{root}.Load(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	for _, q := range []string{"billing database", "怎么回滚", "redis allkeys-lru", "coffee"} {
+		a, _ := ix.Search(ctx, Query{Text: q, NoSpread: true})
+		b, err := ix.Scorer().ScoreDocs(ctx, Query{Text: q, NoSpread: true}, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(names(a)) != fmt.Sprint(names(b)) {
+			t.Errorf("%q: index %q vs ScoreDocs %q", q, names(a), names(b))
+		}
+		for i := range a {
+			if i < len(b) && abs(a[i].Hybrid-b[i].Hybrid) > 1e-6 {
+				t.Errorf("%q: %s hybrid %.4f vs %.4f", q, a[i].Doc.Name, a[i].Hybrid, b[i].Hybrid)
+			}
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestKeywordNormalisation(t *testing.T) {
+	src := []Doc{
+		{Path: "a", Name: "redis", Description: "cache", Body: "redis redis redis"},
+		{Path: "b", Name: "kafka", Description: "queue", Body: "brokers"},
+		{Path: "c", Name: "nginx", Description: "proxy", Body: "upstream timeouts"},
+	}
+	sc := NewScorer(Off(), nil)
+	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "redis cluster failover procedure"}, src)
+	if len(hits) != 1 || hits[0].Keyword >= 0.5 {
+		t.Fatalf("one shared word scored %v", hits)
+	}
+	hits, _ = sc.ScoreDocs(context.Background(), Query{Text: "redis"}, src)
+	if len(hits) != 1 || hits[0].Keyword >= 1 || hits[0].Keyword <= 0 {
+		t.Fatalf("keyword out of (0,1): %v", hits)
+	}
+}
+
+func TestConcurrentSearchAndSync(t *testing.T) {
+	ctx := context.Background()
+	src := NewMemSource()
+	for i := range 200 {
+		src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "redis cache note", Body: "body"})
+	}
+	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: Hash(), Logger: quietLogger(), ScanInterval: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				if w == 0 {
+					src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "kafka note " + fmt.Sprint(i)})
+					if _, err := ix.Sync(ctx); err != nil {
+						t.Error(err)
+					}
+					continue
+				}
+				if _, err := ix.Search(ctx, Query{Text: "redis cache kafka"}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	hits, _ := ix.Search(ctx, Query{Text: "kafka note 49", Limit: 50})
+	if len(hits) == 0 || !strings.HasPrefix(hits[0].Doc.Description, "kafka note 49") {
+		t.Errorf("last write not visible: %q", names(hits))
+	}
+}
+
+func TestLoadFailureSkippedUntilChanged(t *testing.T) {
+	root := t.TempDir()
+	seedNotes(t, root)
+	bad := filepath.Join(root, "knowledge", "broken", "SKILL.md")
+	os.MkdirAll(filepath.Dir(bad), 0o755)
+	os.WriteFile(bad, []byte("no front matter"), 0o644)
+	ix, _ := openDir(t, root, Off())
+	st, _ := ix.Sync(context.Background())
+	if st.Failed != 0 || st.Loaded != 0 {
+		t.Errorf("broken file retried without change: %+v", st)
+	}
+	os.WriteFile(bad, []byte("---\nname: broken\ndescription: fixed now quokka\n---\nbody\n"), 0o644)
+	hits, _ := ix.Search(context.Background(), Query{Text: "quokka"})
+	if len(hits) != 1 || hits[0].Doc.Name != "broken" {
+		t.Errorf("fixed file not indexed: %q", names(hits))
+	}
+}

@@ -1,0 +1,74 @@
+package index
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestTokenize(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string
+	}{
+		{"lowercase and punctuation", "Redis, maxmemory-policy: allkeys_LRU!", []string{"redis", "maxmemory", "policy", "allkeys", "lru"}},
+		{"stopwords and 1-char dropped", "how do I set a TTL", []string{"set", "ttl"}},
+		{"CJK windows 2-4", "数据库连接", []string{"数据", "据库", "库连", "连接", "数据库", "据库连", "库连接", "数据库连", "据库连接"}},
+		{"CJK punctuation splits runs", "端口，配置。好", []string{"端口", "配置", "好"}},
+		{"no token straddles scripts", "用Redis缓存", []string{"用", "redis", "缓存"}},
+		{"CJK Extension A", "㐀㐁", []string{"㐀㐁"}},
+		{"kana", "データベース", []string{"デー", "ータ", "タベ", "ベー", "ース", "データ", "ータベ", "タベー", "ベース", "データベ", "ータベー", "タベース"}},
+		{"hangul", "서버 설정", []string{"서버", "설정"}},
+		{"hiragana vs han boundary", "東京へ行く", []string{"東京", "へ", "行", "く"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Tokenize(tc.in); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Tokenize(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSymbols(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"why is db-billing-02 slow?", []string{"db-billing-02"}},
+		{"set allkeys-lru on redis", []string{"allkeys-lru"}},
+		{"where is UNLEASH_TOKEN set", []string{"UNLEASH_TOKEN"}},
+		{"port 6379 on 10.0.0.5.", []string{"6379", "10.0.0.5"}},
+		{"edit /etc/nginx/nginx.conf now", []string{"/etc/nginx/nginx.conf"}},
+		{"upgrade to v1.2.3", []string{"v1.2.3"}},
+		{"call getUserByID", []string{"getUserByID"}},
+		{"plain words only REDIS cache", nil},
+		{"single 5 and x", nil},
+		{"端口6379怎么配", []string{"6379"}},
+		{"（db-billing-02）出问题", []string{"db-billing-02"}},
+	}
+	for _, tc := range tests {
+		if got := Symbols(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Symbols(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestContainsSymbol(t *testing.T) {
+	tests := []struct {
+		hay, sym string
+		want     bool
+	}{
+		{"host db-billing-02 is primary", "db-billing-02", true},
+		{"host db-billing-021 is primary", "db-billing-02", false},
+		{"x-db-billing-02", "db-billing-02", false},
+		{"端口6379。", "6379", true},
+		{"16379", "6379", false},
+		{"policy allkeys-lru.", "allkeys-lru", true},
+	}
+	for _, tc := range tests {
+		if got := containsSymbol(tc.hay, tc.sym); got != tc.want {
+			t.Errorf("containsSymbol(%q, %q) = %v, want %v", tc.hay, tc.sym, got, tc.want)
+		}
+	}
+}
