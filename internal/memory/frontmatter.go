@@ -16,6 +16,9 @@ import (
 type FrontMatter struct {
 	keys []string
 	vals map[string]string
+	// raw is the value text exactly as read (quotes and all) for keys not changed since; rendering reuses it
+	// so an untouched key is written back byte for byte.
+	raw map[string]string
 }
 
 // NewFrontMatter returns an empty front-matter.
@@ -43,10 +46,26 @@ func (f *FrontMatter) Set(key, value string) {
 	if f.vals == nil {
 		f.vals = map[string]string{}
 	}
-	if _, ok := f.vals[key]; !ok {
+	old, ok := f.vals[key]
+	if !ok {
 		f.keys = append(f.keys, key)
 	}
+	if ok && old != value {
+		delete(f.raw, key)
+	}
 	f.vals[key] = value
+}
+
+// setRaw records value with the text it was read from.
+func (f *FrontMatter) setRaw(key, value, raw string) {
+	f.Set(key, value)
+	if raw == value && !needsQuote(value) {
+		return // plain text renders identically anyway
+	}
+	if f.raw == nil {
+		f.raw = map[string]string{}
+	}
+	f.raw[key] = raw
 }
 
 // Delete removes key if present.
@@ -55,6 +74,7 @@ func (f *FrontMatter) Delete(key string) {
 		return
 	}
 	delete(f.vals, key)
+	delete(f.raw, key)
 	for i, k := range f.keys {
 		if k == key {
 			f.keys = append(f.keys[:i:i], f.keys[i+1:]...)
@@ -87,6 +107,12 @@ func (f *FrontMatter) Clone() *FrontMatter {
 	}
 	for _, k := range f.keys {
 		c.Set(k, f.vals[k])
+	}
+	for k, r := range f.raw {
+		if c.raw == nil {
+			c.raw = map[string]string{}
+		}
+		c.raw[k] = r
 	}
 	return c
 }
@@ -280,7 +306,16 @@ func parseYAMLHeader(lines []string) (*FrontMatter, bool) {
 		if _, dup := fm.Get(kn.Value); dup {
 			return nil, false
 		}
-		fm.Set(kn.Value, val)
+		nextLine := len(lines) + 1
+		if i+2 < len(m.Content) {
+			nextLine = m.Content[i+2].Line
+		}
+		if vn.Kind == yaml.ScalarNode && vn.Line == kn.Line && nextLine == kn.Line+1 && kn.Line >= 1 && kn.Line <= len(lines) {
+			_, raw, _ := strings.Cut(lines[kn.Line-1], ":")
+			fm.setRaw(kn.Value, val, strings.TrimSpace(raw))
+		} else {
+			fm.Set(kn.Value, val)
+		}
 	}
 	return fm, true
 }
@@ -307,7 +342,10 @@ func parseFlatHeader(path string, lines []string) (*FrontMatter, error) {
 		} else if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 			v = strings.ReplaceAll(v[1:len(v)-1], "''", "'")
 		}
-		fm.Set(k, v) // a repeated key: the last value wins, like the original reader
+		// A repeated key: the last value wins, like the original reader. The raw text is not kept: this
+		// header is not YAML, so rewrites normalise its quoting to the compat form.
+		fm.Delete(k)
+		fm.Set(k, v)
 	}
 	return fm, nil
 }
@@ -390,7 +428,11 @@ func RenderDocument(meta *FrontMatter, body string) []byte {
 	for _, k := range meta.OrderedKeys() {
 		b.WriteString(k)
 		b.WriteString(": ")
-		b.WriteString(QuoteValue(meta.vals[k]))
+		if r, ok := meta.raw[k]; ok {
+			b.WriteString(r)
+		} else {
+			b.WriteString(QuoteValue(meta.vals[k]))
+		}
 		b.WriteByte('\n')
 	}
 	b.WriteString("---\n\n")

@@ -389,6 +389,9 @@ func (s *Store) Find(ctx context.Context, name string) (*Entry, error) {
 				continue
 			}
 			p := filepath.Join(r.dir, cand, r.file)
+			if p == s.StrategyOverridePath() {
+				continue
+			}
 			if _, err := os.Stat(p); err == nil {
 				return s.Load(p)
 			}

@@ -1,0 +1,507 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fixedNow is the clock of the fixture tests: the day after the newest pydata session log.
+var fixedNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.Local)
+
+// pyStore copies testdata/pydata into a temp dir (whose path contains "knowledge", to catch classification
+// by substring) and opens a store on it.
+func pyStore(t testing.TB) (*Store, string) {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "knowledge", "episodes", "data")
+	src := filepath.Join("..", "..", "testdata", "pydata")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy fixture: %v", err)
+	}
+	s, err := Open(Config{DataDir: dst, Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, dst
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func names(es []*Entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, string(e.Kind)+":"+e.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func readFile(t testing.TB, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestOpenDefaults(t *testing.T) {
+	s, err := Open(Config{DataDir: "/d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.MemoryDir() != "/d/memory" || s.SkillDir() != "/d/skills" {
+		t.Fatalf("defaults: %s %s", s.MemoryDir(), s.SkillDir())
+	}
+	s, _ = Open(Config{DataDir: "/d", MemoryDir: "/m", SkillDir: "/s"})
+	if s.MemoryDir() != "/m" || s.SkillDir() != "/s" {
+		t.Fatal("overrides ignored")
+	}
+	if _, err := Open(Config{}); err == nil {
+		t.Fatal("empty config accepted")
+	}
+}
+
+func TestListPythonDataDir(t *testing.T) {
+	s, dir := pyStore(t)
+	ctx := context.Background()
+	tests := []struct {
+		kinds []Kind
+		want  []string
+	}{
+		{nil, []string{"episode:2026-11-20_001", "knowledge:api-gateway-503", "knowledge:docker-build-cache", "knowledge:团队成员", "skill:code-review", "skill:deploy-checklist"}},
+		{[]Kind{KindKnowledge}, []string{"knowledge:api-gateway-503", "knowledge:docker-build-cache", "knowledge:团队成员"}},
+		{[]Kind{KindSkill}, []string{"skill:code-review", "skill:deploy-checklist"}},
+		{[]Kind{KindIntention}, []string{"intention:pi-20261128-001", "intention:pi-20261129-001"}},
+	}
+	for _, tt := range tests {
+		es, problems, err := s.List(ctx, tt.kinds...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(es); strings.Join(got, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("List(%v) = %v, want %v", tt.kinds, got, tt.want)
+		}
+		wantProblem := tt.kinds == nil || tt.kinds[0] == KindKnowledge
+		if wantProblem {
+			if len(problems) != 1 || !strings.HasSuffix(problems[0].Path, filepath.Join("broken-yaml", "SKILL.md")) || problems[0].Line != 4 {
+				t.Errorf("problems = %+v", problems)
+			}
+		} else if len(problems) != 0 {
+			t.Errorf("unexpected problems %+v", problems)
+		}
+	}
+	// Scan agrees with List on what exists (plus the broken file, which is a ref but no entry).
+	refs, err := s.Scan(ctx)
+	if err != nil || len(refs) != 7 {
+		t.Fatalf("Scan = %d refs, %v", len(refs), err)
+	}
+	for _, r := range refs {
+		if r.Size == 0 || r.ModTime.IsZero() {
+			t.Errorf("ref without stat: %+v", r)
+		}
+	}
+	// Typed accessors on the fixture.
+	e, err := s.Find(ctx, "docker-build-cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Kind != KindKnowledge || e.Stability() != 2 || e.Score() != 0.72 || e.Type() != "experience" ||
+		!strings.Contains(e.Description(), "BuildKit") || e.Meta.Value("ticket") != "123-456" {
+		t.Errorf("accessors: %+v", e.Meta)
+	}
+	if d, ok := e.LastDecay(); !ok || d.Format(dateLayout) != "2026-11-25" {
+		t.Errorf("last_decay %v %v", d, ok)
+	}
+	sk, err := s.Find(ctx, "deploy-checklist")
+	if err != nil || sk.Kind != KindSkill || !sk.Learned {
+		t.Fatalf("learned skill: %+v %v", sk, err)
+	}
+	us, err := s.Find(ctx, "code-review")
+	if err != nil || us.Kind != KindSkill || us.Learned {
+		t.Fatalf("user skill: %+v %v", us, err)
+	}
+	if _, err := s.Find(ctx, "memory-extraction"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("strategy override listed as a skill: %v", err)
+	}
+	if _, err := s.Find(ctx, "../../etc/passwd"); !errors.Is(err, ErrUnsafeName) {
+		t.Errorf("traversal find: %v", err)
+	}
+	if _, err := s.Load(filepath.Join(dir, "..", "outside.md")); !errors.Is(err, ErrUnsafeName) {
+		t.Errorf("load outside: %v", err)
+	}
+}
+
+func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
+	s, dir := pyStore(t)
+	p := filepath.Join(dir, "memory", "knowledge", "docker-build-cache", "SKILL.md")
+	before := readFile(t, p)
+	e, err := s.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	if after := readFile(t, p); after != before {
+		t.Fatalf("unchanged save rewrote the file:\n%s\n---\n%s", before, after)
+	}
+	if err := s.RecordUsage(e); err != nil {
+		t.Fatal(err)
+	}
+	after := readFile(t, p)
+	doc, err := ParseDocument(p, []byte(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(doc.Meta.Keys(), ","); got != "name,description,type,stability,score,created,last_used,last_decay,related,applies_when,ticket" {
+		t.Errorf("key order %s", got)
+	}
+	if doc.Meta.Value("score") != "0.92" || doc.Meta.Value("stability") != "3" || doc.Meta.Value("last_used") != "2026-11-30" {
+		t.Errorf("usage not applied: %v", doc.Meta.vals)
+	}
+	if _, body, _ := strings.Cut(before, "---\n\n"); !strings.HasSuffix(after, body) {
+		t.Errorf("body changed")
+	}
+	// The broken file is refused, not overwritten.
+	bp := filepath.Join(dir, "memory", "knowledge", "broken-yaml", "SKILL.md")
+	broken := readFile(t, bp)
+	err = s.Save(&Entry{Path: bp, Meta: NewFrontMatter(), Body: "x"})
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		t.Errorf("save over broken file: %v", err)
+	}
+	if readFile(t, bp) != broken {
+		t.Error("broken file rewritten")
+	}
+}
+
+func TestDecayAllOnFixture(t *testing.T) {
+	s, dir := pyStore(t)
+	ctx := context.Background()
+	mem := filepath.Join(dir, "memory")
+	untouched := []string{
+		filepath.Join(mem, "knowledge", "broken-yaml", "SKILL.md"),
+		filepath.Join(dir, "skills", "user_skills", "code-review", "SKILL.md"),
+	}
+	before := map[string]string{}
+	for _, p := range untouched {
+		before[p] = readFile(t, p)
+	}
+	rep, err := s.DecayAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(rep.Retired)
+	if strings.Join(rep.Retired, ",") != "2026-11-20_001,api-gateway-503" {
+		t.Errorf("retired %v", rep.Retired)
+	}
+	if len(rep.Problems) != 1 || len(rep.Expired) != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	for p, b := range before {
+		if readFile(t, p) != b {
+			t.Errorf("%s was rewritten", p)
+		}
+	}
+	e, err := s.Find(ctx, "docker-build-cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 0.72 * math.Pow(DailyDecay(DecayBaseSemantic, 2), 5)
+	if math.Abs(e.Score()-want) > 0.0006 || e.Meta.Value(KeyLastDecay) != "2026-11-30" {
+		t.Errorf("score %v want %v, last_decay %s", e.Score(), want, e.Meta.Value(KeyLastDecay))
+	}
+	if _, err := os.Stat(filepath.Join(mem, "archived", "api-gateway-503", "SKILL.md")); err != nil {
+		t.Errorf("retired knowledge not archived: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(mem, "episodes", "archived", "2026-11-20_001", "SKILL.md")); err != nil {
+		t.Errorf("retired episode not archived: %v", err)
+	}
+	// A second pass the same day changes nothing.
+	rep, err = s.DecayAll(ctx)
+	if err != nil || rep.Decayed != 0 || len(rep.Retired) != 0 {
+		t.Errorf("second pass: %+v %v", rep, err)
+	}
+}
+
+func TestRetirementCap(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := Open(Config{DataDir: dir, Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	ctx := context.Background()
+	for i := 0; i < MaxSemanticEntries+3; i++ {
+		name := "k" + strings.Repeat("x", i%5) + "-" + time.Duration(i).String()
+		e := s.newEntry(KindKnowledge, filepath.Join(s.knowledgeDir(), name, "SKILL.md"), name, "d", "fact", 0.3+float64(i)/1000, "b\n")
+		if err := s.Save(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := s.DecayAll(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Retired) != 3 {
+		t.Fatalf("retired %d, want 3", len(rep.Retired))
+	}
+	es, _, _ := s.List(ctx, KindKnowledge)
+	if len(es) != MaxSemanticEntries {
+		t.Fatalf("%d left", len(es))
+	}
+	for _, e := range es {
+		if e.Score() < 0.303 {
+			t.Errorf("a lowest entry survived: %s %v", e.Name, e.Score())
+		}
+	}
+}
+
+func TestCreateAndUpdate(t *testing.T) {
+	s, dir := pyStore(t)
+	ctx := context.Background()
+	e, err := s.CreateKnowledge(ctx, "redis 超时", "fact", "Redis timeouts are caused by the slowlog flood at midnight", "Check SLOWLOG.", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Score() != 0.3 || !strings.HasPrefix(e.Body, UnverifiedBanner) || filepath.Base(filepath.Dir(e.Path)) != "redis-超时" {
+		t.Errorf("unverified create: %v %q %s", e.Score(), e.Body, e.Path)
+	}
+	v, err := s.CreateKnowledge(ctx, "verified-one", "decision", "We ship on Tuesdays only", "Because QA.", true)
+	if err != nil || v.Score() != 0.5 || strings.Contains(v.Body, "unverified") {
+		t.Fatalf("verified create: %+v %v", v, err)
+	}
+	dupTests := []struct {
+		name, desc, why string
+	}{
+		{"docker-build-cache", "anything new", "same name"},
+		{"DOCKER-BUILD-CACHE", "anything new", "same name"},
+		{"redis:超时", "something else entirely here", "same directory name"},
+		{"buildkit-ci", "Docker builds on the CI runner: cache mounts need BuildKit, set DOCKER_BUILDKIT=1", "similar description"},
+	}
+	for _, tt := range dupTests {
+		_, err := s.CreateKnowledge(ctx, tt.name, "fact", tt.desc, "body", true)
+		var de *DuplicateError
+		if !errors.As(err, &de) || !errors.Is(err, ErrExists) || !strings.HasPrefix(de.Why, tt.why) {
+			t.Errorf("create %q: %v, want duplicate (%s)", tt.name, err, tt.why)
+		}
+	}
+	badTests := []struct{ name, typ, desc, body string }{
+		{"../../escape", "fact", "d", "b"},
+		{"a/b", "fact", "d", "b"},
+		{"ok", "fact", "", "b"},
+		{"ok", "fact", "d", "  "},
+		{"ok", "episode", "d", "b"},
+	}
+	for _, tt := range badTests {
+		if _, err := s.CreateKnowledge(ctx, tt.name, tt.typ, tt.desc, tt.body, true); err == nil {
+			t.Errorf("create %+v accepted", tt)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "escape")); err == nil {
+		t.Fatal("traversal wrote outside")
+	}
+	// Update reinforces.
+	u, err := s.UpdateKnowledge(ctx, "团队成员", "", "团队：六个人。\n", 0, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Score() != 0.8 || u.Stability() != 2 || u.Body != "团队：六个人。\n" || u.Description() != "项目团队共有五个人，刘超负责网关" {
+		t.Errorf("update: score %v stab %d body %q", u.Score(), u.Stability(), u.Body)
+	}
+	if _, err := s.UpdateKnowledge(ctx, "does-not-exist", "", "x", 0, 0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("update missing: %v", err)
+	}
+	if _, err := s.UpdateKnowledge(ctx, "deploy-checklist", "", "x", 0, 0); !errors.Is(err, ErrNotFound) {
+		t.Errorf("update a skill as knowledge: %v", err)
+	}
+	if _, err := s.UpdateKnowledge(ctx, "团队成员", "", "", 0, 3); !errors.Is(err, ErrInvalid) {
+		t.Errorf("huge delta: %v", err)
+	}
+	// Skills.
+	if _, err := s.UpdateSkill(ctx, "code-review", "", "Read the tests first. Ask for table-driven tests. And more.", "", 0, 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("auto_merge:false skill updated: %v", err)
+	}
+	other := filepath.Join(dir, "skills", "user_skills", "lint", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("---\nname: lint\ndescription: how to lint\n---\n\nRun golangci-lint with the repo config.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateSkill(ctx, "lint", "", "Run lint.", "", 0, 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("user skill shortened: %v", err)
+	}
+	ls, err := s.UpdateSkill(ctx, "lint", "", "", "also run go vet", 0, 0)
+	if err != nil || !strings.Contains(ls.Body, "golangci-lint") || !strings.Contains(ls.Body, "merge note (2026-11-30): also run go vet") {
+		t.Errorf("merge note: %q %v", ls.Body, err)
+	}
+	ds, err := s.UpdateSkill(ctx, "deploy-checklist", "", "1. Shorter.\n", "", 1, 0)
+	if err != nil || ds.Body != "1. Shorter.\n" || ds.Stability() != 3 {
+		t.Errorf("learned skill update: %+v %v", ds, err)
+	}
+	sk, err := s.CreateSkill(ctx, "rollback", "How to roll back a bad gateway deploy", "1. Revert.\n", true)
+	if err != nil || !sk.Learned || !strings.HasPrefix(sk.Path, s.learnedDir()) {
+		t.Fatalf("create skill: %+v %v", sk, err)
+	}
+	// ListItems lists every file once.
+	items, _, err := s.ListItems(ctx, ScopeAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, it := range items {
+		if seen[it.Path] {
+			t.Errorf("listed twice: %s", it.Path)
+		}
+		seen[it.Path] = true
+	}
+	if len(items) != 9 {
+		t.Errorf("ListItems all = %v", names(items))
+	}
+	if _, _, err := s.ListItems(ctx, "bogus"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad scope: %v", err)
+	}
+	// Archive.
+	dest, err := s.Archive(ctx, "verified-one")
+	if err != nil || !strings.HasPrefix(dest, s.archiveDir()) {
+		t.Fatalf("archive: %s %v", dest, err)
+	}
+	if _, err := s.Find(ctx, "verified-one"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("archived still found: %v", err)
+	}
+	if _, err := s.Archive(ctx, "../knowledge"); err == nil {
+		t.Error("archive traversal accepted")
+	}
+}
+
+func TestRecordEpisode(t *testing.T) {
+	s, _ := pyStore(t)
+	ctx := context.Background()
+	tests := []struct {
+		in       EpisodeInput
+		wantName string
+		score    float64
+	}{
+		{EpisodeInput{What: "Reviewed the gateway config", Salience: "high", Source: "2026-11-29_001", Tags: "gateway", Objects: "nginx.conf"}, "2026-11-29_001", 0.8},
+		{EpisodeInput{What: "Second episode from the same log", Source: "2026-11-29_001"}, "2026-11-29_001-2", 0.4},
+		{EpisodeInput{What: "Third", Source: "session-log/2026-11-29_001.md", Salience: "medium"}, "2026-11-29_001-3", 0.6},
+		{EpisodeInput{What: "No source"}, "ep-20261130-100000", 0.4},
+	}
+	for _, tt := range tests {
+		e, err := s.RecordEpisode(ctx, tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name != tt.wantName || e.Score() != tt.score || e.Type() != "episode" {
+			t.Errorf("episode %q: name %s score %v", tt.in.What, e.Name, e.Score())
+		}
+	}
+	e, _ := s.Find(ctx, "2026-11-29_001")
+	want := "- when: 2026-11-30T10:00:00\n- actors: user, agent\n- outcome: unknown\n- objects: nginx.conf\n- tags: gateway\n- salience: high\n- source: 2026-11-29_001\n"
+	if e.Body != want {
+		t.Errorf("body:\n%s\nwant\n%s", e.Body, want)
+	}
+	for _, bad := range []EpisodeInput{{What: ""}, {What: "x", Source: "../.."}, {What: "x", Salience: "extreme"}} {
+		if _, err := s.RecordEpisode(ctx, bad); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	s, dir := pyStore(t)
+	me, err := s.AboutMe()
+	if err != nil || me == nil || !strings.HasPrefix(me.Body, "I am the team's coding assistant") {
+		t.Fatalf("about me: %+v %v", me, err)
+	}
+	alice, err := s.AboutUser("alice")
+	if err != nil || alice.Name() != "Alice" || !strings.Contains(alice.Body, "gateway") {
+		t.Fatalf("alice: %+v %v", alice, err)
+	}
+	def, err := s.AboutUser("default")
+	if err != nil || def == nil || !strings.Contains(def.Body, "Legacy single-user") {
+		t.Fatalf("legacy default: %+v %v", def, err)
+	}
+	if p, err := s.AboutUser("bob"); p != nil || err != nil {
+		t.Errorf("unknown user: %+v %v", p, err)
+	}
+	if _, err := s.AboutUser("../../etc"); !errors.Is(err, ErrUnsafeName) {
+		t.Errorf("traversal user: %v", err)
+	}
+	if _, err := s.UpdateAboutUser("alice", "Now prefers English."); err != nil {
+		t.Fatal(err)
+	}
+	raw := readFile(t, filepath.Join(dir, "memory", "users", "alice", "about_user.md"))
+	if !strings.Contains(raw, "department: Platform\n") || !strings.Contains(raw, "updated: 2026-11-30") || !strings.HasSuffix(raw, "\n\nNow prefers English.\n") {
+		t.Errorf("alice rewritten badly:\n%s", raw)
+	}
+	if _, err := s.UpdateAboutUser("default", "Migrated."); err != nil {
+		t.Fatal(err)
+	}
+	def, _ = s.AboutUser("default")
+	if !strings.HasSuffix(def.Path, filepath.Join("users", "default", "about_user.md")) || def.Body != "Migrated.\n" {
+		t.Errorf("default migrate: %s %q", def.Path, def.Body)
+	}
+	if _, err := s.UpdateAboutMe(""); !errors.Is(err, ErrInvalid) {
+		t.Errorf("empty about me: %v", err)
+	}
+	me, err = s.UpdateAboutMe("I help with Go.")
+	if err != nil || me.Meta.Value("has_data") != "true" || me.Meta.Value(KeyName) != "about_me" {
+		t.Fatalf("update about me: %+v %v", me, err)
+	}
+	empty, _ := Open(Config{DataDir: t.TempDir()})
+	if p, err := empty.AboutMe(); p != nil || err != nil {
+		t.Errorf("empty store about_me: %+v %v", p, err)
+	}
+}
+
+func TestDreamLogs(t *testing.T) {
+	s, _ := pyStore(t)
+	if _, err := s.WriteDreamLog("no front matter"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("accepted dream log without front-matter: %v", err)
+	}
+	var paths []string
+	for i := 0; i < 3; i++ {
+		p, err := s.WriteDreamLog("---\ntrigger: test\n---\n\ndream " + string(rune('a'+i)) + "\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, filepath.Base(p))
+	}
+	if strings.Join(paths, ",") != "2026-11-30_dream_001.md,2026-11-30_dream_002.md,2026-11-30_dream_003.md" {
+		t.Errorf("numbering %v", paths)
+	}
+	logs, err := s.DreamLogs()
+	if err != nil || len(logs) != 4 || filepath.Base(logs[0]) != "2026-11-30_dream_003.md" {
+		t.Errorf("DreamLogs %v %v", logs, err)
+	}
+	txt, err := s.ReadDreamLog("2026-11-30_dream_002.md")
+	if err != nil || !strings.Contains(txt, "dream b") {
+		t.Errorf("read: %q %v", txt, err)
+	}
+	if _, err := s.ReadDreamLog("../knowledge/docker-build-cache/SKILL.md"); !errors.Is(err, ErrUnsafeName) {
+		t.Errorf("read outside dream-log: %v", err)
+	}
+}
