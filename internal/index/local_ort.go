@@ -1,0 +1,454 @@
+//go:build cgo
+
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	ort "github.com/yalue/onnxruntime_go"
+)
+
+// The local embedder is only built with cgo: onnxruntime_go dlopens
+// libonnxruntime through C. Without cgo localFactory stays nil and the index
+// uses the hash embedder.
+func init() { localFactory = newLocalEmbedder }
+
+// localBatchSize bounds how many texts go into one ONNX run: big enough to
+// amortise per-run overhead, small enough that padding to the longest text in
+// a batch (BERT) and attention memory stay modest.
+const localBatchSize = 32
+
+// localDefaultCalibration is the hybrid floor/span used until a BERT-family
+// model has measured its own (the compat defaults SOMNI_COS_FLOOR/SPAN).
+var localDefaultCalibration = Calibration{Floor: 0.40, Span: 0.30}
+
+// useLiteCalibration was measured with localMeasureCalibration on the
+// converted USE-lite model (TestLocalUSELiteCalibration re-measures it and
+// fails if the model or tokenizer drift away from these numbers).
+var useLiteCalibration = Calibration{Floor: 0.30, Span: 0.34}
+
+// ortEnv tracks the process-wide ONNX Runtime environment: the library can be
+// loaded once per process, so every embedder must agree on its path.
+var ortEnv struct {
+	mu   sync.Mutex
+	path string
+	err  error
+}
+
+// ortInit loads libonnxruntime from lib and initialises the environment once.
+func ortInit(lib string) error {
+	ortEnv.mu.Lock()
+	defer ortEnv.mu.Unlock()
+	if ortEnv.path != "" {
+		if ortEnv.err != nil {
+			return ortEnv.err
+		}
+		if !ortSameFile(ortEnv.path, lib) {
+			return fmt.Errorf("index: ONNX Runtime already loaded from %s; cannot also load %s in one process", ortEnv.path, lib)
+		}
+		return nil
+	}
+	ortEnv.path = lib
+	ort.SetSharedLibraryPath(lib)
+	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+		// onnxruntime_go asks for ORT API 24, so ORT < 1.24 fails here.
+		ortEnv.err = fmt.Errorf("index: load ONNX Runtime %s (need ≥ 1.24): %w", lib, err)
+	}
+	return ortEnv.err
+}
+
+func ortSameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// ortThreads is the intra-op thread count: 1 unless SOMNI_ORT_THREADS says
+// otherwise, because indexing runs in the background next to the host and a
+// single thread already embeds hundreds of short texts per second.
+func ortThreads() int {
+	if n, err := strconv.Atoi(os.Getenv("SOMNI_ORT_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// localEmbedder runs a sentence-embedding model with ONNX Runtime.
+//
+// Loading is split so readiness is never blocked: the factory does the cheap,
+// failure-prone checks synchronously (files present, library loads, tokenizer
+// parses, model declares the expected inputs) and returns; the ONNX session is
+// built in a background goroutine. Embed waits for it (honouring ctx).
+type localEmbedder struct {
+	cfg localModelConfig
+	id  string
+
+	spm  *useLiteTokenizer // USE-lite family
+	bert *localBERT        // BERT family
+
+	ready    chan struct{} // closed once the session is built (or failed)
+	loadErr  error         // set before ready closes
+	loadTime time.Duration // wall time of the background load
+
+	mu      sync.RWMutex // Embed holds R, Close holds W
+	session *ort.DynamicAdvancedSession
+	closed  bool
+
+	calib     atomic.Pointer[Calibration]
+	closeOnce sync.Once
+}
+
+// newLocalEmbedder is the localFactory: it resolves the model folder and the
+// ORT library, validates both and starts loading the session in the background.
+func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
+	dir := cfg.ModelDir
+	if dir == "" {
+		d, err := localDefaultModelDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	mc, err := localResolveModel(dir, cfg.Pooling)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := localFindORTLib(cfg.ORTLib, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := ortInit(lib); err != nil {
+		return nil, err
+	}
+	model, err := os.ReadFile(mc.ModelPath)
+	if err != nil {
+		return nil, fmt.Errorf("index: read model: %w", err)
+	}
+	sig, err := localReadONNXSignature(model)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, mc.ModelPath)
+	}
+	e := &localEmbedder{cfg: mc, ready: make(chan struct{})}
+	var inputs, outputs []string
+	switch mc.Family {
+	case localFamilyUSELite:
+		if e.spm, err = useLiteLoadVocab(mc.VocabPath); err != nil {
+			return nil, err
+		}
+		if err := useLiteCheckSignature(sig); err != nil {
+			return nil, fmt.Errorf("%w (%s)", err, mc.ModelPath)
+		}
+		inputs, outputs = []string{"indices", "values"}, []string{"embedding"}
+		e.id = "local:" + mc.Name
+		e.calib.Store(&useLiteCalibration)
+	case localFamilyBERT:
+		if e.bert, err = bertLoad(mc, sig); err != nil {
+			return nil, err
+		}
+		inputs, outputs = e.bert.inputs, []string{e.bert.output}
+		e.id = "local:" + mc.Name + ":" + mc.Pooling
+		e.calib.Store(&localDefaultCalibration)
+	}
+	go e.load(model, inputs, outputs)
+	return e, nil
+}
+
+// load builds the ONNX session from the model bytes already read; for BERT
+// models it then measures the calibration on the fresh session.
+func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
+	start := time.Now()
+	defer close(e.ready)
+	opts, err := ort.NewSessionOptions()
+	if err != nil {
+		e.loadErr = fmt.Errorf("index: onnx session options: %w", err)
+		return
+	}
+	defer opts.Destroy()
+	threads := ortThreads()
+	if err := opts.SetIntraOpNumThreads(threads); err != nil {
+		e.loadErr = fmt.Errorf("index: onnx intra-op threads: %w", err)
+		return
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		e.loadErr = fmt.Errorf("index: onnx inter-op threads: %w", err)
+		return
+	}
+	s, err := ort.NewDynamicAdvancedSessionWithONNXData(model, inputs, outputs, opts)
+	if err != nil {
+		e.loadErr = fmt.Errorf("index: load %s: %w", e.cfg.ModelPath, err)
+		return
+	}
+	e.mu.Lock()
+	if e.closed { // Close ran while we were loading
+		e.mu.Unlock()
+		s.Destroy()
+		e.loadErr = errors.New("index: local embedder closed")
+		return
+	}
+	e.session = s
+	e.mu.Unlock()
+	e.loadTime = time.Since(start)
+	if e.bert != nil {
+		c, err := localMeasureCalibration(context.Background(), e.embedLoaded, "en", "zh")
+		if err != nil {
+			e.loadErr = err
+			return
+		}
+		e.calib.Store(&c)
+	}
+}
+
+// ID names the model: "local:use-lite", or "local:<folder>:<pooling>" for a
+// BERT-family model, since pooling changes every vector.
+func (e *localEmbedder) ID() string { return e.id }
+
+// Calibration is the model's measured noise floor and span (see
+// localMeasureCalibration); a BERT model reports the compat defaults until
+// its background load has measured its own.
+func (e *localEmbedder) Calibration() Calibration { return *e.calib.Load() }
+
+// WaitReady blocks until the model is loaded, returning the load error.
+func (e *localEmbedder) WaitReady(ctx context.Context) error {
+	select {
+	case <-e.ready:
+		return e.loadErr
+	case <-ctx.Done():
+		return fmt.Errorf("index: waiting for local model: %w", ctx.Err())
+	}
+}
+
+// Embed returns one L2-normalised vector per text, waiting for the model to
+// finish loading if needed.
+func (e *localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := e.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	return e.embedLoaded(ctx, texts)
+}
+
+// EmbedQueries embeds search queries: like Embed, but a BERT model's query
+// instruction (e.g. bge's "为这个句子生成表示以用于检索相关文章：") is prepended.
+// USE-lite embeds queries and documents alike.
+func (e *localEmbedder) EmbedQueries(ctx context.Context, queries []string) ([][]float32, error) {
+	if e.bert == nil || e.cfg.QueryPrefix == "" {
+		return e.Embed(ctx, queries)
+	}
+	prefixed := make([]string, len(queries))
+	for i, q := range queries {
+		prefixed[i] = e.cfg.QueryPrefix + q
+	}
+	return e.Embed(ctx, prefixed)
+}
+
+// embedLoaded tokenises, sorts by length (so batches pad little), runs the
+// batches and returns vectors in the caller's order.
+func (e *localEmbedder) embedLoaded(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	if e.closed || e.session == nil {
+		return nil, errors.New("index: local embedder is closed")
+	}
+	out := make([][]float32, len(texts))
+	if len(texts) == 0 {
+		return out, nil
+	}
+	var lengths []int
+	var run func(idx []int) ([][]float32, error)
+	if e.spm != nil {
+		toks := make([][]int32, len(texts))
+		lengths = make([]int, len(texts))
+		for i, t := range texts {
+			toks[i] = e.spm.tokens(t)
+			lengths[i] = len(toks[i])
+		}
+		run = func(idx []int) ([][]float32, error) { return e.runUSELite(toks, idx) }
+	} else {
+		encs := make([]bertEncoding, len(texts))
+		lengths = make([]int, len(texts))
+		for i, t := range texts {
+			enc, err := e.bert.encode(t)
+			if err != nil {
+				return nil, fmt.Errorf("index: tokenize text %d: %w", i, err)
+			}
+			encs[i] = enc
+			lengths[i] = len(enc.ids)
+		}
+		run = func(idx []int) ([][]float32, error) { return e.runBERT(encs, idx) }
+	}
+	order := make([]int, len(texts))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return lengths[order[a]] < lengths[order[b]] })
+	for lo := 0; lo < len(order); lo += localBatchSize {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("index: local embed: %w", err)
+		}
+		idx := order[lo:min(lo+localBatchSize, len(order))]
+		vecs, err := run(idx)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range idx {
+			out[i] = vecs[k]
+		}
+	}
+	return out, nil
+}
+
+// runUSELite feeds one batch as the sparse (indices, values) pair the graph
+// expects: row i of the batch holds the pieces of texts idx[i].
+func (e *localEmbedder) runUSELite(toks [][]int32, idx []int) ([][]float32, error) {
+	var indices, values []int64
+	for row, i := range idx {
+		for pos, id := range toks[i] {
+			indices = append(indices, int64(row), int64(pos))
+			values = append(values, int64(id))
+		}
+	}
+	n := int64(len(values))
+	ti, err := ort.NewTensor(ort.NewShape(n, 2), indices)
+	if err != nil {
+		return nil, fmt.Errorf("index: use-lite indices tensor: %w", err)
+	}
+	defer ti.Destroy()
+	tv, err := ort.NewTensor(ort.NewShape(n), values)
+	if err != nil {
+		return nil, fmt.Errorf("index: use-lite values tensor: %w", err)
+	}
+	defer tv.Destroy()
+	return ortRunPooled(e.session, []ort.Value{ti, tv}, len(idx), nil, "")
+}
+
+// runBERT pads one batch to its longest text and runs the encoder.
+func (e *localEmbedder) runBERT(encs []bertEncoding, idx []int) ([][]float32, error) {
+	maxLen := 0
+	for _, i := range idx {
+		maxLen = max(maxLen, len(encs[i].ids))
+	}
+	b, l := int64(len(idx)), int64(maxLen)
+	ids := make([]int64, b*l)
+	mask := make([]int64, b*l)
+	types := make([]int64, b*l)
+	for row, i := range idx {
+		enc := encs[i]
+		base := row * maxLen
+		for p := range enc.ids {
+			ids[base+p] = enc.ids[p]
+			mask[base+p] = 1
+			types[base+p] = enc.types[p]
+		}
+		for p := len(enc.ids); p < maxLen; p++ {
+			ids[base+p] = e.bert.padID
+		}
+	}
+	byName := map[string][]int64{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+	var inputs []ort.Value
+	defer func() {
+		for _, v := range inputs {
+			v.Destroy()
+		}
+	}()
+	for _, name := range e.bert.inputs {
+		t, err := ort.NewTensor(ort.NewShape(b, l), byName[name])
+		if err != nil {
+			return nil, fmt.Errorf("index: bert %s tensor: %w", name, err)
+		}
+		inputs = append(inputs, t)
+	}
+	pooling := e.cfg.Pooling
+	if e.bert.outputRank == 2 {
+		pooling = "" // the model pools itself (sentence_embedding)
+	}
+	return ortRunPooled(e.session, inputs, len(idx), mask, pooling)
+}
+
+// ortRunPooled runs the session and turns its single float output into one
+// normalised vector per row: a [batch, dim] output is used as is; a [batch,
+// seq, dim] output is pooled on the first token ("cls") or averaged over the
+// tokens whose mask is 1 ("mean").
+func ortRunPooled(s *ort.DynamicAdvancedSession, inputs []ort.Value, rows int, mask []int64, pooling string) ([][]float32, error) {
+	outputs := []ort.Value{nil}
+	if err := s.Run(inputs, outputs); err != nil {
+		return nil, fmt.Errorf("index: onnx run: %w", err)
+	}
+	defer outputs[0].Destroy()
+	t, ok := outputs[0].(*ort.Tensor[float32])
+	if !ok {
+		return nil, fmt.Errorf("index: onnx output is %T, want a float32 tensor", outputs[0])
+	}
+	shape, data := t.GetShape(), t.GetData()
+	if len(shape) == 0 || shape[0] != int64(rows) {
+		return nil, fmt.Errorf("index: onnx output shape %v for a batch of %d", shape, rows)
+	}
+	vecs := make([][]float32, rows)
+	switch len(shape) {
+	case 2:
+		dim := int(shape[1])
+		for r := range vecs {
+			vecs[r] = append([]float32(nil), data[r*dim:(r+1)*dim]...)
+		}
+	case 3:
+		seq, dim := int(shape[1]), int(shape[2])
+		for r := range vecs {
+			v := make([]float32, dim)
+			rowData := data[r*seq*dim : (r+1)*seq*dim]
+			switch pooling {
+			case "cls":
+				copy(v, rowData[:dim])
+			case "mean":
+				var n float32
+				for p := 0; p < seq; p++ {
+					if mask[r*seq+p] == 0 {
+						continue
+					}
+					n++
+					for d := range dim {
+						v[d] += rowData[p*dim+d]
+					}
+				}
+				for d := range v {
+					v[d] /= max(n, 1)
+				}
+			default:
+				return nil, fmt.Errorf("index: pooling %q for a [batch, seq, dim] output", pooling)
+			}
+			vecs[r] = v
+		}
+	default:
+		return nil, fmt.Errorf("index: onnx output rank %d, want 2 or 3", len(shape))
+	}
+	for _, v := range vecs {
+		normalize(v) // shared helper in embedders.go
+	}
+	return vecs, nil
+}
+
+// Close releases the ONNX session; it waits for a background load to finish
+// so the session is never leaked. Safe to call twice.
+func (e *localEmbedder) Close() error {
+	var err error
+	e.closeOnce.Do(func() {
+		e.mu.Lock()
+		e.closed = true
+		e.mu.Unlock()
+		<-e.ready
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.session != nil {
+			if derr := e.session.Destroy(); derr != nil {
+				err = fmt.Errorf("index: close onnx session: %w", derr)
+			}
+			e.session = nil
+		}
+	})
+	return err
+}
