@@ -1,0 +1,319 @@
+// Package assoc turns the latest user message or tool call into at most a
+// couple of associative memory hints, gated for precision and habituated
+// per session so the same memory is not pushed twice.
+package assoc
+
+import (
+	"container/list"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/index"
+)
+
+// Compat defaults (--assoc-threshold, --assoc-gap, --assoc-max-items).
+const (
+	DefaultThreshold = 0.52
+	DefaultGap       = 0.04
+	DefaultMaxItems  = 2
+	minCueRunes      = 8
+	maxCueRunes      = 600
+	candidatePool    = 8   // hits the gate looks at
+	maxSessions      = 512 // habituation state kept for this many sessions (LRU)
+	maxCachedCues    = 64  // query vectors cached per session
+)
+
+// Config holds the gate's numbers.
+type Config struct {
+	Threshold float64 // minimum hybrid score for a hint
+	Gap       float64 // top-1 must lead top-2 by this much to stand alone
+	MaxItems  int     // 1 or 2 (values above 2 behave as 2: three close ones mean ambiguity)
+	// Kinds limits what may be hinted; empty ⇒ knowledge, skills, episodes.
+	Kinds []string
+	// AllowNoisy lets hints through with an embedder listed as too noisy
+	// (see Quiet); for evals only.
+	AllowNoisy bool
+}
+
+func (c Config) withDefaults() Config {
+	if c.Threshold <= 0 {
+		c.Threshold = DefaultThreshold
+	}
+	if c.Gap <= 0 {
+		c.Gap = DefaultGap
+	}
+	if c.MaxItems <= 0 {
+		c.MaxItems = DefaultMaxItems
+	}
+	if len(c.Kinds) == 0 {
+		c.Kinds = []string{index.KindKnowledge, index.KindSkill, index.KindEpisode}
+	}
+	return c
+}
+
+// Searcher is the part of *index.Index the gate uses.
+type Searcher interface {
+	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+	Status() index.Status
+}
+
+// Item is one hinted memory, in the compat result shape.
+type Item struct {
+	Name           string  `json:"name"`
+	Description    string  `json:"description"`
+	Path           string  `json:"path"`
+	Type           string  `json:"type"`
+	Score          float64 `json:"score"`
+	AppliesWhen    string  `json:"applies_when"`
+	NotAppliesWhen string  `json:"not_applies_when"`
+}
+
+// Result is what assoc.thought and assoc.action return.
+type Result struct {
+	Items []Item `json:"items"`
+	Hint  string `json:"hint"`
+}
+
+// empty is the no-hint result; Items is non-nil so it encodes as [].
+func empty() Result { return Result{Items: []Item{}} }
+
+// Gate decides which memories to hint, remembering per session what it
+// already hinted (habituation) and the query vector of recent cues.
+type Gate struct {
+	ix  Searcher
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*list.Element // LRU of *session
+	lru      *list.List
+}
+
+type session struct {
+	id     string
+	hinted map[string]bool // paths already hinted
+	cues   map[string][]float32
+	order  []string // cue insertion order for eviction
+}
+
+// New builds a gate over an index.
+func New(ix Searcher, cfg Config, logger *slog.Logger) *Gate {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Gate{ix: ix, cfg: cfg.withDefaults(), log: logger,
+		sessions: map[string]*list.Element{}, lru: list.New()}
+}
+
+// Config returns the effective configuration.
+func (g *Gate) Config() Config { return g.cfg }
+
+// Quiet reports whether hints are withheld because the live embedder's
+// scores are too noisy for unprompted suggestions. The hash embedder is:
+// on the eval's absent-topic cues it produced false hints (shared
+// n-grams lift unrelated entries over the floor), and a wrong hint costs
+// more than a missed one. Keyword-only ("off") stays on: without vectors
+// a hint needs a literal hit plus strong BM25, which is precise.
+func (g *Gate) Quiet() bool {
+	if g.cfg.AllowNoisy {
+		return false
+	}
+	return NoisyEmbedder(g.ix.Status().Embedder)
+}
+
+// NoisyEmbedder names the embedders whose hints are withheld.
+func NoisyEmbedder(id string) bool { return strings.HasPrefix(id, "hash-") }
+
+// Reset forgets what was hinted in a session.
+func (g *Gate) Reset(sessionID string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if el, ok := g.sessions[sessionID]; ok {
+		g.lru.Remove(el)
+		delete(g.sessions, sessionID)
+	}
+}
+
+// Thought gates a hint for the latest user message.
+func (g *Gate) Thought(ctx context.Context, sessionID, cue string) (Result, error) {
+	return g.gate(ctx, sessionID, cue)
+}
+
+// memoryTools never trigger hints: the model is already recalling.
+var memoryTools = map[string]bool{
+	"recall_memories": true, "search_episodes": true, "search_recent_conversation": true,
+	"search_knowledge": true, "add_intention": true, "complete_intention": true,
+	"cancel_intention": true, "list_intentions": true,
+}
+
+// cueKeys are the arguments that carry a tool call's intent, in order.
+var cueKeys = []string{"command", "cmd", "query", "url", "file_path", "path", "pattern"}
+
+// ActionCue derives the cue of a tool call: the first non-empty of
+// command, cmd, query, url, file_path, path, pattern; else
+// "<tool>: <compact args JSON>". Memory tools yield "".
+func ActionCue(toolName string, args json.RawMessage) string {
+	if memoryTools[toolName] {
+		return ""
+	}
+	var m map[string]any
+	if len(args) > 0 && json.Unmarshal(args, &m) == nil {
+		for _, k := range cueKeys {
+			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
+				return s
+			}
+		}
+	}
+	compact := strings.TrimSpace(string(args))
+	if m != nil {
+		if b, err := json.Marshal(m); err == nil {
+			compact = string(b)
+		}
+	}
+	if compact == "" || compact == "null" {
+		compact = "{}"
+	}
+	return toolName + ": " + compact
+}
+
+// Action gates a hint for a tool call about to run.
+func (g *Gate) Action(ctx context.Context, sessionID, toolName string, args json.RawMessage) (Result, error) {
+	cue := ActionCue(toolName, args)
+	if cue == "" {
+		return empty(), nil
+	}
+	return g.gate(ctx, sessionID, cue)
+}
+
+func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) {
+	cue = strings.TrimSpace(cue)
+	if utf8.RuneCountInString(cue) < minCueRunes || g.Quiet() {
+		return empty(), nil
+	}
+	if r := []rune(cue); len(r) > maxCueRunes {
+		cue = string(r[:maxCueRunes])
+	}
+	vec, err := g.queryVector(ctx, sessionID, cue)
+	if err != nil {
+		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
+	}
+	hits, err := g.ix.Search(ctx, index.Query{Text: cue, Vector: vec, Kinds: g.cfg.Kinds,
+		Limit: candidatePool, NoSpread: true})
+	if err != nil {
+		return empty(), fmt.Errorf("assoc: search: %w", err)
+	}
+	g.mu.Lock()
+	s := g.session(sessionID)
+	var cands []index.Hit
+	for _, h := range hits {
+		if h.Hybrid >= g.cfg.Threshold && !s.hinted[h.Doc.Path] {
+			cands = append(cands, h)
+		}
+	}
+	picked := Pick(cands, g.cfg)
+	for _, h := range picked {
+		s.hinted[h.Doc.Path] = true
+	}
+	g.mu.Unlock()
+	return render(picked), nil
+}
+
+// gapEpsilon absorbs float rounding so a gap of exactly Gap counts.
+const gapEpsilon = 1e-9
+
+// Pick applies the gap rule to candidates already above threshold and
+// not yet hinted, ordered best first: one, or a top-1 leading by ≥ gap →
+// the top one; exactly two too close → both (when MaxItems ≥ 2); three or
+// more too close → nothing, since the cue is ambiguous.
+func Pick(cands []index.Hit, cfg Config) []index.Hit {
+	cfg = cfg.withDefaults()
+	switch {
+	case len(cands) == 0:
+		return nil
+	case len(cands) == 1 || cands[0].Hybrid-cands[1].Hybrid >= cfg.Gap-gapEpsilon:
+		return cands[:1]
+	case len(cands) == 2 || cands[1].Hybrid-cands[2].Hybrid >= cfg.Gap-gapEpsilon:
+		// two close leaders, the rest clearly behind
+		if cfg.MaxItems >= 2 {
+			return cands[:2]
+		}
+		return nil
+	}
+	return nil
+}
+
+// session returns (creating) a session's state; g.mu must be held.
+func (g *Gate) session(id string) *session {
+	if el, ok := g.sessions[id]; ok {
+		g.lru.MoveToFront(el)
+		return el.Value.(*session)
+	}
+	s := &session{id: id, hinted: map[string]bool{}, cues: map[string][]float32{}}
+	g.sessions[id] = g.lru.PushFront(s)
+	if g.lru.Len() > maxSessions {
+		old := g.lru.Back()
+		g.lru.Remove(old)
+		delete(g.sessions, old.Value.(*session).id)
+	}
+	return s
+}
+
+// queryVector returns the cue's embedding, cached per session so a cue
+// repeated across iterations (same command retried) embeds once.
+func (g *Gate) queryVector(ctx context.Context, sessionID, cue string) ([]float32, error) {
+	g.mu.Lock()
+	s := g.session(sessionID)
+	v, ok := s.cues[cue]
+	g.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := g.ix.EmbedQuery(ctx, cue)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	s = g.session(sessionID)
+	if _, ok := s.cues[cue]; !ok {
+		s.cues[cue] = v
+		s.order = append(s.order, cue)
+		if len(s.order) > maxCachedCues {
+			delete(s.cues, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	g.mu.Unlock()
+	return v, nil
+}
+
+// render builds the compat result: items plus one 【记忆提示】 line each.
+func render(hits []index.Hit) Result {
+	res := empty()
+	var lines []string
+	for _, h := range hits {
+		d := h.Doc
+		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
+			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
+		line := "【记忆提示】" + oneLine(d.Name) + ": " + oneLine(d.Description)
+		if d.AppliesWhen != "" {
+			line += "｜适用：" + oneLine(d.AppliesWhen)
+		}
+		if d.NotAppliesWhen != "" {
+			line += "｜不适用：" + oneLine(d.NotAppliesWhen)
+		}
+		line += " (" + d.Path + ")"
+		lines = append(lines, line)
+	}
+	res.Hint = strings.Join(lines, "\n")
+	return res
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

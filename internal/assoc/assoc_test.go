@@ -1,0 +1,207 @@
+package assoc
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/somni-dev/somni/internal/index"
+)
+
+func hit(name string, score float64) index.Hit {
+	return index.Hit{Doc: index.Doc{Name: name, Path: name}, Hybrid: score}
+}
+
+func hitNames(hs []index.Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.Doc.Name)
+	}
+	return out
+}
+
+func TestPick(t *testing.T) {
+	tests := []struct {
+		name  string
+		cands []index.Hit
+		max   int
+		want  []string
+	}{
+		{"none", nil, 2, nil},
+		{"single", []index.Hit{hit("a", 0.6)}, 2, []string{"a"}},
+		{"clear leader", []index.Hit{hit("a", 0.70), hit("b", 0.65), hit("c", 0.64)}, 2, []string{"a"}},
+		{"exactly at gap", []index.Hit{hit("a", 0.70), hit("b", 0.66)}, 2, []string{"a"}},
+		{"two close", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 2, []string{"a", "b"}},
+		{"two close, third far", []index.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.60)}, 2, []string{"a", "b"}},
+		{"two close, max 1", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 1, nil},
+		{"three close", []index.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.68)}, 2, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := hitNames(Pick(tc.cands, Config{Threshold: 0.52, Gap: 0.04, MaxItems: tc.max}))
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Pick = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestActionCue(t *testing.T) {
+	tests := []struct {
+		tool, args, want string
+	}{
+		{"bash", `{"command":"redis-cli CONFIG GET maxmemory-policy","timeout":5}`, "redis-cli CONFIG GET maxmemory-policy"},
+		{"shell", `{"cmd":"ls","command":""}`, "ls"},
+		{"web_fetch", `{"url":"https://grafana.internal/d/billing"}`, "https://grafana.internal/d/billing"},
+		{"read_file", `{"file_path":"/etc/redis.conf","path":"/x"}`, "/etc/redis.conf"},
+		{"grep", `{"pattern":"UNLEASH_TOKEN","path":""}`, "UNLEASH_TOKEN"},
+		{"deploy", `{"env": "prod",  "replicas": 3}`, `deploy: {"env":"prod","replicas":3}`},
+		{"deploy", ``, `deploy: {}`},
+		{"recall_memories", `{"query":"redis"}`, ""},
+		{"search_knowledge", `{"query":"redis"}`, ""},
+		{"add_intention", `{"what":"x"}`, ""},
+	}
+	for _, tc := range tests {
+		if got := ActionCue(tc.tool, json.RawMessage(tc.args)); got != tc.want {
+			t.Errorf("ActionCue(%s, %s) = %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+}
+
+// testIndex builds a real index over docs with the hash embedder (gate
+// tests pass AllowNoisy so it is not silenced).
+func testIndex(t *testing.T, docs ...index.Doc) *index.Index {
+	t.Helper()
+	ix, err := index.Open(context.Background(), index.Options{
+		Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: index.NewMemSource(docs...),
+		Embedder: index.Hash(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ScanInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	if _, err := ix.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func note(name, desc, body string) index.Doc {
+	return index.Doc{Path: "knowledge/" + name + "/SKILL.md", Kind: index.KindKnowledge, Name: name,
+		Description: desc, Body: body, Type: "pitfall"}
+}
+
+func TestGateOutcomesAndHabituation(t *testing.T) {
+	ctx := context.Background()
+	docs := []index.Doc{
+		note("redis-eviction", "redis eviction policy allkeys-lru", "set maxmemory-policy allkeys-lru on the session cache"),
+		note("nginx-timeouts", "nginx upstream timeouts", "proxy_read_timeout 60s for the report service"),
+		// two near-identical notes: one cue hits both equally
+		note("kafka-lag-a", "kafka consumer lag alarms", "consumer lag alarms fire during rebalance"),
+		note("kafka-lag-b", "kafka consumer lag alarms", "consumer lag alarms fire during rebalance"),
+		// three near-identical notes
+		note("cert-a", "tls certificate renewal", "certbot renew tls certificate renewal weekly"),
+		note("cert-b", "tls certificate renewal", "certbot renew tls certificate renewal weekly"),
+		note("cert-c", "tls certificate renewal", "certbot renew tls certificate renewal weekly"),
+	}
+	docs[0].AppliesWhen = "cache keys have no TTL"
+	docs[0].NotAppliesWhen = "Redis used as a queue"
+	g := New(testIndex(t, docs...), Config{Threshold: 0.52, Gap: 0.04, MaxItems: 2, AllowNoisy: true}, nil)
+	steps := []struct {
+		name, session, cue string
+		want               []string
+	}{
+		{"one clear hit", "s1", "redis eviction policy allkeys-lru", []string{"redis-eviction"}},
+		{"habituated in same session", "s1", "redis eviction policy allkeys-lru", nil},
+		{"other session still hinted", "s2", "redis eviction policy allkeys-lru", []string{"redis-eviction"}},
+		{"two too close: both", "s1", "kafka consumer lag alarms", []string{"kafka-lag-a", "kafka-lag-b"}},
+		{"three too close: nothing", "s1", "tls certificate renewal", nil},
+		{"absent topic", "s1", "what should we cook for dinner tonight", nil},
+		{"short cue skipped", "s3", "redis", nil},
+	}
+	for _, st := range steps {
+		res, err := g.Thought(ctx, st.session, st.cue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range res.Items {
+			got = append(got, it.Name)
+		}
+		if !reflect.DeepEqual(got, st.want) {
+			t.Errorf("%s: items %q, want %q", st.name, got, st.want)
+		}
+		if res.Items == nil {
+			t.Errorf("%s: items must encode as []", st.name)
+		}
+		if (len(got) == 0) != (res.Hint == "") {
+			t.Errorf("%s: hint %q inconsistent with items", st.name, res.Hint)
+		}
+	}
+	g.Reset("s1")
+	res, _ := g.Thought(ctx, "s1", "redis eviction policy allkeys-lru")
+	if len(res.Items) != 1 {
+		t.Fatalf("reset did not clear habituation: %+v", res)
+	}
+	wantHint := "【记忆提示】redis-eviction: redis eviction policy allkeys-lru｜适用：cache keys have no TTL｜不适用：Redis used as a queue (knowledge/redis-eviction/SKILL.md)"
+	if res.Hint != wantHint {
+		t.Errorf("hint\n got %q\nwant %q", res.Hint, wantHint)
+	}
+	b, _ := json.Marshal(res)
+	for _, key := range []string{`"items":[`, `"applies_when":"cache keys have no TTL"`, `"not_applies_when"`, `"score":`, `"type":"pitfall"`} {
+		if !strings.Contains(string(b), key) {
+			t.Errorf("json %s lacks %s", b, key)
+		}
+	}
+	// actions: the command is the cue; memory tools never trigger
+	res, _ = g.Action(ctx, "s4", "bash", json.RawMessage(`{"command":"nginx upstream timeouts"}`))
+	if len(res.Items) != 1 || res.Items[0].Name != "nginx-timeouts" {
+		t.Errorf("action hint: %+v", res)
+	}
+	res, _ = g.Action(ctx, "s5", "recall_memories", json.RawMessage(`{"query":"nginx upstream timeouts"}`))
+	if len(res.Items) != 0 {
+		t.Errorf("memory tool triggered a hint: %+v", res)
+	}
+}
+
+func TestQuietWithNoisyEmbedder(t *testing.T) {
+	ix, err := index.Open(context.Background(), index.Options{
+		Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: index.NewMemSource(note("redis-eviction", "redis eviction policy allkeys-lru", "x")),
+		Embedder: index.Hash(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ix.Sync(context.Background())
+	for _, tc := range []struct {
+		allow bool
+		want  int
+	}{{false, 0}, {true, 1}} {
+		g := New(ix, Config{AllowNoisy: tc.allow}, nil)
+		res, _ := g.Thought(context.Background(), "s", "redis eviction policy allkeys-lru")
+		if len(res.Items) != tc.want || g.Quiet() == tc.allow {
+			t.Errorf("allowNoisy=%v: %d items, quiet=%v", tc.allow, len(res.Items), g.Quiet())
+		}
+	}
+}
+
+func TestCueCacheAndCap(t *testing.T) {
+	g := New(testIndex(t, note("a", "b", "c")), Config{}, nil)
+	long := strings.Repeat("长", 1000)
+	if _, err := g.Thought(context.Background(), "s", long); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxCachedCues + 10 {
+		g.queryVector(context.Background(), "s", fmt.Sprint("cue number ", i))
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if s := g.session("s"); len(s.cues) > maxCachedCues {
+		t.Errorf("cue cache grew to %d", len(s.cues))
+	}
+}
