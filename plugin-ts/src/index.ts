@@ -196,7 +196,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       const tools = toSidecarTools(await call('tools.list', {}, T.list));
       for (const t of tools) {
         ownTools.add(t.name);
-        ctx.tools.register(workToolDefinition(t, { call, afterIntentionChange: () => void refreshPrompt() }));
+        ctx.tools.register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
       }
       ownTools.add(DREAM_NOW);
       ctx.tools.register(dreamNowDefinition(scheduler));
@@ -237,20 +237,31 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (!isSubagent(agent.session.header)) void refreshPrompt();
   });
   ctx.on('agent/status', ({ status }) => scheduler.onAgentStatus(status));
-  ctx.on('agent/pre-step', async (payload, next) => {
-    await withTimeout(startup, T.start);
-    let refreshing: Promise<unknown> | undefined;
-    const decision = await assoc.preStep(payload, async () => {
-      const d = await next();
-      if (d.kind === 'enter' && !isSubagent(payload.agent.session.header)) {
-        const text = admittedUserText(d.messages);
-        if (text) refreshing = withTimeout(refreshPrompt(text), T.promptInTurn);
-      }
-      return d;
-    });
-    if (refreshing) await refreshing;
-    return decision;
+  // The loop assembles the system prompt BEFORE `agent/pre-step` (dsh-agent-loop rc.8, preStep()), so a
+  // refresh that should see the new message starts when the message is claimed from the inbox, and the
+  // `system-prompt/assemble` waterfall waits for it (bounded) and patches our sections' text.
+  const pendingRefresh = new Map<string, Promise<unknown>>();
+  ctx.on('agent/inbox/claimed', ({ agent, message }) => {
+    if (!anySection || isSubagent(agent.session.header) || message.source.kind !== 'user') return;
+    const text = admittedUserText([message]);
+    if (text) pendingRefresh.set(agent.id, withTimeout(refreshPrompt(text), T.promptInTurn));
   });
+  ctx.on('system-prompt/assemble', async (assembly, context, next) => {
+    await withTimeout(startup, T.start);
+    const agentId = context.agent?.id;
+    const pending = agentId === undefined ? undefined : pendingRefresh.get(agentId);
+    if (agentId !== undefined && pending) {
+      await pending;
+      pendingRefresh.delete(agentId);
+    }
+    const result = await next();
+    for (const section of result.sections) {
+      const def = SECTIONS.find((x) => x.name === section.name);
+      if (def) section.text = prompt.text(def.key);
+    }
+    return result;
+  });
+  ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
   if (config.dream.enabled) scheduler.startTimer();

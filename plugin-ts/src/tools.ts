@@ -79,8 +79,8 @@ export function toSidecarTools(raw: unknown): SidecarTool[] {
 /** What a work tool needs at run time. */
 export interface ToolDeps {
   call: (method: string, params: Record<string, Json>, timeoutMs: number, signal: AbortSignal) => Promise<unknown>;
-  /** Called after an intention writer succeeded. */
-  afterIntentionChange: () => void;
+  /** Called after an intention writer succeeded; awaited so the next step's prompt shows the change. */
+  afterIntentionChange: () => Promise<unknown>;
 }
 
 /**
@@ -102,7 +102,7 @@ export function workToolDefinition(tool: SidecarTool, deps: ToolDeps): ToolDefin
       if (exec.agent) params.sessionId = exec.agent.id;
       const raw = await deps.call('tools.call', params, 30_000, exec.signal);
       const result = typeof raw === 'object' && raw !== null ? (raw as { result?: unknown }).result : undefined;
-      if (INTENTION_WRITERS.has(tool.name)) deps.afterIntentionChange();
+      if (INTENTION_WRITERS.has(tool.name)) await deps.afterIntentionChange();
       return typeof result === 'string' ? result : JSON.stringify(result ?? '');
     },
   };

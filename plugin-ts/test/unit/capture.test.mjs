@@ -1,0 +1,74 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Capture, SessionMapper, blocksText, capText, isSubagent } from '../../lib/capture.js';
+
+let seq = 0;
+const ev = (type, data) => ({ type, seq: ++seq, time: 0, data });
+const user = (text, source = { kind: 'user' }, id = `u${seq}`) => ev('user/message', { id, role: 'user', content: [{ type: 'text', text }], source });
+const assistant = (text) => ev('assistant/message', { turn: 1, step: 1, message: { id: 'a', role: 'assistant', content: [{ type: 'reasoning', text: 'hidden' }, { type: 'text', text }], source: { kind: 'model', provider: 'p', model: 'm' } } });
+const toolCall = (callId, name, args) => ev('tool/call', { turn: 1, step: 1, callId, name, arguments: args });
+const toolResult = (callId, text, extra = {}) => ev('tool/result', { turn: 1, step: 1, message: { id: 'r', role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], ...(extra.isError ? { isError: true } : {}) }], source: { kind: 'tool', callId } }, ...(extra.error ? { error: extra.error } : {}) });
+
+test('event mapping: user words, assistant text, tool call joined with its result', () => {
+  const own = new Set(['hint-1']);
+  const m = new SessionMapper('s1', 4000, (id) => own.has(id));
+  assert.deepEqual(m.map(user('remember my cat is Tom')), [{ method: 'session.append', params: { sessionId: 's1', role: 'user', text: 'remember my cat is Tom' } }]);
+  assert.deepEqual(m.map(assistant('Noted.')), [{ method: 'session.append', params: { sessionId: 's1', role: 'assistant', text: 'Noted.' } }]);
+  assert.deepEqual(m.map(toolCall('c1', 'bash', '{ "command" : "ls" }')), []);
+  assert.deepEqual(m.map(toolResult('c1', 'a.txt\nb.txt')), [{ method: 'session.tool', params: { sessionId: 's1', call: 'bash({"command":"ls"})', result: 'a.txt\nb.txt' } }]);
+  assert.deepEqual(m.map(toolCall('c2', 'read', '{"path":"x"}')), []);
+  assert.deepEqual(m.map(toolResult('c2', 'no such file', { isError: true, error: { name: 'FsError', code: 'ENOENT' } })), [
+    { method: 'session.tool', params: { sessionId: 's1', call: 'read({"path":"x"})', result: 'ERROR (FsError/ENOENT): no such file' } },
+  ]);
+});
+
+test('injected context, our own hints, blank text and bookkeeping events are not captured', () => {
+  const own = new Set(['hint-1']);
+  const m = new SessionMapper('s1', 4000, (id) => own.has(id));
+  assert.deepEqual(m.map(user('【记忆提示】x', { kind: 'plugin', plugin: 'dsh-somni', form: 'recall' }, 'hint-1')), []);
+  assert.deepEqual(m.map(user('AGENTS.md content', { kind: 'plugin', plugin: 'dsh-agent-instructions', form: 'instructions' })), []);
+  assert.deepEqual(m.map(user('spoofed', { kind: 'user' }, 'hint-1')), []);
+  assert.deepEqual(m.map(user('   ')), []);
+  assert.deepEqual(m.map(assistant('')), []);
+  for (const t of ['turn/start', 'turn/end', 'step/start', 'request/header', 'assistant/chunk']) assert.deepEqual(m.map(ev(t, { turn: 1 })), []);
+});
+
+test('long messages are capped with a note; helpers', () => {
+  const m = new SessionMapper('s1', 10, () => false);
+  const [op] = m.map(user('0123456789ABCDEF'));
+  assert.equal(op.params.text, '0123456789\n…[truncated 6 chars]');
+  assert.equal(capText('short', 10), 'short');
+  assert.equal(blocksText([{ type: 'text', text: 'a' }, { type: 'image', attachment: {} }, { type: 'tool-call', id: 'x', name: 'n', arguments: '{}' }]), 'a\n[image]');
+  assert.equal(isSubagent({ origin: 'subagent' }), true);
+  assert.equal(isSubagent({}), false);
+  assert.equal(isSubagent(undefined), false);
+});
+
+test('capture buffers until turn/end, sends in order, skips subagents, and retries after a failure', async () => {
+  const sent = [];
+  let fail = false;
+  const errors = [];
+  const cap = new Capture(async (method, params) => {
+    if (fail) throw new Error('sidecar down');
+    sent.push(`${method}:${params.text ?? params.call ?? params.sessionId}`);
+  }, 4000, () => false, (e) => errors.push(e.message));
+  const header = { id: 's1', createdAt: 0, version: 0 };
+  cap.onEvent('s1', header, user('one'));
+  cap.onEvent('s1', header, assistant('two'));
+  cap.onEvent('sub', { ...header, origin: 'subagent' }, user('subagent words'));
+  assert.deepEqual(sent, []);
+  assert.equal(cap.pending('s1'), 2);
+  assert.equal(cap.pending('sub'), 0);
+  await cap.onEvent('s1', header, ev('turn/end', { turn: 1, reason: { kind: 'completed' } }));
+  assert.deepEqual(sent, ['session.append:one', 'session.append:two']);
+  fail = true;
+  cap.onEvent('s1', header, user('three'));
+  cap.onEvent('s1', header, user('four'));
+  await cap.flush('s1');
+  assert.deepEqual(errors, ['sidecar down']);
+  assert.equal(cap.pending('s1'), 2, 'kept for the next flush');
+  fail = false;
+  cap.onEvent('s1', header, user('five'));
+  await cap.close('s1');
+  assert.deepEqual(sent, ['session.append:one', 'session.append:two', 'session.append:three', 'session.append:four', 'session.append:five', 'session.close:s1']);
+});
