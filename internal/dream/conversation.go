@@ -22,9 +22,13 @@ type conversation struct {
 	msgs  []Message
 	toks  []int
 	total int
-	// logMsg maps a session log's canonical path to the index of the tool
-	// message holding its raw text.
+	// logMsg maps a session log's key to the index of the tool message
+	// holding its raw text.
 	logMsg map[string]int
+	// settled is how far compaction has looked: every message before it is
+	// short, not a tool output, or already a stub, and contents only ever
+	// shrink, so later passes start there instead of rescanning the history.
+	settled int
 }
 
 func newConversation(capacity int) *conversation {
@@ -72,14 +76,15 @@ func (c *conversation) compact(budget, keepRecent int) int {
 		return 0
 	}
 	n := 0
-	for i := 0; i < len(c.msgs)-keepRecent; i++ {
-		m := &c.msgs[i]
+	for ; c.settled < len(c.msgs)-keepRecent; c.settled++ {
+		m := &c.msgs[c.settled]
 		if m.Role != "tool" || len(m.Content) <= minCompactLen || m.Content == compactedStub || m.Content == processedLogStub {
 			continue
 		}
-		c.setContent(i, compactedStub)
+		c.setContent(c.settled, compactedStub)
 		n++
 		if c.total <= budget {
+			c.settled++
 			break
 		}
 	}

@@ -35,6 +35,9 @@ type Step struct {
 	// Block, when non-nil, holds the turn until it is closed or ctx ends;
 	// Model.Blocked is signalled when the turn starts waiting.
 	Block <-chan struct{}
+	// IgnoreContext makes a Block step wait for Block alone, like a host
+	// that never answers: the dreamer must abandon the call by itself.
+	IgnoreContext bool
 }
 
 // ErrScriptExhausted is returned when the dreamer asks for more turns than scripted.
@@ -85,10 +88,14 @@ func (m *Model) Chat(ctx context.Context, msgs []dream.Message, tools []dream.To
 		case m.Blocked <- struct{}{}:
 		default:
 		}
-		select {
-		case <-st.Block:
-		case <-ctx.Done():
-			return dream.Message{}, dream.Usage{}, ctx.Err()
+		if st.IgnoreContext {
+			<-st.Block
+		} else {
+			select {
+			case <-st.Block:
+			case <-ctx.Done():
+				return dream.Message{}, dream.Usage{}, ctx.Err()
+			}
 		}
 	}
 	if st.Err != nil {
@@ -260,3 +267,7 @@ func cloneMessages(msgs []dream.Message) []dream.Message {
 	}
 	return out
 }
+
+// Backend wraps h in the dreamer's host backend, so a test exercises the same
+// `llm.chat` encoding and validation as the sidecar.
+func (h Host) Backend() *dream.HostBackend { return dream.NewHostBackend(&h) }
