@@ -3,6 +3,7 @@ package index
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/sugarme/tokenizer"
 	"github.com/sugarme/tokenizer/pretrained"
@@ -108,6 +109,14 @@ func (b *localBERT) encode(text string) (enc bertEncoding, err error) {
 	if limit := b.maxLen * 16; len(text) > limit {
 		text = strings.ToValidUTF8(text[:limit], "")
 	}
+	// HF's BertNormalizer treats every Unicode space (NBSP, U+3000 in
+	// Chinese text) as a word break; sugarme's does not, so map them first.
+	text = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return ' '
+		}
+		return r
+	}, text)
 	e, err := b.tk.EncodeSingle(text, true)
 	if err != nil {
 		return enc, err

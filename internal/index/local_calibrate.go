@@ -38,8 +38,10 @@ var localCalibrationPairs = map[string][][2]string{
 // localMeasureCalibration embeds the calibration pairs and derives the
 // hybrid scorer's floor and span from them:
 //
-//	Floor = 95th percentile of cosines between unrelated texts (the noise
-//	        floor: 19 of 20 unrelated pairs score below it);
+//	Floor = 90th percentile of cosines between unrelated texts (the noise
+//	        floor: 9 of 10 unrelated pairs score below it; the cross pairs
+//	        include same-domain texts, e.g. two technical notes, as a real
+//	        memory store does, so this is a realistic floor, not an optimistic one);
 //	Span  = median paraphrase cosine − Floor, clamped to [0.1, 1−Floor],
 //	        so a typical paraphrase maps to a full score of 1.
 func localMeasureCalibration(ctx context.Context, embed func(context.Context, []string) ([][]float32, error), langs ...string) (Calibration, error) {
@@ -70,7 +72,7 @@ func localMeasureCalibration(ctx context.Context, embed func(context.Context, []
 	if len(related) == 0 {
 		return Calibration{}, fmt.Errorf("index: calibrate: no calibration pairs for %v", langs)
 	}
-	floor := localPercentile(unrelated, 0.95)
+	floor := localPercentile(unrelated, 0.90)
 	span := localPercentile(related, 0.5) - floor
 	span = max(0.1, min(span, 1-floor))
 	return Calibration{Floor: floor, Span: span}, nil

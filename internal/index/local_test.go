@@ -1,0 +1,400 @@
+//go:build cgo
+
+package index
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// localTestModelDir returns models/<name> or skips when `make models` has not run.
+func localTestModelDir(t testing.TB, name string) string {
+	t.Helper()
+	dir := localTestRepoPath("models", name)
+	for _, p := range []string{filepath.Join(dir, "model.onnx"), localTestRepoPath("models", "lib", "libonnxruntime.so.1")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s missing: run `make models` first", p)
+		}
+	}
+	return dir
+}
+
+// localTestEmbedder builds a local embedder for models/<name> and waits for it.
+func localTestEmbedder(t testing.TB, name, pooling string) *localEmbedder {
+	t.Helper()
+	e, err := newLocalEmbedder(EmbedConfig{Provider: "local", ModelDir: localTestModelDir(t, name), Pooling: pooling})
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := e.(*localEmbedder)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := le.WaitReady(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { le.Close() })
+	return le
+}
+
+func localTestEmbed(t testing.TB, e Embedder, texts ...string) [][]float32 {
+	t.Helper()
+	vecs, err := e.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vecs) != len(texts) {
+		t.Fatalf("%d vectors for %d texts", len(vecs), len(texts))
+	}
+	return vecs
+}
+
+func localMaxDiff(a, b []float32) float64 {
+	var d float64
+	for i := range a {
+		d = max(d, math.Abs(float64(a[i]-b[i])))
+	}
+	return d
+}
+
+func localNorm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
+}
+
+// The converted model, fed through the Go tokenizer, must reproduce TF.js's
+// embeddings, alone and in one mixed-length batch.
+func TestLocalUSELiteMatchesTFJS(t *testing.T) {
+	e := localTestEmbedder(t, "use-lite", "")
+	var texts []string
+	var want [][]float32
+	for _, item := range localTestReference(t) {
+		if useLiteClean(item.Text) != item.Text {
+			continue // we collapse whitespace on purpose; TF.js does not
+		}
+		texts = append(texts, item.Text)
+		want = append(want, item.Embedding)
+	}
+	if len(texts) < 8 {
+		t.Fatalf("only %d comparable reference texts", len(texts))
+	}
+	const tol = 1e-4
+	batch := localTestEmbed(t, e, texts...)
+	for i, text := range texts {
+		single := localTestEmbed(t, e, text)[0]
+		if len(single) != 512 {
+			t.Fatalf("dim %d, want 512", len(single))
+		}
+		if d := localMaxDiff(single, want[i]); d > tol {
+			t.Errorf("%q alone: max |diff| vs TF.js %.2e", text, d)
+		}
+		if d := localMaxDiff(batch[i], want[i]); d > tol {
+			t.Errorf("%q in a batch: max |diff| vs TF.js %.2e", text, d)
+		}
+	}
+}
+
+func TestLocalUSELiteSemantics(t *testing.T) {
+	e := localTestEmbedder(t, "use-lite", "")
+	tests := []struct{ query, near, far string }{
+		{"what port does postgres listen on", "the database listens on 5432", "buy milk"},
+		{"how do I roll back a deploy", "reverting the release to the previous version", "my cat sleeps all day"},
+		{"the user prefers dark mode", "she likes a dark colour theme in her editor", "train tickets were sold out"},
+		{"remind me to call mum on sunday", "phone my mother this weekend", "the build uses go modules"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.query, func(t *testing.T) {
+			v := localTestEmbed(t, e, tc.query, tc.near, tc.far)
+			near, far := localCosine(v[0], v[1]), localCosine(v[0], v[2])
+			if near <= far {
+				t.Errorf("cos(query, near)=%.3f ≤ cos(query, far)=%.3f", near, far)
+			}
+		})
+	}
+}
+
+// The hard-coded USE-lite calibration must still be what the method measures.
+func TestLocalUSELiteCalibration(t *testing.T) {
+	e := localTestEmbedder(t, "use-lite", "")
+	got, err := localMeasureCalibration(context.Background(), e.Embed, "en")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := e.Calibration()
+	if math.Abs(got.Floor-want.Floor) > 0.02 || math.Abs(got.Span-want.Span) > 0.02 {
+		t.Errorf("measured floor %.3f span %.3f, hard-coded floor %.3f span %.3f", got.Floor, got.Span, want.Floor, want.Span)
+	}
+	if e.ID() != "local:use-lite" {
+		t.Errorf("ID = %q", e.ID())
+	}
+}
+
+func TestLocalBERTFixture(t *testing.T) {
+	cls := localTestEmbedder(t, "test-bert", "")
+	mean := localTestEmbedder(t, "test-bert", "mean")
+	texts := []string{
+		"what port does postgres listen on",
+		"the database listens on 5432",
+		"buy milk",
+		"",
+		strings.Repeat("the cat runs fast and the dog runs slow ", 50), // > max_length
+	}
+	if cls.ID() != "local:test-bert:cls" || mean.ID() != "local:test-bert:mean" {
+		t.Errorf("IDs %q, %q", cls.ID(), mean.ID())
+	}
+	a := localTestEmbed(t, cls, texts...)
+	m := localTestEmbed(t, mean, texts...)
+	for i, text := range texts {
+		t.Run(text[:min(len(text), 20)], func(t *testing.T) {
+			if len(a[i]) != 32 || len(m[i]) != 32 {
+				t.Fatalf("dims %d, %d; want 32", len(a[i]), len(m[i]))
+			}
+			if n := localNorm(a[i]); math.Abs(n-1) > 1e-5 {
+				t.Errorf("cls norm %.6f", n)
+			}
+			if localMaxDiff(a[i], m[i]) < 1e-3 {
+				t.Error("cls and mean pooling gave the same vector")
+			}
+			// Alone (no padding) equals inside the padded batch: the
+			// attention mask is honoured and nothing is nondeterministic.
+			alone := localTestEmbed(t, cls, text)[0]
+			if d := localMaxDiff(alone, a[i]); d > 1e-5 {
+				t.Errorf("alone vs batched: max |diff| %.2e", d)
+			}
+			meanAlone := localTestEmbed(t, mean, text)[0]
+			if d := localMaxDiff(meanAlone, m[i]); d > 1e-5 {
+				t.Errorf("mean alone vs batched: max |diff| %.2e", d)
+			}
+		})
+	}
+	if localMaxDiff(a[0], a[1]) < 1e-3 {
+		t.Error("different texts gave the same vector")
+	}
+	q, err := cls.EmbedQueries(context.Background(), texts[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if localMaxDiff(q[0], a[0]) < 1e-3 {
+		t.Error("query prefix from somni-embed.json had no effect")
+	}
+	if c := cls.Calibration(); c == localDefaultCalibration || c.Span <= 0 {
+		t.Errorf("calibration %+v was not measured", c)
+	}
+}
+
+// The BERT tokenizer path: forced padding in tokenizer.json is switched off
+// and max_length from somni-embed.json caps the length.
+func TestLocalBERTTokenizer(t *testing.T) {
+	dir := localTestModelDir(t, "test-bert")
+	mc, err := localResolveModel(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := os.ReadFile(mc.ModelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := localReadONNXSignature(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bertLoad(mc, sig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		text string
+		want string // tokens between [CLS] and [SEP]
+	}{
+		{"buy milk", "buy milk"}, // not padded to the file's Fixed 24
+		{"Buy MILK!", "buy milk !"},
+		{"unable", "un ##able"},
+		{"cats\tand\ndogs", "cat ##s and dog ##s"},
+		{"\u00a0sky\u3000sea", "sky sea"}, // NBSP and ideographic space split words
+		{"zebra", "[UNK]"},
+		{"the database 数据", "the database [UNK] [UNK]"}, // CJK chars split one by one
+		{"disk\u0000file", "[UNK]"},                     // clean_text drops NUL: "diskfile" is unknown
+		{"", ""},
+		{strings.Repeat("cat ", 100), strings.TrimSpace(strings.Repeat("cat ", 30))}, // max_length 32
+		{strings.Repeat("a ", 10000), strings.TrimSpace(strings.Repeat("a ", 30))},   // huge input cut first
+	}
+	cls, _ := b.tk.TokenToId("[CLS]")
+	sep, _ := b.tk.TokenToId("[SEP]")
+	for _, tc := range tests {
+		t.Run(tc.text[:min(len(tc.text), 16)], func(t *testing.T) {
+			enc, err := b.encode(tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if enc.ids[0] != int64(cls) || enc.ids[len(enc.ids)-1] != int64(sep) {
+				t.Fatalf("encode(%q) = %v, want [CLS] … [SEP]", tc.text, enc.ids)
+			}
+			var toks []string
+			for _, id := range enc.ids[1 : len(enc.ids)-1] {
+				tok, _ := b.tk.IdToToken(int(id))
+				toks = append(toks, tok)
+			}
+			if got := strings.Join(toks, " "); got != tc.want {
+				t.Errorf("encode(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLocalFactoryErrors(t *testing.T) {
+	useLite := localTestModelDir(t, "use-lite")
+	bert := localTestModelDir(t, "test-bert")
+	tmp := t.TempDir()
+	mk := func(name string, files map[string]string) string {
+		dir := filepath.Join(tmp, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for f, src := range files {
+			data := []byte(src)
+			if strings.HasPrefix(src, "copy:") {
+				var err error
+				if data, err = os.ReadFile(strings.TrimPrefix(src, "copy:")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	lib, err := filepath.Abs(localTestRepoPath("models", "lib", "libonnxruntime.so.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		cfg  EmbedConfig
+		want string
+	}{
+		{"missing dir", EmbedConfig{ModelDir: filepath.Join(tmp, "nope")}, "no such file"},
+		{"no model.onnx", EmbedConfig{ModelDir: mk("empty", nil)}, "has no model.onnx"},
+		{"no tokenizer or vocab", EmbedConfig{ModelDir: mk("bare", map[string]string{"model.onnx": "copy:" + bert + "/model.onnx"})}, "neither tokenizer.json"},
+		{"pooling on use-lite", EmbedConfig{ModelDir: useLite, Pooling: "mean"}, "does not apply"},
+		{"bad pooling", EmbedConfig{ModelDir: bert, Pooling: "max"}, "want cls or mean"},
+		{"missing ORT lib", EmbedConfig{ModelDir: useLite, ORTLib: filepath.Join(tmp, "libonnxruntime.so.1")}, "not found"},
+		{"bert model with use-lite vocab", EmbedConfig{ModelDir: mk("mixed", map[string]string{
+			"model.onnx": "copy:" + bert + "/model.onnx", "vocab.json": "copy:" + useLite + "/vocab.json"})}, "want [indices,values]"},
+		{"garbage model", EmbedConfig{ModelDir: mk("garbage", map[string]string{
+			"model.onnx": "\xff\xff\xff\xff not protobuf", "vocab.json": "copy:" + useLite + "/vocab.json"})}, "onnx"},
+		{"malformed tokenizer.json", EmbedConfig{ModelDir: mk("badtok", map[string]string{
+			"model.onnx": "copy:" + bert + "/model.onnx", "tokenizer.json": `{"model": {"type": "WordPiece"}}`})}, "tokenizer"},
+		{"bad somni-embed.json", EmbedConfig{ModelDir: mk("badcfg", map[string]string{
+			"model.onnx": "copy:" + bert + "/model.onnx", "tokenizer.json": "copy:" + bert + "/tokenizer.json", localOverridesFile: "{"})}, localOverridesFile},
+		{"different ORT lib than the loaded one", EmbedConfig{ModelDir: useLite, ORTLib: mk("otherlib", map[string]string{"libonnxruntime.so.1": "x"}) + "/libonnxruntime.so.1"}, "already loaded"},
+	}
+	// Make sure ORT is loaded from the real library first.
+	if err := ortInit(lib); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := newLocalEmbedder(tc.cfg)
+			if err == nil {
+				e.Close()
+				t.Fatalf("no error, want one mentioning %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLocalLifecycle(t *testing.T) {
+	e := localTestEmbedder(t, "use-lite", "")
+	if vecs, err := e.Embed(context.Background(), nil); err != nil || len(vecs) != 0 {
+		t.Fatalf("empty input: %v, %v", vecs, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Embed(ctx, []string{"hello"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled ctx: err = %v", err)
+	}
+	// 70 texts span three batches; order must survive the length sort.
+	var texts []string
+	for i := range 70 {
+		texts = append(texts, strings.Repeat("word ", i%9+1)+string(rune('a'+i%26)))
+	}
+	all := localTestEmbed(t, e, texts...)
+	for _, i := range []int{0, 33, 69} {
+		if d := localMaxDiff(all[i], localTestEmbed(t, e, texts[i])[0]); d > 1e-5 {
+			t.Errorf("text %d: batched vs alone differ by %.2e", i, d)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"hello"}); err == nil {
+		t.Error("Embed after Close succeeded")
+	}
+}
+
+// Close right after the factory returns must wait for the background load
+// and not leak or crash.
+func TestLocalCloseDuringLoad(t *testing.T) {
+	e, err := newLocalEmbedder(EmbedConfig{ModelDir: localTestModelDir(t, "use-lite")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Embed(context.Background(), []string{"x"}); err == nil {
+		t.Error("Embed after Close succeeded")
+	}
+}
+
+func TestLocalONNXSignature(t *testing.T) {
+	tests := []struct {
+		model   string
+		inputs  string
+		outputs string
+		rank    int
+	}{
+		{"use-lite", "indices,values", "embedding", 2},
+		{"test-bert", "input_ids,attention_mask,token_type_ids", "last_hidden_state", 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join(localTestModelDir(t, tc.model), "model.onnx"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, err := localReadONNXSignature(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var in, out []string
+			for _, v := range sig.Inputs {
+				in = append(in, v.Name)
+			}
+			for _, v := range sig.Outputs {
+				out = append(out, v.Name)
+			}
+			if strings.Join(in, ",") != tc.inputs || strings.Join(out, ",") != tc.outputs || sig.Outputs[0].Rank != tc.rank {
+				t.Errorf("got inputs %v outputs %v rank %d", in, out, sig.Outputs[0].Rank)
+			}
+			if _, err := localReadONNXSignature(raw[:len(raw)/2]); err == nil {
+				t.Error("truncated model: no error")
+			}
+		})
+	}
+}
