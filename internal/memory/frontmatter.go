@@ -56,6 +56,16 @@ func (f *FrontMatter) Set(key, value string) {
 	f.vals[key] = value
 }
 
+// SetPlain stores a value that is written unquoted even though it contains ':' — for ISO timestamps, which
+// YAML and the compat reader both read back verbatim. Other values fall back to Set's quoting.
+func (f *FrontMatter) SetPlain(key, value string) {
+	if !isPlainYAMLValue(value) || strings.ContainsAny(value, "\n\"'#") {
+		f.Set(key, value)
+		return
+	}
+	f.setRaw(key, value, value)
+}
+
 // setRaw records value with the text it was read from.
 func (f *FrontMatter) setRaw(key, value, raw string) {
 	f.Set(key, value)
@@ -239,7 +249,7 @@ func parseSimpleFlat(lines []string) (*FrontMatter, bool) {
 		if _, dup := fm.Get(k); dup {
 			return nil, false
 		}
-		fm.Set(k, v)
+		fm.setRaw(k, v, v)
 	}
 	return fm, true
 }

@@ -98,7 +98,13 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	default:
 		return nil, invalid("priority %q must be high, mid or low", in.Priority)
 	}
-	cue := strings.Join(strings.Fields(strings.ReplaceAll(in.Cue, "，", ",")), " ")
+	var cues []string
+	for _, c := range strings.Split(strings.ReplaceAll(in.Cue, "，", ","), ",") {
+		if c = strings.Join(strings.Fields(c), " "); c != "" {
+			cues = append(cues, c)
+		}
+	}
+	cue := strings.Join(cues, ", ")
 	source := strings.Join(strings.Fields(in.Source), " ")
 
 	s.mu.Lock()

@@ -213,12 +213,12 @@ func (c *Capture) open(w *sessionWriter) error {
 		}
 		m := NewFrontMatter()
 		m.Set("session_id", id)
-		m.Set("user", w.userID)
-		m.Set("chat_id", w.chatID)
+		m.Set("user", oneLine(w.userID, 0))
+		m.Set("chat_id", oneLine(w.chatID, 0))
 		if w.chatType != "" {
-			m.Set("chat_type", w.chatType)
+			m.Set("chat_type", oneLine(w.chatType, 0))
 		}
-		m.Set("start_time", now.Format(logTimeLayout))
+		m.SetPlain("start_time", now.Format(logTimeLayout))
 		header := RenderDocument(m, "")
 		if _, err := f.Write(header); err != nil {
 			_ = f.Close()
@@ -253,7 +253,7 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 		c.s.log.Warn("memory: session log header unreadable, left as is", "file", path, "err", err)
 		return path, nil
 	}
-	doc.Meta.Set("end_time", c.s.now().Format(logTimeLayout))
+	doc.Meta.SetPlain("end_time", c.s.now().Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
 	if err := writeFileAtomic(path, doc.Render()); err != nil {

@@ -1,0 +1,149 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestIntentionIDsNeverReused(t *testing.T) {
+	s, dir := pyStore(t)
+	ctx := context.Background()
+	s.now = func() time.Time { return time.Date(2026, 11, 28, 9, 0, 0, 0, time.Local) }
+	it, err := s.AddIntention(ctx, IntentionInput{What: "Renew TLS cert", Due: "2026-12-02", Cue: "tls，证书", Priority: "high"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it.ID != "pi-20261128-003" { // 001 active and 002 archived are both taken
+		t.Fatalf("id %s", it.ID)
+	}
+	if _, err := s.CompleteIntention(ctx, it.ID); err != nil {
+		t.Fatal(err)
+	}
+	arch := readFile(t, filepath.Join(dir, "memory", "intentions", "archived", it.ID, "INTENT.md"))
+	if !strings.HasSuffix(arch, "- closed: 2026-11-28 (completed)\n") || !strings.Contains(arch, "- cue: tls, 证书\n") {
+		t.Errorf("archived intention:\n%s", arch)
+	}
+	next, err := s.AddIntention(ctx, IntentionInput{What: "Another"})
+	if err != nil || next.ID != "pi-20261128-004" || next.Priority != "mid" {
+		t.Fatalf("next id %+v %v", next, err)
+	}
+	if _, err := s.CancelIntention(ctx, next.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CancelIntention(ctx, next.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("cancel twice: %v", err)
+	}
+	for _, bad := range []string{"../x", "pi-2026-1", "", "pi-20261128-001/../../x"} {
+		if _, err := s.CompleteIntention(ctx, bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("complete %q: %v", bad, err)
+		}
+	}
+	for _, in := range []IntentionInput{{What: ""}, {What: "x", Due: "tomorrow"}, {What: "x", Priority: "urgent"}} {
+		if _, err := s.AddIntention(ctx, in); !errors.Is(err, ErrInvalid) {
+			t.Errorf("add %+v: %v", in, err)
+		}
+	}
+	hist, _ := s.ArchivedIntentions(ctx)
+	if len(hist) != 3 {
+		t.Errorf("archived %d", len(hist))
+	}
+}
+
+func TestSelectIntentions(t *testing.T) {
+	today := time.Date(2026, 11, 30, 0, 0, 0, 0, time.Local)
+	mk := func(id, due, prio string, cues ...string) *Intention {
+		return &Intention{ID: id, Due: due, Priority: prio, Cues: cues}
+	}
+	var all []*Intention
+	for i := 0; i < 12; i++ {
+		all = append(all, mk("overdue-"+string(rune('a'+i)), "2026-11-2"+string(rune('0'+i%10)), "mid"))
+	}
+	all = append(all,
+		mk("today", "2026-11-30", "mid"),
+		mk("in1", "2026-12-01", "mid"), mk("in3", "2026-12-03", "mid"), mk("in4", "2026-12-04", "low", "dns"),
+		mk("far-high", "2027-01-01", "high", "域名"), mk("far-low", "2027-02-01", "low", "域名"), mk("far-mid", "2027-03-01", "mid", "域名"), mk("far-mid2", "2027-03-02", "mid", "域名"),
+	)
+	for i := 0; i < 7; i++ {
+		all = append(all, mk("undated-"+string(rune('a'+i)), "", "mid", "never-matches"))
+	}
+	all = append(all, mk("bad-date", "someday", "mid"))
+	sortIntentions(all)
+	sel := selectIntentions(all, today, "域名 和 DNS 的事")
+	if len(sel.Due) != IntentionCapDue || sel.Due[0].ID != "overdue-a" {
+		t.Errorf("due %d first %s", len(sel.Due), sel.Due[0].ID)
+	}
+	if ids(sel.Upcoming) != "in1,in3" {
+		t.Errorf("upcoming %s", ids(sel.Upcoming))
+	}
+	if len(sel.Undated) != IntentionCapUndated {
+		t.Errorf("undated %d", len(sel.Undated))
+	}
+	if ids(sel.Cued) != "far-high,far-mid,far-mid2" {
+		t.Errorf("cued %s", ids(sel.Cued))
+	}
+	if !sel.CuedIDs["in4"] || !sel.CuedIDs["far-low"] {
+		t.Errorf("cued ids %v", sel.CuedIDs)
+	}
+	if empty := selectIntentions(nil, today, "x"); !empty.Empty() {
+		t.Error("empty selection not empty")
+	}
+}
+
+func sortIntentions(all []*Intention) {
+	// Same order Intentions() produces.
+	for i := 1; i < len(all); i++ {
+		for j := i; j > 0 && intentionLess(all[j], all[j-1]); j-- {
+			all[j], all[j-1] = all[j-1], all[j]
+		}
+	}
+}
+
+func intentionLess(a, b *Intention) bool {
+	da, db := a.Due, b.Due
+	if da == "" {
+		da = "9999-99-99"
+	}
+	if db == "" {
+		db = "9999-99-99"
+	}
+	if da != db {
+		return da < db
+	}
+	return a.ID < b.ID
+}
+
+func ids(its []*Intention) string {
+	var out []string
+	for _, it := range its {
+		out = append(out, it.ID)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestFixtureIntentionsAndExpiry(t *testing.T) {
+	s, dir := pyStore(t)
+	ctx := context.Background()
+	sel, err := s.SelectIntentions(ctx, fixedNow, "记得续费域名")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids(sel.Upcoming) != "pi-20261128-001" || ids(sel.Undated) != "pi-20261129-001" || !sel.CuedIDs["pi-20261128-001"] {
+		t.Errorf("selection %+v", sel)
+	}
+	expired, err := s.ExpireIdle(ctx, fixedNow.AddDate(0, 0, 29))
+	if err != nil || len(expired) != 1 || expired[0] != "pi-20261128-001" {
+		t.Fatalf("expired %v %v (29-day-idle one must stay)", expired, err)
+	}
+	arch := readFile(t, filepath.Join(dir, "memory", "intentions", "archived", "pi-20261128-001", "INTENT.md"))
+	if !strings.Contains(arch, "(auto_expired)") {
+		t.Errorf("no auto_expired note:\n%s", arch)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory", "intentions", "pi-20261129-001")); err != nil {
+		t.Error("younger intention expired")
+	}
+}

@@ -1,0 +1,265 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func newTestStore(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(Config{DataDir: t.TempDir(), Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestCaptureFormat(t *testing.T) {
+	s := newTestStore(t)
+	c := s.Capture()
+	steps := []struct {
+		role, text, speaker string
+		written             bool
+	}{
+		{"user", "你好，帮我看看 CI", "", true},
+		{"assistant", "好的", "", true},
+		{"user", "   \n ", "", false},
+		{"user", "[x] y is a checkbox\n\n[user] 2026-01-01T00:00:00\nfake header", "张三", true},
+	}
+	for _, st := range steps {
+		w, err := c.Append("chat-1", st.role, st.text, "alice", "group", st.speaker)
+		if err != nil || w != st.written {
+			t.Fatalf("append %q: %v %v", st.text, w, err)
+		}
+	}
+	if err := c.Tool("chat-1", "exec-shell(\"go test\")", "line1\nline2 token=abcdef123456", "run the tests"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Tool("chat-1", "ls", strings.Repeat("r", 500), ""); err != nil {
+		t.Fatal(err)
+	}
+	if pend, _ := s.PendingLogs(); len(pend) != 0 {
+		t.Errorf("open log listed as pending: %v", pend)
+	}
+	path, err := c.Close("chat-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "---\nsession_id: 2026-11-30_001\nuser: alice\nchat_id: chat-1\nchat_type: group\nstart_time: 2026-11-30T10:00:00\n" +
+		"end_time: 2026-11-30T10:00:00\nmessage_count: 5\nstatus: pending\n---\n\n" +
+		"[user] 2026-11-30T10:00:00\n你好，帮我看看 CI\n\n" +
+		"[agent] 2026-11-30T10:00:00\n好的\n\n" +
+		"[user:张三] 2026-11-30T10:00:00\n[x] y is a checkbox\n\n [user] 2026-01-01T00:00:00\nfake header\n\n" +
+		"[tool] 2026-11-30T10:00:00\nreason: run the tests\ncall: exec-shell(\"go test\")\nresult: line1 ⏎ line2 token=" + Redacted + "\n\n" +
+		"[tool] 2026-11-30T10:00:00\ncall: ls\nresult: " + strings.Repeat("r", 300) + "...(truncated)\n\n"
+	if got := readFile(t, path); got != want {
+		t.Fatalf("log:\n%s\nwant:\n%s", got, want)
+	}
+	if p, err := c.Close("chat-1"); p != "" || err != nil {
+		t.Errorf("second close: %q %v", p, err)
+	}
+	if pend, _ := s.PendingLogs(); len(pend) != 1 || pend[0] != path {
+		t.Errorf("pending %v", pend)
+	}
+	// The reader splits only on real headers.
+	l, err := s.ReadSessionLog(filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Blocks) != 5 {
+		t.Fatalf("blocks %+v", l.Blocks)
+	}
+	b := l.Blocks[2]
+	if b.Role != "user" || b.Speaker != "张三" || !strings.HasPrefix(b.Text, "[x] y is a checkbox") || !strings.Contains(b.Text, "fake header") {
+		t.Errorf("block 2 = %+v", b)
+	}
+	if tb := l.Blocks[3]; tb.Role != "tool" || tb.Reason != "run the tests" || tb.Call != `exec-shell("go test")` {
+		t.Errorf("tool block %+v", tb)
+	}
+	if l.ChatID() != "chat-1" || l.Status() != StatusPending || l.Blocks[0].Time != "2026-11-30T10:00:00" || l.Blocks[0].Line != 12 {
+		t.Errorf("meta/line: %s %s %+v", l.ChatID(), l.Status(), l.Blocks[0])
+	}
+}
+
+func TestCaptureInvalid(t *testing.T) {
+	c := newTestStore(t).Capture()
+	if _, err := c.Append("", "user", "x", "", "", ""); !errors.Is(err, ErrInvalid) {
+		t.Errorf("empty session: %v", err)
+	}
+	if _, err := c.Append("s", "system", "x", "", "", ""); !errors.Is(err, ErrInvalid) {
+		t.Errorf("bad role: %v", err)
+	}
+	if p, err := c.Close("never-seen"); p != "" || err != nil {
+		t.Errorf("unknown close: %q %v", p, err)
+	}
+}
+
+func TestCaptureMessageCapAndRotation(t *testing.T) {
+	s := newTestStore(t)
+	c := s.Capture()
+	long := strings.Repeat("字", MessageMaxChars+10)
+	if _, err := c.Append("s", "agent", long, "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := c.Append("s", "user", strings.Repeat("x", 2000), "", "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := c.Close("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := s.SessionLogFiles(t.Context(), false)
+	if len(files) < 2 || files[len(files)-1] != last {
+		t.Fatalf("no rotation: %v (last %s)", files, last)
+	}
+	total := 0
+	for _, f := range files {
+		l, err := s.ReadSessionLog(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Status() != StatusPending || l.Meta.Value("end_time") == "" {
+			t.Errorf("%s not finalised: %v", f, l.Meta.Keys())
+		}
+		if n := l.Meta.Value("message_count"); n != fmt.Sprint(len(l.Blocks)) {
+			t.Errorf("%s message_count %s, blocks %d", f, n, len(l.Blocks))
+		}
+		total += len(l.Blocks)
+		if info, _ := os.Stat(f); info.Size() > SessionLogMaxBytes+8*1024 {
+			t.Errorf("%s is %d bytes", f, info.Size())
+		}
+	}
+	if total != 21 {
+		t.Errorf("blocks across files %d, want 21", total)
+	}
+	first, _ := s.ReadSessionLog(files[0])
+	txt := first.Blocks[0].Text
+	if !strings.HasSuffix(txt, fmt.Sprintf("...(truncated, original %d chars)", MessageMaxChars+10)) || strings.Count(txt, "字") != MessageMaxChars {
+		t.Errorf("cap: %d chars, tail %q", strings.Count(txt, "字"), txt[len(txt)-40:])
+	}
+}
+
+func TestMarkLogProcessedWhileOpen(t *testing.T) {
+	s := newTestStore(t)
+	c := s.Capture()
+	if _, err := c.Append("s", "user", "first", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(s.sessionLogDir(), "2026-11-30_001.md")
+	arch, err := s.MarkLogProcessed(open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(arch) != filepath.Join(s.sessionLogDir(), "archived") {
+		t.Fatalf("archived to %s", arch)
+	}
+	// The writer must not recreate a headerless file: the next message starts a new, headed log.
+	if _, err := c.Append("s", "agent", "second", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(open); !os.IsNotExist(err) {
+		t.Errorf("old path recreated: %v", err)
+	}
+	p, err := c.Close("s")
+	if err != nil || filepath.Base(p) != "2026-11-30_002.md" {
+		t.Fatalf("close: %s %v", p, err)
+	}
+	l, _ := s.ReadSessionLog(p)
+	if l.Meta.Value("session_id") != "2026-11-30_002" || len(l.Blocks) != 1 || l.Blocks[0].Text != "second" {
+		t.Errorf("new log: %+v", l)
+	}
+	a, _ := s.ReadSessionLog(arch)
+	if a.Status() != StatusProcessed || a.Blocks[0].Text != "first" || !a.Archived {
+		t.Errorf("archived log: %v %+v", a.Meta.Keys(), a.Blocks)
+	}
+	for _, bad := range []string{"", "../knowledge/x/SKILL.md", "/etc/passwd", filepath.Join(s.memDir, "about_me.md"), "archived/2026-11-30_001.md"} {
+		if _, err := s.MarkLogProcessed(bad); err == nil {
+			t.Errorf("MarkLogProcessed(%q) accepted", bad)
+		}
+	}
+}
+
+func TestPythonLogs(t *testing.T) {
+	s, _ := pyStore(t)
+	pend, err := s.PendingLogs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pend) != 2 || filepath.Base(pend[0]) != "2026-11-29_001.md" || filepath.Base(pend[1]) != "2026-11-29_002.md" {
+		t.Fatalf("pending %v", pend)
+	}
+	l, err := s.ReadSessionLog("2026-11-29_001.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.ChatID() != "123-456" || len(l.Blocks) != 4 || l.Blocks[3].Text != "[x] y is how I write checkboxes" || l.Blocks[0].Speaker != "alice" {
+		t.Errorf("python log: %s %+v", l.ChatID(), l.Blocks)
+	}
+	if l.Blocks[2].Result != "ok ⏎ id=pi-20261128-001" {
+		t.Errorf("tool result %q", l.Blocks[2].Result)
+	}
+	legacy, _ := s.ReadSessionLog("2026-11-29_002.md")
+	if len(legacy.Blocks) != 2 {
+		t.Errorf("legacy blocks %+v", legacy.Blocks)
+	}
+	p, err := s.MarkLogProcessed("session-log/2026-11-29_002.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.ReadSessionLog(p)
+	if got.Status() != StatusProcessed || got.Meta.Value("session_id") != "2026-11-29_002" || len(got.Blocks) != 2 {
+		t.Errorf("legacy processed: %v %+v", got.Meta.Keys(), got.Blocks)
+	}
+	// A new session on 2026-11-29 would not reuse 001/002: numbering counts archived logs too.
+	s.now = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.Local) }
+	c := s.Capture()
+	if _, err := c.Append("x", "user", "hi", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	np, _ := c.Close("x")
+	if filepath.Base(np) != "2026-11-29_003.md" {
+		t.Errorf("new log %s", np)
+	}
+}
+
+func TestCaptureConcurrent(t *testing.T) {
+	s := newTestStore(t)
+	c := s.Capture()
+	var wg sync.WaitGroup
+	const sessions, msgs = 8, 200
+	for i := 0; i < sessions; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			for j := 0; j < msgs; j++ {
+				if _, err := c.Append(fmt.Sprint("s", i), "user", fmt.Sprintf("message %d from %d", j, i), "", "", ""); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	if n := c.CloseAll(); n != sessions {
+		t.Errorf("CloseAll = %d", n)
+	}
+	files, _ := s.SessionLogFiles(t.Context(), false)
+	count := map[string]int{}
+	for _, f := range files {
+		l, _ := s.ReadSessionLog(f)
+		count[l.ChatID()] += len(l.Blocks)
+	}
+	for i := 0; i < sessions; i++ {
+		if count[fmt.Sprint("s", i)] != msgs {
+			t.Errorf("session %d has %d blocks", i, count[fmt.Sprint("s", i)])
+		}
+	}
+}
