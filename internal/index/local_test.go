@@ -88,6 +88,7 @@ func TestLocalUSELiteMatchesTFJS(t *testing.T) {
 	}
 	const tol = 1e-4
 	batch := localTestEmbed(t, e, texts...)
+	worst := 0.0
 	for i, text := range texts {
 		single := localTestEmbed(t, e, text)[0]
 		if len(single) != 512 {
@@ -99,7 +100,9 @@ func TestLocalUSELiteMatchesTFJS(t *testing.T) {
 		if d := localMaxDiff(batch[i], want[i]); d > tol {
 			t.Errorf("%q in a batch: max |diff| vs TF.js %.2e", text, d)
 		}
+		worst = max(worst, localMaxDiff(single, want[i]), localMaxDiff(batch[i], want[i]))
 	}
+	t.Logf("max |diff| vs TF.js over %d texts: %.2e", len(texts), worst)
 }
 
 func TestLocalUSELiteSemantics(t *testing.T) {

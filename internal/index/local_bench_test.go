@@ -1,0 +1,79 @@
+//go:build cgo
+
+package index
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// localBenchTexts are memory-note-sized sentences (8–25 words).
+var localBenchTexts = []string{
+	"The staging database listens on port 5432 and only accepts connections from the VPN range.",
+	"Remember that the user prefers short answers without bullet points unless asked.",
+	"Deploys go out on Tuesdays and Thursdays; never ship on a Friday afternoon.",
+	"The flaky integration test fails when the mock clock is not advanced past midnight.",
+	"She is allergic to peanuts, so pick restaurants that can guarantee a nut-free kitchen.",
+	"Rotate the API keys every ninety days and record the rotation in the ops log.",
+	"The build cache lives in .cache and can be deleted safely when disk space runs low.",
+	"Use the smaller batch size on the laptop, otherwise the embedding job runs out of memory.",
+}
+
+// BenchmarkLocalLoad measures factory + background session build until ready.
+func BenchmarkLocalLoad(b *testing.B) {
+	for _, model := range []string{"use-lite", "test-bert"} {
+		b.Run(model, func(b *testing.B) {
+			dir := localTestModelDir(b, model)
+			var total time.Duration
+			for b.Loop() {
+				start := time.Now()
+				e, err := newLocalEmbedder(EmbedConfig{ModelDir: dir})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := e.(*localEmbedder).WaitReady(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+				e.Close()
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/load")
+		})
+	}
+}
+
+// BenchmarkLocalSingle is the per-query latency: one short text per call.
+func BenchmarkLocalSingle(b *testing.B) {
+	e := localTestEmbedder(b, "use-lite", "")
+	ctx := context.Background()
+	i := 0
+	for b.Loop() {
+		if _, err := e.Embed(ctx, localBenchTexts[i%len(localBenchTexts):i%len(localBenchTexts)+1]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/text")
+}
+
+// BenchmarkLocalBatch is index-sync throughput: many texts per Embed call.
+func BenchmarkLocalBatch(b *testing.B) {
+	e := localTestEmbedder(b, "use-lite", "")
+	ctx := context.Background()
+	for _, n := range []int{32, 256} {
+		texts := make([]string, n)
+		for i := range texts {
+			texts[i] = fmt.Sprintf("%s (note %d)", localBenchTexts[i%len(localBenchTexts)], i)
+		}
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := e.Embed(ctx, texts); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "texts/s")
+		})
+	}
+}
