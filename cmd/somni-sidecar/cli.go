@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/sidecar"
+)
+
+// cliContext is cancelled by Ctrl-C so a long sync can be interrupted.
+func cliContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+}
+
+// cmdRecall prints ranked results for a query. It reads only: a person
+// inspecting memory must not reinforce what they look at.
+func cmdRecall(o *options, stdout, stderr io.Writer) int {
+	query := strings.TrimSpace(strings.Join(o.args, " "))
+	if query == "" {
+		fmt.Fprint(stderr, "somni-sidecar recall: give a query, e.g. somni-sidecar recall \"deploy pitfalls\"\n")
+		return 2
+	}
+	ctx, cancel := cliContext()
+	defer cancel()
+	srv, err := sidecar.New(o.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
+		return 1
+	}
+	defer srv.Close()
+	ix, err := srv.Index(ctx)
+	if err == nil {
+		_, err = ix.Sync(ctx)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
+		return 1
+	}
+	q := index.Query{Text: query, Limit: max(1, o.recallN)}
+	if o.recallTy != "" {
+		for _, t := range strings.Split(o.recallTy, ",") {
+			switch t = strings.TrimSpace(strings.ToLower(t)); t {
+			case "knowledge", "skill", "episode":
+				q.Kinds = append(q.Kinds, t)
+			case "":
+			default:
+				q.EntryType = t
+			}
+		}
+	}
+	hits, err := ix.Search(ctx, q)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, index.RenderHits(hits, 200))
+	return 0
+}
+
+// cmdDoctor reports problems and exits 1 when there are any.
+func cmdDoctor(o *options, stdout, stderr io.Writer) int {
+	ctx, cancel := cliContext()
+	defer cancel()
+	st, err := memory.Open(memory.Config{DataDir: o.cfg.DataDir, MemoryDir: o.cfg.MemoryDir, SkillDir: o.cfg.SkillDir,
+		Logger: o.cfg.Logger.With(sidecar.LoggerKey, "somni.memory")})
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar doctor: %v\n", err)
+		return 1
+	}
+	findings, err := sidecar.Doctor(ctx, st)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar doctor: %v\n", err)
+		return 1
+	}
+	if o.jsonOut {
+		if findings == nil {
+			findings = []sidecar.Finding{}
+		}
+		b, _ := json.MarshalIndent(findings, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		for _, f := range findings {
+			fmt.Fprintln(stdout, f.String())
+		}
+		if len(findings) == 0 {
+			fmt.Fprintf(stdout, "ok: no problems in %s\n", st.DataDir())
+		} else {
+			fmt.Fprintf(stdout, "%d problem(s) in %s\n", len(findings), st.DataDir())
+		}
+	}
+	if len(findings) > 0 {
+		return 1
+	}
+	return 0
+}
+
+func cmdStats(o *options, stdout, stderr io.Writer) int {
+	ctx, cancel := cliContext()
+	defer cancel()
+	srv, err := sidecar.New(o.cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar stats: %v\n", err)
+		return 1
+	}
+	defer srv.Close()
+	st, err := srv.CollectStats(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar stats: %v\n", err)
+		return 1
+	}
+	if o.jsonOut {
+		b, _ := json.MarshalIndent(st, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return 0
+	}
+	fmt.Fprintf(stdout, "data dir:        %s\n", st.DataDir)
+	kinds := make([]string, 0, len(st.Entries))
+	for k := range st.Entries {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(stdout, "%-16s %d\n", k+":", st.Entries[k])
+	}
+	fmt.Fprintf(stdout, "unparsable:      %d\n", st.Unparsable)
+	fmt.Fprintf(stdout, "session logs:    %d (%d pending)\n", st.SessionLogs, st.PendingLogs)
+	if st.Index != nil {
+		fmt.Fprintf(stdout, "index:           %d entries, embedder %s, semantic ready %v\n", st.Index.Entries, st.Index.Embedder, st.Index.SemanticReady)
+	}
+	return 0
+}

@@ -1,0 +1,246 @@
+// Command somni-sidecar is the somni memory sidecar: it speaks
+// newline-delimited JSON-RPC 2.0 on stdin/stdout for the dsh-somni host, a
+// drop-in for the Python `somni_memory` sidecar. For people who edit memory
+// by hand it also has subcommands: recall, doctor and stats.
+//
+//	somni-sidecar [flags]                 serve stdio until shutdown, EOF or SIGTERM
+//	somni-sidecar [flags] recall "query"  ranked recall results
+//	somni-sidecar [flags] doctor          report broken files and links (exit 1 if any)
+//	somni-sidecar [flags] stats           counts and index state
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/sidecar"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// options is the parsed command line.
+type options struct {
+	cfg      sidecar.Config
+	level    slog.Level
+	command  string // "" (serve) | recall | doctor | stats
+	args     []string
+	jsonOut  bool
+	recallN  int
+	recallTy string
+}
+
+var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true}
+
+// parseArgs reads the compat argv and environment. A leading
+// `-m somni_memory` (the Python launch form) is accepted and ignored.
+func parseArgs(args []string, getenv func(string) string) (*options, error) {
+	if len(args) >= 2 && args[0] == "-m" {
+		args = args[2:]
+	}
+	o := &options{}
+	if len(args) > 0 && subcommands[args[0]] {
+		o.command, args = args[0], args[1:]
+	}
+	fs := flag.NewFlagSet("somni-sidecar", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	env := func(k, def string) string {
+		if v := strings.TrimSpace(getenv(k)); v != "" {
+			return v
+		}
+		return def
+	}
+	home, _ := os.UserHomeDir()
+	dataDir := fs.String("data-dir", env("SOMNI_DATA_DIR", filepath.Join(home, ".dsh", "somni")), "data directory")
+	llm := fs.String("llm", "host", "dream model: host (reverse llm.chat) or openai")
+	embed := fs.String("embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
+	modelDir := fs.String("embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
+	thr := fs.Float64("assoc-threshold", 0.52, "association score threshold")
+	gap := fs.Float64("assoc-gap", 0.04, "association score gap to the runner-up")
+	maxItems := fs.Int("assoc-max-items", 2, "max associations per hint (min 1)")
+	logLevel := fs.String("log-level", env("SOMNI_LOG_LEVEL", "info"), "debug, info, warning or error")
+	fs.BoolVar(&o.jsonOut, "json", false, "stats/doctor: print JSON")
+	fs.IntVar(&o.recallN, "limit", 10, "recall: max results")
+	fs.StringVar(&o.recallTy, "types", "", "recall: comma list of kinds or entry types")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	rest := fs.Args()
+	if o.command == "" && len(rest) > 0 {
+		if !subcommands[rest[0]] {
+			return nil, fmt.Errorf("unknown command %q (want recall, doctor or stats)", rest[0])
+		}
+		o.command, rest = rest[0], rest[1:]
+		// Flags may also follow the subcommand.
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
+		}
+		rest = fs.Args()
+	}
+	o.args = rest
+	switch *llm {
+	case "host", "openai":
+	default:
+		return nil, fmt.Errorf("--llm %q: want host or openai", *llm)
+	}
+	switch *embed {
+	case "local", "http", "hash", "off":
+	default:
+		return nil, fmt.Errorf("--embed %q: want local, http, hash or off", *embed)
+	}
+	lvl, err := sidecar.ParseLevel(*logLevel)
+	if err != nil {
+		return nil, err
+	}
+	o.level = lvl
+	if *maxItems < 1 {
+		*maxItems = 1
+	}
+	c := &o.cfg
+	c.DataDir = *dataDir
+	c.MemoryDir = env("MEMORY_ROOT_PATH", "")
+	c.SkillDir = env("SKILL_ROOT_PATH", "")
+	c.LLM = *llm
+	c.OpenAI = dream.OpenAIConfigFromEnv(getenv)
+	c.MaxLogs = envInt(getenv, "SLEEP_MAX_LOGS")
+	c.MaxIters = envInt(getenv, "SLEEP_MAX_ITERS")
+	c.Embed = index.EmbedConfig{
+		Provider: *embed,
+		ModelDir: *modelDir,
+		Pooling:  env("SOMNI_EMBED_POOLING", ""),
+		BaseURL:  env("SOMNI_EMBED_BASE_URL", ""),
+		Model:    env("SOMNI_EMBED_MODEL", ""),
+	}
+	floor, fok := envFloat(getenv, "SOMNI_COS_FLOOR")
+	span, sok := envFloat(getenv, "SOMNI_COS_SPAN")
+	if fok || sok {
+		cal := index.DefaultCalibration
+		if fok {
+			cal.Floor = floor
+		}
+		if sok && span > 0 {
+			cal.Span = span
+		}
+		c.Calibration = &cal
+	}
+	if v := strings.TrimSpace(getenv("SOMNI_LINK_SPREAD")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("SOMNI_LINK_SPREAD %q: %w", v, err)
+		}
+		if n == 0 {
+			n = -1 // 0 means "no spreading"; the index reads 0 as its default
+		}
+		c.LinkSpread = n
+	}
+	c.AssocThreshold, c.AssocGap, c.AssocMaxItems = *thr, *gap, *maxItems
+	c.ConvCharBudget = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET")
+	return o, nil
+}
+
+func envInt(getenv func(string) string, k string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+func envFloat(getenv func(string) string, k string) (float64, bool) {
+	v := strings.TrimSpace(getenv(k))
+	if v == "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return f, err == nil
+}
+
+func run(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	o, err := parseArgs(args, getenv)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stderr, usage)
+			return 0
+		}
+		fmt.Fprintf(stderr, "somni-sidecar: %v\n%s", err, usage)
+		return 2
+	}
+	logger := slog.New(sidecar.NewLineHandler(stderr, o.level))
+	slog.SetDefault(logger)
+	o.cfg.Logger = logger
+	switch o.command {
+	case "":
+		return serve(o, stdin, stdout, logger)
+	case "recall":
+		return cmdRecall(o, stdout, stderr)
+	case "doctor":
+		return cmdDoctor(o, stdout, stderr)
+	case "stats":
+		return cmdStats(o, stdout, stderr)
+	}
+	return 2
+}
+
+const usage = `usage:
+  somni-sidecar [--data-dir DIR] [--llm host|openai] [--embed local|http|hash|off]
+                [--embed-model-dir DIR] [--assoc-threshold F] [--assoc-gap F]
+                [--assoc-max-items N] [--log-level LEVEL]      serve JSON-RPC on stdio
+  somni-sidecar [flags] recall [--limit N] [--types T] "query"
+  somni-sidecar [flags] doctor [--json]
+  somni-sidecar [flags] stats [--json]
+`
+
+// serve runs the stdio protocol until shutdown, stdin EOF or a signal; all
+// three close the sessions and exit 0.
+func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) int {
+	log := logger.With(sidecar.LoggerKey, "somni.main")
+	srv, err := sidecar.New(o.cfg)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	conn := rpc.Serve(context.Background(), stdin, stdout, srv.Methods(), logger.With(sidecar.LoggerKey, "somni.rpc"),
+		rpc.WithSerial(sidecar.SerialMethods...))
+	srv.Attach(conn)
+	log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
+	why := ""
+	select {
+	case <-srv.ShutdownRequested():
+		why = "shutdown"
+	case <-conn.Done():
+		why = "stdin closed"
+	case <-ctx.Done():
+		why = "signal"
+	}
+	log.Info("stopping", "why", why)
+	// Sessions first: they are what a kill would lose.
+	if err := srv.Close(); err != nil {
+		log.Warn("close", "err", err)
+	}
+	conn.Close()
+	done := make(chan struct{})
+	go func() { conn.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		log.Warn("handlers still running at exit")
+	}
+	return 0
+}

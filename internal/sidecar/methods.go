@@ -1,0 +1,254 @@
+package sidecar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/toolspec"
+)
+
+// method adapts a typed handler to rpc.Handler: params are decoded strictly
+// by toolspec (the same rules as tool arguments: null or "" count as
+// missing for required strings) and a bad value becomes -32602.
+func method[P any](name string, fn func(ctx context.Context, p P) (any, error)) rpc.Handler {
+	ps, err := toolspec.Compile[P]()
+	if err != nil {
+		panic(fmt.Sprintf("sidecar: params of %s: %v", name, err)) // programming error, caught by any test
+	}
+	return func(ctx context.Context, raw json.RawMessage) (any, error) {
+		p, err := ps.Decode(raw)
+		if err != nil {
+			var ae *toolspec.ArgError
+			if errors.As(err, &ae) {
+				ae.Tool = name
+			}
+			return nil, rpc.InvalidParams("%s", err.Error())
+		}
+		res, err := fn(ctx, p)
+		return res, mapError(err)
+	}
+}
+
+// mapError turns the caller's mistakes into -32602 and leaves the rest
+// (internal errors) to rpc.
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var re *rpc.Error
+	switch {
+	case errors.As(err, &re):
+		return err
+	case toolspec.IsBadCall(err), errors.Is(err, memory.ErrInvalid), errors.Is(err, memory.ErrUnsafeName):
+		return rpc.InvalidParams("%s", err.Error())
+	}
+	return err
+}
+
+// SerialMethods must keep the host's order: they write session logs, and
+// shutdown must come after every append sent before it.
+var SerialMethods = []string{"session.append", "session.tool", "session.close", "session.closeAll", "shutdown"}
+
+// Methods returns the JSON-RPC method table.
+func (s *Server) Methods() map[string]rpc.Handler {
+	return map[string]rpc.Handler{
+		"ping":             method("ping", s.ping),
+		"prompt.build":     method("prompt.build", s.promptBuild),
+		"session.append":   method("session.append", s.sessionAppend),
+		"session.tool":     method("session.tool", s.sessionTool),
+		"session.close":    method("session.close", s.sessionClose),
+		"session.closeAll": method("session.closeAll", s.sessionCloseAll),
+		"assoc.thought":    method("assoc.thought", s.assocThought),
+		"assoc.action":     method("assoc.action", s.assocAction),
+		"assoc.reset":      method("assoc.reset", s.assocReset),
+		"tools.list":       method("tools.list", s.toolsList),
+		"tools.call":       method("tools.call", s.toolsCall),
+		"sleep.status":     method("sleep.status", s.sleepStatus),
+		"sleep.run":        method("sleep.run", s.sleepRun),
+		"sleep.cancel":     method("sleep.cancel", s.sleepCancel),
+		"index.sync":       method("index.sync", s.indexSync),
+		"shutdown":         method("shutdown", s.shutdownMethod),
+	}
+}
+
+type noParams struct{}
+
+type okResult struct {
+	OK bool `json:"ok"`
+}
+
+// PingResult is the `ping` reply.
+type PingResult struct {
+	Version     string `json:"version"`
+	DataDir     string `json:"dataDir"`
+	MemoryDir   string `json:"memoryDir"`
+	SkillDir    string `json:"skillDir"`
+	LLM         string `json:"llm"`
+	Vector      bool   `json:"vector"`
+	PendingLogs int    `json:"pendingLogs"`
+}
+
+// ping answers from cheap state only: the index may still be opening, in
+// which case vector is false until it is ready.
+func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
+	res := PingResult{Version: Version, DataDir: s.store.DataDir(), MemoryDir: s.store.MemoryDir(),
+		SkillDir: s.store.SkillDir(), LLM: s.dreamer.LLM()}
+	if ix := s.readyIndex(); ix != nil {
+		res.Vector = ix.Status().SemanticReady
+	}
+	if logs, err := s.store.PendingLogs(); err != nil {
+		s.log.Warn("ping: count pending logs", "err", err)
+	} else {
+		res.PendingLogs = len(logs)
+	}
+	return res, nil
+}
+
+type appendParams struct {
+	SessionID string `json:"sessionId" desc:"host session id"`
+	Role      string `json:"role" desc:"user or agent"`
+	Text      string `json:"text,omitempty" desc:"message text"`
+	UserID    string `json:"userId" desc:"speaker's user id" default:"default"`
+	ChatType  string `json:"chatType,omitempty" desc:"direct, group, …"`
+	Speaker   string `json:"speaker,omitempty" desc:"group-chat speaker label"`
+}
+
+type appendResult struct {
+	OK      bool   `json:"ok"`
+	Skipped string `json:"skipped,omitempty"`
+}
+
+func (s *Server) sessionAppend(_ context.Context, p appendParams) (any, error) {
+	written, err := s.capture.Append(p.SessionID, p.Role, p.Text, p.UserID, p.ChatType, p.Speaker)
+	if err != nil {
+		return nil, err
+	}
+	if !written {
+		return appendResult{OK: true, Skipped: "empty"}, nil
+	}
+	return appendResult{OK: true}, nil
+}
+
+type toolLogParams struct {
+	SessionID string        `json:"sessionId" desc:"host session id"`
+	Call      toolspec.Text `json:"call,omitempty" desc:"the tool call (text or JSON)"`
+	Result    toolspec.Text `json:"result,omitempty" desc:"the tool result (text or JSON)"`
+	Reason    toolspec.Text `json:"reason,omitempty" desc:"why the agent called it"`
+}
+
+func (s *Server) sessionTool(_ context.Context, p toolLogParams) (any, error) {
+	if err := s.capture.Tool(p.SessionID, string(p.Call), string(p.Result), string(p.Reason)); err != nil {
+		return nil, err
+	}
+	return okResult{true}, nil
+}
+
+type sessionParams struct {
+	SessionID string `json:"sessionId" desc:"host session id"`
+}
+
+func (s *Server) sessionClose(_ context.Context, p sessionParams) (any, error) {
+	path, err := s.capture.Close(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return map[string]any{"path": nil}, nil
+	}
+	return map[string]any{"path": path}, nil
+}
+
+func (s *Server) sessionCloseAll(context.Context, noParams) (any, error) {
+	return map[string]int{"closed": s.capture.CloseAll()}, nil
+}
+
+type thoughtParams struct {
+	SessionID string `json:"sessionId" desc:"host session id"`
+	Cue       string `json:"cue" desc:"the agent's current thought"`
+	IterNo    int    `json:"iterNo,omitempty" desc:"agent loop iteration"`
+}
+
+type actionParams struct {
+	SessionID string          `json:"sessionId" desc:"host session id"`
+	ToolName  string          `json:"toolName" desc:"tool the agent is about to call"`
+	Args      json.RawMessage `json:"args" desc:"its arguments" default:"{}"`
+	IterNo    int             `json:"iterNo,omitempty" desc:"agent loop iteration"`
+}
+
+func (s *Server) assocThought(ctx context.Context, p thoughtParams) (any, error) {
+	return s.assoc.thought(ctx, p)
+}
+
+func (s *Server) assocAction(ctx context.Context, p actionParams) (any, error) {
+	return s.assoc.action(ctx, p)
+}
+
+func (s *Server) assocReset(_ context.Context, p sessionParams) (any, error) {
+	s.assoc.reset(p.SessionID)
+	return okResult{true}, nil
+}
+
+func (s *Server) toolsList(context.Context, noParams) (any, error) {
+	return map[string]any{"tools": s.tools.Specs()}, nil
+}
+
+type callParams struct {
+	Name      string          `json:"name" desc:"tool name"`
+	Args      json.RawMessage `json:"args" desc:"tool arguments" default:"{}"`
+	SessionID string          `json:"sessionId,omitempty" desc:"host session id"`
+	UserID    string          `json:"userId" desc:"speaker's user id" default:"default"`
+}
+
+func (s *Server) toolsCall(ctx context.Context, p callParams) (any, error) {
+	text, err := s.tools.Call(ctx, p.Name, ToolEnv{SessionID: p.SessionID, UserID: p.UserID}, p.Args)
+	if err != nil {
+		if mapped := mapError(err); mapped != err {
+			return nil, mapped
+		}
+		return nil, fmt.Errorf("tool %s: %w", p.Name, err)
+	}
+	return map[string]string{"result": text}, nil
+}
+
+func (s *Server) sleepStatus(ctx context.Context, _ noParams) (any, error) {
+	return s.dreamer.Status(ctx), nil
+}
+
+type sleepParams struct {
+	Trigger string `json:"trigger,omitempty" desc:"what started the dream"`
+}
+
+// sleepRun dreams on the request's context, so shutdown or a host
+// $/cancelRequest interrupts it like sleep.cancel does.
+func (s *Server) sleepRun(ctx context.Context, p sleepParams) (any, error) {
+	return s.dreamer.Run(ctx, p.Trigger), nil
+}
+
+func (s *Server) sleepCancel(context.Context, noParams) (any, error) {
+	s.dreamer.Cancel()
+	return okResult{true}, nil
+}
+
+type syncParams struct {
+	Reason string `json:"reason,omitempty" desc:"why the host asks"`
+}
+
+func (s *Server) indexSync(_ context.Context, p syncParams) (any, error) {
+	s.SyncIndexAsync(strings.TrimSpace("host " + p.Reason))
+	return okResult{true}, nil
+}
+
+// shutdownMethod closes every session before answering, then signals the
+// process to exit once the reply is on the wire.
+func (s *Server) shutdownMethod(context.Context, noParams) (any, error) {
+	n := s.capture.CloseAll()
+	s.log.Info("shutdown requested", "sessions_closed", n)
+	return rpc.AfterReply{Result: okResult{true}, Then: func() {
+		s.shutdownOnce.Do(func() { close(s.shutdown) })
+	}}, nil
+}

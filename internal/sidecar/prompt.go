@@ -1,0 +1,158 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+// Discipline is the fixed rule text prompt.build returns: when recall is
+// worth a tool call and when it is not.
+const Discipline = `Memory discipline:
+- Recall (recall_memories, search_knowledge, search_episodes) before answering when the user refers to earlier work, their preferences, a named project or person, or a task you may have done before.
+- Use search_recent_conversation for "what did we just say/decide" in this conversation; do not use it for general knowledge.
+- Do not recall for small talk, self-contained questions, or facts already in this prompt; one focused query beats several vague ones.
+- Treat recalled items as hints that may be stale: prefer what the user says now, and mention when memory and the present disagree.
+- When the user asks you to remember to do something later, add_intention; when it is done or dropped, complete_intention or cancel_intention.`
+
+type promptParams struct {
+	SpeakerUserID      string   `json:"speakerUserId,omitempty" desc:"user id of the current speaker"`
+	ParticipantUserIDs []string `json:"participantUserIds,omitempty" desc:"other user ids in the conversation"`
+	CurrentMessage     string   `json:"currentMessage,omitempty" desc:"the message being answered (intention cues)"`
+}
+
+// PromptResult is the prompt.build reply.
+type PromptResult struct {
+	Identity   string `json:"identity"`
+	Intentions string `json:"intentions"`
+	Discipline string `json:"discipline"`
+}
+
+// participantProfileChars bounds each non-speaker profile: the speaker's is
+// shown whole, other participants only need recognising.
+const participantProfileChars = 600
+
+func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
+	identity, err := s.identityText(p)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := s.store.SelectIntentions(ctx, s.now(), p.CurrentMessage)
+	if err != nil {
+		return nil, fmt.Errorf("prompt.build: intentions: %w", err)
+	}
+	return PromptResult{Identity: identity, Intentions: intentionsText(sel, s.now()), Discipline: Discipline}, nil
+}
+
+// identityText renders about_me, the speaker's profile and short profiles
+// of the other participants; files that cannot be read are skipped (the
+// store has already logged them) rather than failing the whole prompt.
+func (s *Server) identityText(p promptParams) (string, error) {
+	var parts []string
+	if me, err := s.store.AboutMe(); err != nil {
+		s.log.Warn("prompt.build: about_me unreadable", "err", err)
+	} else if me != nil && strings.TrimSpace(me.Body) != "" {
+		parts = append(parts, "## About me\n"+strings.TrimSpace(me.Body))
+	}
+	speaker := strings.TrimSpace(p.SpeakerUserID)
+	if speaker == "" {
+		speaker = memory.DefaultUserID
+	}
+	seen := map[string]bool{}
+	add := func(id string, limit int) {
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		prof, err := s.store.AboutUser(id)
+		if err != nil {
+			s.log.Warn("prompt.build: user profile unreadable", "user", id, "err", err)
+			return
+		}
+		if prof == nil || strings.TrimSpace(prof.Body) == "" {
+			return
+		}
+		title := "## About the user"
+		if id == speaker {
+			title = "## About the user you are talking to"
+		}
+		if n := prof.Name(); n != "" && n != id {
+			title += fmt.Sprintf(": %s (%s)", n, id)
+		} else if id != memory.DefaultUserID {
+			title += fmt.Sprintf(" (%s)", id)
+		}
+		parts = append(parts, title+"\n"+clipRunes(strings.TrimSpace(prof.Body), limit))
+	}
+	add(speaker, 0)
+	for _, id := range p.ParticipantUserIDs {
+		if id = strings.TrimSpace(id); id != "" {
+			add(id, participantProfileChars)
+		}
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// intentionsText renders the selected intentions as short groups; each
+// line carries the id the agent needs to close it.
+func intentionsText(sel memory.IntentionSelection, now time.Time) string {
+	if sel.Empty() {
+		return ""
+	}
+	today := now.Format("2006-01-02")
+	var b strings.Builder
+	b.WriteString("## Open intentions (today is " + today + ")\n")
+	group := func(title string, items []*memory.Intention) {
+		if len(items) == 0 {
+			return
+		}
+		b.WriteString(title + ":\n")
+		for _, it := range items {
+			b.WriteString("- [" + it.ID + "] " + oneLineText(it.What))
+			var notes []string
+			if it.Due != "" {
+				switch {
+				case it.Due < today:
+					notes = append(notes, "overdue since "+it.Due)
+				case it.Due == today:
+					notes = append(notes, "due today")
+				default:
+					notes = append(notes, "due "+it.Due)
+				}
+			}
+			if it.Priority != "" && it.Priority != "mid" {
+				notes = append(notes, it.Priority+" priority")
+			}
+			if sel.CuedIDs[it.ID] {
+				notes = append(notes, "mentioned now")
+			}
+			if len(notes) > 0 {
+				b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+			}
+			b.WriteByte('\n')
+		}
+	}
+	group("Due or overdue", sel.Due)
+	group("Coming up", sel.Upcoming)
+	group("No date", sel.Undated)
+	group("Triggered by this message", sel.Cued)
+	b.WriteString("Bring these up when relevant; close them with complete_intention or cancel_intention and the id.")
+	return b.String()
+}
+
+// clipRunes cuts s to n runes with an ellipsis; n ≤ 0 keeps everything.
+func clipRunes(s string, n int) string {
+	if n <= 0 {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n])) + " …"
+}
+
+// oneLineText folds whitespace runs (newlines included) into single spaces.
+func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

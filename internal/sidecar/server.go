@@ -1,0 +1,313 @@
+// Package sidecar binds the JSON-RPC method table of the somni sidecar to
+// memory, the recall index, association, the dreamer and the work tools.
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/somni-dev/somni/internal/assoc"
+	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/toolspec"
+)
+
+// Version is reported by ping; the build may override it with -ldflags.
+var Version = "0.1.0-go"
+
+// DefaultConvCharBudget is CONV_SEARCH_CHAR_BUDGET's default.
+const DefaultConvCharBudget = 12000
+
+// Config is everything the sidecar needs; cmd/somni-sidecar fills it from
+// argv and the environment.
+type Config struct {
+	DataDir   string // required
+	MemoryDir string // "" ⇒ <DataDir>/memory (MEMORY_ROOT_PATH)
+	SkillDir  string // "" ⇒ <DataDir>/skills (SKILL_ROOT_PATH)
+
+	LLM    string // "host" (reverse llm.chat) | "openai"
+	OpenAI dream.OpenAIConfig
+	// MaxLogs and MaxIters bound a dream (SLEEP_MAX_LOGS, SLEEP_MAX_ITERS); ≤0 ⇒ defaults.
+	MaxLogs, MaxIters int
+
+	Embed       index.EmbedConfig
+	Calibration *index.Calibration // SOMNI_COS_FLOOR/SPAN; nil ⇒ the embedder's own
+	LinkSpread  int                // SOMNI_LINK_SPREAD; 0 ⇒ 1, <0 disables
+
+	AssocThreshold float64 // --assoc-threshold
+	AssocGap       float64 // --assoc-gap
+	AssocMaxItems  int     // --assoc-max-items (min 1)
+
+	ConvCharBudget int // CONV_SEARCH_CHAR_BUDGET; ≤0 ⇒ 12000
+
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Server is one sidecar instance over one data directory.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	now     func() time.Time
+	store   *memory.Store
+	capture *memory.Capture
+	dreamer *dream.Dreamer
+	tools   *toolspec.Registry[ToolEnv]
+	assoc   *assocGate
+
+	// The index opens in the background so ping answers at once; ixReady
+	// closes when ix/ixErr are set.
+	ixReady chan struct{}
+	ix      *index.Index
+	ixErr   error
+	emb     index.Embedder
+
+	syncMu      sync.Mutex
+	syncRunning bool
+	syncAgain   bool
+
+	host     atomic.Pointer[rpc.Conn]
+	bgMu     sync.Mutex // guards bgClosed and bg.Add against Close's Wait
+	bgClosed bool
+	bg       sync.WaitGroup // background writes and syncs Close waits for
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+
+	shutdownOnce sync.Once
+	shutdown     chan struct{}
+	closeOnce    sync.Once
+}
+
+// New opens the store and starts opening the index in the background.
+func New(cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ConvCharBudget <= 0 {
+		cfg.ConvCharBudget = DefaultConvCharBudget
+	}
+	if cfg.AssocMaxItems < 1 {
+		cfg.AssocMaxItems = 1
+	}
+	log := cfg.Logger.With(LoggerKey, "somni.sidecar")
+	st, err := memory.Open(memory.Config{DataDir: cfg.DataDir, MemoryDir: cfg.MemoryDir, SkillDir: cfg.SkillDir,
+		Now: cfg.Now, Logger: cfg.Logger.With(LoggerKey, "somni.memory")})
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: %w", err)
+	}
+	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, capture: st.Capture(),
+		ixReady: make(chan struct{}), shutdown: make(chan struct{}),
+		assoc: &assocGate{cfg: assoc.Config{Threshold: cfg.AssocThreshold, Gap: cfg.AssocGap, MaxItems: cfg.AssocMaxItems}}}
+	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
+	s.dreamer = dream.New(dream.Config{
+		Store:     st,
+		Backend:   s.chatBackend(),
+		MaxLogs:   cfg.MaxLogs,
+		MaxIters:  cfg.MaxIters,
+		OnChanged: func(context.Context) { s.SyncIndexAsync("dream") },
+		Logger:    cfg.Logger,
+		Now:       cfg.Now,
+	})
+	if s.tools, err = newWorkTools(s); err != nil {
+		return nil, err
+	}
+	s.goBackground(s.openIndex)
+	return s, nil
+}
+
+// chatBackend picks the dreamer's model: the host's (through the attached
+// connection) or an OpenAI-compatible endpoint; nil means none configured.
+func (s *Server) chatBackend() dream.ChatBackend {
+	if s.cfg.LLM == "openai" {
+		b, err := dream.NewOpenAIBackend(s.cfg.OpenAI)
+		if err != nil {
+			s.log.Warn("openai backend unavailable; dreams need a model", "err", err)
+			return nil
+		}
+		return b
+	}
+	return dream.NewHostBackend(hostCaller{s})
+}
+
+// hostCaller forwards reverse calls to whichever connection is attached.
+type hostCaller struct{ s *Server }
+
+func (h hostCaller) Call(ctx context.Context, method string, params, result any) error {
+	c := h.s.host.Load()
+	if c == nil {
+		return errors.New("sidecar: no host connection for " + method)
+	}
+	return c.Call(ctx, method, params, result)
+}
+
+// Attach gives the server the connection it can call the host on.
+func (s *Server) Attach(c *rpc.Conn) { s.host.Store(c) }
+
+// Store exposes the memory store (CLI subcommands use it directly).
+func (s *Server) Store() *memory.Store { return s.store }
+
+// openIndex builds the embedder and opens the SQLite cache, then syncs.
+func (s *Server) openIndex(ctx context.Context) {
+	ilog := s.cfg.Logger.With(LoggerKey, "somni.index")
+	emb, err := index.NewEmbedder(s.cfg.Embed, ilog)
+	if err != nil {
+		s.ixErr = fmt.Errorf("sidecar: embedder: %w", err)
+		s.log.Error("recall index unavailable", "err", err)
+		close(s.ixReady)
+		return
+	}
+	ix, err := index.Open(ctx, index.Options{
+		Path:         filepath.Join(s.store.DataDir(), "index.sqlite"),
+		Source:       storeSource{s.store},
+		Embedder:     emb,
+		Logger:       ilog,
+		Now:          s.now,
+		Calibration:  s.cfg.Calibration,
+		LinkSpread:   s.cfg.LinkSpread,
+		ScanInterval: 2 * time.Second,
+	})
+	if err != nil {
+		_ = emb.Close()
+		s.ixErr = fmt.Errorf("sidecar: open index: %w", err)
+		if ctx.Err() == nil {
+			s.log.Error("recall index unavailable", "err", err)
+		}
+		close(s.ixReady)
+		return
+	}
+	s.emb, s.ix = emb, ix
+	s.assoc.bind(ix, s)
+	close(s.ixReady)
+	s.syncIndex(ctx, "startup")
+}
+
+// Index waits for the index to open (or ctx) and returns it.
+func (s *Server) Index(ctx context.Context) (*index.Index, error) {
+	select {
+	case <-s.ixReady:
+		return s.ix, s.ixErr
+	case <-ctx.Done():
+		return nil, fmt.Errorf("sidecar: waiting for the index: %w", ctx.Err())
+	}
+}
+
+// readyIndex returns the index only if it is already open.
+func (s *Server) readyIndex() *index.Index {
+	select {
+	case <-s.ixReady:
+		return s.ix
+	default:
+		return nil
+	}
+}
+
+// SyncIndexAsync schedules an index sync; calls during a running sync
+// coalesce into one more pass, so a burst of writes costs two syncs.
+func (s *Server) SyncIndexAsync(reason string) {
+	s.syncMu.Lock()
+	if s.syncRunning {
+		s.syncAgain = true
+		s.syncMu.Unlock()
+		return
+	}
+	s.syncRunning = true
+	s.syncMu.Unlock()
+	started := s.goBackground(func(ctx context.Context) {
+		for {
+			if ix, err := s.Index(ctx); err == nil && ix != nil {
+				s.syncIndex(ctx, reason)
+			}
+			s.syncMu.Lock()
+			if !s.syncAgain || s.bgCtx.Err() != nil {
+				s.syncRunning = false
+				s.syncMu.Unlock()
+				return
+			}
+			s.syncAgain = false
+			s.syncMu.Unlock()
+		}
+	})
+	if !started {
+		s.syncMu.Lock()
+		s.syncRunning = false
+		s.syncMu.Unlock()
+	}
+}
+
+func (s *Server) syncIndex(ctx context.Context, reason string) {
+	ix := s.readyIndex()
+	if ix == nil {
+		return
+	}
+	stats, err := ix.Sync(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("index sync failed", "reason", reason, "err", err)
+		}
+		return
+	}
+	s.log.Debug("index synced", "reason", reason, "scanned", stats.Scanned, "loaded", stats.Loaded,
+		"embedded", stats.Embedded, "removed", stats.Removed, "failed", stats.Failed, "took", stats.Duration)
+}
+
+// ShutdownRequested is closed once the host has called `shutdown`.
+func (s *Server) ShutdownRequested() <-chan struct{} { return s.shutdown }
+
+// Close finalises open sessions, stops background work and closes the
+// index. It is safe to call more than once.
+func (s *Server) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		n := s.capture.CloseAll()
+		s.log.Info("sidecar closing", "sessions_closed", n)
+		s.dreamer.Cancel()
+		s.bgMu.Lock()
+		s.bgClosed = true
+		s.bgMu.Unlock()
+		s.bgCancel()
+		s.bg.Wait()
+		if s.ix != nil {
+			err = s.ix.Close()
+		}
+		if s.emb != nil {
+			if cerr := s.emb.Close(); cerr != nil && err == nil {
+				err = cerr
+			}
+		}
+	})
+	return err
+}
+
+// goBackground runs f on a tracked goroutine so Close waits for it; after
+// Close it runs nothing and reports false.
+func (s *Server) goBackground(f func(ctx context.Context)) bool {
+	s.bgMu.Lock()
+	defer s.bgMu.Unlock()
+	if s.bgClosed {
+		return false
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		f(s.bgCtx)
+	}()
+	return true
+}
+
+// exists reports whether path exists (errors count as absent).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

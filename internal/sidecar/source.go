@@ -1,0 +1,118 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+// storeSource adapts memory.Store to index.Source: the index never parses
+// Markdown itself, so the memory package stays the one reader of the format.
+type storeSource struct{ st *memory.Store }
+
+var _ index.Source = storeSource{}
+
+// indexKinds are the entry kinds recall searches.
+var indexKinds = []memory.Kind{memory.KindKnowledge, memory.KindSkill, memory.KindEpisode}
+
+// Scan implements index.Source.
+func (s storeSource) Scan(ctx context.Context) ([]index.FileRef, error) {
+	refs, err := s.st.Scan(ctx, indexKinds...)
+	if err != nil {
+		return nil, fmt.Errorf("sidecar: scan memory: %w", err)
+	}
+	out := make([]index.FileRef, len(refs))
+	for i, r := range refs {
+		out[i] = index.FileRef{Path: r.Path, Kind: indexKind(r.Kind), ModTime: r.ModTime, Size: r.Size}
+	}
+	return out, nil
+}
+
+// Load implements index.Source.
+func (s storeSource) Load(_ context.Context, ref index.FileRef) (index.Doc, error) {
+	e, err := s.st.Load(ref.Path)
+	if err != nil {
+		return index.Doc{}, err
+	}
+	return docOf(e), nil
+}
+
+func indexKind(k memory.Kind) string {
+	switch k {
+	case memory.KindKnowledge:
+		return index.KindKnowledge
+	case memory.KindSkill:
+		return index.KindSkill
+	case memory.KindEpisode:
+		return index.KindEpisode
+	case memory.KindIntention:
+		return index.KindIntention
+	}
+	return string(k)
+}
+
+// docOf maps one entry to what the index ranks.
+func docOf(e *memory.Entry) index.Doc {
+	d := index.Doc{
+		Path:           e.Path,
+		Kind:           indexKind(e.Kind),
+		Name:           e.Name,
+		Description:    e.Description(),
+		Body:           e.Body,
+		Type:           e.Type(),
+		Score:          e.Score(),
+		Related:        splitList(e.Meta.Value("related")),
+		AppliesWhen:    e.Meta.Value("applies_when"),
+		NotAppliesWhen: e.Meta.Value("not_applies_when"),
+	}
+	if e.Kind == memory.KindEpisode {
+		d.Tags = splitList(e.BodyField("tags"))
+		d.When = parseWhen(e.BodyField("when"))
+		if d.When.IsZero() {
+			if t, ok := e.Created(); ok {
+				d.When = t
+			}
+		}
+	} else {
+		d.Tags = splitList(e.Meta.Value("tags"))
+	}
+	return d
+}
+
+// splitList reads `a, b`, `[a, "b"]` or `a，b` into trimmed items.
+func splitList(v string) []string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '，' || r == '、' }) {
+		p = strings.Trim(strings.TrimSpace(p), `"'`)
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseWhen accepts the date forms episodes carry: a date, a date and time,
+// or RFC 3339; anything else is "unknown" (zero).
+func parseWhen(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
+			return t
+		}
+	}
+	if len(s) >= 10 {
+		if t, err := time.ParseInLocation("2006-01-02", s[:10], time.Local); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}

@@ -1,0 +1,377 @@
+package sidecar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/toolspec"
+)
+
+// ToolEnv is the per-call context of a work tool.
+type ToolEnv struct {
+	SessionID string
+	UserID    string
+}
+
+// recallBodyChars is how much of each entry's body a recall result shows:
+// there is no separate read tool for the agent, so the hit must carry it.
+const recallBodyChars = 400
+
+func newWorkTools(s *Server) (*toolspec.Registry[ToolEnv], error) {
+	return toolspec.NewRegistry(
+		toolspec.MustTool("recall_memories",
+			"Search long-term memory (knowledge, skills, episodes) for what you learned before. Use it when the user refers to past work, preferences, people or projects.",
+			s.recallMemories),
+		toolspec.MustTool("search_episodes",
+			"Find past episodes (things that happened: tasks, outcomes, incidents) by words, date range or tags. With no query, lists the most recent.",
+			s.searchEpisodes),
+		toolspec.MustTool("search_recent_conversation",
+			"Search this conversation's earlier turns (then older conversations) for what was said. With no query, returns the latest turns.",
+			s.searchRecentConversation),
+		toolspec.MustTool("search_knowledge",
+			"Search stored knowledge (facts, decisions, pitfalls, preferences, experience), optionally one entry type. With no query, lists the strongest entries.",
+			s.searchKnowledge),
+		toolspec.MustTool("add_intention",
+			"Remember to do something later: a reminder with an optional due date and cue words that bring it back up.",
+			s.addIntention),
+		toolspec.MustTool("complete_intention", "Mark an open intention as done.", s.completeIntention),
+		toolspec.MustTool("cancel_intention", "Drop an open intention that no longer applies.", s.cancelIntention),
+		toolspec.MustTool("list_intentions", "List every open intention with its id, due date, cues and priority.", s.listIntentions),
+	)
+}
+
+type recallArgs struct {
+	Query string `json:"query" desc:"what to look for, in the user's words or as key terms"`
+	Types string `json:"types" desc:"optional comma list to narrow: knowledge, skill, episode, or an entry type such as fact, pitfall, preference" default:""`
+	Limit int    `json:"limit" desc:"max results (1-20)" default:"5" clamp:"1,20"`
+}
+
+func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (string, error) {
+	q := index.Query{Text: a.Query, Limit: a.Limit}
+	var entryTypes []string
+	for _, t := range splitList(strings.ToLower(a.Types)) {
+		switch t {
+		case "knowledge":
+			q.Kinds = append(q.Kinds, index.KindKnowledge)
+		case "skill", "skills":
+			q.Kinds = append(q.Kinds, index.KindSkill)
+		case "episode", "episodes":
+			q.Kinds = append(q.Kinds, index.KindEpisode)
+		default:
+			entryTypes = append(entryTypes, t)
+		}
+	}
+	if len(entryTypes) == 1 {
+		q.EntryType = entryTypes[0]
+	} else if len(entryTypes) > 1 {
+		q.Limit = a.Limit * 5 // filtered below
+	}
+	hits, err := s.search(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	if len(entryTypes) > 1 {
+		hits = filterHits(hits, func(d index.Doc) bool { return containsFold(entryTypes, d.Type) }, a.Limit)
+	}
+	s.reinforce(hits)
+	if len(hits) == 0 {
+		return fmt.Sprintf("No memories match %q. Try other key terms, or answer without memory.", a.Query), nil
+	}
+	return fmt.Sprintf("%d memories for %q (best first):\n%s", len(hits), a.Query, index.RenderHits(hits, recallBodyChars)), nil
+}
+
+type episodeArgs struct {
+	Query string `json:"query" desc:"words to look for; empty lists the most recent episodes" default:""`
+	Since string `json:"since" desc:"earliest date, YYYY-MM-DD (inclusive)" default:""`
+	Until string `json:"until" desc:"latest date, YYYY-MM-DD (inclusive)" default:""`
+	Tags  string `json:"tags" desc:"comma list; an episode must carry one of them" default:""`
+	Limit int    `json:"limit" desc:"max results (1-50)" default:"20" clamp:"1,50"`
+}
+
+func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (string, error) {
+	since, err := dateArg("since", a.Since, false)
+	if err != nil {
+		return "", err
+	}
+	until, err := dateArg("until", a.Until, true)
+	if err != nil {
+		return "", err
+	}
+	q := index.Query{Text: a.Query, Kinds: []string{index.KindEpisode}, Since: since, Until: until,
+		Tags: splitList(a.Tags), Limit: a.Limit}
+	var hits []index.Hit
+	if strings.TrimSpace(a.Query) == "" {
+		hits, err = s.listDocs(ctx, q, []memory.Kind{memory.KindEpisode}, func(x, y index.Doc) bool { return x.When.After(y.When) })
+	} else {
+		hits, err = s.search(ctx, q)
+		s.reinforce(hits)
+	}
+	if err != nil {
+		return "", err
+	}
+	scope := describeFilters(a.Since, a.Until, a.Tags)
+	if len(hits) == 0 {
+		return "No episodes found" + scope + ".", nil
+	}
+	head := fmt.Sprintf("%d episodes%s", len(hits), scope)
+	if strings.TrimSpace(a.Query) == "" {
+		head += ", newest first"
+	} else {
+		head += fmt.Sprintf(" for %q, best first", a.Query)
+	}
+	return head + ":\n" + index.RenderHits(hits, recallBodyChars), nil
+}
+
+type knowledgeArgs struct {
+	Query     string `json:"query" desc:"words to look for; empty lists the strongest entries" default:""`
+	EntryType string `json:"entry_type" desc:"only this type: fact, decision, pitfall, preference, experience, user, …" default:""`
+	Limit     int    `json:"limit" desc:"max results (1-20)" default:"10" clamp:"1,20"`
+}
+
+func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs) (string, error) {
+	q := index.Query{Text: a.Query, Kinds: []string{index.KindKnowledge}, EntryType: strings.TrimSpace(a.EntryType), Limit: a.Limit}
+	var hits []index.Hit
+	var err error
+	if strings.TrimSpace(a.Query) == "" {
+		hits, err = s.listDocs(ctx, q, []memory.Kind{memory.KindKnowledge}, func(x, y index.Doc) bool { return x.Score > y.Score })
+	} else {
+		hits, err = s.search(ctx, q)
+		s.reinforce(hits)
+	}
+	if err != nil {
+		return "", err
+	}
+	what := "knowledge entries"
+	if q.EntryType != "" {
+		what = fmt.Sprintf("knowledge entries of type %q", q.EntryType)
+	}
+	if len(hits) == 0 {
+		return "No " + what + " found.", nil
+	}
+	head := fmt.Sprintf("%d %s", len(hits), what)
+	if strings.TrimSpace(a.Query) == "" {
+		head += ", strongest first"
+	} else {
+		head += fmt.Sprintf(" for %q, best first", a.Query)
+	}
+	return head + ":\n" + index.RenderHits(hits, recallBodyChars), nil
+}
+
+// search runs q on the index, waiting for it to open if needed.
+func (s *Server) search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+	ix, err := s.Index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := ix.Search(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return hits, nil
+}
+
+// listDocs answers a query without words: the store's entries of kinds that
+// pass q's filters, ordered by less. It reads every file of those kinds,
+// which is acceptable for a listing the model asks for explicitly.
+func (s *Server) listDocs(ctx context.Context, q index.Query, kinds []memory.Kind, less func(a, b index.Doc) bool) ([]index.Hit, error) {
+	entries, _, err := s.store.List(ctx, kinds...)
+	if err != nil {
+		return nil, fmt.Errorf("list memory: %w", err)
+	}
+	var docs []index.Doc
+	for _, e := range entries {
+		d := docOf(e)
+		if passesFilters(q, d) {
+			docs = append(docs, d)
+		}
+	}
+	sort.SliceStable(docs, func(i, j int) bool { return less(docs[i], docs[j]) })
+	if len(docs) > q.Limit {
+		docs = docs[:q.Limit]
+	}
+	hits := make([]index.Hit, len(docs))
+	for i, d := range docs {
+		hits[i] = index.Hit{Doc: d, Hybrid: d.Score}
+	}
+	return hits, nil
+}
+
+// passesFilters applies a query's non-text filters (type, dates, tags).
+func passesFilters(q index.Query, d index.Doc) bool {
+	if q.EntryType != "" && !strings.EqualFold(q.EntryType, d.Type) {
+		return false
+	}
+	if !q.Since.IsZero() && (d.When.IsZero() || d.When.Before(q.Since)) {
+		return false
+	}
+	if !q.Until.IsZero() && (d.When.IsZero() || d.When.After(q.Until)) {
+		return false
+	}
+	if len(q.Tags) > 0 {
+		for _, t := range q.Tags {
+			if containsFold(d.Tags, t) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func filterHits(hits []index.Hit, keep func(index.Doc) bool, limit int) []index.Hit {
+	out := hits[:0]
+	for _, h := range hits {
+		if keep(h.Doc) && len(out) < limit {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func containsFold(list []string, s string) bool {
+	s = strings.TrimSpace(s)
+	for _, x := range list {
+		if strings.EqualFold(strings.TrimSpace(x), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// dateArg parses a YYYY-MM-DD tool argument; endOfDay makes an inclusive
+// upper bound. A malformed date is the caller's mistake (-32602).
+func dateArg(name, v string, endOfDay bool) (time.Time, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.ParseInLocation("2006-01-02", v, time.Local)
+	if err != nil {
+		return time.Time{}, &toolspec.ArgError{Arg: name, Msg: fmt.Sprintf("expected a date YYYY-MM-DD, got %q", v)}
+	}
+	if endOfDay {
+		t = t.Add(24*time.Hour - time.Nanosecond)
+	}
+	return t, nil
+}
+
+func describeFilters(since, until, tags string) string {
+	var parts []string
+	if since != "" {
+		parts = append(parts, "since "+since)
+	}
+	if until != "" {
+		parts = append(parts, "until "+until)
+	}
+	if tags != "" {
+		parts = append(parts, "tagged "+tags)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// reinforce strengthens what recall returned (record_usage; episodes
+// +0.03) after the reply, so a recall never waits on fsyncs.
+func (s *Server) reinforce(hits []index.Hit) {
+	if len(hits) == 0 {
+		return
+	}
+	paths := make([]string, 0, len(hits))
+	for _, h := range hits {
+		paths = append(paths, h.Doc.Path)
+	}
+	s.goBackground(func(ctx context.Context) {
+		for _, p := range paths {
+			if ctx.Err() != nil {
+				return
+			}
+			e, err := s.store.Load(p)
+			if err != nil {
+				s.log.Debug("reinforce: entry gone", "path", p, "err", err)
+				continue
+			}
+			if err := s.store.ReinforceRecall(e); err != nil {
+				s.log.Warn("reinforce failed", "path", p, "err", err)
+			}
+		}
+	})
+}
+
+type addIntentionArgs struct {
+	What     string `json:"what" desc:"what to do, as one short sentence"`
+	Due      string `json:"due" desc:"due date YYYY-MM-DD, empty if none" default:""`
+	Cue      string `json:"cue" desc:"comma list of words that should bring it up when the user mentions them" default:""`
+	Priority string `json:"priority" desc:"high, mid or low" default:"mid"`
+	Source   string `json:"source" desc:"where it came from, e.g. the user's words" default:""`
+}
+
+func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs) (string, error) {
+	it, err := s.store.AddIntention(ctx, memory.IntentionInput{What: a.What, Due: a.Due, Cue: a.Cue, Priority: a.Priority, Source: a.Source})
+	if err != nil {
+		return "", err
+	}
+	return "Added intention " + describeIntention(it), nil
+}
+
+type intentionIDArgs struct {
+	IntentionID string `json:"intention_id" desc:"the id, like pi-20260101-001"`
+}
+
+func (s *Server) completeIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {
+	return s.closeIntention(ctx, a.IntentionID, "Completed", s.store.CompleteIntention)
+}
+
+func (s *Server) cancelIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {
+	return s.closeIntention(ctx, a.IntentionID, "Cancelled", s.store.CancelIntention)
+}
+
+func (s *Server) closeIntention(ctx context.Context, id, verb string, close func(context.Context, string) (*memory.Intention, error)) (string, error) {
+	id = strings.TrimSpace(id)
+	if !memory.ValidIntentionID(id) {
+		return "", &toolspec.ArgError{Arg: "intention_id", Msg: fmt.Sprintf("%q is not an intention id (pi-YYYYMMDD-NNN)", id)}
+	}
+	it, err := close(ctx, id)
+	if errors.Is(err, memory.ErrNotFound) {
+		return fmt.Sprintf("No open intention %s (already closed or never existed); list_intentions shows the open ones.", id), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return verb + " intention " + describeIntention(it), nil
+}
+
+func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (string, error) {
+	all, _, err := s.store.Intentions(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(all) == 0 {
+		return "No open intentions.", nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d open intentions (due first):\n", len(all))
+	for _, it := range all {
+		b.WriteString("- " + describeIntention(it) + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func describeIntention(it *memory.Intention) string {
+	var notes []string
+	if it.Due != "" {
+		notes = append(notes, "due "+it.Due)
+	}
+	if len(it.Cues) > 0 {
+		notes = append(notes, "cues: "+strings.Join(it.Cues, ", "))
+	}
+	notes = append(notes, it.Priority+" priority")
+	return fmt.Sprintf("%s: %s (%s)", it.ID, oneLineText(it.What), strings.Join(notes, "; "))
+}
