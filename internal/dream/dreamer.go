@@ -2,6 +2,7 @@ package dream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -42,10 +43,39 @@ type TokenUsage struct {
 
 // Result is the sleep.run reply; its JSON is the compat shape for each status.
 type Result struct {
-	Status     string      `json:"status"`
-	Summary    string      `json:"summary,omitempty"`
-	Reason     string      `json:"reason,omitempty"`
-	TokenUsage *TokenUsage `json:"token_usage,omitempty"`
+	Status     string
+	Summary    string
+	Reason     string
+	TokenUsage *TokenUsage
+}
+
+// MarshalJSON writes exactly the fields the original host reads for each
+// status: deep_sleep {summary, token_usage}, interrupted {reason,
+// token_usage}, skipped and error {reason}; summary is present even when empty.
+func (r Result) MarshalJSON() ([]byte, error) {
+	u := r.TokenUsage
+	if u == nil {
+		u = &TokenUsage{}
+	}
+	switch r.Status {
+	case StatusDeepSleep:
+		return json.Marshal(struct {
+			Status     string      `json:"status"`
+			Summary    string      `json:"summary"`
+			TokenUsage *TokenUsage `json:"token_usage"`
+		}{r.Status, r.Summary, u})
+	case StatusInterrupted:
+		return json.Marshal(struct {
+			Status     string      `json:"status"`
+			Reason     string      `json:"reason"`
+			TokenUsage *TokenUsage `json:"token_usage"`
+		}{r.Status, r.Reason, u})
+	default:
+		return json.Marshal(struct {
+			Status string `json:"status"`
+			Reason string `json:"reason"`
+		}{r.Status, r.Reason})
+	}
 }
 
 // Status is the sleep.status reply.

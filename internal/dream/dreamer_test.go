@@ -2,6 +2,7 @@ package dream_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -74,31 +75,19 @@ const dreamDiary = "---\ndream_id: 2026-03-04_dream_001\ntrigger: test\nprocesse
 
 // fullDream is the script of a model doing a complete, well-behaved dream over one log.
 func fullDream() []dreamtest.Step {
-	return []dreamtest.Step{
-		{Reasoning: "look back first", Calls: []dreamtest.Call{{Name: "review_dream_history", Args: map[string]any{}}}, Usage: dream.Usage{PromptTokens: 1000, CompletionTokens: 10, CachedTokens: 800}},
-		{Calls: []dreamtest.Call{{Name: "read_session_log", Args: map[string]any{"path": "$LOG0"}}}, Usage: dream.Usage{PromptTokens: 1200, CompletionTokens: 10}},
-		{Content: "Notes: health check path /healthz; user wants conclusions first.", Calls: []dreamtest.Call{
-			{Name: "mark_log_processed", Args: map[string]any{"path": "$LOG0"}},
-			{Name: "list_items", Args: map[string]any{"scope": "all"}},
-		}, Usage: dream.Usage{PromptTokens: 1300, CompletionTokens: 30}},
-		{Calls: []dreamtest.Call{
-			{Name: "create_knowledge", Args: map[string]any{
-				"name": "api-gw-staging-healthz", "entry_type": "pitfall",
-				"description": "api-gw staging returns 502 when the ingress health check probes /health instead of /healthz",
-				"body":        "Since v2.3 api-gw answers health checks only on `/healthz`. Set `healthCheckPath: /healthz` on the staging ingress.",
-			}},
-			{Name: "record_episode", Args: map[string]any{
-				"what": "Fixed api-gw staging 502 by pointing the ingress health check at /healthz", "outcome": "success",
-				"objects": "api-gw, staging ingress", "tools": "kubectl", "tags": "deploy,incident", "salience": "mid", "source": "2026-03-02_001",
-			}},
-			{Name: "update_about_user", Args: map[string]any{"content": "Prefers the conclusion first, then the explanation. 先给结论再解释。"}},
-		}, Usage: dream.Usage{PromptTokens: 1400, CompletionTokens: 200}},
-		{Calls: []dreamtest.Call{
-			{Name: "decay_all_knowledge", Args: map[string]any{}},
-			{Name: "write_dream_log", Args: map[string]any{"content": dreamDiary}},
-		}, Usage: dream.Usage{PromptTokens: 1500, CompletionTokens: 50}},
-		{Content: "## Dream summary\nCreated api-gw-staging-healthz; recorded one episode.", Usage: dream.Usage{PromptTokens: 1600, CompletionTokens: 20}},
-	}
+	return dreamtest.Consolidate(dreamtest.Consolidation{
+		Fact: dreamtest.Fact{
+			Name: "api-gw-staging-healthz", Type: "pitfall",
+			Description: "api-gw staging returns 502 when the ingress health check probes /health instead of /healthz",
+			Body:        "Since v2.3 api-gw answers health checks only on `/healthz`. Set `healthCheckPath: /healthz` on the staging ingress.",
+		},
+		Episode:  "Fixed api-gw staging 502 by pointing the ingress health check at /healthz",
+		SourceID: "2026-03-02_001",
+		Profile:  "Prefers the conclusion first, then the explanation. 先给结论再解释。",
+		Diary:    dreamDiary,
+		Summary:  "## Dream summary\nCreated api-gw-staging-healthz; recorded one episode.",
+		Usage:    dream.Usage{PromptTokens: 1000, CompletionTokens: 50, CachedTokens: 100},
+	})
 }
 
 func TestDreamConsolidatesLogIntoMemory(t *testing.T) {
@@ -114,7 +103,7 @@ func TestDreamConsolidatesLogIntoMemory(t *testing.T) {
 	if res.Status != dream.StatusDeepSleep || !strings.Contains(res.Summary, "Created api-gw-staging-healthz") {
 		t.Fatalf("result = %+v", res)
 	}
-	wantUsage := dream.TokenUsage{PromptTokens: 8000, CompletionTokens: 320, CachedTokens: 800, TotalTokens: 8320}
+	wantUsage := dream.TokenUsage{PromptTokens: 6000, CompletionTokens: 300, CachedTokens: 600, TotalTokens: 6300}
 	if res.TokenUsage == nil || *res.TokenUsage != wantUsage {
 		t.Fatalf("usage = %+v, want %+v", res.TokenUsage, wantUsage)
 	}
@@ -131,7 +120,7 @@ func TestDreamConsolidatesLogIntoMemory(t *testing.T) {
 		}
 	}
 	ep := readFile(t, filepath.Join(mem, "episodes", "2026-03-02_001", "SKILL.md"))
-	for _, want := range []string{"type: episode", "- salience: mid", "- source: 2026-03-02_001", "- outcome: success"} {
+	for _, want := range []string{"type: episode", "- salience: mid", "- source: 2026-03-02_001", "- outcome: success", "description: Fixed api-gw staging 502"} {
 		if !strings.Contains(ep, want) {
 			t.Errorf("episode lacks %q:\n%s", want, ep)
 		}
@@ -562,5 +551,28 @@ func TestLLMName(t *testing.T) {
 	}
 	if got := newDreamer(st, dream.NewHostBackend(nil)).LLM(); got != "host" {
 		t.Errorf("host backend: %q", got)
+	}
+}
+
+func TestResultJSONShapes(t *testing.T) {
+	u := &dream.TokenUsage{PromptTokens: 3, CompletionTokens: 2, CachedTokens: 1, TotalTokens: 5}
+	tests := []struct {
+		res  dream.Result
+		want string
+	}{
+		{dream.Result{Status: dream.StatusDeepSleep, Summary: "s", TokenUsage: u},
+			`{"status":"deep_sleep","summary":"s","token_usage":{"prompt_tokens":3,"completion_tokens":2,"cached_tokens":1,"total_tokens":5}}`},
+		{dream.Result{Status: dream.StatusDeepSleep},
+			`{"status":"deep_sleep","summary":"","token_usage":{"prompt_tokens":0,"completion_tokens":0,"cached_tokens":0,"total_tokens":0}}`},
+		{dream.Result{Status: dream.StatusInterrupted, Reason: "cancelled", TokenUsage: u},
+			`{"status":"interrupted","reason":"cancelled","token_usage":{"prompt_tokens":3,"completion_tokens":2,"cached_tokens":1,"total_tokens":5}}`},
+		{dream.Result{Status: dream.StatusSkipped, Reason: dream.ReasonAlreadyRunning}, `{"status":"skipped","reason":"already_running"}`},
+		{dream.Result{Status: dream.StatusError, Reason: "boom"}, `{"status":"error","reason":"boom"}`},
+	}
+	for _, tc := range tests {
+		got, err := json.Marshal(tc.res)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%+v → %s (%v), want %s", tc.res, got, err, tc.want)
+		}
 	}
 }
