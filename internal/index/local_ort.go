@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -94,9 +93,8 @@ type localEmbedder struct {
 	spm  *useLiteTokenizer // USE-lite family
 	bert *localBERT        // BERT family
 
-	ready    chan struct{} // closed once the session is built (or failed)
-	loadErr  error         // set before ready closes
-	loadTime time.Duration // wall time of the background load
+	ready   chan struct{} // closed once the session is built (or failed)
+	loadErr error         // set before ready closes
 
 	mu      sync.RWMutex // Embed holds R, Close holds W
 	session *ort.DynamicAdvancedSession
@@ -164,7 +162,6 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 // load builds the ONNX session from the model bytes already read; for BERT
 // models it then measures the calibration on the fresh session.
 func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
-	start := time.Now()
 	defer close(e.ready)
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
@@ -195,7 +192,6 @@ func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
 	}
 	e.session = s
 	e.mu.Unlock()
-	e.loadTime = time.Since(start)
 	if e.bert != nil {
 		c, err := localMeasureCalibration(context.Background(), e.embedLoaded, "en", "zh")
 		if err != nil {

@@ -350,6 +350,22 @@ func TestLocalLifecycle(t *testing.T) {
 	}
 }
 
+// With no ModelDir the factory finds models/use-lite (here: in the source tree).
+func TestLocalDefaultModelDir(t *testing.T) {
+	localTestModelDir(t, "use-lite")
+	e, err := newLocalEmbedder(EmbedConfig{Provider: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.ID() != "local:use-lite" {
+		t.Errorf("ID = %q, want local:use-lite", e.ID())
+	}
+	if _, ok := e.(Calibrated); !ok {
+		t.Error("local embedder does not implement Calibrated")
+	}
+}
+
 // Close right after the factory returns must wait for the background load
 // and not leak or crash.
 func TestLocalCloseDuringLoad(t *testing.T) {
