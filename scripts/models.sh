@@ -20,6 +20,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="$ROOT/.cache/models"
 OUT="$ROOT/models"
 PY=/usr/bin/python3
+export PYTHONDONTWRITEBYTECODE=1 # keep scripts/models/ free of __pycache__
 CONV="$ROOT/scripts/models"
 
 ORT_SPEC="onnxruntime-node@1.24.3"
