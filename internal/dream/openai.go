@@ -162,10 +162,13 @@ func (d cacheHitDoer) Do(req *http.Request) (*http.Response, error) {
 	if hits == nil || resp.StatusCode != http.StatusOK {
 		return resp, nil
 	}
-	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxPeekBody))
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxPeekBody+1))
 	resp.Body.Close()
 	if rerr != nil {
 		return nil, fmt.Errorf("openai chat: read response: %w", rerr)
+	}
+	if len(body) > maxPeekBody {
+		return nil, fmt.Errorf("openai chat: response larger than %d bytes", maxPeekBody)
 	}
 	var peek struct {
 		Usage struct {
