@@ -60,6 +60,7 @@ export class SessionMapper {
     readonly sessionId: string,
     private readonly maxChars: number,
     private readonly isOwnMessage: (id: string) => boolean,
+    private readonly skipTool: (name: string) => boolean = () => false,
   ) {}
 
   /**
@@ -89,6 +90,7 @@ export class SessionMapper {
         const callId = msg.source.callId;
         const call = this.calls.get(callId);
         this.calls.delete(callId);
+        if (call && this.skipTool(call.name)) return [];
         const block = msg.content[0];
         let result = blocksText(block ? [block] : []);
         if (event.data.error || block?.isError) {
@@ -130,6 +132,7 @@ export class Capture {
     private readonly maxChars: number,
     private readonly isOwnMessage: (id: string) => boolean,
     private readonly onError: (err: Error) => void,
+    private readonly skipTool: (name: string) => boolean = () => false,
   ) {}
 
   /**
@@ -140,7 +143,7 @@ export class Capture {
     if (isSubagent(header)) return undefined;
     let mapper = this.mappers.get(sessionId);
     if (!mapper) {
-      mapper = new SessionMapper(sessionId, this.maxChars, this.isOwnMessage);
+      mapper = new SessionMapper(sessionId, this.maxChars, this.isOwnMessage, this.skipTool);
       this.mappers.set(sessionId, mapper);
     }
     const ops = mapper.map(event);

@@ -149,6 +149,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     config.capture.maxMessageChars,
     (id) => ownMessageIds.has(id),
     quiet('capture'),
+    // dream_now's result is the dreamer's own output: logging it would feed a dream into the next one.
+    (toolName) => toolName === DREAM_NOW,
   );
 
   // Prompt sections.

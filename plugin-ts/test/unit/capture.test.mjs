@@ -72,3 +72,11 @@ test('capture buffers until turn/end, sends in order, skips subagents, and retri
   await cap.close('s1');
   assert.deepEqual(sent, ['session.append:one', 'session.append:two', 'session.append:three', 'session.append:four', 'session.append:five', 'session.close:s1']);
 });
+
+test('tools the plugin asks to skip (dream_now) are not captured', () => {
+  const m = new SessionMapper('s1', 4000, () => false, (name) => name === 'dream_now');
+  assert.deepEqual(m.map(toolCall('d1', 'dream_now', '{}')), []);
+  assert.deepEqual(m.map(toolResult('d1', 'Dream finished. learned things')), []);
+  m.map(toolCall('b1', 'bash', '{}'));
+  assert.equal(m.map(toolResult('b1', 'x')).length, 1);
+});

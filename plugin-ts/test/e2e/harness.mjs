@@ -1,0 +1,117 @@
+// Helpers shared by the e2e test and the demo: run one headless DSH turn with the plugin mounted,
+// find the sidecar's process, and list memory files.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const REPO_DIR = resolve(PLUGIN_DIR, '..');
+export const PLUGIN_ENTRY = join(PLUGIN_DIR, 'lib/index.js');
+
+/** YAML-safe scalar (JSON strings are valid YAML flow scalars). */
+const y = (v) => JSON.stringify(v);
+
+/**
+ * Writes a cordis patch pointing the harness at a model and mounting the plugin by absolute path.
+ * @param {string} file - where to write it.
+ * @param {{modelUrl?: string, pluginConfig: object, realModel?: boolean}} o
+ */
+export function writePatch(file, o) {
+  const rows = [];
+  if (!o.realModel) {
+    rows.push(`- id: llm-deepseek
+  config:
+    baseURL: ${y(o.modelUrl)}
+    apiKeyEnv: FAKE_LLM_KEY
+    thinking: disabled
+    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096}]
+- id: agent-default-model
+  config: {provider: deepseek-official, model: fake-model}`);
+  }
+  rows.push(`- id: session-title-llm
+  disabled: true
+- insert:
+    - id: dsh-somni
+      name: ${y(PLUGIN_ENTRY)}
+      config: ${JSON.stringify(o.pluginConfig)}`);
+  writeFileSync(file, rows.join('\n') + '\n');
+}
+
+/**
+ * Runs `dsh --profile headless --patch P prompt` and resolves with its exit code and output.
+ * @param {{home: string, patch: string, prompt: string, cwd: string, env?: object, timeoutMs?: number}} o
+ */
+export function runDsh(o) {
+  return new Promise((resolvePromise) => {
+    const env = { ...process.env, DSH_HOME: o.home, DSH_TELEMETRY_DISABLED: '1', FAKE_LLM_KEY: 'fake', ...o.env };
+    const child = spawn('dsh', ['--profile', 'headless', '--patch', o.patch, o.prompt], { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const t0 = Date.now();
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 180_000);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout: stdout.trim(), stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+/** Pids of somni-sidecar processes started for `dataDir` (matched exactly in /proc/<pid>/cmdline). */
+export function sidecarPids(dataDir) {
+  const pids = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let argv;
+    try {
+      argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const i = argv.indexOf('--data-dir');
+    if (i >= 0 && argv[i + 1] === dataDir && argv.some((a) => a.endsWith('sidecar'))) pids.push(Number(name));
+  }
+  return pids;
+}
+
+/** Every file under `dir`, relative, sorted. */
+export function listFiles(dir) {
+  const out = [];
+  const walk = (d, rel) => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      const r = rel ? `${rel}/${e}` : e;
+      if (statSync(p).isDirectory()) walk(p, r);
+      else out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out.sort();
+}
+
+/** Reads every file under `dir` whose relative path matches `re`, concatenated. */
+export function readMatching(dir, re) {
+  return listFiles(dir)
+    .filter((f) => re.test(f))
+    .map((f) => readFileSync(join(dir, f), 'utf8'))
+    .join('\n');
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** All message texts of a chat request, role-tagged, for searching. */
+export function allText(req) {
+  return (req.messages ?? [])
+    .map((m) => `[${m.role}] ${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)} ${m.tool_calls ? JSON.stringify(m.tool_calls) : ''}`)
+    .join('\n');
+}
+
+/** The last tool-role message's text in a request. */
+export function lastToolResult(req) {
+  const t = (req.messages ?? []).filter((m) => m.role === 'tool');
+  const m = t[t.length - 1];
+  return m ? (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)) : '';
+}

@@ -1,0 +1,225 @@
+#!/usr/bin/env node
+// End-to-end test of dsh-somni inside the real DSH harness (@deepseek-ai/dsh 0.1.0-rc.8) with the
+// real somni-sidecar and a scripted fake model on 127.0.0.1. Each check asserts on what a user would
+// see: the model's received requests, the harness's printed answer, and files in the memory folder.
+// Usage: node test/e2e/run.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
+import { allText, lastToolResult, listFiles, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch } from './harness.mjs';
+
+const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
+if (!existsSync(binary)) {
+  console.error(`e2e: sidecar binary ${binary} not found (run \`make build\` at the repo root)`);
+  process.exit(2);
+}
+
+const root = mkdtempSync(join(tmpdir(), 'somni-e2e-'));
+const home = join(root, 'dsh-home');
+const dataDir = join(root, 'somni-data');
+const work = join(root, 'workspace');
+mkdirSync(work, { recursive: true });
+const memory = join(dataDir, 'memory');
+
+const results = [];
+/** Records one named check; a failure is reported and the run continues. */
+async function check(name, fn) {
+  const t0 = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true, ms: Date.now() - t0 });
+    console.log(`  ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (err) {
+    results.push({ name, ok: false, ms: Date.now() - t0, err });
+    console.log(`  FAIL ${name}: ${err.message}`);
+  }
+}
+function expect(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+const isDreamer = (req) => toolNames(req).includes('create_knowledge');
+const FACT = 'my cat Tom only eats salmon on Fridays';
+const INTENT = 'buy cat litter {{foo}}';
+
+let handler = () => ({ content: 'ok' });
+const model = await startFakeModel((req, i) => handler(req, i));
+
+const pluginConfig = (extra = {}) => ({
+  binary,
+  dataDir,
+  embed: { provider: 'off' },
+  dream: { enabled: false },
+  logLevel: 'debug',
+  ...extra,
+});
+const patch = join(root, 'patch.yml');
+writePatch(patch, { modelUrl: model.url, pluginConfig: pluginConfig() });
+
+/** Runs one headless turn; `script` answers the agent's requests in order, the dreamer is answered by `dreamer`. */
+async function turn(prompt, script, dreamer) {
+  const agentReqs = [];
+  const dreamReqs = [];
+  handler = async (req) => {
+    if (isDreamer(req)) {
+      dreamReqs.push(req);
+      return dreamer ? dreamer(req, dreamReqs.length - 1) : { content: 'nothing to do' };
+    }
+    agentReqs.push(req);
+    const step = script[agentReqs.length - 1];
+    return step ? await step(req) : { content: 'done' };
+  };
+  const r = await runDsh({ home, patch, prompt, cwd: work });
+  return { ...r, agentReqs, dreamReqs };
+}
+
+console.log(`e2e: harness dsh, sidecar ${binary}\n      temp ${root}`);
+
+// --- Session 1: teach a fact, add an intention (tool), recall (tool).
+let s1;
+await check('session 1: headless turn with add_intention + recall_memories completes', async () => {
+  s1 = await turn(`Please remember: ${FACT}. Also remind me to buy cat litter.`, [
+    () => ({ toolCalls: [{ name: 'add_intention', arguments: { what: INTENT, cue: 'cat litter', priority: 'high' } }] }),
+    () => ({ toolCalls: [{ name: 'recall_memories', arguments: { query: 'cat litter' } }] }),
+    () => ({ content: 'Noted: Tom eats salmon on Fridays, and I will remind you about the litter.' }),
+  ]);
+  expect(s1.code === 0, `dsh exit ${s1.code}: ${s1.stderr.slice(-2000)}`);
+  expect(s1.stdout.includes('Noted: Tom eats salmon'), `unexpected answer: ${s1.stdout}`);
+  expect(s1.agentReqs.length === 3, `model saw ${s1.agentReqs.length} requests`);
+});
+await check('memory tools are offered to the model', async () => {
+  const names = toolNames(s1.agentReqs[0]);
+  for (const t of ['recall_memories', 'add_intention', 'complete_intention', 'search_episodes', 'dream_now']) expect(names.includes(t), `tool ${t} missing from ${names.join(',')}`);
+});
+await check('add_intention returns real sidecar output and writes INTENT.md', async () => {
+  const out = lastToolResult(s1.agentReqs[1]);
+  expect(/pi-\d{8}-\d{3}/.test(out), `add_intention result has no intention id: ${out}`);
+  const files = listFiles(join(memory, 'intentions')).filter((f) => f.endsWith('INTENT.md'));
+  expect(files.length === 1, `intention files: ${files.join(',')}`);
+  expect(readFileSync(join(memory, 'intentions', files[0]), 'utf8').includes('buy cat litter'), 'INTENT.md lacks the text');
+});
+await check('recall_memories returns real sidecar output', async () => {
+  const out = lastToolResult(s1.agentReqs[2]);
+  expect(out.length > 0 && !/error|unavailable|not served/i.test(out), `recall result: ${out}`);
+  expect(/cat litter|intention|pi-/i.test(out) || out.length > 10, `recall result looks empty: ${out}`);
+});
+await check('the intention is in the next step\'s system prompt, braces neutralised', async () => {
+  const sys = systemOf(s1.agentReqs[1]);
+  expect(sys.includes('buy cat litter'), 'intention missing from the system prompt after add_intention');
+  expect(!sys.includes('{{foo}}'), 'raw {{foo}} reached the prompt');
+  expect(sys.includes('{\u200b{foo}}'), 'neutralised {{foo}} not found');
+});
+await check('session log on disk has the user\'s words and the tool calls', async () => {
+  const logs = readMatching(memory, /^session-log\/[^/]+\.md$/);
+  expect(logs.includes(FACT), `no session log with the user's words; files: ${listFiles(memory).join(', ')}`);
+  expect(logs.includes('Noted: Tom eats salmon'), 'assistant reply missing from the session log');
+  expect(logs.includes('add_intention'), 'tool call missing from the session log');
+});
+
+// --- Session 2: the intention shows up in a new session's prompt; dream_now through the host model.
+let s2;
+await check('session 2: intention in the first system prompt of a new session', async () => {
+  s2 = await turn('What should I do today? Then consolidate your memory now.', [
+    () => ({ toolCalls: [{ name: 'dream_now', arguments: {} }] }),
+    () => ({ content: 'Dreamt. You should buy cat litter.' }),
+  ], (req, i) => {
+    if (i === 0) {
+      const user = textsOf(req, 'user')[0] ?? '';
+      const paths = [...user.matchAll(/^- (.+\.md)$/gm)].map((m) => m[1]);
+      return { toolCalls: paths.slice(0, 1).map((path) => ({ name: 'read_session_log', arguments: { path } })) };
+    }
+    if (i === 1) {
+      const user = textsOf(req, 'user')[0] ?? '';
+      const paths = [...user.matchAll(/^- (.+\.md)$/gm)].map((m) => m[1]);
+      return {
+        toolCalls: [
+          { name: 'create_knowledge', arguments: { name: 'cat-tom-diet', entry_type: 'fact', description: 'Tom the cat only eats salmon on Fridays', body: 'The user said their cat Tom only eats salmon, and only on Fridays.' } },
+          ...paths.map((path) => ({ name: 'mark_log_processed', arguments: { path } })),
+        ],
+      };
+    }
+    return { content: 'Dream complete: Tom eats salmon on Fridays.' };
+  });
+  expect(s2.code === 0, `dsh exit ${s2.code}: ${s2.stderr.slice(-2000)}`);
+  const sys = systemOf(s2.agentReqs[0]);
+  expect(sys.includes('buy cat litter'), 'intention missing from the new session\'s system prompt');
+});
+await check('dream_now: the dreamer\'s llm.chat reaches the model through ctx.llm.stream', async () => {
+  expect(s2.dreamReqs.length >= 3, `dreamer requests seen: ${s2.dreamReqs.length}`);
+  const first = s2.dreamReqs[0];
+  expect(systemOf(first).length > 100, 'dreamer request has no system prompt');
+  expect(/session-log/.test(allText(first)), 'dreamer request does not list session logs');
+  expect(s2.dreamReqs[1].messages.some((m) => m.role === 'tool'), 'dreamer tool results not carried back');
+  const out = lastToolResult(s2.agentReqs[1]);
+  expect(/Dream finished/i.test(out), `dream_now tool result: ${out}`);
+});
+await check('dream wrote the knowledge file', async () => {
+  const f = join(memory, 'knowledge/cat-tom-diet/SKILL.md');
+  expect(existsSync(f), `no ${f}; files: ${listFiles(memory).join(', ')}`);
+  expect(readFileSync(f, 'utf8').includes('salmon'), 'knowledge body missing');
+});
+await check('the dreamer\'s model calls are not in any session log', async () => {
+  const logs = readMatching(memory, /session-log\/.*\.md$/);
+  expect(!logs.includes('create_knowledge') && !logs.includes('Dream complete'), 'dreamer traffic leaked into a session log');
+});
+
+// --- Session 3: an associative hint for a related message.
+let s3;
+await check('session 3: a related message gets a 【记忆提示】 hint', async () => {
+  writePatch(patch, { modelUrl: model.url, pluginConfig: pluginConfig({ assoc: { threshold: 0.1 } }) });
+  s3 = await turn('What does my cat Tom eat on Fridays? salmon?', [() => ({ content: 'Salmon, on Fridays.' })]);
+  expect(s3.code === 0, `dsh exit ${s3.code}: ${s3.stderr.slice(-2000)}`);
+  const users = textsOf(s3.agentReqs[0], 'user');
+  const hint = users.find((t) => t.includes('【记忆提示】'));
+  expect(hint, `no hint among user messages: ${JSON.stringify(users).slice(0, 1500)}`);
+  expect(hint.includes('cat-tom-diet'), `hint does not name the memory: ${hint}`);
+  const logs = readMatching(memory, /session-log\/[^/]+\.md$/);
+  expect(!logs.includes('【记忆提示】'), 'the hint was captured back into the session log');
+});
+
+// --- Session 4: the sidecar dies mid-turn; it is restarted and the turn completes.
+let s4;
+await check('session 4: sidecar killed mid-turn is restarted and the turn completes', async () => {
+  let killed = [];
+  let restarted = [];
+  s4 = await turn('Check that memory survives a crash.', [
+    () => {
+      killed = sidecarPids(dataDir);
+      for (const pid of killed) process.kill(pid, 'SIGKILL');
+      return { toolCalls: [{ name: 'recall_memories', arguments: { query: 'salmon' } }] };
+    },
+    async () => {
+      for (let i = 0; i < 100; i++) {
+        restarted = sidecarPids(dataDir).filter((p) => !killed.includes(p));
+        if (restarted.length > 0) break;
+        await sleep(100);
+      }
+      await sleep(1500); // the readiness ping
+      return { toolCalls: [{ name: 'recall_memories', arguments: { query: 'salmon' } }] };
+    },
+    () => ({ content: 'Recovered.' }),
+  ]);
+  expect(killed.length === 1, `expected one sidecar to kill, found ${killed.length}`);
+  expect(restarted.length === 1, 'no new sidecar process after the kill');
+  expect(s4.code === 0, `dsh exit ${s4.code}: ${s4.stderr.slice(-2000)}`);
+  expect(s4.stdout.includes('Recovered.'), `answer: ${s4.stdout}`);
+  const during = lastToolResult(s4.agentReqs[1]);
+  expect(/restarting|unavailable|not served|exited/i.test(during), `tool call during the outage: ${during}`);
+  const after = lastToolResult(s4.agentReqs[2]);
+  expect(/salmon|cat-tom-diet/i.test(after), `tool call after the restart: ${after}`);
+});
+await check('no sidecar process outlives the harness', async () => {
+  await sleep(300);
+  const left = sidecarPids(dataDir);
+  expect(left.length === 0, `left running: ${left.join(',')}`);
+});
+
+await model.close();
+const failed = results.filter((r) => !r.ok);
+const turns = [s1, s2, s3, s4].filter(Boolean).map((s) => s.ms);
+console.log(`\ne2e: ${results.length - failed.length}/${results.length} checks passed; dsh turns took ${turns.join(', ')} ms`);
+console.log(`      memory files: ${listFiles(memory).join(', ')}`);
+if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
+else rmSync(root, { recursive: true, force: true });
+process.exit(failed.length > 0 ? 1 : 0);
