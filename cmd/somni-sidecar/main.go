@@ -48,10 +48,14 @@ type options struct {
 var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true}
 
 // parseArgs reads the compat argv and environment. A leading
-// `-m somni_memory` (the Python launch form) is accepted and ignored.
+// `-m somni_memory` (the Python launch form) is accepted and ignored, also
+// when a wrapper put other flags first.
 func parseArgs(args []string, getenv func(string) string) (*options, error) {
-	if len(args) >= 2 && args[0] == "-m" {
-		args = args[2:]
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-m" && args[i+1] == "somni_memory" {
+			args = append(args[:i:i], args[i+2:]...)
+			break
+		}
 	}
 	o := &options{}
 	if len(args) > 0 && subcommands[args[0]] {

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -84,8 +85,16 @@ func WithSerial(methods ...string) Option {
 	}
 }
 
+// WithDrain sets how long in-flight requests may still run and reply after
+// the input ends (EOF) before their contexts are cancelled; default 3 s.
+// A host that writes a request and closes its end still gets the answer.
+func WithDrain(d time.Duration) Option {
+	return func(c *Conn) { c.drain = d }
+}
+
 // Conn is a served connection.
 type Conn struct {
+	drain   time.Duration
 	jc      *jsonrpc2.Conn
 	stream  *lineStream
 	methods map[string]Handler
@@ -111,15 +120,31 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		serial:   map[string]bool{},
 		logger:   logger,
 		inflight: map[jsonrpc2.ID]*inflightReq{},
+		drain:    3 * time.Second,
 	}
 	for _, o := range opts {
 		o(c)
 	}
 	c.stream = newLineStream(r, w, logger)
+	c.stream.onEnd = c.drainHandlers
 	c.queue = newSerialQueue()
 	c.jc = jsonrpc2.NewConn(ctx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
 	go c.queue.run(c.jc.DisconnectNotify())
 	return c
+}
+
+// drainHandlers waits for running handlers, at most c.drain.
+func (c *Conn) drainHandlers() {
+	done := make(chan struct{})
+	go func() {
+		c.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(c.drain):
+		c.logger.Warn("rpc: input ended with requests still running; cancelling them", "grace", c.drain)
+	}
 }
 
 // Done is closed when the connection has ended.

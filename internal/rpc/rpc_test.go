@@ -310,10 +310,10 @@ func TestCloseCancelsHandlers(t *testing.T) {
 			return nil, ctx.Err()
 		},
 	}
-	p := startPeer(t, methods)
+	p := startPeer(t, methods, WithDrain(10*time.Millisecond))
 	p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
 	<-started
-	p.in.Close() // EOF on the conn's input
+	p.in.Close() // EOF on the conn's input; the handler outlives the grace period
 	select {
 	case err := <-finished:
 		if !errors.Is(err, context.Canceled) {
@@ -496,5 +496,29 @@ func TestAfterReplyRunsAfterTheReplyIsWritten(t *testing.T) {
 	case <-ran:
 	case <-time.After(5 * time.Second):
 		t.Fatal("Then never ran")
+	}
+}
+
+func TestEOFLetsInFlightRequestsReply(t *testing.T) {
+	methods := map[string]Handler{
+		"slowish": func(ctx context.Context, _ json.RawMessage) (any, error) {
+			select {
+			case <-time.After(50 * time.Millisecond):
+				return "done", nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		},
+	}
+	p := startPeer(t, methods)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"slowish"}`)
+	p.in.Close() // the peer writes its request and hangs up its writing end
+	if f := p.recv(); string(f.Result) != `"done"` {
+		t.Fatalf("in-flight request after EOF: %s", f.raw)
+	}
+	select {
+	case <-p.conn.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("conn not done after draining")
 	}
 }

@@ -31,6 +31,9 @@ type lineStream struct {
 	wc     io.Closer // w's underlying closer, if any
 	logger *slog.Logger
 	limit  int // max line length; MaxFrameBytes outside tests
+	// onEnd runs when the input ends, before jsonrpc2 learns of it (and
+	// closes everything): the Conn lets in-flight handlers reply first.
+	onEnd func()
 
 	mu  sync.Mutex // serialises frames on w
 	buf []byte     // write buffer, reused under mu
@@ -155,6 +158,9 @@ func (s *lineStream) ReadObject(v any) error {
 			continue
 		}
 		if err != nil {
+			if s.onEnd != nil {
+				s.onEnd()
+			}
 			return err
 		}
 		line = bytes.TrimSpace(line)

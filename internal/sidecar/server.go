@@ -70,6 +70,8 @@ type Server struct {
 	ix      *index.Index
 	ixErr   error
 	emb     index.Embedder
+	// firstSync closes when the startup sync has finished (or failed).
+	firstSync chan struct{}
 
 	syncMu      sync.Mutex
 	syncRunning bool
@@ -107,8 +109,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sidecar: %w", err)
 	}
+	// The index cache lives in the data dir: it must exist before the index opens.
+	if err := os.MkdirAll(st.DataDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("sidecar: create data dir: %w", err)
+	}
 	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, capture: st.Capture(),
-		ixReady: make(chan struct{}), shutdown: make(chan struct{}),
+		ixReady: make(chan struct{}), firstSync: make(chan struct{}), shutdown: make(chan struct{}),
 		assoc: &assocGate{cfg: assoc.Config{Threshold: cfg.AssocThreshold, Gap: cfg.AssocGap, MaxItems: cfg.AssocMaxItems}}}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.dreamer = dream.New(dream.Config{
@@ -160,6 +166,7 @@ func (s *Server) Store() *memory.Store { return s.store }
 
 // openIndex builds the embedder and opens the SQLite cache, then syncs.
 func (s *Server) openIndex(ctx context.Context) {
+	defer close(s.firstSync)
 	ilog := s.cfg.Logger.With(LoggerKey, "somni.index")
 	emb, err := index.NewEmbedder(s.cfg.Embed, ilog)
 	if err != nil {
@@ -201,6 +208,24 @@ func (s *Server) Index(ctx context.Context) (*index.Index, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("sidecar: waiting for the index: %w", ctx.Err())
 	}
+}
+
+// firstSyncWait bounds how long a search waits for the startup sync: long
+// enough for keyword indexing of a large store, short enough that a slow
+// first embedding pass cannot stall a tool call.
+const firstSyncWait = 5 * time.Second
+
+// syncedIndex is Index after waiting (bounded) for the startup sync, so the
+// first recall after a start sees the whole store.
+func (s *Server) syncedIndex(ctx context.Context) (*index.Index, error) {
+	select {
+	case <-s.firstSync:
+	case <-time.After(firstSyncWait):
+		s.log.Warn("startup index sync still running; searching what is indexed so far")
+	case <-ctx.Done():
+		return nil, fmt.Errorf("sidecar: waiting for the index: %w", ctx.Err())
+	}
+	return s.Index(ctx)
 }
 
 // readyIndex returns the index only if it is already open.

@@ -165,7 +165,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs
 
 // search runs q on the index, waiting for it to open if needed.
 func (s *Server) search(ctx context.Context, q index.Query) ([]index.Hit, error) {
-	ix, err := s.Index(ctx)
+	ix, err := s.syncedIndex(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,487 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+const pydata = "../../testdata/pydata"
+
+// TestFraming drives bad and odd frames through the real binary; after each
+// one the sidecar must still answer a ping.
+func TestFraming(t *testing.T) {
+	s := start(t, t.TempDir(), nil)
+	tests := []struct {
+		name     string
+		line     string
+		id       string // raw id the reply must carry
+		wantCode int64  // 0 ⇒ success
+		wantMsg  string
+	}{
+		{"bad json", `{"jsonrpc":"2.0","id":1,"method":"ping"`, "null", -32700, "parse error"},
+		{"not an object", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "null", -32700, "not a JSON object"},
+		{"invalid utf8", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"\xc3\x28\"}}", "null", -32700, "UTF-8"},
+		{"unknown method", `{"jsonrpc":"2.0","id":"u-1","method":"memory.delete_everything"}`, `"u-1"`, -32601, "method not found: memory.delete_everything"},
+		{"params null", `{"jsonrpc":"2.0","id":3,"method":"ping","params":null}`, "3", 0, ""},
+		{"string id echoed", `{"jsonrpc":"2.0","id":"abc","method":"ping"}`, `"abc"`, 0, ""},
+		{"missing sessionId", `{"jsonrpc":"2.0","id":4,"method":"session.append","params":{"role":"user","text":"hi"}}`, "4", -32602, `"sessionId": is required`},
+		{"empty sessionId", `{"jsonrpc":"2.0","id":5,"method":"session.append","params":{"sessionId":"","role":"user","text":"hi"}}`, "5", -32602, `"sessionId": is required`},
+		{"null sessionId", `{"jsonrpc":"2.0","id":6,"method":"session.close","params":{"sessionId":null}}`, "6", -32602, `"sessionId": is required`},
+		{"wrong param type", `{"jsonrpc":"2.0","id":7,"method":"session.append","params":{"sessionId":1,"role":"user","text":"hi"}}`, "7", -32602, "expected string, got number"},
+		{"bad role", `{"jsonrpc":"2.0","id":8,"method":"session.append","params":{"sessionId":"s","role":"system","text":"hi"}}`, "8", -32602, "role"},
+		{"params array", `{"jsonrpc":"2.0","id":9,"method":"assoc.reset","params":["s"]}`, "9", -32602, "must be a JSON object"},
+		{"missing cue", `{"jsonrpc":"2.0","id":10,"method":"assoc.thought","params":{"sessionId":"s"}}`, "10", -32602, `"cue": is required`},
+		{"unknown tool", `{"jsonrpc":"2.0","id":11,"method":"tools.call","params":{"name":"rm_rf","args":{}}}`, "11", -32602, "unknown tool"},
+		{"tool args not object", `{"jsonrpc":"2.0","id":12,"method":"tools.call","params":{"name":"recall_memories","args":"tea"}}`, "12", -32602, "expected object"},
+		{"tool wrong arg type", `{"jsonrpc":"2.0","id":13,"method":"tools.call","params":{"name":"recall_memories","args":{"query":"tea","limit":"five"}}}`, "13", -32602, `argument "limit": expected integer, got string`},
+		{"tool missing arg", `{"jsonrpc":"2.0","id":14,"method":"tools.call","params":{"name":"add_intention","args":{"what":""}}}`, "14", -32602, `argument "what": is required`},
+		{"tool bad date", `{"jsonrpc":"2.0","id":15,"method":"tools.call","params":{"name":"search_episodes","args":{"since":"last week"}}}`, "15", -32602, `"since"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.t = t
+			ch := s.expect(tc.id)
+			s.sendRaw(tc.line)
+			w := s.wait(ch, tc.name)
+			if tc.wantCode == 0 {
+				if w.Error != nil {
+					t.Fatalf("unexpected error %s", w.raw)
+				}
+			} else if w.Error == nil || w.Error.Code != tc.wantCode || !strings.Contains(w.Error.Message, tc.wantMsg) {
+				t.Fatalf("got %s, want code %d with %q", w.raw, tc.wantCode, tc.wantMsg)
+			}
+			var p map[string]any
+			s.call("ping", nil, &p) // still serving
+		})
+	}
+	s.t = t
+	s.call("shutdown", nil, nil)
+	if code := s.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	s.assertProtocolOnly()
+}
+
+// TestMethods walks the whole method table on a copy of a Python-format
+// data directory that contains a broken file among good ones.
+func TestMethods(t *testing.T) {
+	dir := copyTree(t, pydata)
+	brokenPath := filepath.Join(dir, "memory/knowledge/broken-yaml/SKILL.md")
+	broken := readFile(t, brokenPath)
+	s := start(t, dir, []string{"-m", "somni_memory"}) // wrong position is fine too: see TestArgs
+
+	var ping struct {
+		Version, DataDir, MemoryDir, SkillDir, LLM string
+		Vector                                     bool
+		PendingLogs                                int
+	}
+	s.call("ping", map[string]any{}, &ping)
+	if ping.DataDir != dir || ping.MemoryDir != filepath.Join(dir, "memory") || ping.SkillDir != filepath.Join(dir, "skills") || ping.LLM != "host" || ping.Vector {
+		t.Fatalf("ping = %+v", ping)
+	}
+	if ping.PendingLogs != 2 { // 2026-11-29_001 (status pending) and the headerless _002
+		t.Fatalf("pendingLogs = %d, want 2", ping.PendingLogs)
+	}
+
+	t.Run("prompt.build", func(t *testing.T) {
+		s.t = t
+		var pb struct{ Identity, Intentions, Discipline string }
+		s.call("prompt.build", map[string]any{"speakerUserId": "alice", "currentMessage": "can you check the gateway?"}, &pb)
+		mustContain(t, "identity", pb.Identity, "team's coding assistant", "Alice", "Owns the gateway")
+		mustContain(t, "intentions", pb.Intentions, "pi-20261129-001", "mentioned now")
+		if pb.Discipline == "" {
+			t.Fatal("empty discipline")
+		}
+		// Traversal in a user id reads nothing outside users/.
+		s.call("prompt.build", map[string]any{"speakerUserId": "../../../etc"}, &pb)
+		if strings.Contains(pb.Identity, "root:") {
+			t.Fatal("identity leaked a file outside memory")
+		}
+	})
+
+	t.Run("tools.list", func(t *testing.T) {
+		s.t = t
+		var tl struct {
+			Tools []struct {
+				Name        string `json:"name"`
+				Description string `json:"description"`
+				Parameters  struct {
+					Type       string                     `json:"type"`
+					Properties map[string]json.RawMessage `json:"properties"`
+					Required   []string                   `json:"required"`
+				} `json:"parameters"`
+			} `json:"tools"`
+		}
+		s.call("tools.list", nil, &tl)
+		want := map[string]string{ // tool → required list
+			"recall_memories": "query", "search_episodes": "", "search_recent_conversation": "",
+			"search_knowledge": "", "add_intention": "what", "complete_intention": "intention_id",
+			"cancel_intention": "intention_id", "list_intentions": "",
+		}
+		if len(tl.Tools) != len(want) {
+			t.Fatalf("%d tools, want %d", len(tl.Tools), len(want))
+		}
+		for _, tool := range tl.Tools {
+			req, ok := want[tool.Name]
+			if !ok || tool.Description == "" || tool.Parameters.Type != "object" || strings.Join(tool.Parameters.Required, ",") != req {
+				t.Fatalf("bad tool %+v", tool)
+			}
+		}
+		var limit struct {
+			Type    string `json:"type"`
+			Default int    `json:"default"`
+		}
+		json.Unmarshal(tl.Tools[0].Parameters.Properties["limit"], &limit)
+		if limit.Type != "integer" || limit.Default != 5 {
+			t.Fatalf("recall_memories.limit = %+v", limit)
+		}
+	})
+
+	t.Run("recall tools", func(t *testing.T) {
+		s.t = t
+		out := s.tool("recall_memories", map[string]any{"query": "docker build cache BuildKit"})
+		mustContain(t, "recall", out, "docker-build-cache", "why:")
+		out = s.tool("recall_memories", map[string]any{"query": "团队成员"})
+		mustContain(t, "cjk recall", out, "团队成员")
+		out = s.tool("search_knowledge", map[string]any{"query": "", "entry_type": "experience"})
+		mustContain(t, "search_knowledge listing", out, "docker-build-cache")
+		out = s.tool("search_episodes", map[string]any{})
+		mustContain(t, "search_episodes listing", out, "2026-11-20_001")
+		out = s.tool("recall_memories", map[string]any{"query": "broken header nobody can parse"})
+		if strings.Contains(out, "broken-yaml") {
+			t.Fatalf("an unparsable file was recalled:\n%s", out)
+		}
+	})
+
+	t.Run("intentions", func(t *testing.T) {
+		s.t = t
+		out := s.tool("add_intention", map[string]any{"what": "续费域名 example.com", "due": "2026-12-01", "cue": "域名", "priority": "high"})
+		id := regexp.MustCompile(`pi-\d{8}-\d{3}`).FindString(out)
+		if id == "" {
+			t.Fatalf("no id in %q", out)
+		}
+		mustContain(t, "list", s.tool("list_intentions", nil), id, "pi-20261129-001")
+		mustContain(t, "complete", s.tool("complete_intention", map[string]any{"intention_id": id}), "Completed", id)
+		mustContain(t, "complete again", s.tool("complete_intention", map[string]any{"intention_id": id}), "No open intention")
+		code, msg := s.callErr("tools.call", map[string]any{"name": "cancel_intention", "args": map[string]any{"intention_id": "../../knowledge/docker-build-cache"}})
+		if code != -32602 || !strings.Contains(msg, "not an intention id") {
+			t.Fatalf("traversal id: %d %s", code, msg)
+		}
+		code, _ = s.callErr("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "x", "due": "tomorrow"}})
+		if code != -32602 {
+			t.Fatalf("bad due: code %d", code)
+		}
+		// A fresh add never reuses the completed id.
+		out2 := s.tool("add_intention", map[string]any{"what": "another"})
+		if strings.Contains(out2, id+":") {
+			t.Fatalf("id %s reused: %s", id, out2)
+		}
+	})
+
+	t.Run("sessions", func(t *testing.T) {
+		s.t = t
+		var r map[string]any
+		s.call("session.append", map[string]any{"sessionId": "chat-9", "role": "user", "text": "我的 token=hunter2secret 放在哪里？", "userId": "alice", "chatType": "direct"}, &r)
+		if r["ok"] != true || r["skipped"] != nil {
+			t.Fatalf("append = %v", r)
+		}
+		s.call("session.append", map[string]any{"sessionId": "chat-9", "role": "user", "text": "   "}, &r)
+		if r["skipped"] != "empty" {
+			t.Fatalf("blank append = %v", r)
+		}
+		s.call("session.append", map[string]any{"sessionId": "chat-9", "role": "assistant", "text": "在 vault 里，别贴出来。"}, &r)
+		s.call("session.tool", map[string]any{"sessionId": "chat-9", "call": map[string]any{"cmd": "ls"}, "result": strings.Repeat("x", 1000), "reason": "look"}, &r)
+		conv := s.tool("search_recent_conversation", map[string]any{"query": "vault"}, "sessionId", "chat-9")
+		mustContain(t, "conversation search", conv, "This conversation", "vault")
+		latest := s.tool("search_recent_conversation", map[string]any{}, "sessionId", "chat-9")
+		mustContain(t, "latest turns", latest, "[REDACTED]", "别贴出来")
+		var closed struct{ Path *string }
+		s.call("session.close", map[string]any{"sessionId": "chat-9"}, &closed)
+		if closed.Path == nil {
+			t.Fatal("close returned no path")
+		}
+		log := readFile(t, *closed.Path)
+		mustContain(t, "closed log", log, "chat_id: chat-9", "status: pending", "[agent]", "[tool]", "[REDACTED]")
+		if strings.Contains(log, "hunter2secret") {
+			t.Fatal("secret reached disk")
+		}
+		if strings.Count(log, "x") > 400 {
+			t.Fatal("tool result not capped")
+		}
+		s.call("session.close", map[string]any{"sessionId": "never-opened"}, &closed)
+		if closed.Path != nil {
+			t.Fatalf("unknown session path = %v", *closed.Path)
+		}
+		s.call("session.append", map[string]any{"sessionId": "a", "role": "user", "text": "one"}, nil)
+		s.call("session.append", map[string]any{"sessionId": "b", "role": "user", "text": "two"}, nil)
+		var all struct{ Closed int }
+		s.call("session.closeAll", nil, &all)
+		if all.Closed != 2 {
+			t.Fatalf("closeAll = %d", all.Closed)
+		}
+	})
+
+	t.Run("assoc", func(t *testing.T) {
+		s.t = t
+		var a struct {
+			Items []map[string]any `json:"items"`
+			Hint  *string          `json:"hint"`
+		}
+		s.call("assoc.thought", map[string]any{"sessionId": "s", "cue": "docker build fails with --mount"}, &a)
+		if a.Items == nil || a.Hint == nil {
+			t.Fatalf("assoc.thought shape: %+v", a)
+		}
+		s.call("assoc.action", map[string]any{"sessionId": "s", "toolName": "bash", "args": map[string]any{"command": "docker build ."}}, &a)
+		if a.Items == nil || a.Hint == nil {
+			t.Fatalf("assoc.action shape: %+v", a)
+		}
+		var ok map[string]bool
+		s.call("assoc.reset", map[string]any{"sessionId": "s"}, &ok)
+		if !ok["ok"] {
+			t.Fatal("assoc.reset")
+		}
+	})
+
+	t.Run("sleep and index", func(t *testing.T) {
+		s.t = t
+		var st struct {
+			Sleeping    bool
+			PendingLogs int
+			LLM         string
+		}
+		s.call("sleep.status", nil, &st)
+		if st.Sleeping || st.LLM != "host" || st.PendingLogs < 2 {
+			t.Fatalf("sleep.status = %+v", st)
+		}
+		var ok map[string]bool
+		s.call("index.sync", map[string]any{"reason": "test"}, &ok)
+		s.call("sleep.cancel", nil, &ok)
+		if !ok["ok"] {
+			t.Fatal("sleep.cancel")
+		}
+		// A host whose llm.chat fails: the dream reports an error, the sidecar survives.
+		s.mu.Lock()
+		s.onCall = func(w wire) (any, *wireErr) {
+			if w.Method != "llm.chat" || !strings.HasPrefix(string(w.ID), `"somni-`) {
+				t.Errorf("unexpected reverse call %s", w.raw)
+			}
+			return nil, &wireErr{Code: -32000, Message: "model offline"}
+		}
+		s.mu.Unlock()
+		var run struct {
+			Status, Reason string
+		}
+		s.call("sleep.run", map[string]any{"trigger": "test"}, &run)
+		if run.Status != "error" && run.Status != "interrupted" {
+			t.Fatalf("sleep.run = %+v", run)
+		}
+		s.call("ping", nil, nil)
+	})
+
+	// The broken file was reported with its line and never rewritten.
+	if got := readFile(t, brokenPath); got != broken {
+		t.Fatal("unparsable file was rewritten")
+	}
+	s.t = t
+	s.call("shutdown", nil, nil)
+	if code := s.waitExit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	mustContain(t, "stderr", s.stderr.String(), "broken-yaml/SKILL.md:", " WARNING ")
+	s.assertProtocolOnly()
+}
+
+// TestStopClosesSessions: stdin EOF and SIGTERM both finalise open session
+// logs and exit 0.
+func TestStopClosesSessions(t *testing.T) {
+	for _, how := range []string{"eof", "sigterm", "sigint"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			s := start(t, dir, nil)
+			s.call("session.append", map[string]any{"sessionId": "x", "role": "user", "text": "hello " + how}, nil)
+			switch how {
+			case "eof":
+				s.stdin.Close()
+			case "sigterm":
+				s.cmd.Process.Signal(syscall.SIGTERM)
+			case "sigint":
+				s.cmd.Process.Signal(syscall.SIGINT)
+			}
+			if code := s.waitExit(); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			logs, _ := filepath.Glob(filepath.Join(dir, "memory/session-log/*.md"))
+			if len(logs) != 1 {
+				t.Fatalf("logs: %v", logs)
+			}
+			mustContain(t, "log", readFile(t, logs[0]), "status: pending", "hello "+how, "end_time:")
+		})
+	}
+}
+
+// TestArgs checks the compat argv: the Python launch line is accepted.
+func TestArgs(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binPath, "-m", "somni_memory", "--data-dir", dir, "--llm", "openai", "--embed", "off",
+		"--assoc-threshold", "0.6", "--assoc-gap", "0.05", "--assoc-max-items", "0", "--log-level", "WARNING")
+	cmd.Env = append(os.Environ(), "SLEEP_API_KEY=", "OPENAI_API_KEY=", "SLEEP_MODEL=", "OPENAI_MODEL=")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	var w wire
+	if err := json.Unmarshal(out, &w); err != nil {
+		t.Fatalf("stdout %q: %v", out, err)
+	}
+	var p struct{ LLM string }
+	json.Unmarshal(w.Result, &p)
+	if p.LLM != "none" {
+		t.Fatalf("openai without key: llm = %q, want none", p.LLM)
+	}
+	bad := exec.Command(binPath, "--llm", "gpt")
+	if err := bad.Run(); err == nil {
+		t.Fatal("--llm gpt accepted")
+	}
+}
+
+// TestCLI runs the people-facing subcommands on the Python-format fixture.
+func TestCLI(t *testing.T) {
+	dir := copyTree(t, pydata)
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(binPath, append([]string{"--data-dir", dir, "--embed", "off", "--log-level", "error"}, args...)...)
+		out, err := cmd.Output()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	out, code := run("recall", "BuildKit cache")
+	if code != 0 || !strings.Contains(out, "docker-build-cache") {
+		t.Fatalf("recall (%d): %s", code, out)
+	}
+	out, code = run("doctor")
+	if code != 1 {
+		t.Fatalf("doctor exit %d, want 1:\n%s", code, out)
+	}
+	mustContain(t, "doctor", out, "broken-yaml/SKILL.md:", "unparsable")
+	if !regexp.MustCompile(`broken-yaml/SKILL\.md:\d+: unparsable`).MatchString(out) {
+		t.Fatalf("doctor does not give path:line:\n%s", out)
+	}
+	out, code = run("stats", "--json")
+	if code != 0 {
+		t.Fatalf("stats exit %d", code)
+	}
+	var st struct {
+		Entries    map[string]int
+		Unparsable int
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("stats json: %v\n%s", err, out)
+	}
+	if st.Entries["knowledge"] != 3 || st.Unparsable != 1 {
+		t.Fatalf("stats = %+v", st)
+	}
+	// A clean directory passes.
+	clean := t.TempDir()
+	cmd := exec.Command(binPath, "--data-dir", clean, "doctor")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("doctor on an empty dir: %v\n%s", err, out)
+	}
+}
+
+// TestKill9DuringWriteBurst kills the sidecar mid-burst and restarts it:
+// every acknowledged append is on disk, every file parses, nothing is
+// half-written.
+func TestKill9DuringWriteBurst(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, nil)
+	const sessions, perSession = 4, 150
+	type sent struct {
+		text string
+		ch   chan wire
+	}
+	var all []sent
+	for i := 0; i < perSession; i++ {
+		for j := 0; j < sessions; j++ {
+			text := strings.Repeat("内容", 40) + " marker-" + itoa(j) + "-" + itoa(i)
+			_, ch := s.send("session.append", map[string]any{"sessionId": "burst-" + itoa(j), "role": "user", "text": text})
+			all = append(all, sent{text, ch})
+		}
+		if i%10 == 0 {
+			s.send("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "burst " + itoa(i)}})
+		}
+	}
+	// Wait for a good part of the burst, then kill -9 while the rest is in flight.
+	acked := map[string]bool{}
+	for _, x := range all[:len(all)/2] {
+		w := s.wait(x.ch, "append")
+		if w.Error == nil {
+			acked[x.text] = true
+		}
+	}
+	s.cmd.Process.Signal(syscall.SIGKILL)
+	<-s.exited
+	for _, x := range all[len(all)/2:] {
+		select {
+		case w := <-x.ch:
+			if w.Error == nil {
+				acked[x.text] = true
+			}
+		default:
+		}
+	}
+
+	// Every acknowledged message is on disk; every log has a parseable header.
+	logs, _ := filepath.Glob(filepath.Join(dir, "memory/session-log/*.md"))
+	var disk strings.Builder
+	for _, l := range logs {
+		data := readFile(t, l)
+		if _, err := memory.ParseDocument(l, []byte(data)); err != nil {
+			t.Fatalf("half-written log %s: %v", l, err)
+		}
+		disk.WriteString(data)
+	}
+	for text := range acked {
+		if !strings.Contains(disk.String(), text) {
+			t.Fatalf("acknowledged append lost: %q", text[len(text)-20:])
+		}
+	}
+	intents, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md"))
+	for _, p := range intents {
+		if _, err := memory.ParseDocument(p, []byte(readFile(t, p))); err != nil {
+			t.Fatalf("half-written intention %s: %v", p, err)
+		}
+	}
+	if len(intents) == 0 {
+		t.Fatal("no intention was written before the kill")
+	}
+
+	// Restart: the sidecar serves, nothing is unparsable, and writing resumes.
+	s2 := start(t, dir, nil)
+	var p map[string]any
+	s2.call("ping", nil, &p)
+	s2.call("session.append", map[string]any{"sessionId": "burst-0", "role": "user", "text": "after restart"}, nil)
+	s2.call("shutdown", nil, nil)
+	s2.waitExit()
+	out, err := exec.Command(binPath, "--data-dir", dir, "doctor").CombinedOutput()
+	if err != nil {
+		t.Fatalf("doctor after kill -9: %v\n%s", err, out)
+	}
+	s2.assertProtocolOnly()
+	t.Logf("%d appends acknowledged before kill -9, %d logs, %d intentions", len(acked), len(logs), len(intents))
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
