@@ -1,0 +1,579 @@
+// Command somni-eval measures recall quality on the bilingual eval sets in
+// testdata/recall: hit@k per query tier, associative-hint precision and
+// false hints, for every available embedder beside a plain BM25 baseline
+// computed in the same run. `make eval` runs it.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/somni-dev/somni/internal/assoc"
+	"github.com/somni-dev/somni/internal/index"
+)
+
+func main() {
+	dir := flag.String("data", "testdata/recall", "directory holding notes.json and conversation.txt")
+	calibrate := flag.Bool("calibrate", false, "print cosine distributions of unrelated and gold pairs per embedder")
+	modelDir := flag.String("embed-model-dir", os.Getenv("SOMNI_EMBED_MODEL_PATH"), "local embedder model folder")
+	verbose := flag.Bool("v", false, "list misses")
+	flag.StringVar(&turnContext, "turn-context", "none", "none | related | prev: how a turn sees the previous one")
+	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
+	flag.Float64Var(&calSpan, "span", 0, "override every vector embedder's cosine span (tuning)")
+	flag.Parse()
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if err := run(context.Background(), os.Stdout, logger, *dir, *modelDir, *calibrate, *verbose); err != nil {
+		fmt.Fprintln(os.Stderr, "somni-eval:", err)
+		os.Exit(1)
+	}
+}
+
+// calFloor/calSpan override embedder calibrations when set (-floor/-span).
+var calFloor, calSpan float64
+
+// turnContext selects how a turn carries its neighbour (-turn-context).
+var turnContext string
+
+type noteSet struct {
+	Notes []struct {
+		ID             string   `json:"id"`
+		Kind           string   `json:"kind"`
+		Type           string   `json:"type"`
+		Name           string   `json:"name"`
+		Description    string   `json:"description"`
+		Body           string   `json:"body"`
+		Related        []string `json:"related"`
+		Tags           []string `json:"tags"`
+		When           string   `json:"when"`
+		AppliesWhen    string   `json:"applies_when"`
+		NotAppliesWhen string   `json:"not_applies_when"`
+	} `json:"notes"`
+	Queries []evalQuery `json:"queries"`
+}
+
+type evalQuery struct {
+	Tier string   `json:"tier"`
+	Q    string   `json:"q"`
+	Gold []string `json:"gold"` // doc paths after loading
+}
+
+// loadNotes reads the curated notes set; gold ids become doc paths.
+func loadNotes(dir string) ([]index.Doc, []evalQuery, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "notes.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read notes: %w", err)
+	}
+	var ns noteSet
+	if err := json.Unmarshal(b, &ns); err != nil {
+		return nil, nil, fmt.Errorf("parse notes.json: %w", err)
+	}
+	paths := map[string]string{}
+	var docs []index.Doc
+	for _, n := range ns.Notes {
+		sub := map[string]string{"knowledge": "memory/knowledge/", "episode": "memory/episodes/", "skill": "skills/agent_learned_skills/"}[n.Kind]
+		if sub == "" {
+			return nil, nil, fmt.Errorf("note %s: unknown kind %q", n.ID, n.Kind)
+		}
+		d := index.Doc{Path: sub + n.Name + "/SKILL.md", Kind: n.Kind, Name: n.Name, Description: n.Description,
+			Body: n.Body, Type: n.Type, Score: 0.5, Related: n.Related, Tags: n.Tags,
+			AppliesWhen: n.AppliesWhen, NotAppliesWhen: n.NotAppliesWhen}
+		if n.When != "" {
+			if d.When, err = time.Parse(time.RFC3339, n.When); err != nil {
+				return nil, nil, fmt.Errorf("note %s: when: %w", n.ID, err)
+			}
+		}
+		if _, dup := paths[n.ID]; dup {
+			return nil, nil, fmt.Errorf("duplicate note id %s", n.ID)
+		}
+		paths[n.ID] = d.Path
+		docs = append(docs, d)
+	}
+	for i, q := range ns.Queries {
+		for j, g := range q.Gold {
+			p, ok := paths[g]
+			if !ok {
+				return nil, nil, fmt.Errorf("query %q: unknown gold id %s", q.Q, g)
+			}
+			ns.Queries[i].Gold[j] = p
+		}
+	}
+	return docs, ns.Queries, nil
+}
+
+var turnLine = regexp.MustCompile(`^([UA]): (.+)$`)
+
+// loadConversation reads conversation.txt: each U:/A: line is one entry,
+// each Q: line a question with the 1-based turn numbers that answer it.
+func loadConversation(dir string) ([]index.Doc, []evalQuery, error) {
+	f, err := os.Open(filepath.Join(dir, "conversation.txt"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read conversation: %w", err)
+	}
+	defer f.Close()
+	var docs []index.Doc
+	var qs []evalQuery
+	session, turn := "", 0
+	sc := bufio.NewScanner(f)
+	for ln := 1; sc.Scan(); ln++ {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "" || strings.HasPrefix(line, "# "):
+		case strings.HasPrefix(line, "## "):
+			session, turn = strings.TrimSpace(line[3:]), 0
+		case strings.HasPrefix(line, "Q: "):
+			q, refs, ok := strings.Cut(line[3:], "=>")
+			if !ok || session == "" {
+				return nil, nil, fmt.Errorf("conversation.txt:%d: want 'Q: question => n,m'", ln)
+			}
+			eq := evalQuery{Tier: "conversation", Q: strings.TrimSpace(q)}
+			for _, r := range strings.Split(refs, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(r))
+				if err != nil || n < 1 || n > turn {
+					return nil, nil, fmt.Errorf("conversation.txt:%d: bad turn %q", ln, r)
+				}
+				eq.Gold = append(eq.Gold, fmt.Sprintf("session-log/%s#%d", session, n))
+			}
+			qs = append(qs, eq)
+		default:
+			m := turnLine.FindStringSubmatch(line)
+			if m == nil || session == "" {
+				return nil, nil, fmt.Errorf("conversation.txt:%d: unexpected line", ln)
+			}
+			turn++
+			role := map[string]string{"U": "user", "A": "agent"}[m[1]]
+			d := index.Doc{Path: fmt.Sprintf("session-log/%s#%d", session, turn),
+				Kind: index.KindConversation, Name: fmt.Sprintf("%s #%d", session, turn),
+				Body: "[" + role + "] " + m[2]}
+			if turn > 1 {
+				prev := &docs[len(docs)-1]
+				switch turnContext {
+				case "related":
+					d.Related = []string{prev.Name}
+				case "prev":
+					d.Description = prev.Body
+				}
+			}
+			docs = append(docs, d)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read conversation: %w", err)
+	}
+	return docs, qs, nil
+}
+
+// system is one ranking method under evaluation.
+type system struct {
+	name   string
+	search func(ctx context.Context, q string, k int) ([]string, error)
+	gate   *assoc.Gate // nil for the baseline
+	quiet  bool        // hints withheld in production with this embedder
+	close  func()
+}
+
+// indexSystem builds a real index (SQLite cache in a temp dir) over docs.
+func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []index.Doc, logger *slog.Logger) (*system, error) {
+	tmp, err := os.MkdirTemp("", "somni-eval-")
+	if err != nil {
+		return nil, err
+	}
+	var cal *index.Calibration
+	if calSpan > 0 {
+		cal = &index.Calibration{Floor: calFloor, Span: calSpan}
+	}
+	ix, err := index.Open(ctx, index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: index.NewMemSource(docs...),
+		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ix.Sync(ctx); err != nil {
+		return nil, err
+	}
+	g := assoc.New(ix, assoc.Config{AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
+	return &system{
+		name: name,
+		search: func(ctx context.Context, q string, k int) ([]string, error) {
+			hits, err := ix.Search(ctx, index.Query{Text: q, Limit: k})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]string, len(hits))
+			for i, h := range hits {
+				out[i] = h.Doc.Path
+			}
+			return out, nil
+		},
+		gate:  g,
+		quiet: assoc.NoisyEmbedder(emb.ID()),
+		close: func() { ix.Close(); os.RemoveAll(tmp) },
+	}, nil
+}
+
+// bm25System is the textbook baseline: Okapi BM25 (k1 1.2, b 0.75) over
+// name+description+body as one field, same tokenizer, no field weights,
+// no pinning, no literal bonus, no candidate rules, no vectors.
+func bm25System(docs []index.Doc) *system {
+	type doc struct {
+		path string
+		tf   map[string]int
+		dl   int
+	}
+	var ds []doc
+	df := map[string]int{}
+	total := 0
+	for _, d := range docs {
+		x := doc{path: d.Path, tf: map[string]int{}}
+		for _, t := range index.Tokenize(d.Name + "\n" + d.Description + "\n" + d.Body) {
+			x.tf[t]++
+			x.dl++
+		}
+		for t := range x.tf {
+			df[t]++
+		}
+		total += x.dl
+		ds = append(ds, x)
+	}
+	avg := float64(total) / float64(len(ds))
+	n := float64(len(ds))
+	return &system{name: "bm25 baseline", search: func(_ context.Context, q string, k int) ([]string, error) {
+		seen := map[string]bool{}
+		type scored struct {
+			path  string
+			score float64
+		}
+		var res []scored
+		scores := make([]float64, len(ds))
+		for _, t := range index.Tokenize(q) {
+			if seen[t] {
+				continue
+			}
+			seen[t] = true
+			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
+			for i, d := range ds {
+				if tf := float64(d.tf[t]); tf > 0 {
+					scores[i] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(d.dl)/avg))
+				}
+			}
+		}
+		for i, s := range scores {
+			if s > 0 {
+				res = append(res, scored{ds[i].path, s})
+			}
+		}
+		sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
+		var out []string
+		for i := 0; i < len(res) && i < k; i++ {
+			out = append(out, res[i].path)
+		}
+		return out, nil
+	}, close: func() {}}
+}
+
+// row is one system's results on one set.
+type row struct {
+	name     string
+	hit1     map[string][2]int // tier → hits, total
+	hit3     map[string][2]int
+	hit5     map[string][2]int
+	hints    int // hints given on non-absent cues
+	good     int // of which gold
+	falseAbs int // absent cues that produced a hint
+	absent   int
+	quiet    bool
+}
+
+func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, w io.Writer) (row, error) {
+	r := row{name: s.name, hit1: map[string][2]int{}, hit3: map[string][2]int{}, hit5: map[string][2]int{}, quiet: s.quiet}
+	for i, q := range qs {
+		res, err := s.search(ctx, q.Q, 5)
+		if err != nil {
+			return r, err
+		}
+		gold := map[string]bool{}
+		for _, g := range q.Gold {
+			gold[g] = true
+		}
+		if q.Tier != "absent" {
+			for k, m := range map[int]map[string][2]int{1: r.hit1, 3: r.hit3, 5: r.hit5} {
+				v := m[q.Tier]
+				v[1]++
+				for j := 0; j < k && j < len(res); j++ {
+					if gold[res[j]] {
+						v[0]++
+						break
+					}
+				}
+				m[q.Tier] = v
+			}
+			if verbose && (len(res) == 0 || !gold[res[0]]) {
+				fmt.Fprintf(w, "  miss [%s] %s %q → %v (want %v)\n", s.name, q.Tier, q.Q, head(res, 3), q.Gold)
+			}
+		}
+		if s.gate == nil {
+			continue
+		}
+		hint, err := s.gate.Thought(ctx, fmt.Sprintf("eval-%d", i), q.Q)
+		if err != nil {
+			return r, err
+		}
+		if q.Tier == "absent" {
+			r.absent++
+			if len(hint.Items) > 0 {
+				r.falseAbs++
+				if verbose {
+					fmt.Fprintf(w, "  false hint [%s] %q → %s\n", s.name, q.Q, hint.Items[0].Name)
+				}
+			}
+			continue
+		}
+		for _, it := range hint.Items {
+			r.hints++
+			if gold[it.Path] {
+				r.good++
+			} else if verbose {
+				fmt.Fprintf(w, "  wrong hint [%s] %q → %s\n", s.name, q.Q, it.Name)
+			}
+		}
+	}
+	return r, nil
+}
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func pct(v [2]int) string {
+	if v[1] == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", float64(v[0])/float64(v[1]))
+}
+
+// embedders lists the embedders this machine can run: off and hash
+// always, http when SOMNI_EMBED_BASE_URL/MODEL are set, local when it loads.
+func embedders(logger *slog.Logger, modelDir string) []index.Embedder {
+	out := []index.Embedder{index.Off(), index.Hash()}
+	if os.Getenv("SOMNI_EMBED_BASE_URL") != "" && os.Getenv("SOMNI_EMBED_MODEL") != "" {
+		e, err := index.NewEmbedder(index.EmbedConfig{Provider: "http", BaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"),
+			Model: os.Getenv("SOMNI_EMBED_MODEL"), APIKeyEnv: "SOMNI_EMBED_API_KEY"}, logger)
+		if err == nil {
+			out = append(out, e)
+		} else {
+			logger.Warn("http embedder not usable", "err", err)
+		}
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if modelDir == "" {
+		modelDir = "models/use-lite"
+	}
+	if e, err := index.NewEmbedder(index.EmbedConfig{Provider: "local", ModelDir: modelDir}, quiet); err == nil && strings.HasPrefix(e.ID(), "local") {
+		out = append(out, e)
+	}
+	return out
+}
+
+func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir string, calibrate, verbose bool) error {
+	notes, nq, err := loadNotes(dir)
+	if err != nil {
+		return err
+	}
+	turns, cq, err := loadConversation(dir)
+	if err != nil {
+		return err
+	}
+	embs := embedders(logger, modelDir)
+	defer func() {
+		for _, e := range embs {
+			e.Close()
+		}
+	}()
+	if calibrate {
+		return runCalibration(ctx, w, embs, notes, nq, turns, cq)
+	}
+	fmt.Fprintf(w, "# somni recall eval\n\nnotes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
+		len(notes), len(nq), len(turns), len(cq))
+	var noteRows, convRows []row
+	for _, set := range []struct {
+		docs []index.Doc
+		qs   []evalQuery
+		rows *[]row
+	}{{notes, nq, &noteRows}, {turns, cq, &convRows}} {
+		systems := []*system{bm25System(set.docs)}
+		for _, e := range embs {
+			s, err := indexSystem(ctx, "hybrid/"+e.ID(), e, set.docs, logger)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.ID(), err)
+			}
+			systems = append(systems, s)
+		}
+		for _, s := range systems {
+			r, err := evaluate(ctx, s, set.qs, verbose, w)
+			s.close()
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			*set.rows = append(*set.rows, r)
+		}
+	}
+	fmt.Fprintln(w, "## curated notes (hit@1 / hit@3 per tier)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| system | exact | domain | generic | all | false hints (absent) | hint precision | hints |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	for _, r := range noteRows {
+		all1, all3 := sum(r.hit1, "exact", "domain", "generic"), sum(r.hit3, "exact", "domain", "generic")
+		fmt.Fprintf(w, "| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s | %s | %s |\n", r.name,
+			pct(r.hit1["exact"]), pct(r.hit3["exact"]), pct(r.hit1["domain"]), pct(r.hit3["domain"]),
+			pct(r.hit1["generic"]), pct(r.hit3["generic"]), pct(all1), pct(all3), hintCell(r, true), precCell(r), hintCount(r))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "## conversation turns (hit@1 / hit@3 / hit@5)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| system | hit@1 | hit@3 | hit@5 | hint precision | hints |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, r := range convRows {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.name, pct(r.hit1["conversation"]),
+			pct(r.hit3["conversation"]), pct(r.hit5["conversation"]), precCell(r), hintCount(r))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Hints are measured with the gate forced on (threshold 0.52, gap 0.04, max 2, fresh session per cue);")
+	fmt.Fprintln(w, "embedders marked (quiet) have hints withheld in production because of their false-hint rate.")
+	return nil
+}
+
+func sum(m map[string][2]int, tiers ...string) [2]int {
+	var s [2]int
+	for _, t := range tiers {
+		s[0] += m[t][0]
+		s[1] += m[t][1]
+	}
+	return s
+}
+
+func hintCell(r row, _ bool) string {
+	if r.absent == 0 {
+		return "–"
+	}
+	s := fmt.Sprintf("%d/%d", r.falseAbs, r.absent)
+	if r.quiet {
+		s += " (quiet)"
+	}
+	return s
+}
+
+func precCell(r row) string {
+	if r.hints == 0 {
+		if r.name == "bm25 baseline" {
+			return "–"
+		}
+		return "no hints"
+	}
+	return fmt.Sprintf("%.2f", float64(r.good)/float64(r.hints))
+}
+
+func hintCount(r row) string {
+	if r.name == "bm25 baseline" {
+		return "–"
+	}
+	return strconv.Itoa(r.hints)
+}
+
+// runCalibration prints, per vector embedder, the cosine distribution of
+// unrelated pairs (absent-topic cue × every note; question × turns of
+// other conversations) and of gold (query, entry) pairs
+// over both eval sets: the floor should sit above unrelated noise, the
+// span should bring typical gold pairs near saturation.
+func runCalibration(ctx context.Context, w io.Writer, embs []index.Embedder, notes []index.Doc, nq []evalQuery, turns []index.Doc, cq []evalQuery) error {
+	for _, e := range embs {
+		if index.IsOff(e) {
+			continue
+		}
+		var unrelated, gold []float64
+		for _, set := range []struct {
+			docs []index.Doc
+			qs   []evalQuery
+		}{{notes, nq}, {turns, cq}} {
+			texts := make([]string, 0, len(set.docs)+len(set.qs))
+			for _, d := range set.docs {
+				texts = append(texts, index.EmbedText(d))
+			}
+			for _, q := range set.qs {
+				texts = append(texts, q.Q)
+			}
+			vecs, err := e.Embed(ctx, texts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.ID(), err)
+			}
+			if len(vecs) != len(texts) {
+				return errors.New("embedder returned wrong count")
+			}
+			for qi, q := range set.qs {
+				qv := vecs[len(set.docs)+qi]
+				isGold := map[string]bool{}
+				for _, g := range q.Gold {
+					isGold[g] = true
+				}
+				for di, d := range set.docs {
+					c := cos(qv, vecs[di])
+					switch {
+					case isGold[d.Path]:
+						gold = append(gold, c)
+					case q.Tier == "absent" || q.Tier == "conversation" && session(d.Path) != session(q.Gold[0]):
+						// truly unrelated: absent-topic cues against every note, and
+						// questions against turns of other conversations (non-gold
+						// notes of a present topic are often related, so excluded)
+						unrelated = append(unrelated, c)
+					}
+				}
+			}
+		}
+		sort.Float64s(unrelated)
+		sort.Float64s(gold)
+		fmt.Fprintf(w, "%s: unrelated n=%d mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n", e.ID(), len(unrelated),
+			mean(unrelated), q(unrelated, .5), q(unrelated, .9), q(unrelated, .99), q(unrelated, .999), unrelated[len(unrelated)-1])
+		fmt.Fprintf(w, "%s: gold      n=%d mean %.3f p10 %.3f p50 %.3f p90 %.3f\n", e.ID(), len(gold),
+			mean(gold), q(gold, .1), q(gold, .5), q(gold, .9))
+		cal := index.CalibrationOf(e)
+		fmt.Fprintf(w, "%s: calibration in use floor %.2f span %.2f\n", e.ID(), cal.Floor, cal.Span)
+	}
+	return nil
+}
+
+// session is the conversation a turn path belongs to.
+func session(p string) string { s, _, _ := strings.Cut(p, "#"); return s }
+
+func cos(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func q(sorted []float64, p float64) float64 {
+	return sorted[int(math.Min(float64(len(sorted)-1), p*float64(len(sorted))))]
+}
