@@ -16,7 +16,6 @@ if [ ! -x "$NODE_HOME/bin/node" ]; then
   rm -rf "$NODE_HOME" && mv "$tmp/package" "$NODE_HOME" && rm -rf "$tmp"
   chmod +x "$NODE_HOME/bin/node"
 fi
-[ -e "$NODE_HOME/bin/npm" ] || true
 log "node $("$NODE_HOME/bin/node" --version)"
 
 # 2. pnpm 10, installed as a plain npm package into a local folder.
@@ -55,7 +54,9 @@ if [ ! -f "$DSH_DIR/.installed" ]; then
   }
 }
 JSON
-  (cd "$DSH_DIR" && pnpm install --reporter=append-only >&2 && pnpm rebuild >&2)
+  # The committed lockfile pins every transitive version the tests were run with.
+  cp "$PLUGIN_DIR/scripts/harness-pnpm-lock.yaml" "$DSH_DIR/pnpm-lock.yaml"
+  (cd "$DSH_DIR" && pnpm install --frozen-lockfile --reporter=append-only >&2 && pnpm rebuild >&2)
   touch "$DSH_DIR/.installed"
 fi
 

@@ -4,7 +4,7 @@
  * the host-model bridge for the dreamer. Runtime imports are Node built-ins only; everything from
  * `@deepseek-ai/*` is type-only (see config.ts for why).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +86,22 @@ export function sidecarEnv(config: SomniConfig, env: NodeJS.ProcessEnv = process
   return out;
 }
 
+/**
+ * Package managers do not keep the exec bit of files outside `bin` (pnpm installs the packed
+ * sidecar as 0644), so the packaged binary is made executable on load.
+ */
+function ensureExecutable(binary: string): void {
+  try {
+    accessSync(binary, constants.X_OK);
+  } catch {
+    try {
+      chmodSync(binary, 0o755);
+    } catch (err) {
+      throw new Error(`dsh-somni: ${binary} is not executable and chmod failed: ${(err as Error).message}`);
+    }
+  }
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   return new Promise((resolve) => {
     const t = setTimeout(() => resolve(undefined), ms);
@@ -112,6 +128,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       ? `dsh-somni: config binary ${binary} does not exist`
       : `dsh-somni: the packaged sidecar ${binary} is missing; set config.binary to a somni-sidecar executable`);
   }
+  ensureExecutable(binary);
   const dataDir = dataDirOf(config);
   mkdirSync(dataDir, { recursive: true });
 
