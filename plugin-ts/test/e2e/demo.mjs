@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+// `make demo`: a three-session story in the real DSH harness with dsh-somni and the real sidecar.
+// Teach a fact → dream → a new session recalls it. Uses a scripted local model unless
+// DEEPSEEK_API_KEY is set, in which case the harness talks to the real DeepSeek model.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
+import { lastToolResult, listFiles, PLUGIN_DIR, REPO_DIR, runDsh, writePatch } from './harness.mjs';
+
+const real = Boolean(process.env.DEEPSEEK_API_KEY);
+const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
+if (!existsSync(binary)) {
+  console.error(`demo: ${binary} not found; run \`make build\``);
+  process.exit(2);
+}
+const base = join(PLUGIN_DIR, '.harness/demo');
+rmSync(base, { recursive: true, force: true });
+const home = join(base, 'dsh-home');
+const dataDir = join(base, 'somni-data');
+const work = join(base, 'workspace');
+mkdirSync(work, { recursive: true });
+const patch = join(base, 'patch.yml');
+
+const FACT = 'our staging server is stage-7.internal, and deploys go through `make deploy ENV=staging`';
+const say = (who, text) => console.log(`  ${who.padEnd(10)} ${String(text).trim().split('\n').join('\n' + ' '.repeat(13))}`);
+const firstLines = (t, n = 3) => String(t).split('\n').slice(0, n).join('\n');
+
+let handler = () => ({ content: 'ok' });
+let requests = [];
+const model = real ? undefined : await startFakeModel((req, i) => {
+  requests.push(req);
+  return handler(req, i);
+});
+writePatch(patch, {
+  realModel: real,
+  modelUrl: model?.url,
+  pluginConfig: {
+    binary,
+    dataDir,
+    // Keyword-only recall keeps the demo free of model downloads; its scores run lower than the
+    // local embedder's, hence the lower hint threshold.
+    embed: { provider: process.env.SOMNI_DEMO_EMBED || 'off' },
+    assoc: { threshold: 0.1 },
+    dream: { enabled: false },
+  },
+});
+
+async function session(title, prompt, agentScript, dreamScript) {
+  console.log(`\n== ${title}`);
+  say('you:', prompt);
+  let agentN = 0;
+  let dreamN = 0;
+  requests = [];
+  handler = (req) => {
+    if (toolNames(req).includes('create_knowledge')) return dreamScript(req, dreamN++);
+    return agentScript(req, agentN++);
+  };
+  const r = await runDsh({ home, patch, prompt, cwd: work, env: real ? {} : { FAKE_LLM_KEY: 'demo' } });
+  if (!real) {
+    const hints = new Set();
+    for (const req of requests) {
+      if (toolNames(req).includes('create_knowledge')) continue;
+      for (const t of textsOf(req, 'user')) if (t.includes('【记忆提示】')) hints.add(t);
+    }
+    for (const hint of hints) say('(hint)', `the model was reminded: ${hint}`);
+    const dreams = requests.filter((q) => toolNames(q).includes('create_knowledge')).length;
+    if (dreams) say('(dream)', `the dreamer made ${dreams} model calls through the harness (ctx.llm.stream)`);
+  }
+  say('assistant:', r.code === 0 ? r.stdout : `(dsh exited ${r.code})\n${r.stderr.slice(-800)}`);
+  return r;
+}
+
+const logPaths = (req) => [...(textsOf(req, 'user')[0] ?? '').matchAll(/^- (.+\.md)$/gm)].map((m) => m[1]);
+console.log(`dsh-somni demo — ${real ? 'real DeepSeek model (DEEPSEEK_API_KEY)' : 'scripted local model'}; sidecar ${binary}`);
+
+await session('Session 1: teach a fact', `Note for later: ${FACT}.`, () => ({
+  content: 'Got it — staging is stage-7.internal, and you deploy with `make deploy ENV=staging`.',
+}));
+
+await session('Session 2: dream (consolidate into long-term memory)', 'Please consolidate what you learned today into long-term memory now (use dream_now).', (req, i) => {
+  if (i === 0) return { toolCalls: [{ name: 'dream_now', arguments: {} }] };
+  say('(tool)', `dream_now → ${firstLines(lastToolResult(req), 2)}`);
+  return { content: 'Done: today\'s conversation is consolidated into memory.' };
+}, (req, i) => {
+  if (i === 0) return { toolCalls: logPaths(req).slice(0, 1).map((path) => ({ name: 'read_session_log', arguments: { path } })) };
+  if (i === 1) {
+    return {
+      toolCalls: [
+        { name: 'create_knowledge', arguments: { name: 'staging-deploy', entry_type: 'fact', description: 'Staging is stage-7.internal; deploy with make deploy ENV=staging', body: 'The staging server is stage-7.internal. Deploys go through `make deploy ENV=staging`.' } },
+        ...logPaths(req).map((path) => ({ name: 'mark_log_processed', arguments: { path } })),
+      ],
+    };
+  }
+  return { content: 'Dream complete: one new fact about staging deploys.' };
+});
+
+await session('Session 3: a new conversation recalls it', 'How do I deploy to staging again?', (req, i) => {
+  if (i === 0) return { toolCalls: [{ name: 'recall_memories', arguments: { query: 'deploy staging' } }] };
+  const out = lastToolResult(req);
+  say('(tool)', `recall_memories → ${firstLines(out, 3)}`);
+  const m = out.match(/— (.+)/);
+  return { content: m ? `From memory: ${m[1]}` : 'I do not remember.' };
+});
+
+await model?.close();
+console.log(`\n== Memory files (data dir ${dataDir})`);
+for (const f of listFiles(join(dataDir, 'memory'))) console.log(`  ${join(dataDir, 'memory', f)}`);
+const k = join(dataDir, 'memory/knowledge/staging-deploy/SKILL.md');
+if (existsSync(k)) {
+  console.log(`\n== ${k}`);
+  console.log(readFileSync(k, 'utf8').trim().split('\n').map((l) => `  ${l}`).join('\n'));
+}
+console.log(`\nDSH home of the demo: ${home} (sessions, profile). Run it again with DEEPSEEK_API_KEY set to use the real model.`);
