@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/index"
@@ -157,7 +158,7 @@ func loadConversation(dir string) ([]index.Doc, []evalQuery, error) {
 			role := map[string]string{"U": "user", "A": "agent"}[m[1]]
 			d := index.Doc{Path: fmt.Sprintf("session-log/%s#%d", session, turn),
 				Kind: index.KindConversation, Name: fmt.Sprintf("%s #%d", session, turn),
-				Body: "[" + role + "] " + m[2]}
+				Type: role, Body: m[2]} // the role is metadata: as a body word it would match every turn
 			if turn > 1 {
 				prev := &docs[len(docs)-1]
 				switch turnContext {
@@ -223,8 +224,50 @@ func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []in
 	}, nil
 }
 
+// plainTokens is the baseline's textbook analyzer: lowercase, split on
+// anything that is not a letter or digit, CJK runs as overlapping bigrams
+// (Lucene's CJK analyzer), no stopwords, no stemming.
+func plainTokens(s string) []string {
+	var out []string
+	var word []rune
+	var cjk []rune
+	flushWord := func() {
+		if len(word) > 0 {
+			out = append(out, string(word))
+			word = word[:0]
+		}
+	}
+	flushCJK := func() {
+		switch {
+		case len(cjk) == 1:
+			out = append(out, string(cjk))
+		case len(cjk) > 1:
+			for i := 0; i+2 <= len(cjk); i++ {
+				out = append(out, string(cjk[i:i+2]))
+			}
+		}
+		cjk = cjk[:0]
+	}
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r):
+			flushWord()
+			cjk = append(cjk, r)
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			flushCJK()
+			word = append(word, r)
+		default:
+			flushWord()
+			flushCJK()
+		}
+	}
+	flushWord()
+	flushCJK()
+	return out
+}
+
 // bm25System is the textbook baseline: Okapi BM25 (k1 1.2, b 0.75) over
-// name+description+body as one field, same tokenizer, no field weights,
+// name+description+body as one field with plainTokens; no field weights,
 // no pinning, no literal bonus, no candidate rules, no vectors.
 func bm25System(docs []index.Doc) *system {
 	type doc struct {
@@ -237,7 +280,7 @@ func bm25System(docs []index.Doc) *system {
 	total := 0
 	for _, d := range docs {
 		x := doc{path: d.Path, tf: map[string]int{}}
-		for _, t := range index.Tokenize(d.Name + "\n" + d.Description + "\n" + d.Body) {
+		for _, t := range plainTokens(d.Name + "\n" + d.Description + "\n" + d.Body) {
 			x.tf[t]++
 			x.dl++
 		}
@@ -257,7 +300,7 @@ func bm25System(docs []index.Doc) *system {
 		}
 		var res []scored
 		scores := make([]float64, len(ds))
-		for _, t := range index.Tokenize(q) {
+		for _, t := range plainTokens(q) {
 			if seen[t] {
 				continue
 			}
@@ -545,8 +588,8 @@ func runCalibration(ctx context.Context, w io.Writer, embs []index.Embedder, not
 		}
 		sort.Float64s(unrelated)
 		sort.Float64s(gold)
-		fmt.Fprintf(w, "%s: unrelated n=%d mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.9 %.3f max %.3f\n", e.ID(), len(unrelated),
-			mean(unrelated), q(unrelated, .5), q(unrelated, .9), q(unrelated, .99), q(unrelated, .999), unrelated[len(unrelated)-1])
+		fmt.Fprintf(w, "%s: unrelated n=%d mean %.3f p50 %.3f p90 %.3f p99 %.3f p99.5 %.3f p99.9 %.3f max %.3f\n", e.ID(), len(unrelated),
+			mean(unrelated), q(unrelated, .5), q(unrelated, .9), q(unrelated, .99), q(unrelated, .995), q(unrelated, .999), unrelated[len(unrelated)-1])
 		fmt.Fprintf(w, "%s: gold      n=%d mean %.3f p10 %.3f p50 %.3f p90 %.3f\n", e.ID(), len(gold),
 			mean(gold), q(gold, .1), q(gold, .5), q(gold, .9))
 		cal := index.CalibrationOf(e)

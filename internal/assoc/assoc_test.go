@@ -169,10 +169,18 @@ func TestGateOutcomesAndHabituation(t *testing.T) {
 	}
 }
 
+// namedEmbedder is the hash embedder under another ID.
+type namedEmbedder struct {
+	index.Embedder
+	id string
+}
+
+func (n namedEmbedder) ID() string { return n.id }
+
 func TestQuietWithNoisyEmbedder(t *testing.T) {
 	ix, err := index.Open(context.Background(), index.Options{
 		Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: index.NewMemSource(note("redis-eviction", "redis eviction policy allkeys-lru", "x")),
-		Embedder: index.Hash(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Embedder: namedEmbedder{index.Hash(), "local:use-lite"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,13 +102,62 @@ func Tokenize(s string) []string {
 	for _, r := range splitRuns(s) {
 		if !isCJKScript(r.script) {
 			if utf8.RuneCountInString(r.text) >= 2 && !stopwords[r.text] {
-				out = append(out, r.text)
+				out = append(out, stem(r.text))
 			}
 			continue
 		}
 		out = appendWindows(out, r.text)
 	}
 	return out
+}
+
+// stem strips the commonest English inflections (plural -s/-es, -ed,
+// -ing) from longer ASCII words so "leaked" meets "leak" and "reminders"
+// meets "reminder" (a final e is dropped too); anything shorter than 5 letters or with digits is kept
+// as is, so symbols like "v2s" or "ids" are never mangled.
+func stem(w string) string {
+	if len(w) < 5 {
+		return w
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	w = stripSuffix(w)
+	// a final e is dropped so "rotate" and "rotated" (→ "rotat") meet
+	if len(w) >= 5 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+func stripSuffix(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 5:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+		return w
+	case strings.HasSuffix(w, "ing") && len(w) > 6:
+		return undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ed") && len(w) > 5:
+		return undouble(w[:len(w)-2])
+	case strings.HasSuffix(w, "es") && (strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "xes")):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble drops a doubled final consonant left by -ing/-ed ("stopped").
+func undouble(w string) string {
+	if n := len(w); n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
 }
 
 // appendWindows appends every 2-, 3- and 4-rune window of a CJK run; a

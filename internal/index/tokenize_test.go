@@ -11,7 +11,8 @@ func TestTokenize(t *testing.T) {
 		in   string
 		want []string
 	}{
-		{"lowercase and punctuation", "Redis, maxmemory-policy: allkeys_LRU!", []string{"redis", "maxmemory", "policy", "allkeys", "lru"}},
+		{"lowercase and punctuation", "Redis, maxmemory-policy: allkeys_LRU!", []string{"redis", "maxmemory", "policy", "allkey", "lru"}},
+		{"light stemming", "rotated rotate leaked caches cached policies stopped 10ms v2s", []string{"rotat", "rotat", "leak", "cach", "cach", "policy", "stop", "10ms", "v2s"}},
 		{"stopwords and 1-char dropped", "how do I set a TTL", []string{"set", "ttl"}},
 		{"CJK windows 2-4", "数据库连接", []string{"数据", "据库", "库连", "连接", "数据库", "据库连", "库连接", "数据库连", "据库连接"}},
 		{"CJK punctuation splits runs", "端口，配置。好", []string{"端口", "配置", "好"}},
