@@ -21,6 +21,9 @@ import (
 // binPath is the real binary, built once by TestMain.
 var binPath string
 
+// cleanups run after all tests and benchmarks (shared benchmark corpora).
+var cleanups []func()
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "somni-sidecar-test-")
 	if err != nil {
@@ -35,6 +38,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	for _, c := range cleanups {
+		c()
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

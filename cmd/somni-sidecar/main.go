@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,17 @@ import (
 )
 
 func main() {
+	// SOMNI_CPUPROFILE=file profiles a whole run (for `make bench` triage).
+	if p := os.Getenv("SOMNI_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			if err := pprof.StartCPUProfile(f); err == nil {
+				code := run(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+				pprof.StopCPUProfile()
+				f.Close()
+				os.Exit(code)
+			}
+		}
+	}
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -221,7 +233,7 @@ func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) i
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	conn := rpc.Serve(context.Background(), stdin, stdout, srv.Methods(), logger.With(sidecar.LoggerKey, "somni.rpc"),
-		rpc.WithSerial(sidecar.SerialMethods...))
+		rpc.WithSerial(sidecar.SerialMethods...), rpc.WithInline(sidecar.InlineMethods...))
 	srv.Attach(conn)
 	log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
 	why := ""

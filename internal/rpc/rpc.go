@@ -85,6 +85,17 @@ func WithSerial(methods ...string) Option {
 	}
 }
 
+// WithInline makes the named methods run on the read loop itself, saving
+// two goroutine hand-offs per call. Only for handlers that never block
+// (ping): while one runs, no other frame is read.
+func WithInline(methods ...string) Option {
+	return func(c *Conn) {
+		for _, m := range methods {
+			c.inline[m] = true
+		}
+	}
+}
+
 // WithDrain sets how long in-flight requests may still run and reply after
 // the input ends (EOF) before their contexts are cancelled; default 3 s.
 // A host that writes a request and closes its end still gets the answer.
@@ -99,6 +110,7 @@ type Conn struct {
 	stream  *lineStream
 	methods map[string]Handler
 	serial  map[string]bool
+	inline  map[string]bool
 	logger  *slog.Logger
 	seq     atomic.Uint64
 
@@ -118,6 +130,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 	c := &Conn{
 		methods:  methods,
 		serial:   map[string]bool{},
+		inline:   map[string]bool{},
 		logger:   logger,
 		inflight: map[jsonrpc2.ID]*inflightReq{},
 		drain:    3 * time.Second,
@@ -217,9 +230,12 @@ func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 		}
 		c.reply(ctx, jc, req, result, err)
 	}
-	if c.serial[req.Method] {
+	switch {
+	case c.inline[req.Method]:
+		run()
+	case c.serial[req.Method]:
 		c.queue.push(run)
-	} else {
+	default:
 		go run()
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -35,12 +36,19 @@ type lineStream struct {
 	// closes everything): the Conn lets in-flight handlers reply first.
 	onEnd func()
 
-	mu  sync.Mutex // serialises frames on w
-	buf []byte     // write buffer, reused under mu
+	mu       sync.Mutex // guards the write state below
+	cond     *sync.Cond // signals written/werr changes
+	pending  []byte     // frames queued for the next write
+	spare    []byte     // recycled buffer
+	queued   uint64     // frames queued so far
+	written  uint64     // frames written so far
+	flushing bool       // a writer is inside w.Write
+	werr     error      // sticky write error: the peer is gone
 }
 
 func newLineStream(r io.Reader, w io.Writer, logger *slog.Logger) *lineStream {
 	s := &lineStream{r: bufio.NewReaderSize(r, 64<<10), w: w, logger: logger, limit: MaxFrameBytes}
+	s.cond = sync.NewCond(&s.mu)
 	if c, ok := r.(io.Closer); ok {
 		s.rc = c
 	}
@@ -54,25 +62,60 @@ func newLineStream(r io.Reader, w io.Writer, logger *slog.Logger) *lineStream {
 // inside nested Marshal calls that we cannot configure, so the escapes are
 // undone afterwards: the wire carries raw UTF-8 text.
 func (s *lineStream) WriteObject(obj any) error {
-	b, err := json.Marshal(obj)
+	var b []byte
+	var err error
+	if m, ok := obj.(json.Marshaler); ok {
+		// jsonrpc2's messages marshal themselves compactly; calling that
+		// directly skips json.Marshal's extra validate-and-compact pass.
+		b, err = m.MarshalJSON()
+	} else {
+		b, err = json.Marshal(obj)
+	}
 	if err != nil {
 		return fmt.Errorf("rpc: encode frame: %w", err)
 	}
 	return s.writeFrame(b)
 }
 
+// writeFrame queues one frame and writes it with any others queued
+// meanwhile (group commit): one request costs one write(2), while a burst of
+// concurrent replies shares syscalls instead of queueing on a lock.
 func (s *lineStream) writeFrame(b []byte) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.buf = appendUnescapedHTML(s.buf[:0], b)
-	s.buf = append(s.buf, '\n')
-	if _, err := s.w.Write(s.buf); err != nil {
-		return fmt.Errorf("rpc: write frame: %w", err)
+	s.pending = appendUnescapedHTML(s.pending, b)
+	s.pending = append(s.pending, '\n')
+	seq := s.queued + 1
+	s.queued = seq
+	if s.flushing {
+		// The active flusher will write our frame; wait until it has.
+		for s.written < seq && s.werr == nil {
+			s.cond.Wait()
+		}
+		err := s.werr
+		s.mu.Unlock()
+		return err
 	}
-	if len(s.buf) > 1<<20 { // do not pin a huge buffer after one big reply
-		s.buf = nil
+	s.flushing = true
+	for len(s.pending) > 0 && s.werr == nil {
+		buf := s.pending
+		upTo := s.queued
+		s.pending = s.spare[:0]
+		s.mu.Unlock()
+		_, err := s.w.Write(buf)
+		s.mu.Lock()
+		if err != nil {
+			s.werr = fmt.Errorf("rpc: write frame: %w", err)
+		}
+		s.written = upTo
+		if cap(buf) <= 1<<20 { // do not pin a huge buffer after one big reply
+			s.spare = buf[:0]
+		}
+		s.cond.Broadcast()
 	}
-	return nil
+	s.flushing = false
+	err := s.werr
+	s.mu.Unlock()
+	return err
 }
 
 // writeError sends an error response built here rather than by jsonrpc2, so
@@ -167,6 +210,13 @@ func (s *lineStream) ReadObject(v any) error {
 		if len(line) == 0 {
 			continue
 		}
+		// Fast path: a well-formed frame jsonrpc2 decodes faithfully. Ids it
+		// would mangle (negative) are sent down the careful path below.
+		if line[0] == '{' && utf8.Valid(line) && !maybeNegativeID(line) {
+			if json.Unmarshal(line, v) == nil {
+				return nil
+			}
+		}
 		frame, id, code, msg := vet(line)
 		if code != 0 {
 			s.logger.Warn("rpc: rejected frame", "code", code, "reason", msg)
@@ -232,6 +282,14 @@ func vet(line []byte) (frame, id json.RawMessage, code int64, msg string) {
 	default:
 		return nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
 	}
+}
+
+// negIDRe finds `"id": -` anywhere; a match (even inside params) only
+// sends the frame down the careful path, which decides exactly.
+var negIDRe = regexp.MustCompile(`"id"\s*:\s*-`)
+
+func maybeNegativeID(line []byte) bool {
+	return bytes.Contains(line, []byte(`"id"`)) && negIDRe.Match(line)
 }
 
 // validID reports whether jsonrpc2 can round-trip id unchanged: a string or

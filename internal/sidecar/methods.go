@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -50,6 +52,9 @@ func mapError(err error) error {
 	return err
 }
 
+// InlineMethods never block, so they run on the read loop (lowest latency).
+var InlineMethods = []string{"ping"}
+
 // SerialMethods must keep the host's order: they write session logs, and
 // shutdown must come after every append sent before it.
 var SerialMethods = []string{"session.append", "session.tool", "session.close", "session.closeAll", "shutdown"}
@@ -93,20 +98,63 @@ type PingResult struct {
 	PendingLogs int    `json:"pendingLogs"`
 }
 
-// ping answers from cheap state only: the index may still be opening, in
-// which case vector is false until it is ready.
+// pingTTL is how long ping may reuse its pending-log count and vector
+// flag; both cost a directory read or a pass over the index.
+const pingTTL = time.Second
+
+// pingCache keeps ping on the read loop cheap (it runs inline).
+type pingCache struct {
+	mu         sync.Mutex
+	at         time.Time // zero ⇒ must recompute before answering
+	pending    int
+	vector     bool
+	refreshing bool
+}
+
+// invalidate makes the next ping recompute synchronously (after a session
+// closes, pendingLogs must be exact).
+func (c *pingCache) invalidate() {
+	c.mu.Lock()
+	c.at = time.Time{}
+	c.mu.Unlock()
+}
+
+// ping answers from cheap state: the index may still be opening, in which
+// case vector is false until it is ready.
 func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 	res := PingResult{Version: Version, DataDir: s.store.DataDir(), MemoryDir: s.store.MemoryDir(),
 		SkillDir: s.store.SkillDir(), LLM: s.dreamer.LLM()}
-	if ix := s.readyIndex(); ix != nil {
-		res.Vector = ix.Status().SemanticReady
+	c := &s.pingC
+	c.mu.Lock()
+	switch {
+	case c.at.IsZero():
+		c.mu.Unlock()
+		s.refreshPing()
+		c.mu.Lock()
+	case time.Since(c.at) > pingTTL && !c.refreshing:
+		c.refreshing = true
+		s.goBackground(func(context.Context) { s.refreshPing() })
 	}
+	res.PendingLogs, res.Vector = c.pending, c.vector
+	c.mu.Unlock()
+	return res, nil
+}
+
+func (s *Server) refreshPing() {
+	pending := 0
 	if logs, err := s.store.PendingLogs(); err != nil {
 		s.log.Warn("ping: count pending logs", "err", err)
 	} else {
-		res.PendingLogs = len(logs)
+		pending = len(logs)
 	}
-	return res, nil
+	vector := false
+	if ix := s.readyIndex(); ix != nil {
+		vector = ix.Status().SemanticReady
+	}
+	c := &s.pingC
+	c.mu.Lock()
+	c.pending, c.vector, c.at, c.refreshing = pending, vector, time.Now(), false
+	c.mu.Unlock()
 }
 
 type appendParams struct {
@@ -153,6 +201,7 @@ type sessionParams struct {
 }
 
 func (s *Server) sessionClose(_ context.Context, p sessionParams) (any, error) {
+	defer s.pingC.invalidate()
 	path, err := s.capture.Close(p.SessionID)
 	if err != nil {
 		return nil, err
@@ -164,6 +213,7 @@ func (s *Server) sessionClose(_ context.Context, p sessionParams) (any, error) {
 }
 
 func (s *Server) sessionCloseAll(context.Context, noParams) (any, error) {
+	defer s.pingC.invalidate()
 	return map[string]int{"closed": s.capture.CloseAll()}, nil
 }
 
@@ -226,6 +276,7 @@ type sleepParams struct {
 // sleepRun dreams on the request's context, so shutdown or a host
 // $/cancelRequest interrupts it like sleep.cancel does.
 func (s *Server) sleepRun(ctx context.Context, p sleepParams) (any, error) {
+	defer s.pingC.invalidate()
 	return s.dreamer.Run(ctx, p.Trigger), nil
 }
 

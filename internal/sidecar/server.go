@@ -77,6 +77,7 @@ type Server struct {
 	syncRunning bool
 	syncAgain   bool
 
+	pingC    pingCache
 	host     atomic.Pointer[rpc.Conn]
 	bgMu     sync.Mutex // guards bgClosed and bg.Add against Close's Wait
 	bgClosed bool

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Benchmarks for `make bench`. Each reports its own percentiles with
+// b.ReportMetric; where a baseline makes sense (a bare `cat` child on the
+// same pipes) it is measured in the same run and reported as a ratio.
+
+// lineChild is a child process spoken to one line at a time.
+type lineChild struct {
+	cmd *exec.Cmd
+	in  *bufio.Writer
+	inC io.Closer
+	out *bufio.Reader
+}
+
+func spawnLine(b *testing.B, name string, args ...string) (*lineChild, time.Time) {
+	b.Helper()
+	cmd := exec.Command(name, args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return &lineChild{cmd: cmd, in: bufio.NewWriter(stdin), inC: stdin, out: bufio.NewReaderSize(stdout, 1<<20)}, t0
+}
+
+func (c *lineChild) roundTrip(b *testing.B, line string) string {
+	if _, err := c.in.WriteString(line + "\n"); err != nil {
+		b.Fatal(err)
+	}
+	if err := c.in.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	reply, err := c.out.ReadString('\n')
+	if err != nil {
+		b.Fatalf("read reply: %v", err)
+	}
+	return reply
+}
+
+func (c *lineChild) stop() {
+	c.inC.Close()
+	done := make(chan struct{})
+	go func() { c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func sidecarArgs(dataDir string) []string {
+	return []string{"--data-dir", dataDir, "--embed", "off", "--log-level", "error"}
+}
+
+const pingLine = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(p * float64(len(s)-1))
+	return s[i]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func us(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// BenchmarkSpawnToPingReady measures process start until the first ping
+// reply, against starting `cat` and getting a line echoed.
+func BenchmarkSpawnToPingReady(b *testing.B) {
+	dir := b.TempDir()
+	measure := func(name string, args ...string) []time.Duration {
+		var ds []time.Duration
+		for i := 0; i < b.N; i++ {
+			c, t0 := spawnLine(b, name, args...)
+			reply := c.roundTrip(b, pingLine)
+			ds = append(ds, time.Since(t0))
+			if !strings.Contains(reply, `"jsonrpc":"2.0"`) {
+				b.Fatalf("bad reply %q", reply)
+			}
+			c.stop()
+		}
+		return ds
+	}
+	b.ResetTimer()
+	side := measure(binPath, sidecarArgs(dir)...)
+	b.StopTimer()
+	base := measure("cat")
+	b.ReportMetric(ms(percentile(side, 0.5)), "ready-p50-ms")
+	b.ReportMetric(ms(percentile(side, 0.99)), "ready-p99-ms")
+	b.ReportMetric(ms(percentile(base, 0.5)), "cat-p50-ms")
+	b.ReportMetric(float64(percentile(side, 0.5))/float64(percentile(base, 0.5)), "ratio-vs-cat")
+}
+
+// BenchmarkPingRoundTrip measures ping over stdio against a bare pipe echo
+// child (`cat`) carrying the same line.
+func BenchmarkPingRoundTrip(b *testing.B) {
+	side, _ := spawnLine(b, binPath, sidecarArgs(b.TempDir())...)
+	defer side.stop()
+	echo, _ := spawnLine(b, "cat")
+	defer echo.stop()
+	for i := 0; i < 200; i++ { // warm both
+		side.roundTrip(b, pingLine)
+		echo.roundTrip(b, pingLine)
+	}
+	sd := make([]time.Duration, 0, b.N)
+	ed := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		side.roundTrip(b, pingLine)
+		sd = append(sd, time.Since(t0))
+	}
+	b.StopTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		echo.roundTrip(b, pingLine)
+		ed = append(ed, time.Since(t0))
+	}
+	b.ReportMetric(us(percentile(sd, 0.5)), "ping-p50-µs")
+	b.ReportMetric(us(percentile(sd, 0.99)), "ping-p99-µs")
+	b.ReportMetric(us(percentile(ed, 0.5)), "cat-p50-µs")
+	b.ReportMetric(us(percentile(ed, 0.99)), "cat-p99-µs")
+	b.ReportMetric(float64(percentile(sd, 0.5))/float64(percentile(ed, 0.5)), "p50-ratio")
+	b.ReportMetric(float64(percentile(sd, 0.99))/float64(percentile(ed, 0.99)), "p99-ratio")
+}
+
+// BenchmarkSessionAppend pipelines session.append requests (as a host
+// streaming a conversation does) and reports appends per second.
+func BenchmarkSessionAppend(b *testing.B) {
+	side, _ := spawnLine(b, binPath, sidecarArgs(b.TempDir())...)
+	defer side.stop()
+	side.roundTrip(b, pingLine)
+	text := strings.Repeat("a realistic chat message with some words in it, ", 3) + "然后是一些中文内容。"
+	done := make(chan error, 1)
+	b.ResetTimer()
+	t0 := time.Now()
+	go func() {
+		for i := 0; i < b.N; i++ {
+			if _, err := side.out.ReadString('\n'); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for i := 0; i < b.N; i++ {
+		fmt.Fprintf(side.in, `{"jsonrpc":"2.0","id":%d,"method":"session.append","params":{"sessionId":"bench-%d","role":"user","text":%q}}`+"\n", i+2, i%4, text)
+	}
+	side.in.Flush()
+	if err := <-done; err != nil {
+		b.Fatal(err)
+	}
+	el := time.Since(t0)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/el.Seconds(), "appends/s")
+}
+
+// recallCorpus writes n knowledge entries in the compat format once per size.
+var (
+	corpusMu   sync.Mutex
+	corpusDirs = map[int]string{}
+)
+
+func recallCorpus(b *testing.B, n int) string {
+	corpusMu.Lock()
+	defer corpusMu.Unlock()
+	if d, ok := corpusDirs[n]; ok {
+		return d
+	}
+	dir, err := os.MkdirTemp("", fmt.Sprintf("somni-bench-%d-", n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(int64(n)))
+	vocab := benchVocab()
+	words := func(k int) string {
+		ws := make([]string, k)
+		for i := range ws {
+			ws[i] = vocab[rng.Intn(len(vocab))]
+		}
+		return strings.Join(ws, " ")
+	}
+	types := []string{"fact", "experience", "pitfall", "decision", "preference"}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("entry-%05d", i)
+		p := filepath.Join(dir, "memory", "knowledge", name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		doc := fmt.Sprintf("---\nname: %s\ndescription: %s\ntype: %s\nstability: 1\nscore: 0.5\ncreated: 2026-01-01\nlast_used: 2026-01-01\nlast_decay: 2026-01-01\n---\n\n%s\n",
+			name, words(10), types[i%len(types)], words(80))
+		if i == n-1 {
+			doc = strings.Replace(doc, "description: ", "description: zzsentinel ", 1)
+		}
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	corpusDirs[n] = dir
+	cleanups = append(cleanups, func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// benchVocab is the corpus vocabulary: 3000 distinct made-up words.
+func benchVocab() []string {
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		vocab[i] = fmt.Sprintf("w%x%c", i*2654435761%1000003, 'a'+rune(i%26))
+	}
+	return vocab
+}
+
+func BenchmarkRecallKeyword(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			dir := recallCorpus(b, n)
+			side, _ := spawnLine(b, binPath, sidecarArgs(dir)...)
+			defer side.stop()
+			call := func(id int, query string) string {
+				return side.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools.call","params":{"name":"recall_memories","args":{"query":%q,"limit":5}}}`, id, query))
+			}
+			// Wait until the startup sync has indexed the whole corpus.
+			deadline := time.Now().Add(3 * time.Minute)
+			for !strings.Contains(call(1, "zzsentinel"), fmt.Sprintf("entry-%05d", n-1)) {
+				if time.Now().After(deadline) {
+					b.Fatal("index never caught up")
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			rng := rand.New(rand.NewSource(1))
+			vocab := benchVocab()
+			queries := make([]string, 64)
+			for i := range queries {
+				queries[i] = vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
+			}
+			ds := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				reply := call(i+2, queries[i%len(queries)])
+				ds = append(ds, time.Since(t0))
+				if !strings.Contains(reply, `"result"`) {
+					b.Fatalf("recall failed: %s", reply)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(ms(percentile(ds, 0.5)), "recall-p50-ms")
+			b.ReportMetric(ms(percentile(ds, 0.99)), "recall-p99-ms")
+		})
+	}
+}
