@@ -1,0 +1,279 @@
+package sidecar
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
+)
+
+func TestLineHandler(t *testing.T) {
+	var buf bytes.Buffer
+	l := slog.New(NewLineHandler(&buf, slog.LevelDebug))
+	fixed := time.Date(2026, 11, 30, 1, 2, 3, 456e6, time.UTC)
+	tests := []struct {
+		name string
+		log  func()
+		want string
+	}{
+		{"default logger", func() { l.Info("ready", "n", 3) }, "2026-11-30T01:02:03.456Z INFO somni ready n=3"},
+		{"named logger", func() { l.With(LoggerKey, "somni.memory").Warn("skipped", "file", "a b.md:3") }, `2026-11-30T01:02:03.456Z WARNING somni.memory skipped file="a b.md:3"`},
+		{"name as record attr", func() { l.Error("boom", LoggerKey, "somni.rpc", "err", "x=y") }, `2026-11-30T01:02:03.456Z ERROR somni.rpc boom err="x=y"`},
+		{"debug word", func() { l.Debug("tick") }, "2026-11-30T01:02:03.456Z DEBUG somni tick"},
+		{"multi-line message stays one line", func() { l.Info("a\nb") }, "2026-11-30T01:02:03.456Z INFO somni a ⏎ b"},
+		{"group", func() { l.WithGroup("ix").Info("sync", "n", 1) }, "2026-11-30T01:02:03.456Z INFO somni sync ix.n=1"},
+		{"empty value", func() { l.Info("v", "k", "") }, `2026-11-30T01:02:03.456Z INFO somni v k=""`},
+	}
+	ts := regexp.MustCompile(`^\S+`)
+	for _, tc := range tests {
+		buf.Reset()
+		tc.log()
+		got := strings.TrimSuffix(buf.String(), "\n")
+		got = ts.ReplaceAllString(got, fixed.Format("2006-01-02T15:04:05.000Z"))
+		if got != tc.want {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+		if strings.Count(buf.String(), "\n") != 1 {
+			t.Errorf("%s: not exactly one line: %q", tc.name, buf.String())
+		}
+	}
+}
+
+func TestParseLevel(t *testing.T) {
+	tests := []struct {
+		in   string
+		want slog.Level
+		err  bool
+	}{
+		{"debug", slog.LevelDebug, false}, {"INFO", slog.LevelInfo, false}, {"", slog.LevelInfo, false},
+		{"warning", slog.LevelWarn, false}, {"warn", slog.LevelWarn, false}, {"Error", slog.LevelError, false},
+		{"loud", 0, true},
+	}
+	for _, tc := range tests {
+		got, err := ParseLevel(tc.in)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("ParseLevel(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestSplitListAndWhen(t *testing.T) {
+	lists := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil}, {"a", []string{"a"}}, {"a, b", []string{"a", "b"}}, {`[a, "b c"]`, []string{"a", "b c"}},
+		{"域名，续费、提醒", []string{"域名", "续费", "提醒"}}, {" , ,", nil},
+	}
+	for _, tc := range lists {
+		if got := splitList(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitList(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	whens := []struct {
+		in string
+		ok bool
+	}{
+		{"2026-11-20", true}, {"2026-11-20 10:00", true}, {"2026-11-20T10:00:05", true},
+		{"2026-11-20T10:00:05+08:00", true}, {"2026-11-20 (afternoon)", true}, {"last week", false}, {"", false},
+	}
+	for _, tc := range whens {
+		if got := !parseWhen(tc.in).IsZero(); got != tc.ok {
+			t.Errorf("parseWhen(%q) ok = %v", tc.in, got)
+		}
+	}
+}
+
+func TestFitBudgetKeepsNewest(t *testing.T) {
+	mk := func(n int, text string) []turn {
+		ts := make([]turn, n)
+		for i := range ts {
+			ts[i] = turn{text: text, at: "2026-11-30T01:00:00", seq: n - i} // newest first
+		}
+		return ts
+	}
+	long := strings.Repeat("字", 5000)
+	tests := []struct {
+		name      string
+		in        []turn
+		budget    int
+		wantN     int
+		firstCut  bool
+		wantLeft0 bool
+	}{
+		{"all fit", mk(3, "hello"), 1000, 3, false, false},
+		{"budget stops later turns", mk(10, strings.Repeat("x", 100)), 400, 3, false, false},
+		{"newest too long is cut, not dropped", mk(2, long), 500, 1, true, true},
+		{"zero budget", mk(2, "hi"), 0, 0, false, true},
+	}
+	for _, tc := range tests {
+		got, left := fitBudget(tc.in, tc.budget)
+		if len(got) != tc.wantN {
+			t.Errorf("%s: kept %d, want %d", tc.name, len(got), tc.wantN)
+			continue
+		}
+		if tc.wantN > 0 && got[0].seq != tc.in[0].seq {
+			t.Errorf("%s: newest turn not first", tc.name)
+		}
+		if tc.firstCut && !strings.HasSuffix(got[0].text, "…") {
+			t.Errorf("%s: first turn not cut: %d runes", tc.name, len([]rune(got[0].text)))
+		}
+		if tc.wantLeft0 && left > 0 {
+			t.Errorf("%s: budget left %d", tc.name, left)
+		}
+		total := 0
+		for _, g := range got {
+			total += len([]rune(g.text))
+		}
+		if total > tc.budget {
+			t.Errorf("%s: %d runes exceed budget %d", tc.name, total, tc.budget)
+		}
+	}
+}
+
+func TestIntentionsText(t *testing.T) {
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
+	sel := memory.IntentionSelection{
+		Due:      []*memory.Intention{{ID: "pi-20261128-001", What: "renew\ndomain", Due: "2026-11-29", Priority: "high"}},
+		Upcoming: []*memory.Intention{{ID: "pi-20261129-002", What: "call Bo", Due: "2026-12-02", Priority: "mid"}},
+		Undated:  []*memory.Intention{{ID: "pi-20261129-001", What: "ask about gateway", Priority: "low"}},
+		CuedIDs:  map[string]bool{"pi-20261129-001": true},
+	}
+	got := intentionsText(sel, now)
+	for _, want := range []string{
+		"today is 2026-11-30",
+		"- [pi-20261128-001] renew domain (overdue since 2026-11-29, high priority)",
+		"- [pi-20261129-002] call Bo (due 2026-12-02)",
+		"- [pi-20261129-001] ask about gateway (low priority, mentioned now)",
+		"complete_intention",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if intentionsText(memory.IntentionSelection{}, now) != "" {
+		t.Error("empty selection must render as empty string")
+	}
+}
+
+// copyPydata copies the Python-format fixture into a temp dir.
+func copyPydata(t *testing.T) string {
+	t.Helper()
+	src := "../../testdata/pydata"
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestDoctor(t *testing.T) {
+	dir := copyPydata(t)
+	// Add the problems doctor must find on top of the fixture's broken file.
+	write := func(rel, content string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("memory/knowledge/dup-a/SKILL.md", "---\nname: same-name\ndescription: a\ntype: fact\nrelated: nowhere-entry, docker-build-cache\ncreated: 2026-13-45\n---\n\nbody\n")
+	write("memory/knowledge/dup-b/SKILL.md", "---\nname: same-name\ndescription: b\ntype: fact\n---\n\nbody\n")
+	st, err := memory.Open(memory.Config{DataDir: dir, Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	findings, err := Doctor(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range findings {
+		rel, _ := filepath.Rel(dir, f.Path)
+		got = append(got, rel+" "+f.Kind)
+	}
+	want := []string{
+		"memory/knowledge/broken-yaml/SKILL.md unparsable",
+		"memory/knowledge/dup-a/SKILL.md duplicate-name",
+		"memory/knowledge/dup-a/SKILL.md orphan-link",
+		"memory/knowledge/dup-a/SKILL.md bad-date",
+		"memory/knowledge/dup-b/SKILL.md duplicate-name",
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("doctor missed %q; got %q", w, got)
+		}
+	}
+	for _, f := range findings {
+		if f.Kind == "unparsable" && f.Line == 0 {
+			t.Errorf("unparsable finding without a line: %+v", f)
+		}
+		if f.Kind == "orphan-link" && strings.Contains(f.Reason, "docker-build-cache") {
+			t.Errorf("a valid link reported as orphan: %+v", f)
+		}
+	}
+}
+
+func TestServerRecallReinforces(t *testing.T) {
+	dir := copyPydata(t)
+	srv, err := New(Config{DataDir: dir, Embed: embedOff(), Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "memory/knowledge/docker-build-cache/SKILL.md")
+	before, _ := os.ReadFile(path)
+	out, err := srv.tools.Call(context.Background(), "recall_memories", ToolEnv{}, []byte(`{"query":"BuildKit cache mounts"}`))
+	if err != nil || !strings.Contains(out, "docker-build-cache") {
+		t.Fatalf("recall: %v\n%s", err, out)
+	}
+	if err := srv.Close(); err != nil { // waits for the background reinforcement
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(path)
+	if bytes.Equal(before, after) {
+		t.Fatal("recall did not reinforce the entry it returned")
+	}
+	for _, keep := range []string{"ticket: 123-456", "applies_when:", "related: api-gateway-503"} {
+		if !strings.Contains(string(after), keep) {
+			t.Errorf("reinforcement lost %q:\n%s", keep, after)
+		}
+	}
+	if today := "last_used: " + time.Now().Format("2006-01-02"); !strings.Contains(string(after), today) {
+		t.Errorf("record_usage did not stamp %q:\n%s", today, after)
+	}
+}
+
+func embedOff() index.EmbedConfig { return index.EmbedConfig{Provider: "off"} }
