@@ -22,7 +22,7 @@ log "node $("$NODE_HOME/bin/node" --version)"
 if [ ! -x "$PNPM_HOME_DIR/node_modules/.bin/pnpm" ]; then
   log "installing pnpm@$PNPM_VERSION"
   mkdir -p "$PNPM_HOME_DIR"
-  npm install --silent --no-audit --no-fund --prefix "$PNPM_HOME_DIR" "pnpm@$PNPM_VERSION" >/dev/null
+  npm install --no-audit --no-fund --loglevel=error --prefix "$PNPM_HOME_DIR" "pnpm@$PNPM_VERSION" >&2
 fi
 
 # pnpm's own store/cache stays inside .harness so a CI cache of that folder makes reruns fast.
