@@ -288,11 +288,10 @@ func (s *Server) reinforce(hits []index.Hit) {
 	for _, h := range hits {
 		paths = append(paths, h.Doc.Path)
 	}
-	s.goBackground(func(ctx context.Context) {
+	// Not cancellable: these are a few small atomic writes, and Close must
+	// not drop reinforcement the agent already earned.
+	s.goBackground(func(context.Context) {
 		for _, p := range paths {
-			if ctx.Err() != nil {
-				return
-			}
 			e, err := s.store.Load(p)
 			if err != nil {
 				s.log.Debug("reinforce: entry gone", "path", p, "err", err)
