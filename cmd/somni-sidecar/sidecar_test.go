@@ -8,8 +8,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
 )
@@ -485,3 +487,107 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestConversationSearch: the current session comes first, other logs
+// after, and the char budget drops the oldest turns, never the newest.
+func TestConversationSearch(t *testing.T) {
+	s := start(t, t.TempDir(), nil, "CONV_SEARCH_CHAR_BUDGET=600")
+	s.call("session.append", map[string]any{"sessionId": "old", "role": "user", "text": "alpha: the kiwi supplier changed last month"}, nil)
+	s.call("session.close", map[string]any{"sessionId": "old"}, nil)
+	for i := 0; i < 30; i++ {
+		s.call("session.append", map[string]any{"sessionId": "cur", "role": "user", "text": "turn " + itoa(i) + " talking about kiwi shipments " + strings.Repeat("·", 30)}, nil)
+	}
+	latest := s.tool("search_recent_conversation", map[string]any{}, "sessionId", "cur")
+	mustContain(t, "latest", latest, "## This conversation", "turn 29 ")
+	if strings.Contains(latest, "turn 0 ") || strings.Contains(latest, "alpha") {
+		t.Fatalf("budget kept old turns or another session:\n%s", latest)
+	}
+	if n := len([]rune(latest)); n > 900 {
+		t.Fatalf("output %d runes ignores the 600 budget", n)
+	}
+	hit := s.tool("search_recent_conversation", map[string]any{"query": "supplier"}, "sessionId", "cur")
+	mustContain(t, "fallback to older logs", hit, "## Earlier conversations", "alpha")
+	if strings.Contains(hit, "## This conversation") {
+		t.Fatalf("current session has no 'supplier' turn:\n%s", hit)
+	}
+	both := s.tool("search_recent_conversation", map[string]any{"query": "kiwi", "limit": 3}, "sessionId", "cur")
+	if i, j := strings.Index(both, "## This conversation"), strings.Index(both, "alpha"); i < 0 || (j >= 0 && j < i) {
+		t.Fatalf("current session not first:\n%s", both)
+	}
+	s.call("shutdown", nil, nil)
+	s.waitExit()
+	s.assertProtocolOnly()
+}
+
+// TestDreamOverReverseCalls runs sleep.run against a fake host model
+// answering the sidecar's reverse llm.chat calls, then cancels a dream whose
+// model call hangs.
+func TestDreamOverReverseCalls(t *testing.T) {
+	dir := copyTree(t, pydata)
+	s := start(t, dir, nil)
+	var calls atomic.Int32
+	s.mu.Lock()
+	s.onCall = func(w wire) (any, *wireErr) {
+		var p struct {
+			Messages []map[string]any `json:"messages"`
+			Tools    []struct {
+				Type     string                `json:"type"`
+				Function struct{ Name string } `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(w.Params, &p); err != nil || len(p.Messages) == 0 || len(p.Tools) == 0 || p.Tools[0].Type != "function" {
+			t.Errorf("llm.chat params malformed: %s", w.raw)
+		}
+		n := calls.Add(1)
+		usage := map[string]int{"prompt_tokens": 100, "completion_tokens": 10}
+		if n == 1 {
+			return map[string]any{"message": map[string]any{"role": "assistant", "content": "",
+				"tool_calls": []any{map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "list_items", "arguments": `{"scope":"knowledge"}`}}}}, "usage": usage}, nil
+		}
+		return map[string]any{"message": map[string]any{"role": "assistant", "content": "梦见了 docker"}, "usage": usage}, nil
+	}
+	s.mu.Unlock()
+	var run struct {
+		Status, Summary, Reason string
+		TokenUsage              *struct{ PromptTokens, CompletionTokens, TotalTokens int } `json:"token_usage"`
+	}
+	s.call("sleep.run", map[string]any{"trigger": "test"}, &run)
+	if run.Status != "deep_sleep" || run.Summary != "梦见了 docker" || run.TokenUsage == nil {
+		t.Fatalf("sleep.run = %+v", run)
+	}
+	if calls.Load() != 2 {
+		t.Fatalf("%d llm.chat calls, want 2", calls.Load())
+	}
+
+	// A model call that never returns: sleep.cancel interrupts the dream.
+	release := make(chan struct{})
+	s.mu.Lock()
+	s.onCall = func(w wire) (any, *wireErr) {
+		<-release
+		return map[string]any{"message": map[string]any{"role": "assistant", "content": "late"}}, nil
+	}
+	s.mu.Unlock()
+	s.call("session.append", map[string]any{"sessionId": "n", "role": "user", "text": "new material to dream about"}, nil)
+	s.call("session.close", map[string]any{"sessionId": "n"}, nil)
+	_, ch := s.send("sleep.run", map[string]any{})
+	time.Sleep(200 * time.Millisecond)
+	var st struct{ Sleeping bool }
+	s.call("sleep.status", nil, &st)
+	if !st.Sleeping {
+		t.Fatal("sleep.status does not show the running dream")
+	}
+	t0 := time.Now()
+	s.call("sleep.cancel", nil, nil)
+	w := s.wait(ch, "cancelled sleep.run")
+	close(release)
+	json.Unmarshal(w.Result, &run)
+	if run.Status != "interrupted" || time.Since(t0) > 5*time.Second {
+		t.Fatalf("cancelled dream = %s after %v", w.raw, time.Since(t0))
+	}
+	s.call("ping", nil, nil) // the late llm.chat reply was ignored
+	s.call("shutdown", nil, nil)
+	if code := s.waitExit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s.assertProtocolOnly()
+}
