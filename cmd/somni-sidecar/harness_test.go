@@ -31,7 +31,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "somni-sidecar")
-	build := exec.Command("go", "build", "-o", binPath, ".")
+	args := []string{"build", "-o", binPath}
+	if os.Getenv("SOMNI_TEST_RACE") != "" { // SOMNI_TEST_RACE=1 go test: race-check the real binary
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build somni-sidecar:", err)

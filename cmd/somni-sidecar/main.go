@@ -225,6 +225,13 @@ const usage = `usage:
 // three close the sessions and exit 0.
 func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) int {
 	log := logger.With(sidecar.LoggerKey, "somni.main")
+	if stdout == io.Writer(os.Stdout) {
+		if proto, err := isolateStdout(); err != nil {
+			log.Warn("cannot isolate stdout; protocol shares it with the process", "err", err)
+		} else {
+			stdout = proto
+		}
+	}
 	srv, err := sidecar.New(o.cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

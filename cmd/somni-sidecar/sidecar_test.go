@@ -93,6 +93,14 @@ func TestMethods(t *testing.T) {
 	if ping.PendingLogs != 2 { // 2026-11-29_001 (status pending) and the headerless _002
 		t.Fatalf("pendingLogs = %d, want 2", ping.PendingLogs)
 	}
+	// fd 1 now points at stderr, so stray stdout writes (native libraries)
+	// cannot corrupt the protocol, which runs on a private duplicate.
+	if fd1, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "fd", "1")); err == nil {
+		fd2, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "fd", "2"))
+		if fd1 != fd2 {
+			t.Fatalf("fd 1 (%s) is not stderr (%s)", fd1, fd2)
+		}
+	}
 
 	t.Run("prompt.build", func(t *testing.T) {
 		s.t = t
@@ -223,6 +231,18 @@ func TestMethods(t *testing.T) {
 		if closed.Path != nil {
 			t.Fatalf("unknown session path = %v", *closed.Path)
 		}
+		// Traversal in ids and speaker labels never reaches the file system.
+		s.call("session.append", map[string]any{"sessionId": "../../../evil", "role": "user", "text": "x", "userId": "../../evil", "speaker": "../evil]"}, nil)
+		s.call("session.close", map[string]any{"sessionId": "../../../evil"}, &closed)
+		if closed.Path == nil || !strings.HasPrefix(*closed.Path, filepath.Join(dir, "memory", "session-log")+string(filepath.Separator)) {
+			t.Fatalf("traversal session log path: %v", closed.Path)
+		}
+		filepath.Walk(filepath.Dir(dir), func(p string, info os.FileInfo, err error) error {
+			if err == nil && strings.Contains(info.Name(), "evil") {
+				t.Errorf("traversal created %s", p)
+			}
+			return nil
+		})
 		s.call("session.append", map[string]any{"sessionId": "a", "role": "user", "text": "one"}, nil)
 		s.call("session.append", map[string]any{"sessionId": "b", "role": "user", "text": "two"}, nil)
 		var all struct{ Closed int }
