@@ -37,6 +37,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Spec is one `tools.list` item.
@@ -321,7 +322,14 @@ func (f *field) set(v reflect.Value, raw json.RawMessage) *ArgError {
 			v.SetString(buf.String())
 			return nil
 		}
-		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		if len(raw) == 0 || raw[0] != '"' {
+			return bad()
+		}
+		if plain, ok := plainString(raw); ok {
+			v.SetString(plain)
+			return nil
+		}
+		if json.Unmarshal(raw, &s) != nil {
 			return bad()
 		}
 		v.SetString(s)
@@ -370,6 +378,25 @@ func (f *field) set(v reflect.Value, raw json.RawMessage) *ArgError {
 		v.Set(reflect.ValueOf(ss).Convert(v.Type()))
 	}
 	return nil
+}
+
+// plainString decodes a JSON string literal without escapes directly; the
+// common case (chat text) then skips a reflective json.Unmarshal.
+func plainString(raw json.RawMessage) (string, bool) {
+	n := len(raw)
+	if n < 2 || raw[n-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : n-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // jsonKind names the JSON type of raw for error messages.

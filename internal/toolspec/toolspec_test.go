@@ -71,6 +71,7 @@ func TestDecode(t *testing.T) {
 		{"defaults", `{"query":"tea"}`, with(func(r *recallArgs) { r.Query = "tea" }), "", ""},
 		{"all set", `{"query":"茶","types":"fact","limit":7,"deep":true,"boost":0.5,"tags":["x"]}`,
 			recallArgs{Query: "茶", Types: "fact", Limit: 7, Deep: true, Boost: 0.5, Tags: []string{"x"}}, "", ""},
+		{"escaped string", `{"query":"say \"hi\"\n\u4f60"}`, with(func(r *recallArgs) { r.Query = "say \"hi\"\n你" }), "", ""},
 		{"integral float ok", `{"query":"q","limit":3.0}`, with(func(r *recallArgs) { r.Query, r.Limit = "q", 3 }), "", ""},
 		{"clamp high", `{"query":"q","limit":50}`, with(func(r *recallArgs) { r.Query, r.Limit = "q", 20 }), "", ""},
 		{"clamp zero", `{"query":"q","limit":0}`, with(func(r *recallArgs) { r.Query, r.Limit = "q", 1 }), "", ""},
