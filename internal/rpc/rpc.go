@@ -182,8 +182,9 @@ func (c *Conn) Wait() {
 // inflightReq is one running request that $/cancelRequest can reach.
 type inflightReq struct{ cancel context.CancelFunc }
 
-// Handle implements jsonrpc2.Handler. It runs on jsonrpc2's read loop, so it
-// only dispatches; the work happens on other goroutines.
+// Handle implements jsonrpc2.Handler. It runs on jsonrpc2's read loop, so
+// apart from inline methods it only dispatches; the work happens on other
+// goroutines.
 func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Method == CancelMethod {
 		c.cancelRequest(ctx, jc, req)

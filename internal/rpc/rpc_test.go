@@ -522,3 +522,24 @@ func TestEOFLetsInFlightRequestsReply(t *testing.T) {
 		t.Fatal("conn not done after draining")
 	}
 }
+
+// A rejected request must not leak into the next frame: here the next frame
+// is the peer's reply to a pending reverse call.
+func TestRejectedFrameDoesNotLeak(t *testing.T) {
+	var conn *Conn
+	p := startPeer(t, reverseMethods(&conn))
+	conn = p.conn
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"dream","params":{}}`)
+	call := p.recv()
+	if call.Method != "llm.chat" {
+		t.Fatalf("want reverse call, got %s", call.raw)
+	}
+	p.send(`{"jsonrpc":"2.0","id":2.5,"method":"dream","params":{}}`) // rejected: float id
+	if f := p.recv(); f.Error == nil || f.Error.Code != CodeInvalidRequest {
+		t.Fatalf("float id: %s", f.raw)
+	}
+	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"ok"}}}`, call.ID))
+	if f := p.recv(); string(f.ID) != "1" || !strings.Contains(string(f.Result), `"content":"ok"`) {
+		t.Fatalf("reply after a rejected frame was lost or misrouted: %s", f.raw)
+	}
+}

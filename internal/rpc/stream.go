@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"regexp"
 	"strconv"
 	"sync"
@@ -217,6 +218,9 @@ func (s *lineStream) ReadObject(v any) error {
 				return nil
 			}
 		}
+		// A failed decode can leave half a message in v (jsonrpc2 allocates
+		// the request before its id fails to parse); start from zero.
+		zero(v)
 		frame, id, code, msg := vet(line)
 		if code != 0 {
 			s.logger.Warn("rpc: rejected frame", "code", code, "reason", msg)
@@ -224,11 +228,19 @@ func (s *lineStream) ReadObject(v any) error {
 			continue
 		}
 		if err := json.Unmarshal(frame, v); err != nil {
+			zero(v)
 			s.logger.Warn("rpc: rejected frame", "code", CodeInvalidRequest, "reason", err.Error())
 			s.writeError(id, CodeInvalidRequest, "invalid request: "+err.Error())
 			continue
 		}
 		return nil
+	}
+}
+
+// zero resets the message v points to.
+func zero(v any) {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv.Elem().SetZero()
 	}
 }
 
