@@ -590,11 +590,12 @@ func TestDreamOverReverseCalls(t *testing.T) {
 	s.call("session.append", map[string]any{"sessionId": "n", "role": "user", "text": "new material to dream about"}, nil)
 	s.call("session.close", map[string]any{"sessionId": "n"}, nil)
 	_, ch := s.send("sleep.run", map[string]any{})
-	time.Sleep(200 * time.Millisecond)
 	var st struct{ Sleeping bool }
-	s.call("sleep.status", nil, &st)
-	if !st.Sleeping {
-		t.Fatal("sleep.status does not show the running dream")
+	for deadline := time.Now().Add(10 * time.Second); !st.Sleeping; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("sleep.status never showed the running dream")
+		}
+		s.call("sleep.status", nil, &st)
 	}
 	t0 := time.Now()
 	s.call("sleep.cancel", nil, nil)

@@ -119,6 +119,7 @@ type Conn struct {
 
 	queue *serialQueue
 	wg    sync.WaitGroup // running handlers
+	ready chan struct{}  // closed once jc is set: jsonrpc2 reads before NewConn returns
 }
 
 // Serve starts serving methods on r/w and returns at once. The connection
@@ -134,6 +135,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		logger:   logger,
 		inflight: map[jsonrpc2.ID]*inflightReq{},
 		drain:    3 * time.Second,
+		ready:    make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(c)
@@ -142,6 +144,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 	c.stream.onEnd = c.drainHandlers
 	c.queue = newSerialQueue()
 	c.jc = jsonrpc2.NewConn(ctx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
+	close(c.ready)
 	go c.queue.run(c.jc.DisconnectNotify())
 	return c
 }
@@ -186,6 +189,7 @@ type inflightReq struct{ cancel context.CancelFunc }
 // apart from inline methods it only dispatches; the work happens on other
 // goroutines.
 func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-c.ready // handlers may use c.jc (Call, Done)
 	if req.Method == CancelMethod {
 		c.cancelRequest(ctx, jc, req)
 		return
@@ -253,38 +257,53 @@ func (c *Conn) invoke(ctx context.Context, h Handler, method string, params json
 	return h(ctx, params)
 }
 
-// reply sends result or err for req, mapping plain errors to -32603.
-func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+// reply sends result or err for req, mapping plain errors to -32603. The
+// frame is encoded once and written straight to the stream: jsonrpc2's
+// SendResponse would re-marshal (and re-compact) the result twice more, and
+// a response needs none of its call bookkeeping.
+func (c *Conn) reply(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
 	if ar, ok := result.(AfterReply); ok && err == nil {
 		if ar.Then != nil {
 			defer ar.Then()
 		}
 		result = ar.Result
 	}
-	resp := &jsonrpc2.Response{ID: req.ID}
+	var body []byte
 	if err == nil {
 		if result == nil {
 			result = struct{}{}
 		}
-		if merr := resp.SetResult(result); merr != nil {
+		b, merr := json.Marshal(result)
+		if merr != nil {
 			err = fmt.Errorf("encode result of %s: %w", req.Method, merr)
+		} else {
+			body = append(append([]byte(`,"result":`), b...), '}')
 		}
 	}
 	if err != nil {
-		resp.Result = nil
 		var re *Error
-		if errors.As(err, &re) {
-			resp.Error = &jsonrpc2.Error{Code: re.Code, Message: re.Message}
-			if len(re.Data) > 0 {
-				d := re.Data
-				resp.Error.Data = &d
-			}
-		} else {
+		if !errors.As(err, &re) {
 			c.logger.Error("rpc: method failed", "method", req.Method, "err", err)
-			resp.Error = &jsonrpc2.Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
+			re = &Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
 		}
+		b, merr := json.Marshal(re)
+		if merr != nil { // only a corrupt Data payload gets here
+			b, _ = json.Marshal(&Error{Code: re.Code, Message: re.Message})
+		}
+		body = append(append([]byte(`,"error":`), b...), '}')
 	}
-	if err := jc.SendResponse(ctx, resp); err != nil && !errors.Is(err, jsonrpc2.ErrClosed) {
+	id, _ := req.ID.MarshalJSON() // a string or a uint64: cannot fail
+	frame := make([]byte, 0, len(id)+len(body)+24)
+	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
+	frame = append(frame, id...)
+	frame = append(frame, body...)
+	select {
+	case <-c.Done():
+		c.logger.Debug("rpc: connection closed before the reply", "method", req.Method)
+		return
+	default:
+	}
+	if err := c.stream.writeFrame(frame); err != nil {
 		c.logger.Warn("rpc: cannot send response", "method", req.Method, "err", err)
 	}
 }
