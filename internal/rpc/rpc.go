@@ -145,7 +145,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 	c.queue = newSerialQueue()
 	c.jc = jsonrpc2.NewConn(ctx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
 	close(c.ready)
-	go c.queue.run(c.jc.DisconnectNotify())
+	go c.queue.run(c.jc.DisconnectNotify(), c.stream)
 	return c
 }
 
@@ -212,6 +212,7 @@ func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 		c.inflight[req.ID] = me // a reused id: the newer request owns cancellation
 		c.mu.Unlock()
 	}
+	serial := c.serial[req.Method] && !c.inline[req.Method]
 	c.wg.Add(1)
 	run := func() {
 		defer c.wg.Done()
@@ -233,12 +234,12 @@ func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 		if err != nil && reqCtx.Err() != nil && ctx.Err() == nil && errors.Is(err, context.Canceled) {
 			err = Errorf(CodeRequestCancelled, "request cancelled")
 		}
-		c.reply(ctx, jc, req, result, err)
+		c.replyFrame(req, result, err, serial)
 	}
 	switch {
 	case c.inline[req.Method]:
 		run()
-	case c.serial[req.Method]:
+	case serial:
 		c.queue.push(run)
 	default:
 		go run()
@@ -261,7 +262,13 @@ func (c *Conn) invoke(ctx context.Context, h Handler, method string, params json
 // frame is encoded once and written straight to the stream: jsonrpc2's
 // SendResponse would re-marshal (and re-compact) the result twice more, and
 // a response needs none of its call bookkeeping.
-func (c *Conn) reply(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
+	c.replyFrame(req, result, err, false)
+}
+
+// replyFrame is reply; holdable marks replies of the serial worker, which
+// may be batched into one write.
+func (c *Conn) replyFrame(req *jsonrpc2.Request, result any, err error, holdable bool) {
 	if ar, ok := result.(AfterReply); ok && err == nil {
 		if ar.Then != nil {
 			defer ar.Then()
@@ -303,7 +310,7 @@ func (c *Conn) reply(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request,
 		return
 	default:
 	}
-	if err := c.stream.writeFrame(frame); err != nil {
+	if err := c.stream.write(frame, holdable); err != nil {
 		c.logger.Warn("rpc: cannot send response", "method", req.Method, "err", err)
 	}
 }
@@ -384,6 +391,10 @@ func (p printfLogger) Printf(format string, v ...any) {
 	p.l.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
+// serialBatch bounds how many serial replies may wait for one write, so
+// the first reply of a burst is not held back long.
+const serialBatch = 64
+
 // serialQueue runs pushed funcs one at a time in push order without ever
 // blocking the pusher.
 type serialQueue struct {
@@ -413,16 +424,32 @@ func (q *serialQueue) push(f func()) {
 // run drains the queue until done is closed and the queue is empty; queued
 // work still runs after close so its WaitGroup accounting completes (the
 // handlers see a cancelled context and return quickly).
-func (q *serialQueue) run(done <-chan struct{}) {
+func (q *serialQueue) run(done <-chan struct{}, s *lineStream) {
 	for {
 		q.mu.Lock()
 		items := q.items
 		q.items = nil
 		q.mu.Unlock()
-		for _, f := range items {
-			f()
+		// A pipelined burst (a host streaming appends) gets its replies in
+		// one write per chunk instead of one each; a lone request is
+		// written at once.
+		for len(items) > 0 {
+			chunk := items[:min(len(items), serialBatch)]
+			items = items[len(chunk):]
+			if len(chunk) > 1 {
+				s.hold()
+			}
+			for _, f := range chunk {
+				f()
+			}
+			if len(chunk) > 1 {
+				s.release()
+			}
 		}
-		if len(items) > 0 {
+		q.mu.Lock()
+		more := len(q.items) > 0
+		q.mu.Unlock()
+		if more {
 			continue
 		}
 		select {

@@ -543,3 +543,30 @@ func TestRejectedFrameDoesNotLeak(t *testing.T) {
 		t.Fatalf("reply after a rejected frame was lost or misrouted: %s", f.raw)
 	}
 }
+
+// A serial burst holds its replies for one write, but a reverse call made
+// inside the burst must go out at once or the batch would wait forever.
+func TestSerialBurstWithReverseCall(t *testing.T) {
+	var conn *Conn
+	p := startPeer(t, reverseMethods(&conn), WithSerial("dream"))
+	conn = p.conn
+	var burst strings.Builder
+	for i := 1; i <= 3; i++ {
+		fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"dream","params":{}}`+"\n", i)
+	}
+	go io.WriteString(p.in, burst.String())
+	replies := map[string]string{}
+	for len(replies) < 3 {
+		f := p.recv()
+		if f.Method == "llm.chat" {
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":%q}}}`, f.ID, "for "+string(f.ID)))
+			continue
+		}
+		replies[string(f.ID)] = string(f.Result)
+	}
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(replies[fmt.Sprint(i)], `"for \"somni-`) {
+			t.Fatalf("reply %d = %s", i, replies[fmt.Sprint(i)])
+		}
+	}
+}
