@@ -58,13 +58,19 @@ func EmbedText(d Doc) string {
 	return strings.TrimSpace(d.Name + "\n" + d.Description + "\n" + body)
 }
 
+// posting is one doc's weighted frequency of a term.
+type posting struct {
+	slot int32
+	tf   float32
+}
+
 // corpus is a slot-addressed doc set with postings and link maps; the
 // Index mutates one under its write lock, ScoreDocs builds a throwaway one.
 type corpus struct {
 	slots    []*entry
 	free     []int32
 	bySlot   map[string]int32   // path → slot
-	postings map[string][]int32 // term → slots
+	postings map[string][]posting // term → slots holding it
 	byName   map[string][]int32 // lowercased name and directory name → slots
 	refBy    map[string][]int32 // lowercased related target → referring slots
 	live     int
@@ -72,7 +78,7 @@ type corpus struct {
 }
 
 func newCorpus() *corpus {
-	return &corpus{bySlot: map[string]int32{}, postings: map[string][]int32{},
+	return &corpus{bySlot: map[string]int32{}, postings: map[string][]posting{},
 		byName: map[string][]int32{}, refBy: map[string][]int32{}}
 }
 
@@ -106,8 +112,8 @@ func (c *corpus) put(e *entry) {
 		c.slots = append(c.slots, e)
 	}
 	c.bySlot[e.doc.Path] = s
-	for t := range e.tf {
-		c.postings[t] = append(c.postings[t], s)
+	for t, tf := range e.tf {
+		c.postings[t] = append(c.postings[t], posting{s, tf})
 	}
 	for _, k := range linkKeys(e.doc) {
 		c.byName[k] = append(c.byName[k], s)
@@ -130,9 +136,18 @@ func (c *corpus) remove(p string) *entry {
 	}
 	e := c.slots[s]
 	for t := range e.tf {
-		c.postings[t] = dropSlot(c.postings[t], s)
-		if len(c.postings[t]) == 0 {
+		list := c.postings[t]
+		for i, p := range list {
+			if p.slot == s {
+				list[i] = list[len(list)-1]
+				list = list[:len(list)-1]
+				break
+			}
+		}
+		if len(list) == 0 {
 			delete(c.postings, t)
+		} else {
+			c.postings[t] = list
 		}
 	}
 	for _, k := range linkKeys(e.doc) {
@@ -178,16 +193,23 @@ func (c *corpus) idf(t string) float64 {
 	return math.Log(1 + (float64(c.live)-n+0.5)/(n+0.5))
 }
 
+// lexScores is the per-query lexical result, dense over slots.
+type lexScores struct {
+	score   []float64 // normalised BM25, 0 when no term matched
+	strong  []bool    // a matched term is strong evidence on its own
+	matched []uint16  // number of distinct query terms matched
+	touched []int32   // slots with score > 0
+}
+
 // keyword scores every doc that shares a term with the query: BM25 over
 // the weighted term frequency, divided by the query's ideal score
 // Σ idf·(k1+1). A doc that holds one of several query words, or one word
-// once, therefore cannot reach 1. It returns slot → score and slot →
-// whether some matched term is strong evidence.
-func (c *corpus) keyword(terms []string) (map[int32]float64, map[int32]bool) {
-	scores := map[int32]float64{}
-	strong := map[int32]bool{}
+// once, therefore cannot reach 1.
+func (c *corpus) keyword(terms []string) *lexScores {
+	n := len(c.slots)
+	ls := &lexScores{score: make([]float64, n), strong: make([]bool, n), matched: make([]uint16, n)}
 	if c.live == 0 || len(terms) == 0 {
-		return scores, strong
+		return ls
 	}
 	avg := c.totalDL / float64(c.live)
 	if avg <= 0 {
@@ -198,19 +220,23 @@ func (c *corpus) keyword(terms []string) (map[int32]float64, map[int32]bool) {
 		idf := c.idf(t)
 		ideal += idf * (bm25K1 + 1)
 		isStrong := strongTerm(t)
-		for _, s := range c.postings[t] {
-			e := c.slots[s]
-			tf := float64(e.tf[t])
-			scores[s] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(e.dl)/avg))
+		for _, p := range c.postings[t] {
+			e := c.slots[p.slot]
+			tf := float64(p.tf)
+			if ls.matched[p.slot] == 0 {
+				ls.touched = append(ls.touched, p.slot)
+			}
+			ls.score[p.slot] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(e.dl)/avg))
+			ls.matched[p.slot]++
 			if isStrong {
-				strong[s] = true
+				ls.strong[p.slot] = true
 			}
 		}
 	}
-	for s := range scores {
-		scores[s] /= ideal
+	for _, s := range ls.touched {
+		ls.score[s] /= ideal
 	}
-	return scores, strong
+	return ls
 }
 
 // neighbours returns the slots linked to s in either direction.

@@ -40,6 +40,8 @@ type Index struct {
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
 	closed     atomic.Bool
+	dirty      atomic.Bool // the watcher saw a change since the last scan
+	w          *watcher    // nil without WatchDirs or when watching failed
 }
 
 // Open loads the cached index at opts.Path (creating it, or replacing a
@@ -86,13 +88,42 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.c.put(e)
 	}
+	ix.dirty.Store(true)
+	if len(opts.WatchDirs) > 0 {
+		w, err := startWatcher(opts.WatchDirs, ix.log, func() { ix.dirty.Store(true) })
+		if err != nil {
+			ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
+				"err", err, "scan_interval", opts.ScanInterval)
+		} else {
+			ix.w = w
+		}
+	}
 	return ix, nil
+}
+
+// Watching reports whether a file watcher keeps the index fresh.
+func (ix *Index) Watching() bool { return ix.w != nil }
+
+// stale says whether a Search should run the mtime scan first.
+func (ix *Index) stale() bool {
+	iv := ix.opts.ScanInterval
+	if iv < 0 {
+		return false
+	}
+	age := ix.now().UnixNano() - ix.lastScanNS.Load()
+	if ix.w != nil {
+		return ix.dirty.Load() || age >= int64(WatchSafetyInterval)
+	}
+	return age >= int64(iv)
 }
 
 // Close closes the database. The embedder belongs to the caller.
 func (ix *Index) Close() error {
 	if ix.closed.Swap(true) {
 		return nil
+	}
+	if ix.w != nil {
+		ix.w.close()
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
@@ -136,15 +167,15 @@ func (ix *Index) Links(ctx context.Context, orphansOnly bool) ([]Link, error) {
 	return ix.st.links(ctx, orphansOnly)
 }
 
-// Search ranks the index for q. Unless Options.ScanInterval < 0 it first
-// runs the cheap mtime scan when the last one is older than the interval,
-// so hand edits are found without a restart; if a Sync is already running
-// it searches what is indexed so far instead of waiting.
+// Search ranks the index for q. When the watcher saw a change (or, without
+// a watcher, when the last scan is older than ScanInterval) it first runs
+// Sync, so hand edits are found without a restart; if a Sync is already
+// running it searches what is indexed so far instead of waiting.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if ix.closed.Load() {
 		return nil, errors.New("index: search on closed index")
 	}
-	if iv := ix.opts.ScanInterval; iv >= 0 && ix.now().UnixNano()-ix.lastScanNS.Load() >= int64(iv) {
+	if ix.stale() {
 		if ix.syncMu.TryLock() {
 			_, err := ix.syncLocked(ctx)
 			ix.syncMu.Unlock()
@@ -195,8 +226,11 @@ func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
 		}
 		ix.st, persistAll, stats.Rebuilt = st, true, true
 	}
+	// cleared before scanning: an event during the scan re-marks it
+	ix.dirty.Store(false)
 	refs, err := ix.opts.Source.Scan(ctx)
 	if err != nil {
+		ix.dirty.Store(true)
 		return stats, fmt.Errorf("index: scan: %w", err)
 	}
 	ix.lastScanNS.Store(ix.now().UnixNano())

@@ -150,6 +150,17 @@ func TestPinningBeatsFuzzyMatch(t *testing.T) {
 	if hits[1].Hybrid <= hits[0].Hybrid {
 		t.Logf("pinned entry leads despite lower hybrid %.3f < %.3f, as intended", hits[0].Hybrid, hits[1].Hybrid)
 	}
+	for _, tc := range []struct{ query, sym, want string }{
+		{"cache notes allkeys-lru", "allkeys-lru", "redis-eviction"},     // stemmed part "allkey"
+		{"deploy UNLEASH_TOKEN flags", "UNLEASH_TOKEN", "feature-flags"}, // underscore identifier
+		{"dashboards 30s", "30s", "billing-db"},                          // number+unit
+		{"grafana work_mem", "work_mem", "pg-tuning"},
+	} {
+		hits, _ := ix.Search(context.Background(), Query{Text: tc.query})
+		if len(hits) == 0 || hits[0].Doc.Name != tc.want || hits[0].PinnedBy != tc.sym {
+			t.Errorf("%q: want %s pinned by %s first, got %q", tc.query, tc.want, tc.sym, names(hits))
+		}
+	}
 	// a symbol that is only a prefix of a longer one must not pin
 	hits, _ = ix.Search(context.Background(), Query{Text: "db-billing-0"})
 	for _, h := range hits {
@@ -159,35 +170,101 @@ func TestPinningBeatsFuzzyMatch(t *testing.T) {
 	}
 }
 
-func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
-	root := t.TempDir()
-	seedNotes(t, root)
-	ix, _ := openDir(t, root, Hash())
-	ctx := context.Background()
-	// hand edit: new wording becomes findable on the next search, no Sync call
-	p := filepath.Join(root, "knowledge", "pg-tuning", "SKILL.md")
-	if err := os.WriteFile(p, []byte("---\nname: pg-tuning\ndescription: Postgres tuning notes\n---\n\nautovacuum_naptime 10s fixed the zanzibar bloat\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hits, _ := ix.Search(ctx, Query{Text: "zanzibar bloat"})
-	if len(hits) == 0 || hits[0].Doc.Name != "pg-tuning" {
-		t.Fatalf("hand edit not found: %q", names(hits))
-	}
-	// new file
-	mustWrite(t, root, "knowledge", "kafka-lag", "Kafka consumer lag", "consumer group payments lags after rebalance storms")
-	hits, _ = ix.Search(ctx, Query{Text: "kafka rebalance"})
-	if len(hits) == 0 || hits[0].Doc.Name != "kafka-lag" {
-		t.Fatalf("new file not found: %q", names(hits))
-	}
-	// delete
-	if err := os.RemoveAll(filepath.Join(root, "knowledge", "redis-eviction")); err != nil {
-		t.Fatal(err)
-	}
-	hits, _ = ix.Search(ctx, Query{Text: "redis eviction allkeys-lru"})
-	for _, h := range hits {
-		if h.Doc.Name == "redis-eviction" {
-			t.Fatalf("deleted entry still returned: %q", names(hits))
+// countingSource counts scans of a dirSource.
+type countingSource struct {
+	dirSource
+	scans atomic.Int64
+}
+
+func (c *countingSource) Scan(ctx context.Context) ([]FileRef, error) {
+	c.scans.Add(1)
+	return c.dirSource.Scan(ctx)
+}
+
+// eventually retries a search until check passes: the watcher hears of a
+// write asynchronously, a person editing a file never notices the delay.
+func eventually(t *testing.T, ix *Index, q string, check func([]Hit) bool) []Hit {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		hits, err := ix.Search(context.Background(), Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
 		}
+		if check(hits) || time.Now().After(deadline) {
+			return hits
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
+	for _, mode := range []string{"scan-every-search", "watched"} {
+		t.Run(mode, func(t *testing.T) {
+			root := t.TempDir()
+			seedNotes(t, root)
+			src := &countingSource{dirSource: dirSource{root}}
+			opts := Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: src, Embedder: Hash(), Logger: quietLogger()}
+			if mode == "watched" {
+				opts.WatchDirs = []string{root}
+			}
+			ix, err := Open(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if mode == "watched" && !ix.Watching() {
+				t.Fatal("watcher did not start")
+			}
+			top := func(name string) func([]Hit) bool {
+				return func(h []Hit) bool { return len(h) > 0 && h[0].Doc.Name == name }
+			}
+			// hand edit: new wording becomes findable, no Sync call, no restart
+			p := filepath.Join(root, "knowledge", "pg-tuning", "SKILL.md")
+			if err := os.WriteFile(p, []byte("---\nname: pg-tuning\ndescription: Postgres tuning notes\n---\n\nautovacuum_naptime 10s fixed the zanzibar bloat\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if hits := eventually(t, ix, "zanzibar bloat", top("pg-tuning")); !top("pg-tuning")(hits) {
+				t.Fatalf("hand edit not found: %q", names(hits))
+			}
+			// new file in a new directory
+			mustWrite(t, root, "knowledge", "kafka-lag", "Kafka consumer lag", "consumer group payments lags after rebalance storms")
+			if hits := eventually(t, ix, "kafka rebalance", top("kafka-lag")); !top("kafka-lag")(hits) {
+				t.Fatalf("new file not found: %q", names(hits))
+			}
+			// a file edited inside that new directory (watch added on the fly)
+			mustWrite(t, root, "knowledge", "kafka-lag", "Kafka consumer lag", "fixed by static membership quasar")
+			if hits := eventually(t, ix, "quasar", top("kafka-lag")); !top("kafka-lag")(hits) {
+				t.Fatalf("edit in new dir not found: %q", names(hits))
+			}
+			// delete
+			if err := os.RemoveAll(filepath.Join(root, "knowledge", "redis-eviction")); err != nil {
+				t.Fatal(err)
+			}
+			gone := func(h []Hit) bool {
+				for _, x := range h {
+					if x.Doc.Name == "redis-eviction" {
+						return false
+					}
+				}
+				return true
+			}
+			if hits := eventually(t, ix, "redis eviction allkeys-lru", gone); !gone(hits) {
+				t.Fatalf("deleted entry still returned: %q", names(hits))
+			}
+			// quiet period: with a watcher, searches stop scanning
+			if mode == "watched" {
+				time.Sleep(50 * time.Millisecond)
+				ix.Search(context.Background(), Query{Text: "settle"})
+				before := src.scans.Load()
+				for range 5 {
+					ix.Search(context.Background(), Query{Text: "redis"})
+				}
+				if n := src.scans.Load() - before; n != 0 {
+					t.Errorf("watched index scanned %d times without changes", n)
+				}
+			}
+		})
 	}
 }
 

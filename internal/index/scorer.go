@@ -204,9 +204,11 @@ func dot(a, b []float32) float64 {
 	return float64(s0 + s1 + s2 + s3)
 }
 
-// cand is a scored slot during ranking.
+// cand is a scored slot during ranking; hit.Doc is filled only for the
+// returned few, doc points at the entry's Doc for tie-breaking meanwhile.
 type cand struct {
 	slot int32
+	doc  *Doc
 	hit  Hit
 }
 
@@ -218,26 +220,34 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		limit = defaultLimit
 	}
 	terms := queryTerms(q.Text)
-	kw, strong := c.keyword(terms)
+	lex := c.keyword(terms)
 	lit := literalForm(q.Text)
-	cands := map[int32]*cand{}
+	// cands is dense over slots: -1 = not a candidate, else index into pool
+	idx := make([]int32, len(c.slots))
+	for i := range idx {
+		idx[i] = -1
+	}
+	var pool []cand
 	get := func(s int32) *cand {
-		cd := cands[s]
-		if cd == nil {
-			cd = &cand{slot: s}
-			cands[s] = cd
+		if idx[s] < 0 {
+			idx[s] = int32(len(pool))
+			pool = append(pool, cand{slot: s})
 		}
-		return cd
+		return &pool[idx[s]]
+	}
+	// the literal check is a substring scan, so only docs holding every
+	// query term can possibly contain the whole query
+	literal := func(s int32) bool {
+		return lit != "" && int(lex.matched[s]) == len(terms) && strings.Contains(c.slots[s].lower, lit)
 	}
 	// lexical candidates: strong evidence or a literal hit
-	for s, k := range kw {
-		e := c.slots[s]
-		isLit := lit != "" && strings.Contains(e.lower, lit)
-		if !strong[s] && !isLit {
+	for _, s := range lex.touched {
+		isLit := literal(s)
+		if !lex.strong[s] && !isLit {
 			continue
 		}
 		cd := get(s)
-		cd.hit.Keyword = k
+		cd.hit.Keyword = lex.score[s]
 		cd.hit.Literal = isLit
 	}
 	// semantic candidates: cosine above the embedder's noise floor
@@ -247,12 +257,12 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 				continue
 			}
 			cos := dot(qvec, e.vec)
-			if cd := cands[int32(s)]; cd != nil {
-				cd.hit.Cos = cos
+			if idx[s] >= 0 {
+				pool[idx[s]].hit.Cos = cos
 			} else if cos > sc.cal.Floor {
 				cd := get(int32(s))
 				cd.hit.Cos = cos
-				cd.hit.Keyword = kw[int32(s)]
+				cd.hit.Keyword = lex.score[s]
 			}
 		}
 	}
@@ -264,36 +274,43 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			if !containsSymbol(e.lower, lsym) {
 				continue
 			}
+			fresh := idx[s] < 0
 			cd := get(s)
-			if !cd.hit.Pinned {
-				cd.hit.Pinned, cd.hit.PinnedBy = true, sym
-				cd.hit.Keyword = kw[s]
-				cd.hit.Literal = lit != "" && strings.Contains(e.lower, lit)
+			if fresh {
+				cd.hit.Keyword = lex.score[s]
+				cd.hit.Literal = literal(s)
 				if qvec != nil && e.vec != nil {
 					cd.hit.Cos = dot(qvec, e.vec)
 				}
 			}
+			if !cd.hit.Pinned {
+				cd.hit.Pinned, cd.hit.PinnedBy = true, sym
+			}
 		}
 	}
-	list := make([]*cand, 0, len(cands))
-	for s, cd := range cands {
-		e := c.slots[s]
+	list := make([]*cand, 0, len(pool))
+	for i := range pool {
+		cd := &pool[i]
+		e := c.slots[cd.slot]
 		if !passes(&q, &e.doc) {
 			continue
 		}
-		cd.hit.Doc = e.doc
+		cd.doc = &e.doc
 		cd.hit.Hybrid = sc.hybrid(cd.hit.Cos, cd.hit.Keyword, cd.hit.Literal)
 		list = append(list, cd)
 	}
-	sortCands(list)
+	// only the top of the list is returned (plus spread seeds): select it
+	// before sorting so a 10k-candidate query does not sort everything
+	list = topK(list, limit+spreadSeeds)
 	if spread > 0 && !q.NoSpread {
-		list = sc.spread(c, &q, list, cands)
+		list = sc.spread(c, &q, list, idx)
 	}
 	if len(list) > limit {
 		list = list[:limit]
 	}
 	hits := make([]Hit, len(list))
 	for i, cd := range list {
+		cd.hit.Doc = *cd.doc
 		cd.hit.Terms = matchedTerms(c.slots[cd.slot], terms)
 		hits[i] = cd.hit
 	}
@@ -316,21 +333,21 @@ func (sc *Scorer) hybrid(cos, keyword float64, literal bool) float64 {
 
 // spread adds one hop of linked neighbours of the top seeds at seed×0.6,
 // leaving entries that already scored on their own untouched.
-func (sc *Scorer) spread(c *corpus, q *Query, list []*cand, scored map[int32]*cand) []*cand {
+func (sc *Scorer) spread(c *corpus, q *Query, list []*cand, idx []int32) []*cand {
 	n := min(spreadSeeds, len(list))
 	added := false
 	for _, seed := range list[:n] {
 		for _, nb := range c.neighbours(seed.slot) {
-			if _, ok := scored[nb]; ok {
+			if idx[nb] >= 0 {
 				continue
 			}
 			e := c.slots[nb]
 			if e == nil || !passes(q, &e.doc) {
 				continue
 			}
-			cd := &cand{slot: nb, hit: Hit{Doc: e.doc, Hybrid: seed.hit.Hybrid * spreadFactor,
-				SpreadFrom: seed.hit.Doc.Name}}
-			scored[nb] = cd
+			idx[nb] = 0 // marks it scored so a second seed does not add it again
+			cd := &cand{slot: nb, doc: &e.doc, hit: Hit{Hybrid: seed.hit.Hybrid * spreadFactor,
+				SpreadFrom: seed.doc.Name}}
 			list = append(list, cd)
 			added = true
 		}
@@ -341,37 +358,59 @@ func (sc *Scorer) spread(c *corpus, q *Query, list []*cand, scored map[int32]*ca
 	return list
 }
 
+// topK returns the k best candidates in order (all of them when fewer).
+func topK(list []*cand, k int) []*cand {
+	if len(list) <= 4*k {
+		sortCands(list)
+		return list[:min(k, len(list))]
+	}
+	// partial selection: keep a sorted window of the best k seen so far
+	best := make([]*cand, 0, k+1)
+	for _, cd := range list {
+		if len(best) == k && !better(cd, best[k-1]) {
+			continue
+		}
+		i := sort.Search(len(best), func(i int) bool { return better(cd, best[i]) })
+		best = append(best, nil)
+		copy(best[i+1:], best[i:])
+		best[i] = cd
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	return best
+}
+
+// better is the ranking order: pinned first, then hybrid; stored memory
+// strength only breaks ties, then name and path keep the order stable.
+func better(x, y *cand) bool {
+	a, b := &x.hit, &y.hit
+	if a.Pinned != b.Pinned {
+		return a.Pinned
+	}
+	if a.Hybrid != b.Hybrid {
+		return a.Hybrid > b.Hybrid
+	}
+	if x.doc.Score != y.doc.Score {
+		return x.doc.Score > y.doc.Score
+	}
+	if x.doc.Name != y.doc.Name {
+		return x.doc.Name < y.doc.Name
+	}
+	return x.doc.Path < y.doc.Path
+}
+
 // sortCands orders pinned before unpinned, then by hybrid; stored memory
 // strength only breaks ties, then name and path keep the order stable.
 func sortCands(list []*cand) {
-	sort.Slice(list, func(i, j int) bool {
-		a, b := &list[i].hit, &list[j].hit
-		if a.Pinned != b.Pinned {
-			return a.Pinned
-		}
-		if a.Hybrid != b.Hybrid {
-			return a.Hybrid > b.Hybrid
-		}
-		if a.Doc.Score != b.Doc.Score {
-			return a.Doc.Score > b.Doc.Score
-		}
-		if a.Doc.Name != b.Doc.Name {
-			return a.Doc.Name < b.Doc.Name
-		}
-		return a.Doc.Path < b.Doc.Path
-	})
+	sort.Slice(list, func(i, j int) bool { return better(list[i], list[j]) })
 }
 
 // symbolCandidates narrows the docs that may hold sym verbatim to those
-// containing all of its ≥ 2-char word parts; a symbol with no such part
+// containing its rarest indexed word part; a symbol with no such part
 // (e.g. "1.2") falls back to every live doc.
 func symbolCandidates(c *corpus, lsym string) []int32 {
-	var parts []string
-	for _, r := range splitRuns(lsym) {
-		if utf8.RuneCountInString(r.text) >= 2 && !isCJKScript(r.script) {
-			parts = append(parts, r.text)
-		}
-	}
+	parts := Tokenize(lsym) // the indexed (stemmed) forms of its word parts
 	if len(parts) == 0 {
 		all := make([]int32, 0, c.live)
 		for s, e := range c.slots {
@@ -387,7 +426,11 @@ func symbolCandidates(c *corpus, lsym string) []int32 {
 			best = p
 		}
 	}
-	return c.postings[best]
+	out := make([]int32, len(c.postings[best]))
+	for i, p := range c.postings[best] {
+		out[i] = p.slot
+	}
+	return out
 }
 
 // matchedTerms lists the query terms an entry holds, longest first, for

@@ -111,8 +111,19 @@ type Options struct {
 	Calibration *Calibration
 	// LinkSpread is the number of spreading hops; 1 by default, <0 disables.
 	LinkSpread int
-	// ScanInterval bounds how stale a Search may be: a Search runs the cheap
-	// mtime scan first when the last one is older than this. 0 ⇒ every search
-	// scans; <0 ⇒ never (callers Sync themselves).
+	// WatchDirs are watched recursively (inotify, debounced into a dirty
+	// flag): a Search rescans only after something changed there, instead
+	// of scanning every time. Usually <dataDir>/memory and <dataDir>/skills.
+	WatchDirs []string
+	// ScanInterval bounds how stale a Search may be without a working
+	// watcher: a Search runs the mtime scan first when the last one is
+	// older than this; 0 ⇒ every search scans. With a watcher, searches
+	// rescan when it saw a change, and at the latest after
+	// WatchSafetyInterval. <0 ⇒ searches never scan (callers Sync).
 	ScanInterval time.Duration
 }
+
+// WatchSafetyInterval is how long a watched index trusts silence before a
+// search rescans anyway (events can be lost: queue overflow, network
+// file systems, edits racing a new directory's watch).
+const WatchSafetyInterval = 5 * time.Minute

@@ -1,0 +1,237 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+var benchQueries = []string{
+	"redis cache failover replica",
+	"kafka consumer lag after deploy",
+	"postgres vacuum bloat slow query",
+	"数据库 慢查询 索引",
+	"灰度发布 回滚",
+	"certificate renewal alert",
+	"db-node-420 port",
+	"customer invoice billing ledger audit",
+}
+
+// benchIndex builds an index over n synthetic docs.
+func benchIndex(b *testing.B, n int, emb Embedder) (*Index, *MemSource) {
+	b.Helper()
+	src := NewMemSource(SyntheticDocs(n, 1)...)
+	ix, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "index.sqlite"),
+		Source: src, Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := ix.Sync(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix, src
+}
+
+// reportLatency records p50/p99 of per-op durations as custom metrics.
+func reportLatency(b *testing.B, d []time.Duration) {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	if len(d) == 0 {
+		return
+	}
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(d[min(len(d)-1, len(d)*99/100)].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkSearch measures recall latency at 1k and 10k entries on the
+// keyword path (embedder off) and the vector path (hash vectors, query
+// vector precomputed so the embedder's own time is excluded).
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		for _, path := range []string{"keyword", "vector"} {
+			b.Run(fmt.Sprintf("%s/%d", path, n), func(b *testing.B) {
+				emb := Off()
+				if path == "vector" {
+					emb = Hash()
+				}
+				ix, _ := benchIndex(b, n, emb)
+				ctx := context.Background()
+				vecs := make([][]float32, len(benchQueries))
+				for i, q := range benchQueries {
+					vecs[i], _ = ix.EmbedQuery(ctx, q)
+				}
+				durs := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					q := Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
+					t0 := time.Now()
+					if _, err := ix.Search(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+					durs = append(durs, time.Since(t0))
+				}
+				reportLatency(b, durs)
+			})
+		}
+	}
+}
+
+// BenchmarkSync measures a full sync from an empty index file and an
+// incremental sync after one edit among 10k entries (hash embedder).
+func BenchmarkSync(b *testing.B) {
+	docs := SyntheticDocs(10000, 1)
+	b.Run("full/10000", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			dir := b.TempDir()
+			src := NewMemSource(docs...)
+			ix, err := Open(context.Background(), Options{Path: filepath.Join(dir, "i.sqlite"), Source: src,
+				Embedder: Hash(), Logger: quietLogger(), ScanInterval: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := ix.Sync(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			ix.Close()
+			b.StartTimer()
+		}
+	})
+	b.Run("incremental-1-edit/10000", func(b *testing.B) {
+		ix, src := benchIndex(b, 10000, Hash())
+		durs := make([]time.Duration, 0, b.N)
+		for i := 0; b.Loop(); i++ {
+			d := docs[i%len(docs)]
+			d.Description = fmt.Sprintf("edited %d %s", i, d.Description)
+			src.Put(d)
+			t0 := time.Now()
+			st, err := ix.Sync(context.Background())
+			if err != nil {
+				b.Fatal(err)
+			}
+			durs = append(durs, time.Since(t0))
+			if st.Embedded != 1 || st.Loaded != 1 {
+				b.Fatalf("incremental sync did %+v", st)
+			}
+		}
+		reportLatency(b, durs)
+	})
+}
+
+// BenchmarkChangeDetection compares the two ways to notice hand edits at
+// 10k files on disk: a stat-only scan before each search, and setting up
+// inotify watches on every entry directory (the watcher's start-up cost
+// and kernel watch budget; events themselves are then free).
+func BenchmarkChangeDetection(b *testing.B) {
+	root := b.TempDir()
+	for i := range 10000 {
+		dir := filepath.Join(root, "knowledge", "note-"+strconv.Itoa(i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte("---\nname: x\n---\nbody\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("mtime-scan/10000", func(b *testing.B) {
+		src := dirSource{root}
+		for b.Loop() {
+			refs, err := src.Scan(context.Background())
+			if err != nil || len(refs) != 10000 {
+				b.Fatal(err, len(refs))
+			}
+		}
+	})
+	b.Run("inotify-setup/10000", func(b *testing.B) {
+		var dirs []string
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				dirs = append(dirs, p)
+			}
+			return nil
+		})
+		for b.Loop() {
+			fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+			if err != nil {
+				b.Skip("inotify unavailable:", err)
+			}
+			for _, d := range dirs {
+				if _, err := unix.InotifyAddWatch(fd, d, unix.IN_CREATE|unix.IN_DELETE|unix.IN_MODIFY|unix.IN_MOVED_TO|unix.IN_MOVED_FROM|unix.IN_CLOSE_WRITE); err != nil {
+					unix.Close(fd)
+					b.Fatalf("add watch %s: %v", d, err)
+				}
+			}
+			unix.Close(fd)
+		}
+		if lim, err := os.ReadFile("/proc/sys/fs/inotify/max_user_watches"); err == nil {
+			n, _ := strconv.Atoi(strings.TrimSpace(string(lim)))
+			b.ReportMetric(float64(n), "max-user-watches")
+		}
+		b.ReportMetric(float64(len(dirs)), "watches-needed")
+	})
+	b.Run("watched-search-idle/10000", func(b *testing.B) {
+		// what a search pays for freshness when nothing changed: one atomic load
+		ix, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "i.sqlite"),
+			Source: dirSource{root}, Logger: quietLogger(), WatchDirs: []string{root}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ix.Close()
+		if !ix.Watching() {
+			b.Skip("no watcher")
+		}
+		ix.Sync(context.Background())
+		for b.Loop() {
+			if ix.stale() {
+				ix.Sync(context.Background())
+			}
+		}
+	})
+}
+
+// BenchmarkMemory reports resident memory and Go heap with one 10k-entry
+// index loaded (hash vectors, 256 dims); the loop body is a search so the
+// figure includes a query's working set.
+func BenchmarkMemory(b *testing.B) {
+	runtime.GC()
+	before := rssMB()
+	ix, _ := benchIndex(b, 10000, Hash())
+	for b.Loop() {
+		if _, err := ix.Search(context.Background(), Query{Text: "redis cache failover"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(rssMB(), "rss-MB")
+	b.ReportMetric(rssMB()-before, "rss-delta-MB")
+	b.ReportMetric(float64(ms.HeapAlloc)/(1<<20), "heap-MB")
+}
+
+// rssMB reads VmRSS of this process.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,16 @@
+//go:build !linux
+
+package index
+
+import (
+	"errors"
+	"log/slog"
+)
+
+type watcher struct{}
+
+func startWatcher([]string, *slog.Logger, func()) (*watcher, error) {
+	return nil, errors.New("file watching is only implemented on linux")
+}
+
+func (*watcher) close() error { return nil }
