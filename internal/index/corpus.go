@@ -69,10 +69,10 @@ type posting struct {
 type corpus struct {
 	slots    []*entry
 	free     []int32
-	bySlot   map[string]int32   // path → slot
+	bySlot   map[string]int32     // path → slot
 	postings map[string][]posting // term → slots holding it
-	byName   map[string][]int32 // lowercased name and directory name → slots
-	refBy    map[string][]int32 // lowercased related target → referring slots
+	byName   map[string][]int32   // lowercased name and directory name → slots
+	refBy    map[string][]int32   // lowercased related target → referring slots
 	live     int
 	totalDL  float64
 }
@@ -98,10 +98,7 @@ func linkKeys(d Doc) []string {
 
 // put inserts or replaces the entry for e.doc.Path.
 func (c *corpus) put(e *entry) {
-	if s, ok := c.bySlot[e.doc.Path]; ok {
-		c.remove(e.doc.Path)
-		_ = s
-	}
+	c.remove(e.doc.Path)
 	var s int32
 	if n := len(c.free); n > 0 {
 		s = c.free[n-1]

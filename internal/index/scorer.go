@@ -86,9 +86,13 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		c.put(newEntry(d))
 	}
 	qvec := q.Vector
-	if qvec == nil && !IsOff(sc.emb) && len(docs) > 0 {
-		texts := make([]string, 0, len(docs)+1)
-		texts = append(texts, q.Text)
+	if !IsOff(sc.emb) && len(docs) > 0 {
+		// one Embed call for the docs, with the query in front unless given
+		texts := make([]string, 0, len(c.slots)+1)
+		if qvec == nil {
+			texts = append(texts, q.Text)
+		}
+		first := len(texts)
 		for _, s := range c.slots {
 			texts = append(texts, EmbedText(s.doc))
 		}
@@ -99,23 +103,11 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		if len(vecs) != len(texts) {
 			return nil, fmt.Errorf("index: score docs: got %d vectors for %d texts", len(vecs), len(texts))
 		}
-		qvec = vecs[0]
-		for i, s := range c.slots {
-			s.vec = vecs[i+1]
-		}
-	} else if qvec != nil && len(docs) > 0 {
-		texts := make([]string, len(c.slots))
-		for i, s := range c.slots {
-			texts[i] = EmbedText(s.doc)
-		}
-		vecs, err := sc.emb.Embed(ctx, texts)
-		if err != nil {
-			return nil, fmt.Errorf("index: score docs: embed: %w", err)
+		if first == 1 {
+			qvec = vecs[0]
 		}
 		for i, s := range c.slots {
-			if i < len(vecs) {
-				s.vec = vecs[i]
-			}
+			s.vec = vecs[first+i]
 		}
 	}
 	return sc.rank(c, q, qvec, 1), nil

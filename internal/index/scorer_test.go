@@ -1,0 +1,118 @@
+package index
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func episodes() []Doc {
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 10, 0, 0, 0, time.UTC) }
+	return []Doc{
+		{Path: "e1", Kind: KindEpisode, Name: "ep-outage", Description: "payments outage after password rotation", When: day(2), Tags: []string{"incident", "payments"}, Type: "episode"},
+		{Path: "e2", Kind: KindEpisode, Name: "ep-migration", Description: "payments queue migration to kafka", When: day(10), Tags: []string{"migration"}, Type: "episode"},
+		{Path: "e3", Kind: KindEpisode, Name: "ep-review", Description: "payments architecture review", When: day(20), Tags: []string{"review"}, Type: "episode"},
+		{Path: "k1", Kind: KindKnowledge, Name: "payments-runbook", Description: "payments service runbook", Type: "fact"},
+	}
+}
+
+func TestFilters(t *testing.T) {
+	sc := NewScorer(Hash(), nil)
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"all kinds", Query{}, []string{"e1", "e2", "e3", "k1"}},
+		{"kind", Query{Kinds: []string{KindEpisode}}, []string{"e1", "e2", "e3"}},
+		{"since", Query{Since: day(5)}, []string{"e2", "e3"}},
+		{"until", Query{Until: day(15)}, []string{"e1", "e2"}},
+		{"window", Query{Since: day(5), Until: day(15)}, []string{"e2"}},
+		{"tags any", Query{Tags: []string{"review", "Incident"}}, []string{"e1", "e3"}},
+		{"entry type", Query{EntryType: "FACT"}, []string{"k1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q := tc.q
+			q.Text = "payments"
+			hits, err := sc.ScoreDocs(context.Background(), q, episodes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, h := range hits {
+				got[h.Doc.Path] = true
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for _, w := range tc.want {
+				if !got[w] {
+					t.Errorf("missing %s in %v", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestScoreDocsWithGivenVector(t *testing.T) {
+	sc := NewScorer(Hash(), nil)
+	ctx := context.Background()
+	v, err := sc.EmbedQuery(ctx, "kafka migration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := sc.ScoreDocs(ctx, Query{Text: "kafka migration"}, episodes())
+	b, _ := sc.ScoreDocs(ctx, Query{Text: "kafka migration", Vector: v}, episodes())
+	if len(a) == 0 || len(a) != len(b) || a[0].Doc.Path != "e2" || a[0].Hybrid != b[0].Hybrid {
+		t.Fatalf("given vector changed ranking: %v vs %v", a, b)
+	}
+}
+
+func TestRenderHits(t *testing.T) {
+	sc := NewScorer(Hash(), nil)
+	docs := append(episodes(), Doc{Path: "memory/knowledge/redis/SKILL.md", Kind: KindKnowledge, Name: "redis-eviction",
+		Description: "cache evicted nothing", Body: "use allkeys-lru", AppliesWhen: "cache without TTL", Type: "pitfall"})
+	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "allkeys-lru eviction"}, docs)
+	out := RenderHits(hits, 40)
+	for _, want := range []string{"**redis-eviction**", "knowledge/pitfall", "cache evicted nothing",
+		"path: memory/knowledge/redis/SKILL.md", "exact `allkeys-lru`", "applies when: cache without TTL", "> use allkeys-lru"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render lacks %q:\n%s", want, out)
+		}
+	}
+	if got := RenderHits(nil, 0); got != "No matching memories." {
+		t.Errorf("empty render %q", got)
+	}
+}
+
+func TestCandidateRules(t *testing.T) {
+	docs := []Doc{
+		{Path: "a", Name: "db", Body: "the db ok flag"},           // only 2-char latin tokens
+		{Path: "b", Name: "数据库", Body: "数据库 连接池"},                 // CJK word ≥ 2 chars
+		{Path: "c", Name: "pool", Body: "connection pool sizing"}, // ≥ 3-char token
+	}
+	sc := NewScorer(Off(), nil)
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"db", nil},              // weak: a 2-char latin token alone is no evidence
+		{"db ok", []string{"a"}}, // weak tokens, but a literal hit makes it a candidate
+		{"ok db", nil},           // same weak tokens, no literal hit
+		{"数据库", []string{"b"}},
+		{"pool", []string{"c"}},
+	}
+	for _, tc := range tests {
+		hits, _ := sc.ScoreDocs(context.Background(), Query{Text: tc.q}, docs)
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Doc.Path)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%q: got %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
