@@ -24,7 +24,7 @@ func (h Hit) Why() string {
 		parts = append(parts, "linked from "+h.SpreadFrom)
 	}
 	if len(parts) == 0 {
-		return "weak match"
+		return "listed by filter"
 	}
 	return strings.Join(parts, "; ")
 }

@@ -86,7 +86,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		c.put(newEntry(d))
 	}
 	qvec := q.Vector
-	if !IsOff(sc.emb) && len(docs) > 0 {
+	if !IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" {
 		// one Embed call for the docs, with the query in front unless given
 		texts := make([]string, 0, len(c.slots)+1)
 		if qvec == nil {
@@ -211,6 +211,9 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	if limit <= 0 {
 		limit = defaultLimit
 	}
+	if strings.TrimSpace(q.Text) == "" {
+		return listRecent(c, &q, limit)
+	}
 	terms := queryTerms(q.Text)
 	lex := c.keyword(terms)
 	lit := literalForm(q.Text)
@@ -305,6 +308,32 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		cd.hit.Doc = *cd.doc
 		cd.hit.Terms = matchedTerms(c.slots[cd.slot], terms)
 		hits[i] = cd.hit
+	}
+	return hits
+}
+
+// listRecent answers an empty query (search_episodes with only filters):
+// every entry passing the filters, newest When first, then strongest.
+func listRecent(c *corpus, q *Query, limit int) []Hit {
+	var es []*entry
+	for _, e := range c.slots {
+		if e != nil && passes(q, &e.doc) {
+			es = append(es, e)
+		}
+	}
+	sort.Slice(es, func(i, j int) bool {
+		a, b := &es[i].doc, &es[j].doc
+		if !a.When.Equal(b.When) {
+			return a.When.After(b.When)
+		}
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.Path < b.Path
+	})
+	hits := make([]Hit, 0, min(limit, len(es)))
+	for _, e := range es[:min(limit, len(es))] {
+		hits = append(hits, Hit{Doc: e.doc})
 	}
 	return hits
 }

@@ -57,6 +57,32 @@ func TestFilters(t *testing.T) {
 	}
 }
 
+func TestEmptyQueryListsNewestFirst(t *testing.T) {
+	sc := NewScorer(Hash(), nil)
+	day := time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		q    Query
+		want string
+	}{
+		{Query{Kinds: []string{KindEpisode}}, "e3,e2,e1"},
+		{Query{Kinds: []string{KindEpisode}, Since: day, Limit: 1}, "e3"},
+		{Query{Tags: []string{"incident"}}, "e1"},
+	}
+	for _, tc := range tests {
+		hits, err := sc.ScoreDocs(context.Background(), tc.q, episodes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Doc.Path)
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("%+v: got %v, want %s", tc.q, got, tc.want)
+		}
+	}
+}
+
 func TestScoreDocsWithGivenVector(t *testing.T) {
 	sc := NewScorer(Hash(), nil)
 	ctx := context.Background()

@@ -51,7 +51,8 @@ type Source interface {
 	Load(ctx context.Context, ref FileRef) (Doc, error)
 }
 
-// Query is one search request against the index or an ad-hoc doc set.
+// Query is one search request against the index or an ad-hoc doc set. An
+// empty Text lists the entries passing the filters, newest When first.
 type Query struct {
 	Text      string
 	Kinds     []string  // empty ⇒ every kind
