@@ -60,7 +60,7 @@ func (c Config) withDefaults() Config {
 type Searcher interface {
 	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
-	Status() index.Status
+	EmbedderID() string
 }
 
 // Item is one hinted memory, in the compat result shape.
@@ -120,7 +120,7 @@ func (g *Gate) Quiet() bool {
 	if g.cfg.AllowNoisy {
 		return false
 	}
-	return NoisyEmbedder(g.ix.Status().Embedder)
+	return NoisyEmbedder(g.ix.EmbedderID())
 }
 
 // NoisyEmbedder names the embedders whose hints are withheld, decided by

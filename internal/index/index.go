@@ -142,6 +142,9 @@ func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	return ix.scorer.EmbedQuery(ctx, text)
 }
 
+// EmbedderID is the live embedder's ID, without Status's pass over entries.
+func (ix *Index) EmbedderID() string { return ix.embID }
+
 // Status reports the live embedder and whether the semantic layer is
 // ready: a sync has completed and every entry carries a current vector.
 func (ix *Index) Status() Status {

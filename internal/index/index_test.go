@@ -545,3 +545,57 @@ func TestLoadFailureSkippedUntilChanged(t *testing.T) {
 		t.Errorf("fixed file not indexed: %q", names(hits))
 	}
 }
+
+// flakyEmbedder fails while down is set.
+type flakyEmbedder struct {
+	Embedder
+	down atomic.Bool
+}
+
+func (f *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.down.Load() {
+		return nil, fmt.Errorf("connection refused")
+	}
+	return f.Embedder.Embed(ctx, texts)
+}
+
+func (f *flakyEmbedder) Calibration() Calibration { return CalibrationOf(f.Embedder) }
+
+func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	emb := &flakyEmbedder{Embedder: Hash()}
+	emb.down.Store(true)
+	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
+	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
+		Logger: quietLogger(), Now: clock, ScanInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	steps := []struct {
+		name      string
+		advance   time.Duration
+		down      bool
+		wantReady bool
+	}{
+		{"outage: entries indexed without vectors", 0, true, false},
+		{"recovered but still backing off", time.Second, false, false},
+		{"backoff over: re-embedded", embedBackoff, false, true},
+	}
+	for _, st := range steps {
+		now = now.Add(st.advance)
+		emb.down.Store(st.down)
+		if _, err := ix.Sync(ctx); err != nil {
+			t.Fatalf("%s: sync must not fail on embedder outage: %v", st.name, err)
+		}
+		hits, err := ix.Search(ctx, Query{Text: "redis eviction"})
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("%s: keyword recall lost: %v %v", st.name, hits, err)
+		}
+		if got := ix.Status().SemanticReady; got != st.wantReady {
+			t.Errorf("%s: semantic ready = %v, want %v", st.name, got, st.wantReady)
+		}
+	}
+}
