@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -196,12 +197,19 @@ func dot(a, b []float32) float64 {
 	return float64(s0 + s1 + s2 + s3)
 }
 
-// cand is a scored slot during ranking; hit.Doc is filled only for the
-// returned few, doc points at the entry's Doc for tie-breaking meanwhile.
+// cand is a scored slot during ranking. It holds no pointers, so a query
+// with thousands of candidates gives the garbage collector nothing to
+// scan; Hits are built for the returned few only.
 type cand struct {
-	slot int32
-	doc  *Doc
-	hit  Hit
+	slot       int32
+	spreadFrom int32 // seed slot for a spread neighbour, else -1
+	pinnedBy   int16 // index into the query's symbols, else -1
+	pinned     bool
+	literal    bool
+	maybeLit   bool // holds every query term: the literal check may still pay
+	cos        float64
+	keyword    float64
+	hybrid     float64
 }
 
 // rank is the one ranking routine: candidates, hybrid score, pinning,
@@ -222,28 +230,32 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	for i := range idx {
 		idx[i] = -1
 	}
-	var pool []cand
+	pool := make([]cand, 0, len(lex.touched)+16)
 	get := func(s int32) *cand {
 		if idx[s] < 0 {
 			idx[s] = int32(len(pool))
-			pool = append(pool, cand{slot: s})
+			pool = append(pool, cand{slot: s, spreadFrom: -1, pinnedBy: -1})
 		}
 		return &pool[idx[s]]
 	}
-	// the literal check is a substring scan, so only docs holding every
-	// query term can possibly contain the whole query
-	literal := func(s int32) bool {
-		return lit != "" && int(lex.matched[s]) == len(terms) && strings.Contains(c.slots[s].lower, lit)
-	}
+	// The literal check is a substring scan, so only docs holding every
+	// query term can contain the whole query; for strong candidates it is
+	// deferred until their score could reach the returned top.
+	maybeLit := func(s int32) bool { return lit != "" && int(lex.matched[s]) == len(terms) }
+	literal := func(s int32) bool { return maybeLit(s) && strings.Contains(c.slots[s].lower, lit) }
 	// lexical candidates: strong evidence or a literal hit
 	for _, s := range lex.touched {
-		isLit := literal(s)
-		if !lex.strong[s] && !isLit {
+		if !lex.strong[s] {
+			if !literal(s) {
+				continue
+			}
+			cd := get(s)
+			cd.keyword, cd.literal = lex.score[s], true
 			continue
 		}
 		cd := get(s)
-		cd.hit.Keyword = lex.score[s]
-		cd.hit.Literal = isLit
+		cd.keyword = lex.score[s]
+		cd.maybeLit = maybeLit(s)
 	}
 	// semantic candidates: cosine above the embedder's noise floor
 	if qvec != nil {
@@ -253,16 +265,17 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			}
 			cos := dot(qvec, e.vec)
 			if idx[s] >= 0 {
-				pool[idx[s]].hit.Cos = cos
+				pool[idx[s]].cos = cos
 			} else if cos > sc.cal.Floor {
 				cd := get(int32(s))
-				cd.hit.Cos = cos
-				cd.hit.Keyword = lex.score[s]
+				cd.cos = cos
+				cd.keyword = lex.score[s]
 			}
 		}
 	}
 	// exact-symbol pinning
-	for _, sym := range Symbols(q.Text) {
+	syms := Symbols(q.Text)
+	for si, sym := range syms {
 		lsym := strings.ToLower(sym)
 		for _, s := range symbolCandidates(c, lsym) {
 			e := c.slots[s]
@@ -272,14 +285,14 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			fresh := idx[s] < 0
 			cd := get(s)
 			if fresh {
-				cd.hit.Keyword = lex.score[s]
-				cd.hit.Literal = literal(s)
+				cd.keyword = lex.score[s]
+				cd.maybeLit = maybeLit(s)
 				if qvec != nil && e.vec != nil {
-					cd.hit.Cos = dot(qvec, e.vec)
+					cd.cos = dot(qvec, e.vec)
 				}
 			}
-			if !cd.hit.Pinned {
-				cd.hit.Pinned, cd.hit.PinnedBy = true, sym
+			if !cd.pinned {
+				cd.pinned, cd.pinnedBy = true, int16(si)
 			}
 		}
 	}
@@ -290,13 +303,21 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		if !passes(&q, &e.doc) {
 			continue
 		}
-		cd.doc = &e.doc
-		cd.hit.Hybrid = sc.hybrid(cd.hit.Cos, cd.hit.Keyword, cd.hit.Literal)
+		cd.hybrid = sc.hybrid(cd.cos, cd.keyword, cd.literal)
 		list = append(list, cd)
+	}
+	k := limit + spreadSeeds
+	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
+	for _, cd := range list {
+		if cd.maybeLit && (cd.pinned || cd.hybrid+literalBonus >= bar) &&
+			strings.Contains(c.slots[cd.slot].lower, lit) {
+			cd.literal = true
+			cd.hybrid += literalBonus
+		}
 	}
 	// only the top of the list is returned (plus spread seeds): select it
 	// before sorting so a 10k-candidate query does not sort everything
-	list = topK(list, limit+spreadSeeds)
+	list = topK(c, list, k)
 	if spread > 0 && !q.NoSpread {
 		list = sc.spread(c, &q, list, idx)
 	}
@@ -305,9 +326,17 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	}
 	hits := make([]Hit, len(list))
 	for i, cd := range list {
-		cd.hit.Doc = *cd.doc
-		cd.hit.Terms = matchedTerms(c.slots[cd.slot], terms)
-		hits[i] = cd.hit
+		e := c.slots[cd.slot]
+		h := Hit{Doc: e.doc, Hybrid: cd.hybrid, Cos: cd.cos, Keyword: cd.keyword, Literal: cd.literal,
+			Pinned: cd.pinned, Terms: matchedTerms(e, terms)}
+		if cd.pinnedBy >= 0 {
+			h.PinnedBy = syms[cd.pinnedBy]
+		}
+		if cd.spreadFrom >= 0 {
+			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name
+			h.Terms = nil
+		}
+		hits[i] = h
 	}
 	return hits
 }
@@ -367,31 +396,69 @@ func (sc *Scorer) spread(c *corpus, q *Query, list []*cand, idx []int32) []*cand
 				continue
 			}
 			idx[nb] = 0 // marks it scored so a second seed does not add it again
-			cd := &cand{slot: nb, doc: &e.doc, hit: Hit{Hybrid: seed.hit.Hybrid * spreadFactor,
-				SpreadFrom: seed.doc.Name}}
+			cd := &cand{slot: nb, spreadFrom: seed.slot, pinnedBy: -1, hybrid: seed.hybrid * spreadFactor}
 			list = append(list, cd)
 			added = true
 		}
 	}
 	if added {
-		sortCands(list)
+		sortCands(c, list)
 	}
 	return list
 }
 
+// kthBest is the k-th highest hybrid among unpinned candidates (-Inf
+// when there are fewer), computed with a size-k min-heap.
+func kthBest(list []*cand, k int) float64 {
+	h := make([]float64, 0, k)
+	for _, cd := range list {
+		if cd.pinned {
+			continue
+		}
+		v := cd.hybrid
+		switch {
+		case len(h) < k:
+			h = append(h, v)
+			for i := len(h) - 1; i > 0 && h[(i-1)/2] > h[i]; i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+		case v > h[0]:
+			h[0] = v
+			for i := 0; ; {
+				l, r, m := 2*i+1, 2*i+2, i
+				if l < len(h) && h[l] < h[m] {
+					m = l
+				}
+				if r < len(h) && h[r] < h[m] {
+					m = r
+				}
+				if m == i {
+					break
+				}
+				h[i], h[m] = h[m], h[i]
+				i = m
+			}
+		}
+	}
+	if len(h) < k {
+		return math.Inf(-1)
+	}
+	return h[0]
+}
+
 // topK returns the k best candidates in order (all of them when fewer).
-func topK(list []*cand, k int) []*cand {
+func topK(c *corpus, list []*cand, k int) []*cand {
 	if len(list) <= 4*k {
-		sortCands(list)
+		sortCands(c, list)
 		return list[:min(k, len(list))]
 	}
 	// partial selection: keep a sorted window of the best k seen so far
 	best := make([]*cand, 0, k+1)
 	for _, cd := range list {
-		if len(best) == k && !better(cd, best[k-1]) {
+		if len(best) == k && !better(c, cd, best[k-1]) {
 			continue
 		}
-		i := sort.Search(len(best), func(i int) bool { return better(cd, best[i]) })
+		i := sort.Search(len(best), func(i int) bool { return better(c, cd, best[i]) })
 		best = append(best, nil)
 		copy(best[i+1:], best[i:])
 		best[i] = cd
@@ -404,27 +471,27 @@ func topK(list []*cand, k int) []*cand {
 
 // better is the ranking order: pinned first, then hybrid; stored memory
 // strength only breaks ties, then name and path keep the order stable.
-func better(x, y *cand) bool {
-	a, b := &x.hit, &y.hit
-	if a.Pinned != b.Pinned {
-		return a.Pinned
+func better(c *corpus, x, y *cand) bool {
+	if x.pinned != y.pinned {
+		return x.pinned
 	}
-	if a.Hybrid != b.Hybrid {
-		return a.Hybrid > b.Hybrid
+	if x.hybrid != y.hybrid {
+		return x.hybrid > y.hybrid
 	}
-	if x.doc.Score != y.doc.Score {
-		return x.doc.Score > y.doc.Score
+	a, b := &c.slots[x.slot].doc, &c.slots[y.slot].doc
+	if a.Score != b.Score {
+		return a.Score > b.Score
 	}
-	if x.doc.Name != y.doc.Name {
-		return x.doc.Name < y.doc.Name
+	if a.Name != b.Name {
+		return a.Name < b.Name
 	}
-	return x.doc.Path < y.doc.Path
+	return a.Path < b.Path
 }
 
 // sortCands orders pinned before unpinned, then by hybrid; stored memory
 // strength only breaks ties, then name and path keep the order stable.
-func sortCands(list []*cand) {
-	sort.Slice(list, func(i, j int) bool { return better(list[i], list[j]) })
+func sortCands(c *corpus, list []*cand) {
+	sort.Slice(list, func(i, j int) bool { return better(c, list[i], list[j]) })
 }
 
 // symbolCandidates narrows the docs that may hold sym verbatim to those
