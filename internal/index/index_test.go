@@ -599,3 +599,49 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 		}
 	}
 }
+
+// gateEmbedder blocks every Embed call until released.
+type gateEmbedder struct {
+	Embedder
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) > 1 { // sync batches block; single query embeds pass
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	return g.Embedder.Embed(ctx, texts)
+}
+
+func TestSearchDoesNotWaitForSlowSync(t *testing.T) {
+	ctx := context.Background()
+	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
+	emb := &gateEmbedder{Embedder: Hash(), entered: make(chan struct{}), release: make(chan struct{})}
+	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	// first sync of two docs: the embed blocks mid-sync
+	src.Put(Doc{Path: "b", Kind: KindKnowledge, Name: "kafka-lag", Description: "consumer lag"})
+	done := make(chan error)
+	go func() { _, err := ix.Sync(ctx); done <- err }()
+	<-emb.entered
+	// a search meanwhile returns at once (nothing indexed yet) instead of waiting
+	hits, err := ix.Search(ctx, Query{Text: "redis eviction"})
+	if err != nil || len(hits) != 0 {
+		t.Fatalf("search during first sync: %v %v", hits, err)
+	}
+	if !ix.Status().Syncing {
+		t.Error("status does not report the running sync")
+	}
+	close(emb.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := ix.Search(ctx, Query{Text: "redis eviction"}); len(hits) != 1 {
+		t.Fatalf("after sync: %q", names(hits))
+	}
+}

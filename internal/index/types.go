@@ -110,7 +110,8 @@ type Options struct {
 	Now      func() time.Time
 	// Calibration overrides the embedder's own floor/span (SOMNI_COS_FLOOR/SPAN).
 	Calibration *Calibration
-	// LinkSpread is the number of spreading hops; 1 by default, <0 disables.
+	// LinkSpread > 0 enables one hop of link spreading (the default; values
+	// above 1 still mean one hop), < 0 disables it; 0 means the default.
 	LinkSpread int
 	// WatchDirs are watched recursively (inotify, debounced into a dirty
 	// flag): a Search rescans only after something changed there, instead
