@@ -108,6 +108,29 @@ func BenchmarkSync(b *testing.B) {
 			b.StartTimer()
 		}
 	})
+	b.Run("reopen-warm/10000", func(b *testing.B) {
+		// restart: load the cached 10k entries and verify them by mtime, no embedding
+		dir := b.TempDir()
+		src := NewMemSource(docs...)
+		opts := Options{Path: filepath.Join(dir, "i.sqlite"), Source: src, Embedder: Hash(), Logger: quietLogger(), ScanInterval: -1}
+		ix, err := Open(context.Background(), opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix.Sync(context.Background())
+		ix.Close()
+		for b.Loop() {
+			ix, err := Open(context.Background(), opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, err := ix.Sync(context.Background())
+			if err != nil || st.Loaded != 0 || st.Embedded != 0 {
+				b.Fatalf("warm reopen did work: %+v %v", st, err)
+			}
+			ix.Close()
+		}
+	})
 	b.Run("incremental-1-edit/10000", func(b *testing.B) {
 		ix, src := benchIndex(b, 10000, Hash())
 		durs := make([]time.Duration, 0, b.N)
