@@ -12,3 +12,11 @@ SIDECAR_BIN="${SOMNI_SIDECAR_BIN:-$REPO_DIR/bin/somni-sidecar}"
 # Node 22 first (the harness needs >= 22.15), then the local pnpm and the harness's bin folder.
 export PATH="$NODE_HOME/bin:$PNPM_HOME_DIR/node_modules/.bin:$DSH_DIR/node_modules/.bin:$PATH"
 export npm_config_update_notifier=false
+# Node only trusts its bundled CAs; on machines whose TLS goes through a local CA (CI, sandboxes) the
+# npm registry fetches fail unless NODE_EXTRA_CA_CERTS names the system bundle. Find it when unset.
+if [ -z "${NODE_EXTRA_CA_CERTS:-}" ]; then
+  for _ca in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
+    if [ -r "$_ca" ]; then export NODE_EXTRA_CA_CERTS="$_ca"; break; fi
+  done
+  unset _ca
+fi
