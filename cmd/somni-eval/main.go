@@ -11,6 +11,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"math"
@@ -32,6 +33,8 @@ func main() {
 	calibrate := flag.Bool("calibrate", false, "print cosine distributions of unrelated and gold pairs per embedder")
 	modelDir := flag.String("embed-model-dir", os.Getenv("SOMNI_EMBED_MODEL_PATH"), "local embedder model folder")
 	verbose := flag.Bool("v", false, "list misses")
+	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | held: which half of the queries -v and -ranks list")
+	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
 	flag.StringVar(&turnContext, "turn-context", "none", "none | related | prev: how a turn sees the previous one")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&calSpan, "span", 0, "override every vector embedder's cosine span (tuning)")
@@ -45,6 +48,12 @@ func main() {
 
 // calFloor/calSpan override embedder calibrations when set (-floor/-span).
 var calFloor, calSpan float64
+
+// listHalfFlag limits -v/-ranks listings to one half (-half); ranks is -ranks.
+var (
+	listHalfFlag string
+	ranks        bool
+)
 
 // turnContext selects how a turn carries its neighbour (-turn-context).
 var turnContext string
@@ -70,6 +79,7 @@ type evalQuery struct {
 	Tier string   `json:"tier"`
 	Q    string   `json:"q"`
 	Gold []string `json:"gold"` // doc paths after loading
+	Half string   `json:"-"`    // halfTune or halfHeld (assignHalves)
 }
 
 // loadNotes reads the curated notes set; gold ids become doc paths.
@@ -326,21 +336,68 @@ func bm25System(docs []index.Doc) *system {
 	}, close: func() {}}
 }
 
-// row is one system's results on one set.
-type row struct {
-	name     string
-	hit1     map[string][2]int // tier → hits, total
-	hit3     map[string][2]int
-	hit5     map[string][2]int
-	hints    int // hints given on non-absent cues
-	good     int // of which gold
-	falseAbs int // absent cues that produced a hint
-	absent   int
-	quiet    bool
+// tally is one system's results on one slice of a query set.
+type tally struct {
+	hit1, hit3, hit5 map[string][2]int // tier → hits, total
+	hints            int               // hints given on non-absent cues
+	good             int               // of which gold
+	falseAbs         int               // absent cues that produced a hint
+	absent           int
 }
 
-func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, w io.Writer) (row, error) {
-	r := row{name: s.name, hit1: map[string][2]int{}, hit3: map[string][2]int{}, hit5: map[string][2]int{}, quiet: s.quiet}
+func newTally() *tally {
+	return &tally{hit1: map[string][2]int{}, hit3: map[string][2]int{}, hit5: map[string][2]int{}}
+}
+
+// row is one system's results on one set: the whole set and each half.
+type row struct {
+	name  string
+	quiet bool
+	by    map[string]*tally // "all", halfTune, halfHeld
+	ranks []int             // per query: 1-based rank of the first gold entry in the top 5, 0 when absent
+}
+
+// Query halves: scorer changes are tuned on halfTune only; halfHeld is
+// reported to show whether a change generalises.
+const (
+	halfTune = "tune"
+	halfHeld = "held-out"
+)
+
+// assignHalves splits each tier deterministically into two halves by an
+// FNV-1a hash of the query text (not file order, which follows the
+// conversations): the lower-hashed ceil(n/2) queries of a tier tune.
+func assignHalves(qs []evalQuery) {
+	byTier := map[string][]int{}
+	var tiers []string
+	for i, q := range qs {
+		if _, ok := byTier[q.Tier]; !ok {
+			tiers = append(tiers, q.Tier)
+		}
+		byTier[q.Tier] = append(byTier[q.Tier], i)
+	}
+	for _, t := range tiers {
+		idx := byTier[t]
+		sort.SliceStable(idx, func(a, b int) bool { return fnv32(qs[idx[a]].Q) < fnv32(qs[idx[b]].Q) })
+		for j, i := range idx {
+			qs[i].Half = halfHeld
+			if j < (len(idx)+1)/2 {
+				qs[i].Half = halfTune
+			}
+		}
+	}
+}
+
+func fnv32(s string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return h.Sum32()
+}
+
+// evaluate runs every query of qs through s; -v listings are limited to
+// queries of listHalf ("" = all) so tuning never looks at held-out misses.
+func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, listHalf string, w io.Writer) (row, error) {
+	r := row{name: s.name, quiet: s.quiet, by: map[string]*tally{"all": newTally(), halfTune: newTally(), halfHeld: newTally()}}
 	for i, q := range qs {
 		res, err := s.search(ctx, q.Q, 5)
 		if err != nil {
@@ -350,19 +407,28 @@ func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, w io
 		for _, g := range q.Gold {
 			gold[g] = true
 		}
-		if q.Tier != "absent" {
-			for k, m := range map[int]map[string][2]int{1: r.hit1, 3: r.hit3, 5: r.hit5} {
-				v := m[q.Tier]
-				v[1]++
-				for j := 0; j < k && j < len(res); j++ {
-					if gold[res[j]] {
-						v[0]++
-						break
-					}
-				}
-				m[q.Tier] = v
+		list := verbose && (listHalf == "" || listHalf == q.Half)
+		rank := 0
+		for j, p := range res {
+			if gold[p] {
+				rank = j + 1
+				break
 			}
-			if verbose && (len(res) == 0 || !gold[res[0]]) {
+		}
+		r.ranks = append(r.ranks, rank)
+		ts := []*tally{r.by["all"], r.by[q.Half]}
+		if q.Tier != "absent" {
+			for _, t := range ts {
+				for k, m := range map[int]map[string][2]int{1: t.hit1, 3: t.hit3, 5: t.hit5} {
+					v := m[q.Tier]
+					v[1]++
+					if rank > 0 && rank <= k {
+						v[0]++
+					}
+					m[q.Tier] = v
+				}
+			}
+			if list && rank != 1 {
 				fmt.Fprintf(w, "  miss [%s] %s %q → %v (want %v)\n", s.name, q.Tier, q.Q, head(res, 3), q.Gold)
 			}
 		}
@@ -374,20 +440,25 @@ func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, w io
 			return r, err
 		}
 		if q.Tier == "absent" {
-			r.absent++
-			if len(hint.Items) > 0 {
-				r.falseAbs++
-				if verbose {
-					fmt.Fprintf(w, "  false hint [%s] %q → %s\n", s.name, q.Q, hint.Items[0].Name)
+			for _, t := range ts {
+				t.absent++
+				if len(hint.Items) > 0 {
+					t.falseAbs++
 				}
+			}
+			if list && len(hint.Items) > 0 {
+				fmt.Fprintf(w, "  false hint [%s] %q → %s\n", s.name, q.Q, hint.Items[0].Name)
 			}
 			continue
 		}
 		for _, it := range hint.Items {
-			r.hints++
-			if gold[it.Path] {
-				r.good++
-			} else if verbose {
+			for _, t := range ts {
+				t.hints++
+				if gold[it.Path] {
+					t.good++
+				}
+			}
+			if list && !gold[it.Path] {
 				fmt.Fprintf(w, "  wrong hint [%s] %q → %s\n", s.name, q.Q, it.Name)
 			}
 		}
@@ -441,6 +512,8 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	if err != nil {
 		return err
 	}
+	assignHalves(nq)
+	assignHalves(cq)
 	embs := embedders(logger, modelDir)
 	defer func() {
 		for _, e := range embs {
@@ -449,6 +522,16 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	}()
 	if calibrate {
 		return runCalibration(ctx, w, embs, notes, nq, turns, cq)
+	}
+	listHalf := ""
+	switch listHalfFlag {
+	case "all":
+	case "tune":
+		listHalf = halfTune
+	case "held":
+		listHalf = halfHeld
+	default:
+		return fmt.Errorf("-half %q: want all, tune or held", listHalfFlag)
 	}
 	fmt.Fprintf(w, "# somni recall eval\n\nnotes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
 		len(notes), len(nq), len(turns), len(cq))
@@ -467,7 +550,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 			systems = append(systems, s)
 		}
 		for _, s := range systems {
-			r, err := evaluate(ctx, s, set.qs, verbose, w)
+			r, err := evaluate(ctx, s, set.qs, verbose, listHalf, w)
 			s.close()
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
@@ -475,29 +558,67 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 			*set.rows = append(*set.rows, r)
 		}
 	}
-	fmt.Fprintln(w, "## curated notes (hit@1 / hit@3 per tier)")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| system | exact | domain | generic | all | false hints (absent) | hint precision | hints |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
-	for _, r := range noteRows {
-		all1, all3 := sum(r.hit1, "exact", "domain", "generic"), sum(r.hit3, "exact", "domain", "generic")
-		fmt.Fprintf(w, "| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s | %s | %s |\n", r.name,
-			pct(r.hit1["exact"]), pct(r.hit3["exact"]), pct(r.hit1["domain"]), pct(r.hit3["domain"]),
-			pct(r.hit1["generic"]), pct(r.hit3["generic"]), pct(all1), pct(all3), hintCell(r, true), precCell(r), hintCount(r))
+	for _, part := range []struct{ key, title string }{
+		{"all", "all queries"},
+		{halfHeld, fmt.Sprintf("held-out half (%d notes queries, %d questions)", countHalf(nq, halfHeld), countHalf(cq, halfHeld))},
+		{halfTune, fmt.Sprintf("tuning half (%d notes queries, %d questions)", countHalf(nq, halfTune), countHalf(cq, halfTune))},
+	} {
+		fmt.Fprintf(w, "## curated notes, %s (hit@1 / hit@3 per tier)\n\n", part.title)
+		fmt.Fprintln(w, "| system | exact | domain | generic | all | false hints (absent) | hint precision | hints |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+		for _, r := range noteRows {
+			t := r.by[part.key]
+			all1, all3 := sum(t.hit1, "exact", "domain", "generic"), sum(t.hit3, "exact", "domain", "generic")
+			fmt.Fprintf(w, "| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s | %s | %s |\n", r.name,
+				pct(t.hit1["exact"]), pct(t.hit3["exact"]), pct(t.hit1["domain"]), pct(t.hit3["domain"]),
+				pct(t.hit1["generic"]), pct(t.hit3["generic"]), pct(all1), pct(all3), hintCell(r, t), precCell(r, t), hintCount(r, t))
+		}
+		fmt.Fprintf(w, "\n## conversation turns, %s (hit@1 / hit@3 / hit@5)\n\n", part.title)
+		fmt.Fprintln(w, "| system | hit@1 | hit@3 | hit@5 | hint precision | hints |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+		for _, r := range convRows {
+			t := r.by[part.key]
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.name, pct(t.hit1["conversation"]),
+				pct(t.hit3["conversation"]), pct(t.hit5["conversation"]), precCell(r, t), hintCount(r, t))
+		}
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "## conversation turns (hit@1 / hit@3 / hit@5)")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| system | hit@1 | hit@3 | hit@5 | hint precision | hints |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
-	for _, r := range convRows {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.name, pct(r.hit1["conversation"]),
-			pct(r.hit3["conversation"]), pct(r.hit5["conversation"]), precCell(r), hintCount(r))
-	}
-	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Hints are measured with the gate forced on (threshold 0.52, gap 0.04, max 2, fresh session per cue);")
 	fmt.Fprintln(w, "embedders marked (quiet) have hints withheld in production because of their false-hint rate.")
+	if ranks {
+		for _, set := range []struct {
+			qs   []evalQuery
+			rows []row
+		}{{nq, noteRows}, {cq, convRows}} {
+			fmt.Fprintln(w)
+			fmt.Fprint(w, "rank of first gold in top 5 (0 = none)")
+			for _, r := range set.rows {
+				fmt.Fprintf(w, "\t%s", r.name)
+			}
+			fmt.Fprintln(w)
+			for i, q := range set.qs {
+				if q.Tier == "absent" || listHalf != "" && q.Half != listHalf {
+					continue
+				}
+				fmt.Fprintf(w, "%s/%s %q", q.Tier, q.Half, q.Q)
+				for _, r := range set.rows {
+					fmt.Fprintf(w, "\t%d", r.ranks[i])
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
 	return nil
+}
+
+func countHalf(qs []evalQuery, half string) int {
+	n := 0
+	for _, q := range qs {
+		if q.Half == half && q.Tier != "absent" {
+			n++
+		}
+	}
+	return n
 }
 
 func sum(m map[string][2]int, tiers ...string) [2]int {
@@ -509,32 +630,32 @@ func sum(m map[string][2]int, tiers ...string) [2]int {
 	return s
 }
 
-func hintCell(r row, _ bool) string {
-	if r.absent == 0 {
+func hintCell(r row, t *tally) string {
+	if t.absent == 0 {
 		return "–"
 	}
-	s := fmt.Sprintf("%d/%d", r.falseAbs, r.absent)
+	s := fmt.Sprintf("%d/%d", t.falseAbs, t.absent)
 	if r.quiet {
 		s += " (quiet)"
 	}
 	return s
 }
 
-func precCell(r row) string {
-	if r.hints == 0 {
+func precCell(r row, t *tally) string {
+	if t.hints == 0 {
 		if r.name == "bm25 baseline" {
 			return "–"
 		}
 		return "no hints"
 	}
-	return fmt.Sprintf("%.2f", float64(r.good)/float64(r.hints))
+	return fmt.Sprintf("%.2f", float64(t.good)/float64(t.hints))
 }
 
-func hintCount(r row) string {
+func hintCount(r row, t *tally) string {
 	if r.name == "bm25 baseline" {
 		return "–"
 	}
-	return strconv.Itoa(r.hints)
+	return strconv.Itoa(t.hints)
 }
 
 // runCalibration prints, per vector embedder, the cosine distribution of
