@@ -34,6 +34,7 @@ func main() {
 	modelDir := flag.String("embed-model-dir", os.Getenv("SOMNI_EMBED_MODEL_PATH"), "local embedder model folder")
 	verbose := flag.Bool("v", false, "list misses")
 	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | held: which half of the queries -v and -ranks list")
+	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text")
 	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
 	flag.StringVar(&turnContext, "turn-context", "none", "none | related | prev: how a turn sees the previous one")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
@@ -53,7 +54,39 @@ var calFloor, calSpan float64
 var (
 	listHalfFlag string
 	ranks        bool
+	explainQ     string
 )
+
+// explain prints how s ranks the queries containing sub (-explain): the
+// top 8 with their signals, gold entries marked.
+func explain(ctx context.Context, w io.Writer, s *system, qs []evalQuery, sub string) {
+	if s.hits == nil {
+		return
+	}
+	for _, q := range qs {
+		if !strings.Contains(q.Q, sub) {
+			continue
+		}
+		gold := map[string]bool{}
+		for _, g := range q.Gold {
+			gold[g] = true
+		}
+		hits, err := s.hits(ctx, q.Q, 8)
+		if err != nil {
+			fmt.Fprintf(w, "explain %s: %v\n", s.name, err)
+			return
+		}
+		fmt.Fprintf(w, "[%s] %q (gold %v)\n", s.name, q.Q, q.Gold)
+		for _, h := range hits {
+			mark := " "
+			if gold[h.Doc.Path] {
+				mark = "*"
+			}
+			fmt.Fprintf(w, " %s %-18s hyb %.3f cos %.3f kw %.3f lit %v pin %v terms %v | %.70s\n", mark, h.Doc.Path,
+				h.Hybrid, h.Cos, h.Keyword, h.Literal, h.Pinned, h.Terms, strings.ReplaceAll(index.EmbedText(h.Doc), "\n", " / "))
+		}
+	}
+}
 
 // turnContext selects how a turn carries its neighbour (-turn-context).
 var turnContext string
@@ -191,8 +224,9 @@ func loadConversation(dir string) ([]index.Doc, []evalQuery, error) {
 type system struct {
 	name   string
 	search func(ctx context.Context, q string, k int) ([]string, error)
-	gate   *assoc.Gate // nil for the baseline
-	quiet  bool        // hints withheld in production with this embedder
+	hits   func(ctx context.Context, q string, k int) ([]index.Hit, error) // nil for the baseline
+	gate   *assoc.Gate                                                     // nil for the baseline
+	quiet  bool                                                            // hints withheld in production with this embedder
 	close  func()
 }
 
@@ -227,6 +261,9 @@ func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []in
 				out[i] = h.Doc.Path
 			}
 			return out, nil
+		},
+		hits: func(ctx context.Context, q string, k int) ([]index.Hit, error) {
+			return ix.Search(ctx, index.Query{Text: q, Limit: k})
 		},
 		gate:  g,
 		quiet: assoc.NoisyEmbedder(emb.ID()),
@@ -550,6 +587,9 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 			systems = append(systems, s)
 		}
 		for _, s := range systems {
+			if explainQ != "" {
+				explain(ctx, w, s, set.qs, explainQ)
+			}
 			r, err := evaluate(ctx, s, set.qs, verbose, listHalf, w)
 			s.close()
 			if err != nil {
