@@ -33,7 +33,7 @@ func main() {
 	calibrate := flag.Bool("calibrate", false, "print cosine distributions of unrelated and gold pairs per embedder")
 	modelDir := flag.String("embed-model-dir", os.Getenv("SOMNI_EMBED_MODEL_PATH"), "local embedder model folder")
 	verbose := flag.Bool("v", false, "list misses")
-	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | held: which half of the queries -v and -ranks list")
+	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | heldout: evaluate and list only this half of the queries (the halves are fixed per tier by a hash of the query text)")
 	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text")
 	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
 	flag.StringVar(&turnContext, "turn-context", "none", "none | related | prev: how a turn sees the previous one")
@@ -50,7 +50,8 @@ func main() {
 // calFloor/calSpan override embedder calibrations when set (-floor/-span).
 var calFloor, calSpan float64
 
-// listHalfFlag limits -v/-ranks listings to one half (-half); ranks is -ranks.
+// listHalfFlag keeps one half of the queries (-half), so tuning never
+// looks at held-out misses; ranks is -ranks, explainQ is -explain.
 var (
 	listHalfFlag string
 	ranks        bool
@@ -432,7 +433,7 @@ func fnv32(s string) uint32 {
 }
 
 // evaluate runs every query of qs through s; -v listings are limited to
-// queries of listHalf ("" = all) so tuning never looks at held-out misses.
+// queries of listHalf ("" = all).
 func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, listHalf string, w io.Writer) (row, error) {
 	r := row{name: s.name, quiet: s.quiet, by: map[string]*tally{"all": newTally(), halfTune: newTally(), halfHeld: newTally()}}
 	for i, q := range qs {
@@ -562,13 +563,16 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	}
 	listHalf := ""
 	switch listHalfFlag {
-	case "all":
+	case "all", "":
 	case "tune":
 		listHalf = halfTune
-	case "held":
+	case "held", "heldout":
 		listHalf = halfHeld
 	default:
-		return fmt.Errorf("-half %q: want all, tune or held", listHalfFlag)
+		return fmt.Errorf("-half %q: want all, tune or heldout", listHalfFlag)
+	}
+	if listHalf != "" {
+		nq, cq = keepHalf(nq, listHalf), keepHalf(cq, listHalf)
 	}
 	fmt.Fprintf(w, "# somni recall eval\n\nnotes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
 		len(notes), len(nq), len(turns), len(cq))
@@ -649,6 +653,17 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		}
 	}
 	return nil
+}
+
+// keepHalf drops the queries of the other half (-half).
+func keepHalf(qs []evalQuery, half string) []evalQuery {
+	var out []evalQuery
+	for _, q := range qs {
+		if q.Half == half {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func countHalf(qs []evalQuery, half string) int {
