@@ -145,7 +145,9 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 			return nil, fmt.Errorf("%w (%s)", err, mc.ModelPath)
 		}
 		inputs, outputs = []string{"indices", "values"}, []string{"embedding"}
-		e.id = "local:" + mc.Name
+		// the ID names the fused representation (local_fuse.go) and the
+		// n-gram features it borrows, so a change to either re-embeds
+		e.id = "local:" + mc.Name + "+" + localFuseVersion + ":" + hashEmbedder{}.ID()
 		e.calib.Store(&useLiteCalibration)
 	case localFamilyBERT:
 		if e.bert, err = bertLoad(mc, sig); err != nil {
@@ -222,10 +224,14 @@ func (e *localEmbedder) WaitReady(ctx context.Context) error {
 }
 
 // Embed returns one L2-normalised vector per text, waiting for the model to
-// finish loading if needed.
+// finish loading if needed. USE-lite vectors are fused with CJK n-gram
+// features (localFusedEmbed), since the model itself reads English only.
 func (e *localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := e.WaitReady(ctx); err != nil {
 		return nil, err
+	}
+	if e.spm != nil {
+		return localFusedEmbed(ctx, texts, useLiteDim, e.embedLoaded)
 	}
 	return e.embedLoaded(ctx, texts)
 }

@@ -13,6 +13,9 @@ import (
 	"time"
 )
 
+// localTestUSELiteID is the ID of the fused USE-lite embedder (local_fuse.go).
+const localTestUSELiteID = "local:use-lite+cjk1:hash-v1-256"
+
 // localTestModelDir returns models/<name> or skips when `make models` has not run.
 func localTestModelDir(t testing.TB, name string) string {
 	t.Helper()
@@ -87,10 +90,18 @@ func TestLocalUSELiteMatchesTFJS(t *testing.T) {
 		t.Fatalf("only %d comparable reference texts", len(texts))
 	}
 	const tol = 1e-4
-	batch := localTestEmbed(t, e, texts...)
+	// the model itself (embedLoaded), before Embed fuses in CJK features
+	raw := func(texts ...string) [][]float32 {
+		v, err := e.embedLoaded(context.Background(), texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	batch := raw(texts...)
 	worst := 0.0
 	for i, text := range texts {
-		single := localTestEmbed(t, e, text)[0]
+		single := raw(text)[0]
 		if len(single) != 512 {
 			t.Fatalf("dim %d, want 512", len(single))
 		}
@@ -135,8 +146,8 @@ func TestLocalUSELiteCalibration(t *testing.T) {
 	if math.Abs(got.Floor-want.Floor) > 0.02 || math.Abs(got.Span-want.Span) > 0.02 {
 		t.Errorf("measured floor %.3f span %.3f, hard-coded floor %.3f span %.3f", got.Floor, got.Span, want.Floor, want.Span)
 	}
-	if e.ID() != "local:use-lite" {
-		t.Errorf("ID = %q", e.ID())
+	if e.ID() != localTestUSELiteID {
+		t.Errorf("ID = %q, want %q", e.ID(), localTestUSELiteID)
 	}
 }
 
@@ -358,8 +369,8 @@ func TestLocalDefaultModelDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if e.ID() != "local:use-lite" {
-		t.Errorf("ID = %q, want local:use-lite", e.ID())
+	if e.ID() != localTestUSELiteID {
+		t.Errorf("ID = %q, want %q", e.ID(), localTestUSELiteID)
 	}
 	if _, ok := e.(Calibrated); !ok {
 		t.Error("local embedder does not implement Calibrated")
@@ -416,4 +427,63 @@ func TestLocalONNXSignature(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The fused USE-lite embedder must separate Chinese texts by meaning (raw
+// USE-lite embeds every Chinese text identically), keep English semantics
+// exactly as the model has them, and not relate texts of different scripts.
+func TestLocalUSELiteBilingual(t *testing.T) {
+	e := localTestEmbedder(t, "use-lite", "")
+	tests := []struct{ name, query, near, far string }{
+		{"zh paraphrase", "备份服务器的磁盘快满了", "备份机器的磁盘空间不够了", "下午喜欢喝乌龙茶"},
+		{"zh same topic", "订单查询很慢要加索引吗", "订单表缺少联合索引导致慢查询", "出差发票怎么报销"},
+		{"zh with a latin token", "ratelimit.app.qps 怎么改", "开放平台接口按应用限流，配置项 ratelimit.app.qps", "双十一前一周禁止上线"},
+		{"en paraphrase", "what port does postgres listen on", "the database listens on 5432", "buy milk"},
+		{"en generic", "the cache deleted nothing when it filled up", "session cache evicted nothing under memory pressure", "user avoids meetings on friday afternoons"},
+	}
+	cal := e.Calibration()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := localTestEmbed(t, e, tc.query, tc.near, tc.far)
+			near, far := localCosine(v[0], v[1]), localCosine(v[0], v[2])
+			if near <= far {
+				t.Errorf("cos(query, near)=%.3f ≤ cos(query, far)=%.3f", near, far)
+			}
+			if far >= cal.Floor {
+				t.Errorf("unrelated cos %.3f reaches the floor %.2f", far, cal.Floor)
+			}
+		})
+	}
+	raw, err := e.embedLoaded(context.Background(), []string{"备份服务器的磁盘快满了", "下午喜欢喝乌龙茶"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := localCosine(raw[0], raw[1]); c < 0.9 {
+		t.Logf("raw USE-lite now separates Chinese texts (cos %.3f): the CJK fusion may no longer be needed", c)
+	}
+	v := localTestEmbed(t, e, "the disk on the backup server is almost full", "备份服务器的磁盘快满了", "what port does postgres listen on")
+	if c := localCosine(v[0], v[1]); c != 0 {
+		t.Errorf("English vs Chinese cosine %.3f, want 0", c)
+	}
+	rawEN, err := e.embedLoaded(context.Background(), []string{"what port does postgres listen on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := localMaxDiff(v[2][:useLiteDim], rawEN[0]); d > 1e-6 {
+		t.Errorf("English text: fused USE part differs from the model by %.2e", d)
+	}
+}
+
+// The Chinese calibration pairs must stay below the English noise floor
+// when unrelated: the reason the USE-lite calibration serves both scripts.
+func TestLocalUSELiteChineseFloor(t *testing.T) {
+	e := localTestEmbedder(t, "use-lite", "")
+	zh, err := localMeasureCalibration(context.Background(), e.Embed, "zh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal := e.Calibration(); zh.Floor >= cal.Floor-0.2 {
+		t.Errorf("Chinese unrelated p90 %.3f is within 0.2 of the floor %.2f", zh.Floor, cal.Floor)
+	}
+	t.Logf("Chinese calibration pairs: unrelated p90 %.3f, span %.3f", zh.Floor, zh.Span)
 }
