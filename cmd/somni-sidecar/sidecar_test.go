@@ -612,3 +612,95 @@ func TestDreamOverReverseCalls(t *testing.T) {
 	}
 	s.assertProtocolOnly()
 }
+
+// TestHandEditsFoundWithoutRestart edits memory files behind the running
+// binary's back and expects recall to see each change at once, through the
+// index's file watcher. Without a watcher the index only rescans when its
+// last scan is 2 s old, so every change here must show up within
+// watchWindow of the search that last scanned: that is what proves the
+// watch path (the mtime fallback cannot pass this test).
+func TestHandEditsFoundWithoutRestart(t *testing.T) {
+	const watchWindow = 1800 * time.Millisecond // < the 2 s fallback scan interval
+	dir := copyTree(t, pydata)
+	s := start(t, dir, nil)
+	recall := func(query string) string {
+		return s.tool("recall_memories", map[string]any{"query": query, "limit": 10})
+	}
+	write := func(rel, content string) {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entry := func(name, desc, body string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\ntype: fact\nstability: 1\nscore: 0.6\ncreated: 2026-11-01\nlast_used: 2026-11-01\nlast_decay: 2026-11-01\n---\n\n" + body + "\n"
+	}
+	// poll searches until seen(out) or the deadline and returns when the
+	// search that saw it was sent (it scanned: nothing else finds a change).
+	poll := func(query string, seen func(string) bool, deadline time.Time) (time.Time, bool) {
+		for {
+			sent := time.Now()
+			if seen(recall(query)) {
+				return sent, true
+			}
+			if time.Now().After(deadline) {
+				return sent, false
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	has := func(w string) func(string) bool { return func(out string) bool { return strings.Contains(out, w) } }
+	lacks := func(w string) func(string) bool { return func(out string) bool { return !strings.Contains(out, w) } }
+
+	// Anchor: any path may find this first file; the search that does has
+	// just scanned, which starts the window for the cases below.
+	write("memory/knowledge/anchor-entry/SKILL.md", entry("anchor-entry", "quokkaanchor marker", "anchor"))
+	last, ok := poll("quokkaanchor", has("anchor-entry"), time.Now().Add(20*time.Second))
+	if !ok {
+		t.Fatalf("a new knowledge file was never recalled\n%s", s.stderr.String())
+	}
+	mustContain(t, "stderr", s.stderr.String(), "index watches memory for hand edits")
+
+	docker := readFile(t, filepath.Join(dir, "memory/knowledge/docker-build-cache/SKILL.md"))
+	tests := []struct {
+		name  string
+		edit  func()
+		query string
+		seen  func(string) bool
+	}{
+		{"edit an existing entry", func() {
+			write("memory/knowledge/docker-build-cache/SKILL.md",
+				strings.Replace(docker, "Use `RUN", "zebracornflakes: use `RUN", 1))
+		}, "zebracornflakes", has("docker-build-cache")},
+		{"new knowledge entry", func() {
+			write("memory/knowledge/tide-tables/SKILL.md", entry("tide-tables", "marmosetquill tide tables for the harbour", "high tide at six"))
+		}, "marmosetquill", has("tide-tables")},
+		{"new user skill collection", func() {
+			write("skills/team_skills/release-notes/SKILL.md", entry("release-notes", "pangolinbrass how to write release notes", "steps"))
+		}, "pangolinbrass", has("release-notes")},
+		{"new episode", func() {
+			write("memory/episodes/2026-11-30_001/SKILL.md", "---\nname: 2026-11-30_001\ndescription: axolotlferry harbour trip\nsalience: mid\nstability: 1\nscore: 0.6\ncreated: 2026-11-30\nlast_used: 2026-11-30\nlast_decay: 2026-11-30\n---\n\nwe took the ferry\n")
+		}, "axolotlferry", has("2026-11-30_001")},
+		{"deleted entry", func() {
+			if err := os.RemoveAll(filepath.Join(dir, "memory/knowledge/tide-tables")); err != nil {
+				t.Fatal(err)
+			}
+		}, "marmosetquill", lacks("tide-tables")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.t = t
+			tc.edit()
+			sent, ok := poll(tc.query, tc.seen, last.Add(watchWindow))
+			if !ok {
+				t.Fatalf("change not recalled within %v of the last scan: the watcher did not mark the index dirty", watchWindow)
+			}
+			last = sent
+		})
+	}
+	s.t = t
+	s.assertProtocolOnly()
+}

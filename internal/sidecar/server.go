@@ -177,14 +177,18 @@ func (s *Server) openIndex(ctx context.Context) {
 		return
 	}
 	ix, err := index.Open(ctx, index.Options{
-		Path:         filepath.Join(s.store.DataDir(), "index.sqlite"),
-		Source:       storeSource{s.store},
-		Embedder:     emb,
-		Logger:       ilog,
-		Now:          s.now,
-		Calibration:  s.cfg.Calibration,
-		LinkSpread:   s.cfg.LinkSpread,
-		ScanInterval: 2 * time.Second,
+		Path:        filepath.Join(s.store.DataDir(), "index.sqlite"),
+		Source:      storeSource{s.store},
+		Embedder:    emb,
+		Logger:      ilog,
+		Now:         s.now,
+		Calibration: s.cfg.Calibration,
+		LinkSpread:  s.cfg.LinkSpread,
+		WatchDirs:   watchDirs(s.store, s.log),
+		// Only used when watching is impossible (no inotify, watch budget
+		// exhausted, a root that cannot be created): then a search rescans
+		// by mtime when the last scan is older than this.
+		ScanInterval: fallbackScanInterval,
 	})
 	if err != nil {
 		_ = emb.Close()
@@ -196,6 +200,9 @@ func (s *Server) openIndex(ctx context.Context) {
 		return
 	}
 	s.emb, s.ix = emb, ix
+	if ix.Watching() {
+		s.log.Debug("index watches memory for hand edits")
+	}
 	s.assoc.bind(ix, s)
 	close(s.ixReady)
 	s.syncIndex(ctx, "startup")

@@ -3,6 +3,9 @@ package sidecar
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -115,4 +118,34 @@ func parseWhen(s string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// fallbackScanInterval bounds how stale recall may be when the index cannot
+// watch memory: a search older than this after the last scan rescans.
+const fallbackScanInterval = 2 * time.Second
+
+// watchDirs are the trees the index watches for hand edits: exactly the
+// roots storeSource scans (knowledge, episodes, skills), not all of memory/.
+// session-log/ lives there too and changes on every session.append; watching
+// it would mark the index dirty after each message and turn every recall in
+// a conversation back into a full stat scan.
+//
+// The roots are created first, because a missing root cannot be watched and
+// the first entry written into it would go unseen until the index's safety
+// rescan. If one cannot be created, nothing is watched and searches fall
+// back to the mtime scan every fallbackScanInterval.
+func watchDirs(st *memory.Store, log *slog.Logger) []string {
+	dirs := []string{
+		filepath.Join(st.MemoryDir(), "knowledge"),
+		filepath.Join(st.MemoryDir(), "episodes"),
+		st.SkillDir(),
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			log.Warn("cannot create memory directory to watch; recall rescans by mtime instead",
+				"dir", d, "err", err, "scan_interval", fallbackScanInterval)
+			return nil
+		}
+	}
+	return dirs
 }
