@@ -34,6 +34,8 @@ export interface SomniConfig {
   dream: {
     enabled: boolean;
     idleMs: number;
+    /** How often the scheduler checks whether a dream is due. */
+    tickMs: number;
     maxIntervalMs: number;
     minPendingLogs: number;
     llm: DreamLlm;
@@ -68,6 +70,7 @@ export const DEFAULTS: SomniConfig = Object.freeze({
   dream: {
     enabled: true,
     idleMs: 15 * 60_000,
+    tickMs: 30_000,
     maxIntervalMs: 6 * 3_600_000,
     minPendingLogs: 1,
     llm: 'host',
@@ -109,6 +112,7 @@ const SHAPE: Node = {
   dream: {
     enabled: bool,
     idleMs: num(1_000, undefined, true),
+    tickMs: num(100, 3_600_000, true),
     maxIntervalMs: num(1_000, undefined, true),
     minPendingLogs: num(0, 1_000, true),
     llm: { kind: 'enum', values: ['host', 'openai'] },

@@ -42,6 +42,8 @@ export class DreamScheduler {
   private lastDream: number;
   private running: Promise<DreamOutcome> | undefined;
   private runningAuto = false;
+  /** Set when a dream attempt ended with no activity since: the same quiet spell never dreams twice. */
+  private dreamedSinceActivity = false;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly now: () => number;
 
@@ -59,6 +61,7 @@ export class DreamScheduler {
   /** Records user/agent activity (resets the idle clock). */
   touch(): void {
     this.lastActivity = this.now();
+    this.dreamedSinceActivity = false;
   }
 
   /** An agent's status changed: activity, and `running` cancels an automatic dream. */
@@ -82,11 +85,15 @@ export class DreamScheduler {
     this.timer = undefined;
   }
 
-  /** Whether an automatic dream is due now. */
+  /**
+   * Whether an automatic dream is due now. A quiet spell earns one attempt: without it a dream that
+   * left logs pending (the model did not mark them, or failed) would rerun on every tick while idle.
+   */
   due(): boolean {
     if (this.running || !this.deps.isUp() || !this.deps.allIdle()) return false;
     const t = this.now();
-    return t - this.lastActivity >= this.deps.idleMs || t - this.lastDream >= this.deps.maxIntervalMs;
+    if (t - this.lastDream >= this.deps.maxIntervalMs) return true;
+    return !this.dreamedSinceActivity && t - this.lastActivity >= this.deps.idleMs;
   }
 
   /** One scheduler tick: dreams when due. Resolves with the outcome, or undefined when not due. */
@@ -109,6 +116,7 @@ export class DreamScheduler {
       this.running = undefined;
       this.runningAuto = false;
       this.lastDream = this.now();
+      this.dreamedSinceActivity = true;
     });
     this.running = p;
     this.runningAuto = auto;

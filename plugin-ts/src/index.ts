@@ -206,19 +206,24 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     onError: quiet('assoc'),
   });
 
-  // Tools, registered once after the first successful start.
+  // Tools, registered once after the first successful start. `ownSchemas` and `toolsGeneration` let
+  // the assemble hook add tools registered while it waited for startup (see there).
   let toolsRegistered = false;
+  let toolsGeneration = 0;
+  const ownSchemas: { name: string; description: string; parameters: Record<string, unknown> }[] = [];
+  const register = (def: ReturnType<typeof dreamNowDefinition>): void => {
+    ctx.tools.register(def);
+    ownTools.add(def.name);
+    ownSchemas.push({ name: def.name, description: def.description, parameters: def.parameters as Record<string, unknown> });
+  };
   const registerTools = async (): Promise<void> => {
     if (!config.tools.enabled || toolsRegistered) return;
     toolsRegistered = true;
     try {
       const tools = toSidecarTools(await call('tools.list', {}, T.list));
-      for (const t of tools) {
-        ownTools.add(t.name);
-        ctx.tools.register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
-      }
-      ownTools.add(DREAM_NOW);
-      ctx.tools.register(dreamNowDefinition(scheduler));
+      for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
+      register(dreamNowDefinition(scheduler));
+      toolsGeneration++;
       log.info('registered %d memory tools', tools.length + 1);
     } catch (err) {
       toolsRegistered = false;
@@ -266,6 +271,9 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (text) pendingRefresh.set(agent.id, withTimeout(refreshPrompt(text), T.promptInTurn));
   });
   ctx.on('system-prompt/assemble', async (assembly, context, next) => {
+    // The assembly collected its tool schemas before this waterfall ran; tools registered while we
+    // wait for the first start would otherwise be missing from the first model request after boot.
+    const generation = toolsGeneration;
     await withTimeout(startup, T.start);
     const agentId = context.agent?.id;
     const pending = agentId === undefined ? undefined : pendingRefresh.get(agentId);
@@ -278,12 +286,22 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       const def = SECTIONS.find((x) => x.name === section.name);
       if (def) section.text = prompt.text(def.key);
     }
+    if (generation !== toolsGeneration && context.agent && !isSubagent(context.agent.session.header)) {
+      // Only tools that appeared during the wait: a scope that filtered them out on purpose had them
+      // registered before it assembled, so it is left alone.
+      const have = new Set(result.tools.map((t) => t.name));
+      const added = ownSchemas.filter((t) => !have.has(t.name)).map((t) => ({ ...t, parameters: structuredClone(t.parameters) }));
+      if (added.length > 0) {
+        log.debug('adding %d memory tools registered during the first assembly', added.length);
+        result.tools = [...result.tools, ...added]; // appended: a configured toolOrder keeps its order
+      }
+    }
     return result;
   });
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
-  if (config.dream.enabled) scheduler.startTimer();
+  if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();

@@ -16,11 +16,17 @@ export async function startFakeModel(handler) {
   const requests = [];
   let current = handler;
   let callSeq = 0;
+  const control = controlChannel();
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (c) => (body += c));
+    res.on('error', () => {}); // the client may give up on a held reply
     req.on('end', async () => {
+      if (req.url?.startsWith('/control/')) {
+        control.route(req, res, body);
+        return;
+      }
       if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
@@ -68,11 +74,58 @@ export async function startFakeModel(handler) {
   const { port } = server.address();
   return {
     url: `http://127.0.0.1:${port}/v1`,
+    controlUrl: `http://127.0.0.1:${port}/control`,
+    /** Sends one command to the e2e driver plugin; resolves with its report. */
+    drive: (cmd) => control.send(cmd),
     requests,
     setHandler(h) {
       current = h;
     },
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () => {
+      server.closeAllConnections?.();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}
+
+/**
+ * The command queue the e2e driver plugin (test/e2e/driver-plugin.mjs) long-polls:
+ * GET /control/next hands out the next command, POST /control/done reports its outcome.
+ */
+function controlChannel() {
+  const queue = [];
+  const waiting = new Map();
+  let poller;
+  let seq = 0;
+  const reply = (res, status, obj) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(obj));
+  };
+  return {
+    send(cmd) {
+      const c = { ...cmd, seq: ++seq };
+      const done = new Promise((resolve) => waiting.set(c.seq, resolve));
+      if (poller) {
+        reply(poller, 200, c);
+        poller = undefined;
+      } else queue.push(c);
+      return done;
+    },
+    route(req, res, body) {
+      if (req.method === 'GET' && req.url === '/control/next') {
+        if (queue.length > 0) reply(res, 200, queue.shift());
+        else poller = res;
+        return;
+      }
+      if (req.method === 'POST' && req.url === '/control/done') {
+        const r = JSON.parse(body);
+        waiting.get(r.seq)?.(r);
+        waiting.delete(r.seq);
+        reply(res, 200, {});
+        return;
+      }
+      reply(res, 404, { error: `no control route ${req.method} ${req.url}` });
+    },
   };
 }
 

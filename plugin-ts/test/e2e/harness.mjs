@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REPO_DIR = resolve(PLUGIN_DIR, '..');
 export const PLUGIN_ENTRY = join(PLUGIN_DIR, 'lib/index.js');
+export const DRIVER_ENTRY = join(PLUGIN_DIR, 'test/e2e/driver-plugin.mjs');
 
 /** YAML-safe scalar (JSON strings are valid YAML flow scalars). */
 const y = (v) => JSON.stringify(v);
@@ -15,7 +16,8 @@ const y = (v) => JSON.stringify(v);
 /**
  * Writes a cordis patch pointing the harness at a model and mounting the plugin by absolute path.
  * @param {string} file - where to write it.
- * @param {{modelUrl?: string, pluginConfig: object, realModel?: boolean}} o
+ * With `controlUrl`, the one-shot headless runner is replaced by the long-lived e2e driver plugin.
+ * @param {{modelUrl?: string, pluginConfig: object, realModel?: boolean, controlUrl?: string}} o
  */
 export function writePatch(file, o) {
   const rows = [];
@@ -35,6 +37,14 @@ export function writePatch(file, o) {
     - id: dsh-somni
       name: ${y(PLUGIN_ENTRY)}
       config: ${JSON.stringify(o.pluginConfig)}`);
+  if (o.controlUrl) {
+    rows.push(`- id: headless-runner
+  disabled: true
+- insert:
+    - id: somni-e2e-driver
+      name: ${y(DRIVER_ENTRY)}
+      config: {controlUrl: ${y(o.controlUrl)}}`);
+  }
   writeFileSync(file, rows.join('\n') + '\n');
 }
 

@@ -49,6 +49,27 @@ test('not due before the idle period, or while busy, down or dreaming', async ()
   assert.equal(flags.after, 1);
 });
 
+test('one quiet spell earns one automatic dream, even when logs stay pending', async () => {
+  const { s, calls, advance } = sched({}, { 'sleep.status': { pendingLogs: 3 }, 'sleep.run': { status: 'deep_sleep', summary: '' } });
+  advance(16 * 60_000);
+  assert.equal((await s.tick()).status, 'deep_sleep');
+  advance(16 * 60_000);
+  assert.equal(s.due(), false, 'no second dream without new activity');
+  assert.equal(await s.tick(), undefined);
+  assert.equal(calls.filter((c) => c === 'sleep.run').length, 1);
+  s.touch();
+  assert.equal(s.due(), false, 'activity restarts the idle clock');
+  advance(15 * 60_000);
+  assert.equal(s.due(), true, 'quiet again after new activity');
+  const { s: s2, advance: adv2 } = sched({}, { 'sleep.status': { pendingLogs: 3 }, 'sleep.run': { status: 'error', reason: 'model down' } });
+  adv2(16 * 60_000);
+  assert.equal((await s2.tick()).status, 'error');
+  adv2(6 * 3_600_000 - 1);
+  assert.equal(s2.due(), false, 'a failed dream is not retried on every tick');
+  adv2(1);
+  assert.equal(s2.due(), true, 'the max interval still applies');
+});
+
 test('max interval triggers even with recent activity; too few logs skip the run', async () => {
   const { s, calls, advance } = sched({}, { 'sleep.status': { pendingLogs: 1 } });
   for (let i = 0; i < 25; i++) {

@@ -71,6 +71,7 @@ test('config: invalid values and unknown keys fail with the path', () => {
     [{ dream: { llm: 'gpt' } }, /dream.llm must be one of host, openai/],
     [{ embed: { provider: 'onnx' } }, /embed.provider must be one of local, http, hash, off/],
     [{ dream: { idelMs: 5 } }, /unknown key dream.idelMs/],
+    [{ dream: { tickMs: 10 } }, /dream.tickMs must be within \[100, 3600000\]/],
     [{ inject: 'all' }, /inject must be an object/],
     [[], /\(root\) must be an object/],
   ];
