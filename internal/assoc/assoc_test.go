@@ -198,6 +198,23 @@ func TestQuietWithNoisyEmbedder(t *testing.T) {
 	}
 }
 
+func TestNoisyEmbedder(t *testing.T) {
+	for _, tc := range []struct {
+		id    string
+		noisy bool
+	}{
+		{"local:use-lite", true},
+		{"local:use-lite+cjk1:hash-v1-256", true}, // 1/12 false hints vs hash 0/12
+		{"hash-v1-256", false},
+		{"off", false},
+		{"http:bge-m3", false},
+	} {
+		if got := NoisyEmbedder(tc.id); got != tc.noisy {
+			t.Errorf("NoisyEmbedder(%q) = %v, want %v", tc.id, got, tc.noisy)
+		}
+	}
+}
+
 func TestCueCacheAndCap(t *testing.T) {
 	g := New(testIndex(t, note("a", "b", "c")), Config{}, nil)
 	long := strings.Repeat("长", 1000)
