@@ -36,7 +36,7 @@ func main() {
 	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | heldout: evaluate and list only this half of the queries (the halves are fixed per tier by a hash of the query text)")
 	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text")
 	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
-	flag.StringVar(&turnContext, "turn-context", "none", "none | related | prev: how a turn sees the previous one")
+	flag.StringVar(&turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&calSpan, "span", 0, "override every vector embedder's cosine span (tuning)")
 	flag.Parse()
@@ -89,7 +89,7 @@ func explain(ctx context.Context, w io.Writer, s *system, qs []evalQuery, sub st
 	}
 }
 
-// turnContext selects how a turn carries its neighbour (-turn-context).
+// turnContext is -turn-context: "none" strips index.TurnDocs' context.
 var turnContext string
 
 type noteSet struct {
@@ -169,7 +169,7 @@ func loadConversation(dir string) ([]index.Doc, []evalQuery, error) {
 		return nil, nil, fmt.Errorf("read conversation: %w", err)
 	}
 	defer f.Close()
-	var docs []index.Doc
+	var turns []index.Turn
 	var qs []evalQuery
 	session, turn := "", 0
 	sc := bufio.NewScanner(f)
@@ -199,24 +199,19 @@ func loadConversation(dir string) ([]index.Doc, []evalQuery, error) {
 				return nil, nil, fmt.Errorf("conversation.txt:%d: unexpected line", ln)
 			}
 			turn++
-			role := map[string]string{"U": "user", "A": "agent"}[m[1]]
-			d := index.Doc{Path: fmt.Sprintf("session-log/%s#%d", session, turn),
-				Kind: index.KindConversation, Name: fmt.Sprintf("%s #%d", session, turn),
-				Type: role, Body: m[2]} // the role is metadata: as a body word it would match every turn
-			if turn > 1 {
-				prev := &docs[len(docs)-1]
-				switch turnContext {
-				case "related":
-					d.Related = []string{prev.Name}
-				case "prev":
-					d.Description = prev.Body
-				}
-			}
-			docs = append(docs, d)
+			turns = append(turns, index.Turn{Path: fmt.Sprintf("session-log/%s#%d", session, turn),
+				Session: session, Role: map[string]string{"U": "user", "A": "agent"}[m[1]], Text: m[2]})
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, nil, fmt.Errorf("read conversation: %w", err)
+	}
+	// the same representation search_recent_conversation ranks
+	docs := index.TurnDocs(turns)
+	if turnContext == "none" {
+		for i := range docs {
+			docs[i].Context = ""
+		}
 	}
 	return docs, qs, nil
 }
@@ -317,7 +312,10 @@ func plainTokens(s string) []string {
 // bm25System is the textbook baseline: Okapi BM25 (k1 1.2, b 0.75) over
 // name+description+body as one field with plainTokens; no field weights,
 // no pinning, no literal bonus, no candidate rules, no vectors.
-func bm25System(docs []index.Doc) *system {
+//
+// withContext appends each doc's Context (the previous turn) to that one
+// field: the baseline given the same turn representation as the index.
+func bm25System(docs []index.Doc, withContext bool) *system {
 	type doc struct {
 		path string
 		tf   map[string]int
@@ -328,7 +326,11 @@ func bm25System(docs []index.Doc) *system {
 	total := 0
 	for _, d := range docs {
 		x := doc{path: d.Path, tf: map[string]int{}}
-		for _, t := range plainTokens(d.Name + "\n" + d.Description + "\n" + d.Body) {
+		text := d.Name + "\n" + d.Description + "\n" + d.Body
+		if withContext {
+			text += "\n" + d.Context
+		}
+		for _, t := range plainTokens(text) {
 			x.tf[t]++
 			x.dl++
 		}
@@ -340,7 +342,11 @@ func bm25System(docs []index.Doc) *system {
 	}
 	avg := float64(total) / float64(len(ds))
 	n := float64(len(ds))
-	return &system{name: "bm25 baseline", search: func(_ context.Context, q string, k int) ([]string, error) {
+	name := "bm25 baseline"
+	if withContext {
+		name += " (+ previous turn)"
+	}
+	return &system{name: name, search: func(_ context.Context, q string, k int) ([]string, error) {
 		seen := map[string]bool{}
 		type scored struct {
 			path  string
@@ -582,7 +588,10 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		qs   []evalQuery
 		rows *[]row
 	}{{notes, nq, &noteRows}, {turns, cq, &convRows}} {
-		systems := []*system{bm25System(set.docs)}
+		systems := []*system{bm25System(set.docs, false)}
+		if set.docs[len(set.docs)-1].Context != "" {
+			systems = append(systems, bm25System(set.docs, true))
+		}
 		for _, e := range embs {
 			s, err := indexSystem(ctx, "hybrid/"+e.ID(), e, set.docs, logger)
 			if err != nil {
@@ -698,7 +707,7 @@ func hintCell(r row, t *tally) string {
 
 func precCell(r row, t *tally) string {
 	if t.hints == 0 {
-		if r.name == "bm25 baseline" {
+		if strings.HasPrefix(r.name, "bm25 baseline") {
 			return "–"
 		}
 		return "no hints"
@@ -707,7 +716,7 @@ func precCell(r row, t *tally) string {
 }
 
 func hintCount(r row, t *tally) string {
-	if r.name == "bm25 baseline" {
+	if strings.HasPrefix(r.name, "bm25 baseline") {
 		return "–"
 	}
 	return strconv.Itoa(t.hints)

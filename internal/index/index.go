@@ -433,7 +433,7 @@ func hashDoc(d Doc) string {
 	var b strings.Builder
 	for _, s := range []string{d.Kind, d.Name, d.Description, d.Body, d.Type,
 		strconv.FormatFloat(d.Score, 'g', -1, 64), strings.Join(d.Related, "\x1f"),
-		strings.Join(d.Tags, "\x1f"), d.When.UTC().Format(time.RFC3339Nano), d.AppliesWhen, d.NotAppliesWhen} {
+		strings.Join(d.Tags, "\x1f"), d.When.UTC().Format(time.RFC3339Nano), d.AppliesWhen, d.NotAppliesWhen, d.Context} {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 // schemaVersion changes whenever the tables change; a mismatch rebuilds.
-const schemaVersion = "1"
+const schemaVersion = "2" // 2: entries.context
 
 const schemaSQL = `
 CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS entries(
 	kind TEXT NOT NULL, name TEXT NOT NULL, dirname TEXT NOT NULL, description TEXT NOT NULL,
 	type TEXT NOT NULL, score REAL NOT NULL, body TEXT NOT NULL,
 	related TEXT NOT NULL, tags TEXT NOT NULL, when_unix INTEGER NOT NULL,
-	applies_when TEXT NOT NULL, not_applies_when TEXT NOT NULL,
+	applies_when TEXT NOT NULL, not_applies_when TEXT NOT NULL, context TEXT NOT NULL,
 	mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
 	doc_hash TEXT NOT NULL, embed_hash TEXT NOT NULL, embedder TEXT NOT NULL, embedding BLOB);
 CREATE INDEX IF NOT EXISTS entries_name ON entries(name COLLATE NOCASE);
@@ -124,7 +124,7 @@ func (s *store) setState(ctx context.Context, k, v string) error {
 // loadAll reads every stored entry.
 func (s *store) loadAll(ctx context.Context) ([]*entry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT path, kind, name, description, type, score, body,
-		related, tags, when_unix, applies_when, not_applies_when, mtime_ns, size, doc_hash,
+		related, tags, when_unix, applies_when, not_applies_when, context, mtime_ns, size, doc_hash,
 		embed_hash, embedder, embedding FROM entries`)
 	if err != nil {
 		return nil, fmt.Errorf("index: load entries: %w", err)
@@ -137,7 +137,7 @@ func (s *store) loadAll(ctx context.Context) ([]*entry, error) {
 		var when, mtime, size int64
 		var blob []byte
 		if err := rows.Scan(&d.Path, &d.Kind, &d.Name, &d.Description, &d.Type, &d.Score, &d.Body,
-			&related, &tags, &when, &d.AppliesWhen, &d.NotAppliesWhen, &mtime, &size, &docHash,
+			&related, &tags, &when, &d.AppliesWhen, &d.NotAppliesWhen, &d.Context, &mtime, &size, &docHash,
 			&embedHash, &embedder, &blob); err != nil {
 			return nil, fmt.Errorf("index: scan entry: %w", err)
 		}
@@ -168,8 +168,8 @@ func (s *store) write(ctx context.Context, upserts []*entry, touched []*entry, r
 	defer tx.Rollback()
 	up, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO entries(path, kind, name, dirname,
 		description, type, score, body, related, tags, when_unix, applies_when, not_applies_when,
-		mtime_ns, size, doc_hash, embed_hash, embedder, embedding)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		context, mtime_ns, size, doc_hash, embed_hash, embedder, embedding)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return fmt.Errorf("index: prepare upsert: %w", err)
 	}
@@ -194,7 +194,7 @@ func (s *store) write(ctx context.Context, upserts []*entry, touched []*entry, r
 		}
 		if _, err := up.ExecContext(ctx, d.Path, d.Kind, d.Name, path.Base(path.Dir(d.Path)),
 			d.Description, d.Type, d.Score, d.Body, string(related), string(tags), when,
-			d.AppliesWhen, d.NotAppliesWhen, e.ref.ModTime.UnixNano(), e.ref.Size, e.docHash,
+			d.AppliesWhen, d.NotAppliesWhen, d.Context, e.ref.ModTime.UnixNano(), e.ref.Size, e.docHash,
 			e.embedHash, e.embedder, encodeVec(e.vec)); err != nil {
 			return fmt.Errorf("index: write %s: %w", d.Path, err)
 		}

@@ -39,6 +39,10 @@ type Doc struct {
 	When           time.Time // episodes: when it happened
 	AppliesWhen    string
 	NotAppliesWhen string
+	// Context is neighbouring text that helps find the entry without being
+	// its content, e.g. the turn a conversation turn replies to. It is a
+	// keyword field of low weight, and is neither embedded nor rendered.
+	Context string
 }
 
 // Source is how the index reads memory: a cheap scan of file facts and a
