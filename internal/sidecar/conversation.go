@@ -175,11 +175,14 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 	if err != nil {
 		return nil, err
 	}
-	docs := make([]index.Doc, len(ts))
+	its := make([]index.Turn, len(ts))
 	for i, t := range ts {
-		docs[i] = index.Doc{Path: fmt.Sprintf("#%d", i), Kind: index.KindConversation, Name: t.role, Body: t.text, When: t.when}
+		its[i] = index.Turn{Path: fmt.Sprintf("#%d", i), Session: t.log, Role: t.role, Text: t.text, When: t.when}
 	}
-	hits, err := ix.Scorer().ScoreDocs(ctx, index.Query{Text: query, Limit: n, NoSpread: true}, docs)
+	// index.TurnDocs keeps the role out of scoring (as a name it matched
+	// every turn for "user") and lets a reply be found through the turn it
+	// answers; the conversation eval ranks exactly these docs.
+	hits, err := ix.Scorer().ScoreDocs(ctx, index.Query{Text: query, Limit: n, NoSpread: true}, index.TurnDocs(its))
 	if err != nil {
 		return nil, fmt.Errorf("search_recent_conversation: %w", err)
 	}
