@@ -737,20 +737,31 @@ func runCalibration(ctx context.Context, w io.Writer, embs []index.Embedder, not
 			docs []index.Doc
 			qs   []evalQuery
 		}{{notes, nq}, {turns, cq}} {
-			texts := make([]string, 0, len(set.docs)+len(set.qs))
+			texts := make([]string, 0, len(set.docs))
 			for _, d := range set.docs {
 				texts = append(texts, index.EmbedText(d))
 			}
+			qtexts := make([]string, 0, len(set.qs))
 			for _, q := range set.qs {
-				texts = append(texts, q.Q)
+				qtexts = append(qtexts, q.Q)
 			}
 			vecs, err := e.Embed(ctx, texts)
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.ID(), err)
 			}
-			if len(vecs) != len(texts) {
+			// queries in the form searches use (a BERT query instruction)
+			embedQ := e.Embed
+			if qe, ok := e.(index.QueryEmbedder); ok {
+				embedQ = qe.EmbedQueries
+			}
+			qvecs, err := embedQ(ctx, qtexts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.ID(), err)
+			}
+			if len(vecs) != len(texts) || len(qvecs) != len(qtexts) {
 				return errors.New("embedder returned wrong count")
 			}
+			vecs = append(vecs, qvecs...)
 			for qi, q := range set.qs {
 				qv := vecs[len(set.docs)+qi]
 				isGold := map[string]bool{}

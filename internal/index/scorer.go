@@ -34,28 +34,44 @@ func CalibrationOf(e Embedder) Calibration {
 	return DefaultCalibration
 }
 
+// QueryEmbedder is implemented by embedders that embed search queries
+// differently from stored texts, e.g. a BERT retrieval model that wants an
+// instruction in front of queries. The scorer embeds every query through
+// it when the embedder has it, and stored texts through Embed.
+type QueryEmbedder interface {
+	EmbedQueries(ctx context.Context, queries []string) ([][]float32, error)
+}
+
 // Scorer is THE hybrid ranking used by every recall path: the index,
 // ad-hoc doc sets (conversation turns) and associative hints.
 type Scorer struct {
-	emb Embedder
-	cal Calibration
+	emb      Embedder
+	override *Calibration // fixed floor/span from config; nil ⇒ ask emb per search
 }
 
 // NewScorer binds the ranking math to an embedder (nil ⇒ off) and its
-// calibration (nil ⇒ the embedder's own).
+// calibration (nil ⇒ the embedder's own, read at every search).
 func NewScorer(emb Embedder, cal *Calibration) *Scorer {
 	if emb == nil {
 		emb = Off()
 	}
-	c := CalibrationOf(emb)
+	sc := &Scorer{emb: emb}
 	if cal != nil && cal.Span > 0 {
-		c = *cal
+		c := *cal
+		sc.override = &c
 	}
-	return &Scorer{emb: emb, cal: c}
+	return sc
 }
 
-// Calibration is the floor/span this scorer maps cosines with.
-func (sc *Scorer) Calibration() Calibration { return sc.cal }
+// Calibration is the floor/span this scorer maps cosines with now. It is
+// read per search, not fixed at construction, because a local BERT model
+// measures its own floor and span only after its background load.
+func (sc *Scorer) Calibration() Calibration {
+	if sc.override != nil {
+		return *sc.override
+	}
+	return CalibrationOf(sc.emb)
+}
 
 // Embedder is the embedder the scorer embeds queries with.
 func (sc *Scorer) Embedder() Embedder { return sc.emb }
@@ -65,7 +81,7 @@ func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error
 	if IsOff(sc.emb) || strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	v, err := sc.emb.Embed(ctx, []string{text})
+	v, err := sc.embedQueries(ctx, []string{text})
 	if err != nil {
 		return nil, fmt.Errorf("index: embed query: %w", err)
 	}
@@ -73,6 +89,15 @@ func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error
 		return nil, fmt.Errorf("index: embed query: got %d vectors for 1 text", len(v))
 	}
 	return v[0], nil
+}
+
+// embedQueries embeds query texts, through EmbedQueries when the embedder
+// treats queries differently from stored texts.
+func (sc *Scorer) embedQueries(ctx context.Context, qs []string) ([][]float32, error) {
+	if qe, ok := sc.emb.(QueryEmbedder); ok {
+		return qe.EmbedQueries(ctx, qs)
+	}
+	return sc.emb.Embed(ctx, qs)
 }
 
 // ScoreDocs ranks an ad-hoc doc set (e.g. conversation turns parsed from
@@ -88,7 +113,16 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 	}
 	qvec := q.Vector
 	if !IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" {
-		// one Embed call for the docs, with the query in front unless given
+		// one Embed call for the docs, with the query in front unless it is
+		// given or needs the embedder's query form
+		_, ownQueryForm := sc.emb.(QueryEmbedder)
+		if qvec == nil && ownQueryForm {
+			v, err := sc.EmbedQuery(ctx, q.Text)
+			if err != nil {
+				return nil, fmt.Errorf("index: score docs: %w", err)
+			}
+			qvec = v
+		}
 		texts := make([]string, 0, len(c.slots)+1)
 		if qvec == nil {
 			texts = append(texts, q.Text)
@@ -222,6 +256,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	if strings.TrimSpace(q.Text) == "" {
 		return listRecent(c, &q, limit)
 	}
+	cal := sc.Calibration()
 	terms := queryTerms(q.Text)
 	lex := c.keyword(terms)
 	lit := literalForm(q.Text)
@@ -266,7 +301,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			cos := dot(qvec, e.vec)
 			if idx[s] >= 0 {
 				pool[idx[s]].cos = cos
-			} else if cos > sc.cal.Floor {
+			} else if cos > cal.Floor {
 				cd := get(int32(s))
 				cd.cos = cos
 				cd.keyword = lex.score[s]
@@ -303,7 +338,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		if !passes(&q, &e.doc) {
 			continue
 		}
-		cd.hybrid = sc.hybrid(cd.cos, cd.keyword, cd.literal)
+		cd.hybrid = hybridScore(cal, cd.cos, cd.keyword, cd.literal)
 		list = append(list, cd)
 	}
 	k := limit + spreadSeeds
@@ -367,11 +402,11 @@ func listRecent(c *corpus, q *Query, limit int) []Hit {
 	return hits
 }
 
-// hybrid combines the three signals; cos only counts above the floor.
-func (sc *Scorer) hybrid(cos, keyword float64, literal bool) float64 {
+// hybridScore combines the three signals; cos only counts above the floor.
+func hybridScore(cal Calibration, cos, keyword float64, literal bool) float64 {
 	sem := 0.0
 	if cos != 0 {
-		sem = (cos - sc.cal.Floor) / sc.cal.Span
+		sem = (cos - cal.Floor) / cal.Span
 		sem = max(0, min(1, sem))
 	}
 	h := weightCos*sem + weightKeyword*keyword
