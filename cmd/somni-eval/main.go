@@ -616,6 +616,9 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		{halfHeld, fmt.Sprintf("held-out half (%d notes queries, %d questions)", countHalf(nq, halfHeld), countHalf(cq, halfHeld))},
 		{halfTune, fmt.Sprintf("tuning half (%d notes queries, %d questions)", countHalf(nq, halfTune), countHalf(cq, halfTune))},
 	} {
+		if listHalf != "" && part.key != listHalf {
+			continue // -half: only that half was evaluated
+		}
 		fmt.Fprintf(w, "## curated notes, %s (hit@1 / hit@3 per tier)\n\n", part.title)
 		fmt.Fprintln(w, "| system | exact | domain | generic | all | false hints (absent) | hint precision | hints |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
