@@ -44,6 +44,8 @@ export class DreamScheduler {
   private runningAuto = false;
   /** Set when a dream attempt ended with no activity since: the same quiet spell never dreams twice. */
   private dreamedSinceActivity = false;
+  /** Counts activity, so a dream can tell whether its quiet spell ended while it ran. */
+  private activitySeq = 0;
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly now: () => number;
 
@@ -61,6 +63,7 @@ export class DreamScheduler {
   /** Records user/agent activity (resets the idle clock). */
   touch(): void {
     this.lastActivity = this.now();
+    this.activitySeq++;
     this.dreamedSinceActivity = false;
   }
 
@@ -112,11 +115,13 @@ export class DreamScheduler {
   }
 
   private run(trigger: string, auto: boolean): Promise<DreamOutcome> {
+    const seq = this.activitySeq;
     const p = this.dream(trigger, auto).finally(() => {
       this.running = undefined;
       this.runningAuto = false;
       this.lastDream = this.now();
-      this.dreamedSinceActivity = true;
+      // A dream cut short by activity (or run during a turn) leaves the next quiet spell its own try.
+      this.dreamedSinceActivity = this.activitySeq === seq;
     });
     this.running = p;
     this.runningAuto = auto;

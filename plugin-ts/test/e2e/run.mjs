@@ -3,7 +3,7 @@
 // real somni-sidecar and a scripted fake model on 127.0.0.1. Each check asserts on what a user would
 // see: the model's received requests, the harness's printed answer, and files in the memory folder.
 // Usage: node test/e2e/run.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
@@ -46,10 +46,11 @@ const INTENT = 'buy cat litter {{foo}}';
 let handler = () => ({ content: 'ok' });
 const model = await startFakeModel((req, i) => handler(req, i));
 
+// What a user without the ONNX model runs: the hash embedder, every assoc setting at its default.
 const pluginConfig = (extra = {}) => ({
   binary,
   dataDir,
-  embed: { provider: 'off' },
+  embed: { provider: 'hash' },
   dream: { enabled: false },
   logLevel: 'debug',
   ...extra,
@@ -166,9 +167,8 @@ await check('the dreamer\'s model calls are not in any session log', async () =>
 
 // --- Session 3: an associative hint for a related message.
 let s3;
-await check('session 3: a related message gets a 【记忆提示】 hint', async () => {
-  writePatch(patch, { modelUrl: model.url, pluginConfig: pluginConfig({ assoc: { threshold: 0.1 } }) });
-  s3 = await turn('What does my cat Tom eat on Fridays? salmon?', [() => ({ content: 'Salmon, on Fridays.' })]);
+await check('session 3: a related question gets a 【记忆提示】 hint (default assoc settings)', async () => {
+  s3 = await turn('What does my cat Tom eat on Fridays?', [() => ({ content: 'Salmon, on Fridays.' })]);
   expect(s3.code === 0, `dsh exit ${s3.code}: ${s3.stderr.slice(-2000)}`);
   const users = textsOf(s3.agentReqs[0], 'user');
   const hint = users.find((t) => t.includes('【记忆提示】'));
@@ -215,11 +215,168 @@ await check('no sidecar process outlives the harness', async () => {
   expect(left.length === 0, `left running: ${left.join(',')}`);
 });
 
+// --- Session 5: a long-lived host (the e2e driver plugin stands in for the web/TUI app): the idle
+// scheduler dreams without dream_now, hints fire before a step and after a tool, and a turn that
+// starts mid-dream cancels the dream. Its own data dir, so the earlier sessions' logs stay out of it.
+const live = { data: join(root, 'live-data'), home: join(root, 'live-home'), work: join(root, 'live-workspace'), patch: join(root, 'live.yml') };
+const liveMemory = join(live.data, 'memory');
+mkdirSync(live.work, { recursive: true });
+writeFileSync(join(live.work, 'Makefile'), 'deploy:\n\t@echo "deploying the build to $(ENV) (stage-7.internal)"\n');
+const IDLE_MS = 2500;
+writePatch(live.patch, {
+  modelUrl: model.url,
+  controlUrl: model.controlUrl,
+  pluginConfig: pluginConfig({ dataDir: live.data, dream: { enabled: true, idleMs: IDLE_MS, tickMs: 250 } }),
+});
+const DEPLOY = 'our staging server is stage-7.internal, and deploys go through `make deploy ENV=staging`';
+const logPaths = (req) => [...(textsOf(req, 'user')[0] ?? '').matchAll(/^- (.+\.md)$/gm)].map((m) => m[1]);
+const isFirstDreamStep = (req) => !req.messages.some((m) => m.role === 'tool');
+/** Dreamer script: read one log, write `knowledge` (if given), mark every listed log processed. */
+const dreamerWriting = (knowledge) => {
+  let listed = [];
+  let step = 0;
+  const script = {
+    done: false,
+    answer(req) {
+      if (isFirstDreamStep(req)) step = 0;
+      switch (step++) {
+        case 0:
+          listed = logPaths(req);
+          return { toolCalls: listed.slice(0, 1).map((path) => ({ name: 'read_session_log', arguments: { path } })) };
+        case 1:
+          return { toolCalls: [...(knowledge ? [{ name: 'create_knowledge', arguments: knowledge }] : []), ...listed.map((path) => ({ name: 'mark_log_processed', arguments: { path } }))] };
+        default:
+          script.done = true;
+          return { content: 'Dream complete.' };
+      }
+    },
+  };
+  return script;
+};
+let liveAgent = () => ({ content: 'ok' });
+let liveDreamer = () => ({ content: 'nothing to do' });
+const liveAgentReqs = [];
+const liveDreamReqs = [];
+handler = (req) => {
+  if (isDreamer(req)) {
+    liveDreamReqs.push({ req, at: Date.now() });
+    return liveDreamer(req);
+  }
+  liveAgentReqs.push(req);
+  return liveAgent(req);
+};
+/** One user turn in the live host; `script` answers the agent's requests of this turn in order. */
+async function liveTurn(text, script, newSession = true) {
+  const reqs = [];
+  liveAgent = async (req) => {
+    reqs.push(req);
+    const step = script[reqs.length - 1];
+    return step ? await step(req) : { content: 'done' };
+  };
+  const r = await model.drive({ op: 'prompt', text, newSession });
+  return { ...r, reqs };
+}
+async function waitFor(what, fn, ms = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+const host = runDsh({ home: live.home, patch: live.patch, prompt: 'e2e long-lived host', cwd: live.work, timeoutMs: 150_000 });
+const liveT0 = Date.now();
+const hintsIn = (req) => textsOf(req, 'user').filter((t) => t.includes('【记忆提示】'));
+
+await check('live host: the idle scheduler dreams without dream_now and writes the knowledge file', async () => {
+  const dream = dreamerWriting({ name: 'staging-deploy', entry_type: 'fact', description: 'Staging is stage-7.internal; deploy with make deploy ENV=staging', body: 'The staging server is stage-7.internal. Deploys go through `make deploy ENV=staging`.' });
+  liveDreamer = (req) => dream.answer(req);
+  const r = await liveTurn(`Note for later: ${DEPLOY}.`, [() => ({ content: 'Noted: staging is stage-7.internal.' })]);
+  expect(r.reason === 'completed', `turn: ${JSON.stringify(r)}`);
+  const names = toolNames(r.reqs[0]);
+  expect(names.includes('recall_memories') && names.includes('dream_now'), `memory tools missing from the first request after boot: ${names.join(',')}`);
+  const ended = Date.now();
+  const f = join(liveMemory, 'knowledge/staging-deploy/SKILL.md');
+  await waitFor('the knowledge file', () => existsSync(f));
+  expect(liveDreamReqs.length >= 3, `dreamer requests: ${liveDreamReqs.length}`);
+  const waited = liveDreamReqs[0].at - ended;
+  expect(waited >= IDLE_MS - 1000, `the dream started ${waited} ms after the turn, before the ${IDLE_MS} ms idle period`);
+  expect(!liveAgentReqs.some((q) => /dream_now/.test(JSON.stringify(q.messages ?? []))), 'dream_now was called');
+  expect(readFileSync(f, 'utf8').includes('stage-7.internal'), 'knowledge body missing');
+});
+
+await check('live host: a new session\'s related question gets the dream\'s knowledge as a hint (defaults)', async () => {
+  const r = await liveTurn('How do I deploy to staging again?', [() => ({ content: 'Run make deploy ENV=staging.' })]);
+  expect(r.reason === 'completed', `turn: ${JSON.stringify(r)}`);
+  const hints = hintsIn(r.reqs[0]);
+  expect(hints.length === 1 && hints[0].includes('staging-deploy'), `hints in the first request: ${JSON.stringify(textsOf(r.reqs[0], 'user')).slice(0, 1500)}`);
+});
+
+await check('live host: a related tool call gets the hint through tools/post-execute', async () => {
+  const r = await liveTurn('Ship the current build, please.', [
+    () => ({ toolCalls: [{ name: 'bash', arguments: { command: 'make deploy ENV=staging', description: 'Deploy the build to staging' } }] }),
+    () => ({ content: 'Deployed to staging.' }),
+  ]);
+  expect(r.reason === 'completed' && r.reqs.length === 2, `turn: ${JSON.stringify(r)}`);
+  expect(hintsIn(r.reqs[0]).length === 0, `an unrelated request got a hint: ${hintsIn(r.reqs[0])}`);
+  const out = lastToolResult(r.reqs[1]);
+  expect(/deploying the build to staging/.test(out), `bash result: ${out}`);
+  const msgs = r.reqs[1].messages;
+  const toolAt = msgs.findIndex((m) => m.role === 'tool');
+  const hintAt = msgs.findIndex((m, i) => i > toolAt && m.role === 'user' && JSON.stringify(m.content).includes('【记忆提示】'));
+  expect(hintAt > toolAt, `no hint after the tool result: ${JSON.stringify(msgs.slice(toolAt)).slice(0, 1500)}`);
+  expect(JSON.stringify(msgs[hintAt].content).includes('staging-deploy'), `hint: ${JSON.stringify(msgs[hintAt].content)}`);
+});
+
+await check('live host: a turn starting mid-dream cancels the automatic dream (sleep.cancel), which reruns later', async () => {
+  let release;
+  let heldListing = [];
+  const held = new Promise((r) => (release = r));
+  liveDreamer = (req) => {
+    heldListing = logPaths(req);
+    return held; // the dreamer's first model call hangs until released
+  };
+  const before = liveDreamReqs.length;
+  await waitFor('an automatic dream over the new logs', () => liveDreamReqs.length > before);
+  expect(heldListing.length >= 2, `the dream lists ${heldListing.length} logs`);
+  const retry = dreamerWriting(undefined);
+  let retryFirst;
+  liveDreamer = (req) => {
+    if (!retryFirst && isFirstDreamStep(req)) retryFirst = { listing: logPaths(req), at: Date.now() };
+    return retry.answer(req);
+  };
+  const r = await liveTurn('Quick one: which host is staging?', [() => ({ content: 'stage-7.internal.' })], false);
+  expect(r.reason === 'completed', `turn: ${JSON.stringify(r)}`);
+  // Had the dream not been cancelled, it would still hold the dreamer (its model call is unanswered),
+  // and neither the scheduler nor the sidecar would start another one.
+  await waitFor('a new dream after the cancelled one', () => retryFirst);
+  release({ content: 'too late' });
+  for (const p of heldListing) expect(retryFirst.listing.includes(p), `the rerun does not list ${p}: ${retryFirst.listing.join(', ')}`);
+  await waitFor('the rerun to finish', () => retry.done, 20_000);
+  const pending = heldListing.filter((p) => existsSync(join(liveMemory, p)));
+  expect(pending.length === 0, `logs still pending after the rerun: ${pending.join(', ')} (memory: ${listFiles(liveMemory).join(', ')})`);
+});
+
+let hostRun;
+await check('live host: exits cleanly and leaves no sidecar behind', async () => {
+  await Promise.race([model.drive({ op: 'exit' }), sleep(10_000)]);
+  hostRun = await host;
+  expect(hostRun.code === 0, `host exit ${hostRun.code}: ${hostRun.stderr.slice(-2000)}`);
+  await sleep(300);
+  expect(sidecarPids(live.data).length === 0, 'sidecar left running');
+  const logs = readMatching(liveMemory, /^session-log\//);
+  expect(logs.includes('Ship the current build') && logs.includes('make deploy ENV=staging'), 'live sessions missing from the session logs');
+  expect(!logs.includes('【记忆提示】'), 'a hint was captured into a session log');
+});
+const liveMs = Date.now() - liveT0;
+
 await model.close();
 const failed = results.filter((r) => !r.ok);
 const turns = [s1, s2, s3, s4].filter(Boolean).map((s) => s.ms);
-console.log(`\ne2e: ${results.length - failed.length}/${results.length} checks passed; dsh turns took ${turns.join(', ')} ms`);
+console.log(`\ne2e: headless turns took ${turns.join(', ')} ms; the live host ran ${liveMs} ms`);
 console.log(`      memory files: ${listFiles(memory).join(', ')}`);
 if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
 else rmSync(root, { recursive: true, force: true });
+console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
 process.exit(failed.length > 0 ? 1 : 0);

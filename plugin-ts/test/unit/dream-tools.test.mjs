@@ -99,6 +99,8 @@ test('an agent turning running cancels an automatic dream but not a manual one',
   assert.ok(calls.includes('sleep.cancel'));
   finish({ status: 'interrupted', reason: 'cancelled' });
   assert.equal((await auto).status, 'interrupted');
+  advance(16 * 60_000);
+  assert.equal(s.due(), true, 'an interrupted dream does not use up the next quiet spell');
   assert.equal(s.dreaming, false);
   const manual = s.runNow();
   await new Promise((r) => setImmediate(r));
