@@ -120,6 +120,9 @@ type Conn struct {
 	queue *serialQueue
 	wg    sync.WaitGroup // running handlers
 	ready chan struct{}  // closed once jc is set: jsonrpc2 reads before NewConn returns
+	// ctx is the parent of every handler context; it is cancelled when the
+	// connection ends, like the context jsonrpc2 hands its handlers.
+	ctx context.Context
 }
 
 // Serve starts serving methods on r/w and returns at once. The connection
@@ -140,11 +143,21 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 	for _, o := range opts {
 		o(c)
 	}
+	connCtx, cancel := context.WithCancel(ctx)
+	c.ctx = connCtx
 	c.stream = newLineStream(r, w, logger)
 	c.stream.onEnd = c.drainHandlers
+	c.stream.onRequest = func(req *request) {
+		<-c.ready // handlers may use c.jc (Call, Done)
+		c.handle(req)
+	}
 	c.queue = newSerialQueue()
-	c.jc = jsonrpc2.NewConn(ctx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
+	c.jc = jsonrpc2.NewConn(connCtx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
 	close(c.ready)
+	go func() {
+		<-c.jc.DisconnectNotify()
+		cancel()
+	}()
 	go c.queue.run(c.jc.DisconnectNotify(), c.stream)
 	return c
 }
@@ -185,49 +198,60 @@ func (c *Conn) Wait() {
 // inflightReq is one running request that $/cancelRequest can reach.
 type inflightReq struct{ cancel context.CancelFunc }
 
-// Handle implements jsonrpc2.Handler. It runs on jsonrpc2's read loop, so
-// apart from inline methods it only dispatches; the work happens on other
-// goroutines.
-func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	<-c.ready // handlers may use c.jc (Call, Done)
-	if req.Method == CancelMethod {
-		c.cancelRequest(ctx, jc, req)
+// Handle implements jsonrpc2.Handler. Requests normally never reach
+// jsonrpc2 (the stream decodes and dispatches them itself); this keeps any
+// that do on the same path.
+func (c *Conn) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	<-c.ready
+	r := &request{id: req.ID, method: req.Method, notif: req.Notif, params: json.RawMessage("{}")}
+	if req.Params != nil && string(*req.Params) != "null" {
+		r.params = *req.Params
+	}
+	if !req.Notif {
+		r.rawID, _ = req.ID.MarshalJSON() // a string or a uint64: cannot fail
+	}
+	c.handle(r)
+}
+
+// handle runs on the read loop, so apart from inline methods it only
+// dispatches; the work happens on other goroutines.
+func (c *Conn) handle(req *request) {
+	ctx := c.ctx
+	if req.method == CancelMethod {
+		c.cancelRequest(req)
 		return
 	}
-	h, ok := c.methods[req.Method]
+	h, ok := c.methods[req.method]
 	if !ok {
-		if !req.Notif {
-			c.reply(ctx, jc, req, nil, Errorf(CodeMethodNotFound, "method not found: %s", req.Method))
+		if !req.notif {
+			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", req.method), false)
 		}
 		return
 	}
-	params := json.RawMessage("{}")
-	if req.Params != nil && string(*req.Params) != "null" {
-		params = *req.Params
-	}
+	params := req.params
 	reqCtx, cancel := context.WithCancel(ctx)
 	me := &inflightReq{cancel: cancel}
-	if !req.Notif {
+	if !req.notif {
 		c.mu.Lock()
-		c.inflight[req.ID] = me // a reused id: the newer request owns cancellation
+		c.inflight[req.id] = me // a reused id: the newer request owns cancellation
 		c.mu.Unlock()
 	}
-	serial := c.serial[req.Method] && !c.inline[req.Method]
+	serial := c.serial[req.method] && !c.inline[req.method]
 	c.wg.Add(1)
 	run := func() {
 		defer c.wg.Done()
 		defer cancel()
-		result, err := c.invoke(reqCtx, h, req.Method, params)
-		if !req.Notif {
+		result, err := c.invoke(reqCtx, h, req.method, params)
+		if !req.notif {
 			c.mu.Lock()
-			if c.inflight[req.ID] == me {
-				delete(c.inflight, req.ID)
+			if c.inflight[req.id] == me {
+				delete(c.inflight, req.id)
 			}
 			c.mu.Unlock()
 		}
-		if req.Notif {
+		if req.notif {
 			if err != nil {
-				c.logger.Warn("rpc: notification failed", "method", req.Method, "err", err)
+				c.logger.Warn("rpc: notification failed", "method", req.method, "err", err)
 			}
 			return
 		}
@@ -237,7 +261,7 @@ func (c *Conn) Handle(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Requ
 		c.replyFrame(req, result, err, serial)
 	}
 	switch {
-	case c.inline[req.Method]:
+	case c.inline[req.method]:
 		run()
 	case serial:
 		c.queue.push(run)
@@ -258,17 +282,11 @@ func (c *Conn) invoke(ctx context.Context, h Handler, method string, params json
 	return h(ctx, params)
 }
 
-// reply sends result or err for req, mapping plain errors to -32603. The
-// frame is encoded once and written straight to the stream: jsonrpc2's
-// SendResponse would re-marshal (and re-compact) the result twice more, and
-// a response needs none of its call bookkeeping.
-func (c *Conn) reply(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request, result any, err error) {
-	c.replyFrame(req, result, err, false)
-}
-
-// replyFrame is reply; holdable marks replies of the serial worker, which
-// may be batched into one write.
-func (c *Conn) replyFrame(req *jsonrpc2.Request, result any, err error, holdable bool) {
+// replyFrame sends result or err for req, mapping plain errors to -32603.
+// The frame is encoded once and written straight to the stream, echoing
+// the id exactly as the peer wrote it. holdable marks replies of the serial
+// worker, which may be batched into one write.
+func (c *Conn) replyFrame(req *request, result any, err error, holdable bool) {
 	if ar, ok := result.(AfterReply); ok && err == nil {
 		if ar.Then != nil {
 			defer ar.Then()
@@ -282,7 +300,7 @@ func (c *Conn) replyFrame(req *jsonrpc2.Request, result any, err error, holdable
 		}
 		b, merr := json.Marshal(result)
 		if merr != nil {
-			err = fmt.Errorf("encode result of %s: %w", req.Method, merr)
+			err = fmt.Errorf("encode result of %s: %w", req.method, merr)
 		} else {
 			body = append(append([]byte(`,"result":`), b...), '}')
 		}
@@ -290,7 +308,7 @@ func (c *Conn) replyFrame(req *jsonrpc2.Request, result any, err error, holdable
 	if err != nil {
 		var re *Error
 		if !errors.As(err, &re) {
-			c.logger.Error("rpc: method failed", "method", req.Method, "err", err)
+			c.logger.Error("rpc: method failed", "method", req.method, "err", err)
 			re = &Error{Code: CodeInternalError, Message: "internal error: " + err.Error()}
 		}
 		b, merr := json.Marshal(re)
@@ -299,51 +317,44 @@ func (c *Conn) replyFrame(req *jsonrpc2.Request, result any, err error, holdable
 		}
 		body = append(append([]byte(`,"error":`), b...), '}')
 	}
-	id, _ := req.ID.MarshalJSON() // a string or a uint64: cannot fail
+	id := req.rawID
 	frame := make([]byte, 0, len(id)+len(body)+24)
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
 	frame = append(frame, id...)
 	frame = append(frame, body...)
 	select {
 	case <-c.Done():
-		c.logger.Debug("rpc: connection closed before the reply", "method", req.Method)
+		c.logger.Debug("rpc: connection closed before the reply", "method", req.method)
 		return
 	default:
 	}
 	if err := c.stream.write(frame, holdable); err != nil {
-		c.logger.Warn("rpc: cannot send response", "method", req.Method, "err", err)
+		c.logger.Warn("rpc: cannot send response", "method", req.method, "err", err)
 	}
 }
 
 // cancelRequest handles `$/cancelRequest {id}`: the handler's context is
 // cancelled and the handler decides how fast to give up.
-func (c *Conn) cancelRequest(ctx context.Context, jc *jsonrpc2.Conn, req *jsonrpc2.Request) {
+func (c *Conn) cancelRequest(req *request) {
 	var p struct {
 		ID json.RawMessage `json:"id"`
 	}
 	var perr error
-	if req.Params == nil || json.Unmarshal(*req.Params, &p) != nil || len(p.ID) == 0 {
+	switch {
+	case json.Unmarshal(req.params, &p) != nil || len(p.ID) == 0:
 		perr = InvalidParams("%s needs {id}", CancelMethod)
-	} else {
-		var id jsonrpc2.ID
-		if s, err := strconv.Unquote(string(p.ID)); err == nil && strings.HasPrefix(string(p.ID), `"`) {
-			id = jsonrpc2.ID{Str: s, IsString: true}
-		} else if n, err := strconv.ParseUint(string(p.ID), 10, 64); err == nil {
-			id = jsonrpc2.ID{Num: n}
-		} else {
-			perr = InvalidParams("%s: bad id %s", CancelMethod, p.ID)
-		}
-		if perr == nil {
-			c.mu.Lock()
-			r := c.inflight[id]
-			c.mu.Unlock()
-			if r != nil {
-				r.cancel()
-			}
+	case !validID(p.ID):
+		perr = InvalidParams("%s: bad id %s", CancelMethod, p.ID)
+	default:
+		c.mu.Lock()
+		r := c.inflight[parseID(p.ID)]
+		c.mu.Unlock()
+		if r != nil {
+			r.cancel()
 		}
 	}
-	if !req.Notif {
-		c.reply(ctx, jc, req, map[string]bool{"ok": perr == nil}, perr)
+	if !req.notif {
+		c.replyFrame(req, map[string]bool{"ok": perr == nil}, perr, false)
 	}
 }
 

@@ -121,6 +121,7 @@ func TestFrames(t *testing.T) {
 	}{
 		{"numeric id", `{"jsonrpc":"2.0","id":7,"method":"echo","params":{"a":1}}`, `7`, 0, "", `{"a":1}`},
 		{"string id", `{"jsonrpc":"2.0","id":"abc-1","method":"echo","params":{"a":1}}`, `"abc-1"`, 0, "", `{"a":1}`},
+		{"escaped string id echoed verbatim", `{"jsonrpc":"2.0","id":"x\u00e9\"y","method":"echo"}`, `"x\u00e9\"y"`, 0, "", `{}`},
 		{"big id", `{"jsonrpc":"2.0","id":9007199254740993,"method":"echo"}`, `9007199254740993`, 0, "", `{}`},
 		{"params null", `{"jsonrpc":"2.0","id":1,"method":"echo","params":null}`, `1`, 0, "", `{}`},
 		{"params missing", `{"jsonrpc":"2.0","id":2,"method":"echo"}`, `2`, 0, "", `{}`},

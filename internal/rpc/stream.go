@@ -9,10 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
-	"regexp"
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // MaxFrameBytes bounds one incoming line; a longer line is discarded with a
@@ -36,6 +37,8 @@ type lineStream struct {
 	// onEnd runs when the input ends, before jsonrpc2 learns of it (and
 	// closes everything): the Conn lets in-flight handlers reply first.
 	onEnd func()
+	// onRequest dispatches an incoming request on the reading goroutine.
+	onRequest func(*request)
 
 	mu       sync.Mutex // guards the write state below
 	cond     *sync.Cond // signals written/werr changes
@@ -218,17 +221,32 @@ func (s *lineStream) readLine() ([]byte, error) {
 	}
 }
 
-// probe is the cheap first look at a frame that decides whether jsonrpc2 can
-// be trusted with it.
+// probe is one frame's top level with every member left raw: the single
+// decode every incoming frame gets before it is dispatched or rejected.
 type probe struct {
 	ID     json.RawMessage `json:"id"`
 	Method json.RawMessage `json:"method"`
+	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
 }
 
-// ReadObject returns the next well-formed message. Malformed frames are
-// answered and skipped here; only I/O errors end the loop.
+// request is an incoming call or notification, decoded by the stream
+// itself: jsonrpc2's own request decoding parses a frame about five times
+// (validate, interface{} probe, validate again, a map of every member,
+// re-marshal of params), which was the largest CPU cost of a
+// session.append burst. jsonrpc2 still routes responses to our calls.
+type request struct {
+	id     jsonrpc2.ID
+	rawID  json.RawMessage // as the peer wrote it, echoed verbatim; nil for notifications
+	method string
+	params json.RawMessage // never empty: absent or null params are {}
+	notif  bool
+}
+
+// ReadObject returns the next response to one of our calls. Requests are
+// handed to onRequest on this goroutine and malformed frames are answered
+// and skipped; only I/O errors end the loop.
 func (s *lineStream) ReadObject(v any) error {
 	for {
 		line, err := s.readLine()
@@ -247,23 +265,18 @@ func (s *lineStream) ReadObject(v any) error {
 		if len(line) == 0 {
 			continue
 		}
-		// Fast path: a well-formed frame jsonrpc2 decodes faithfully. Ids it
-		// would mangle (negative) are sent down the careful path below.
-		if line[0] == '{' && utf8.Valid(line) && !maybeNegativeID(line) {
-			if json.Unmarshal(line, v) == nil {
-				return nil
-			}
-		}
-		// A failed decode can leave half a message in v (jsonrpc2 allocates
-		// the request before its id fails to parse); start from zero.
-		zero(v)
-		frame, id, code, msg := vet(line)
+		frame, req, id, code, msg := vet(line)
 		if code != 0 {
 			s.logger.Warn("rpc: rejected frame", "code", code, "reason", msg)
 			s.writeError(id, code, msg)
 			continue
 		}
+		if req != nil {
+			s.onRequest(req)
+			continue
+		}
 		if err := json.Unmarshal(frame, v); err != nil {
+			// A failed decode can leave half a message in v; start from zero.
 			zero(v)
 			s.logger.Warn("rpc: rejected frame", "code", CodeInvalidRequest, "reason", err.Error())
 			s.writeError(id, CodeInvalidRequest, "invalid request: "+err.Error())
@@ -280,38 +293,48 @@ func zero(v any) {
 	}
 }
 
-// vet checks one line and returns the frame to hand to jsonrpc2 (possibly
-// repaired), or an error code with the id to echo.
-func vet(line []byte) (frame, id json.RawMessage, code int64, msg string) {
+// vet decodes and checks one line. It returns a request, or the response
+// frame to hand to jsonrpc2 (possibly repaired), or an error code with the
+// id to echo.
+func vet(line []byte) (frame json.RawMessage, req *request, id json.RawMessage, code int64, msg string) {
 	if !utf8.Valid(line) {
-		return nil, nil, CodeParseError, "parse error: frame is not valid UTF-8"
+		return nil, nil, nil, CodeParseError, "parse error: frame is not valid UTF-8"
 	}
 	if line[0] != '{' {
-		return nil, nil, CodeParseError, "parse error: frame is not a JSON object"
+		return nil, nil, nil, CodeParseError, "parse error: frame is not a JSON object"
 	}
 	var p probe
 	if err := json.Unmarshal(line, &p); err != nil {
-		return nil, nil, CodeParseError, "parse error: " + err.Error()
+		return nil, nil, nil, CodeParseError, "parse error: " + err.Error()
 	}
 	id = p.ID
 	isNull := func(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }
 	if !isNull(id) && !validID(id) {
-		return nil, id, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
+		return nil, nil, id, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
 	}
 	isReq := len(p.Method) > 0
 	isResp := len(p.Result) > 0 || len(p.Error) > 0
 	switch {
 	case isReq && isResp:
-		return nil, id, CodeInvalidRequest, "invalid request: frame has both method and result/error"
+		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has both method and result/error"
 	case isReq:
-		if p.Method[0] != '"' {
-			return nil, id, CodeInvalidRequest, "invalid request: method must be a string"
+		method, ok := jsonString(p.Method)
+		if !ok {
+			return nil, nil, id, CodeInvalidRequest, "invalid request: method must be a string"
 		}
-		return line, id, 0, ""
+		r := &request{method: method, params: p.Params, notif: isNull(id)}
+		if isNull(r.params) {
+			r.params = json.RawMessage("{}")
+		}
+		if !r.notif {
+			r.rawID = id
+			r.id = parseID(id)
+		}
+		return nil, r, id, 0, ""
 	case isResp:
 		if isNull(id) {
 			// A response nobody can match; jsonrpc2 would only log it.
-			return nil, nil, CodeInvalidRequest, "invalid request: response without id"
+			return nil, nil, nil, CodeInvalidRequest, "invalid request: response without id"
 		}
 		if len(p.Error) > 0 && !isNull(p.Error) {
 			var e Error
@@ -323,21 +346,35 @@ func vet(line []byte) (frame, id json.RawMessage, code int64, msg string) {
 					ID      json.RawMessage `json:"id"`
 					Error   *Error          `json:"error"`
 				}{"2.0", id, &Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + truncate(string(p.Error), 200)}})
-				return repaired, id, 0, ""
+				return repaired, nil, id, 0, ""
 			}
 		}
-		return line, id, 0, ""
+		return line, nil, id, 0, ""
 	default:
-		return nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
+		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
 	}
 }
 
-// negIDRe finds `"id": -` anywhere; a match (even inside params) only
-// sends the frame down the careful path, which decides exactly.
-var negIDRe = regexp.MustCompile(`"id"\s*:\s*-`)
+// jsonString decodes a raw JSON string, without the decoder when it has
+// no escapes (method names never do).
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), true
+	}
+	var s string
+	return s, json.Unmarshal(raw, &s) == nil
+}
 
-func maybeNegativeID(line []byte) bool {
-	return bytes.Contains(line, []byte(`"id"`)) && negIDRe.Match(line)
+// parseID converts an id validID accepted.
+func parseID(raw json.RawMessage) jsonrpc2.ID {
+	if s, ok := jsonString(raw); ok {
+		return jsonrpc2.ID{Str: s, IsString: true}
+	}
+	n, _ := strconv.ParseUint(string(raw), 10, 64)
+	return jsonrpc2.ID{Num: n}
 }
 
 // validID reports whether jsonrpc2 can round-trip id unchanged: a string or
