@@ -1,18 +1,42 @@
 #!/usr/bin/env bash
 # `make test-plugin`: setup (cached), compile, unit tests, then the end-to-end test in the real
-# DSH harness against bin/somni-sidecar. Prints the time each phase took.
+# DSH harness against bin/somni-sidecar. Both suites always run; the last line is
+# "plugin-ts: N passed, N failed" and the exit status is non-zero when anything failed.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 t0=$SECONDS
 phase() { printf '[test] %s (%ds)\n' "$1" "$((SECONDS - t0))" >&2; }
+if [ ! -x "$SIDECAR_BIN" ]; then
+  echo "[test] $SIDECAR_BIN missing: run 'make build' at the repo root first" >&2
+  echo "plugin-ts: 0 passed, 1 failed"
+  exit 1
+fi
 bash "$PLUGIN_DIR/scripts/build.sh"
 phase "setup + build done"
 cd "$PLUGIN_DIR"
-node --test --test-reporter=spec "test/unit/*.test.mjs"
-phase "unit tests passed"
-if [ ! -x "$SIDECAR_BIN" ]; then
-  echo "[test] $SIDECAR_BIN missing: run 'make build' at the repo root first" >&2
-  exit 1
-fi
-node test/e2e/run.mjs
-phase "e2e passed"
+out="$(mktemp)"
+trap 'rm -f "$out"' EXIT
+
+# num SED_EXPR: the number captured by a sed -nE 's/…/\1/p' expression on the last matching line of $out.
+num() { sed -nE "$1" "$out" | tail -n1; }
+
+set +e
+node --test --test-reporter=spec test/unit/*.test.mjs 2>&1 | tee "$out"
+unit_rc=${PIPESTATUS[0]}
+set -e
+unit_pass=$(num 's/^ℹ pass ([0-9]+)$/\1/p'); unit_fail=$(num 's/^ℹ fail ([0-9]+)$/\1/p')
+unit_pass=${unit_pass:-0}; unit_fail=${unit_fail:-0}
+[ "$unit_rc" -ne 0 ] && [ "$unit_fail" -eq 0 ] && unit_fail=1 # the runner itself failed
+phase "unit tests: $unit_pass passed, $unit_fail failed"
+
+set +e
+node test/e2e/run.mjs 2>&1 | tee "$out"
+e2e_rc=${PIPESTATUS[0]}
+set -e
+e2e_pass=$(num 's/^e2e: ([0-9]+) passed, [0-9]+ failed$/\1/p'); e2e_fail=$(num 's/^e2e: [0-9]+ passed, ([0-9]+) failed$/\1/p')
+e2e_pass=${e2e_pass:-0}; e2e_fail=${e2e_fail:-0}
+[ "$e2e_rc" -ne 0 ] && [ "$e2e_fail" -eq 0 ] && e2e_fail=1 # crashed before its summary
+phase "e2e: $e2e_pass passed, $e2e_fail failed"
+
+echo "plugin-ts: $((unit_pass + e2e_pass)) passed, $((unit_fail + e2e_fail)) failed (unit $unit_pass/$((unit_pass + unit_fail)), e2e $e2e_pass/$((e2e_pass + e2e_fail)); $((SECONDS - t0)) s)"
+[ "$unit_rc" -eq 0 ] && [ "$e2e_rc" -eq 0 ]

@@ -26,6 +26,7 @@ const say = (who, text) => console.log(`  ${who.padEnd(10)} ${String(text).trim(
 const firstLines = (t, n = 3) => String(t).split('\n').slice(0, n).join('\n');
 
 let handler = () => ({ content: 'ok' });
+let hintCount = 0;
 let requests = [];
 const model = real ? undefined : await startFakeModel((req, i) => {
   requests.push(req);
@@ -37,10 +38,8 @@ writePatch(patch, {
   pluginConfig: {
     binary,
     dataDir,
-    // Keyword-only recall keeps the demo free of model downloads; its scores run lower than the
-    // local embedder's, hence the lower hint threshold.
-    embed: { provider: process.env.SOMNI_DEMO_EMBED || 'off' },
-    assoc: { threshold: 0.1 },
+    // The hash embedder needs no model download; every hint setting stays at its default.
+    embed: { provider: process.env.SOMNI_DEMO_EMBED || 'hash' },
     dream: { enabled: false },
   },
 });
@@ -51,18 +50,21 @@ async function session(title, prompt, agentScript, dreamScript) {
   let agentN = 0;
   let dreamN = 0;
   requests = [];
+  const hints = new Set();
   handler = (req) => {
     if (toolNames(req).includes('create_knowledge')) return dreamScript(req, dreamN++);
+    // Shown when the model first receives it: the plugin adds it before the model's step.
+    for (const t of textsOf(req, 'user')) {
+      if (t.includes('【记忆提示】') && !hints.has(t)) {
+        hints.add(t);
+        hintCount++;
+        say('(hint)', `somni reminded the model, unasked: ${t}`);
+      }
+    }
     return agentScript(req, agentN++);
   };
   const r = await runDsh({ home, patch, prompt, cwd: work, env: real ? {} : { FAKE_LLM_KEY: 'demo' } });
   if (!real) {
-    const hints = new Set();
-    for (const req of requests) {
-      if (toolNames(req).includes('create_knowledge')) continue;
-      for (const t of textsOf(req, 'user')) if (t.includes('【记忆提示】')) hints.add(t);
-    }
-    for (const hint of hints) say('(hint)', `the model was reminded: ${hint}`);
     const dreams = requests.filter((q) => toolNames(q).includes('create_knowledge')).length;
     if (dreams) say('(dream)', `the dreamer made ${dreams} model calls through the harness (ctx.llm.stream)`);
   }
@@ -103,11 +105,32 @@ await session('Session 3: a new conversation recalls it', 'How do I deploy to st
 });
 
 await model?.close();
-console.log(`\n== Memory files (data dir ${dataDir})`);
-for (const f of listFiles(join(dataDir, 'memory'))) console.log(`  ${join(dataDir, 'memory', f)}`);
+const mem = join(dataDir, 'memory');
+const files = listFiles(mem);
+const knew = files.filter((f) => f.startsWith('knowledge/'));
+console.log(`\n== What happened`);
+console.log(files.some((f) => f.startsWith('session-log/'))
+  ? `  - The plugin wrote every conversation to a session log (capture).`
+  : `  - No session log was written: capture did not work.`);
+console.log(knew.length > 0
+  ? `  - The dream read the pending logs through the harness's own model, wrote ${knew.join(', ')}\n    and archived the logs it processed (session-log/archived/).`
+  : `  - The dream wrote no knowledge entry.`);
+if (!real) {
+  console.log(hintCount > 0
+    ? `  - In a new session the question matched that knowledge: somni added a 【记忆提示】 hint before\n    the model's first step, without being asked.`
+    : `  - No 【记忆提示】 hint was given in session 3.`);
+}
+console.log(`\n== Memory files (in ${mem})`);
+const what = (f) =>
+  f.startsWith('knowledge/') ? 'knowledge written by the dream'
+  : f.startsWith('session-log/archived/') ? 'session log, already dreamt'
+  : f.startsWith('session-log/') ? 'session log, waiting for the next dream'
+  : f.startsWith('intentions/') ? 'intention' : '';
+for (const f of files) console.log(`  ${f.padEnd(44)} ${what(f)}`);
 const k = join(dataDir, 'memory/knowledge/staging-deploy/SKILL.md');
 if (existsSync(k)) {
   console.log(`\n== ${k}`);
   console.log(readFileSync(k, 'utf8').trim().split('\n').map((l) => `  ${l}`).join('\n'));
 }
-console.log(`\nDSH home of the demo: ${home} (sessions, profile). Run it again with DEEPSEEK_API_KEY set to use the real model.`);
+console.log(`\nThe search index is ${join(dataDir, 'index.sqlite')}; the harness's own sessions and profile are in ${home}.`);
+console.log(real ? 'This run used the real DeepSeek model.' : 'Run it again with DEEPSEEK_API_KEY set to talk to the real DeepSeek model.');
