@@ -22,6 +22,11 @@ export const RPC_CLOSED = -1;
 export const RPC_TIMEOUT = -2;
 export const RPC_ABORTED = -3;
 
+/** Notification that cancels an in-flight request by id (LSP convention; the sidecar speaks it). */
+export const CANCEL_METHOD = '$/cancelRequest';
+/** Error code of a reply to a request the peer cancelled. */
+export const CODE_REQUEST_CANCELLED = -32800;
+
 /** Handler for a reverse call from the peer; a throw becomes a -32603 error reply. */
 export type RequestHandler = (params: Json, signal: AbortSignal) => Promise<Json>;
 
@@ -67,6 +72,8 @@ export class RpcPeer {
   private readonly pending = new Map<number, Pending>();
   private readonly handlers = new Map<string, RequestHandler>();
   private readonly inbound = new AbortController();
+  /** Reverse calls being handled, by their id as sent, so `$/cancelRequest` can abort one. */
+  private readonly inboundCalls = new Map<string, AbortController>();
   private closedError: Error | undefined;
 
   /**
@@ -106,7 +113,7 @@ export class RpcPeer {
       const p: Pending = { method, resolve, reject };
       if (opts.timeoutMs && opts.timeoutMs > 0) {
         p.timer = setTimeout(() => {
-          this.settle(id)?.reject(new RpcError(`${method}: no reply within ${opts.timeoutMs} ms`, RPC_TIMEOUT));
+          this.giveUp(id, new RpcError(`${method}: no reply within ${opts.timeoutMs} ms`, RPC_TIMEOUT));
         }, opts.timeoutMs);
       }
       if (opts.signal) {
@@ -116,7 +123,7 @@ export class RpcPeer {
           return;
         }
         const onAbort = (): void => {
-          this.settle(id)?.reject(new RpcError(`${method}: aborted`, RPC_ABORTED));
+          this.giveUp(id, new RpcError(`${method}: aborted`, RPC_ABORTED));
         };
         sig.addEventListener('abort', onAbort, { once: true });
         p.cleanup = () => sig.removeEventListener('abort', onAbort);
@@ -140,6 +147,14 @@ export class RpcPeer {
     this.closedError = err;
     this.inbound.abort(err);
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(err);
+  }
+
+  /** Rejects a call we stopped waiting for and tells the sidecar, so its handler stops working on it. */
+  private giveUp(id: number, err: RpcError): void {
+    const p = this.settle(id);
+    if (!p) return;
+    p.reject(err);
+    this.notify(CANCEL_METHOD, { id });
   }
 
   private settle(id: number): Pending | undefined {
@@ -195,17 +210,28 @@ export class RpcPeer {
 
   private async onRequest(method: string, id: Json | undefined, params: Json): Promise<void> {
     const isCall = id !== undefined && id !== null;
+    if (method === CANCEL_METHOD) {
+      const target = typeof params === 'object' && params !== null && !Array.isArray(params) ? params.id : undefined;
+      if (target !== undefined) this.inboundCalls.get(JSON.stringify(target))?.abort(new RpcError('cancelled by the sidecar', RPC_ABORTED));
+      return;
+    }
     const handler = this.handlers.get(method);
     if (!handler) {
       if (isCall) this.write({ jsonrpc: '2.0', id, error: { code: -32601, message: `method not found: ${method}` } });
       return;
     }
+    const key = isCall ? JSON.stringify(id) : '';
+    const own = new AbortController();
+    if (isCall) this.inboundCalls.set(key, own);
     try {
-      const result = await handler(params, this.inbound.signal);
+      const result = await handler(params, AbortSignal.any([this.inbound.signal, own.signal]));
       if (isCall && !this.closedError) this.write({ jsonrpc: '2.0', id, result });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (isCall && !this.closedError) this.write({ jsonrpc: '2.0', id, error: { code: -32603, message } });
+      const code = own.signal.aborted ? CODE_REQUEST_CANCELLED : -32603;
+      if (isCall && !this.closedError) this.write({ jsonrpc: '2.0', id, error: { code, message } });
+    } finally {
+      if (isCall && this.inboundCalls.get(key) === own) this.inboundCalls.delete(key);
     }
   }
 }
