@@ -70,11 +70,25 @@ func TestLocalFusedEmbed(t *testing.T) {
 			t.Errorf("text %q: norm %.6f, want %v", texts[i], n, want)
 		}
 	}
-	if c := localCosine(vecs[0], vecs[1]); c != 0 {
-		t.Errorf("English vs Chinese cosine %.3f, want exactly 0 (no shared script)", c)
+	if c := localCosine(vecs[0], vecs[1]); math.Abs(c) > 0.1 {
+		t.Errorf("English vs Chinese cosine %.3f, want near 0 (no shared features)", c)
 	}
 	if c := localCosine(vecs[2], vecs[1]); c <= 0 {
 		t.Errorf("mixed vs Chinese cosine %.3f, want > 0 (they share 中 / 文 n-grams)", c)
+	}
+	// the lexical half is the hash embedder's vector, scaled by b
+	for i, text := range texts[:3] {
+		_, _, lu, cu := localScriptParts(text)
+		a, b := localFuseWeights(lu, cu)
+		h := hashVector(text)
+		for d := range h {
+			if math.Abs(float64(vecs[i][8+d]-b*h[d])) > 1e-6 {
+				t.Fatalf("%q: lexical dim %d = %.4f, want b·hash = %.4f", text, d, vecs[i][8+d], b*h[d])
+			}
+		}
+		if got := math.Sqrt(localNorm2(vecs[i][:8])); math.Abs(got-float64(a)) > 1e-6 {
+			t.Errorf("%q: dense half has length %.4f, want a = %.4f", text, got, a)
+		}
 	}
 	wantErr := errors.New("model down")
 	if _, err := localFusedEmbed(context.Background(), texts, 8, func(context.Context, []string) ([][]float32, error) {
@@ -84,5 +98,27 @@ func TestLocalFusedEmbed(t *testing.T) {
 	}
 	if _, err := localFusedEmbed(context.Background(), texts[:1], 4, f.embed); err == nil {
 		t.Error("an 8-dim model vector for a 4-dim fuse was accepted")
+	}
+}
+
+func TestLocalFuseWeights(t *testing.T) {
+	tests := []struct {
+		name   string
+		lu, cu float64
+		a2     float64
+	}{
+		{"english", 6, 0, localDenseWeight},
+		{"chinese", 0, 4.5, 0},
+		{"half and half", 2, 2, localDenseWeight / 2},
+		{"mostly chinese", 1, 3, localDenseWeight / 4},
+		{"nothing", 0, 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := localFuseWeights(tc.lu, tc.cu)
+			if math.Abs(float64(a*a)-tc.a2) > 1e-6 || math.Abs(float64(a*a+b*b)-1) > 1e-6 {
+				t.Errorf("a²=%.4f b²=%.4f, want a²=%.4f and a²+b²=1", a*a, b*b, tc.a2)
+			}
+		})
 	}
 }

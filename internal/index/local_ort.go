@@ -29,9 +29,10 @@ const localBatchSize = 32
 // model has measured its own (the compat defaults SOMNI_COS_FLOOR/SPAN).
 var localDefaultCalibration = Calibration{Floor: 0.40, Span: 0.30}
 
-// useLiteCalibration was measured with localMeasureCalibration on the
+// useLiteCalibration was measured with localMeasureCalibration on the raw
 // converted USE-lite model (TestLocalUSELiteCalibration re-measures it and
-// fails if the model or tokenizer drift away from these numbers).
+// fails if the model or tokenizer drift away from these numbers). The
+// embedder itself scores fused vectors and reports useLiteFusedCalibration.
 var useLiteCalibration = Calibration{Floor: 0.44, Span: 0.27}
 
 // ortEnv tracks the process-wide ONNX Runtime environment: the library can be
@@ -148,7 +149,7 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 		// the ID names the fused representation (local_fuse.go) and the
 		// n-gram features it borrows, so a change to either re-embeds
 		e.id = "local:" + mc.Name + "+" + localFuseVersion + ":" + hashEmbedder{}.ID()
-		e.calib.Store(&useLiteCalibration)
+		e.calib.Store(&useLiteFusedCalibration)
 	case localFamilyBERT:
 		if e.bert, err = bertLoad(mc, sig); err != nil {
 			return nil, err
@@ -204,8 +205,10 @@ func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
 	}
 }
 
-// ID names the model: "local:use-lite", or "local:<folder>:<pooling>" for a
-// BERT-family model, since pooling changes every vector.
+// ID names the model and how its vectors are made: for USE-lite
+// "local:use-lite+<fuse version>:<hash embedder ID>" (local_fuse.go), for a
+// BERT-family model "local:<folder>:<pooling>", since pooling changes every
+// vector.
 func (e *localEmbedder) ID() string { return e.id }
 
 // Calibration is the model's measured noise floor and span (see
@@ -224,8 +227,9 @@ func (e *localEmbedder) WaitReady(ctx context.Context) error {
 }
 
 // Embed returns one L2-normalised vector per text, waiting for the model to
-// finish loading if needed. USE-lite vectors are fused with CJK n-gram
-// features (localFusedEmbed), since the model itself reads English only.
+// finish loading if needed. USE-lite vectors are fused with the hash
+// embedder's lexical features (localFusedEmbed), since the model reads
+// English only and misses exact wording.
 func (e *localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := e.WaitReady(ctx); err != nil {
 		return nil, err
