@@ -7,6 +7,12 @@
 // `$/cancelRequest {id}`. Malformed frames are answered with -32700 and the
 // connection keeps serving. The same connection can call the peer (reverse
 // calls such as `llm.chat`) with string ids `somni-N`.
+//
+// jsonrpc2 owns the connection's life (its read loop, close, disconnect
+// notification). Frames are decoded, dispatched and answered by this
+// package's stream, and replies to our calls are routed here too: jsonrpc2
+// decodes a request about five times over and keeps a cancelled call's id
+// until a reply that may never come (see Call).
 package rpc
 
 import (
@@ -116,6 +122,7 @@ type Conn struct {
 
 	mu       sync.Mutex
 	inflight map[jsonrpc2.ID]*inflightReq
+	calls    map[jsonrpc2.ID]chan *response // our calls awaiting a reply
 
 	queue *serialQueue
 	wg    sync.WaitGroup // running handlers
@@ -137,6 +144,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		inline:   map[string]bool{},
 		logger:   logger,
 		inflight: map[jsonrpc2.ID]*inflightReq{},
+		calls:    map[jsonrpc2.ID]chan *response{},
 		drain:    3 * time.Second,
 		ready:    make(chan struct{}),
 	}
@@ -151,6 +159,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		<-c.ready // handlers may use c.jc (Call, Done)
 		c.handle(req)
 	}
+	c.stream.onResponse = c.deliver
 	c.queue = newSerialQueue()
 	c.jc = jsonrpc2.NewConn(connCtx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
 	close(c.ready)
@@ -359,40 +368,93 @@ func (c *Conn) cancelRequest(req *request) {
 }
 
 // Call sends a request to the peer and waits for its reply, or for ctx.
-// A cancelled call returns ctx.Err() at once; its late reply is dropped.
+// A cancelled call returns ctx.Err() at once and forgets its id, so a late
+// reply is dropped and nothing is kept for a reply that never comes.
 // A peer error arrives as *Error; a result that does not decode into result
 // (or is null when a result is wanted) is an error too.
+//
+// Calls are routed here rather than through jsonrpc2's DispatchCall: its
+// pending-call map only forgets an id when the reply arrives or the
+// connection closes, so every call cancelled before a reply that never came
+// (a host that drops a timed-out llm.chat) stayed there for the
+// connection's lifetime.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
-	id := jsonrpc2.ID{Str: "somni-" + strconv.FormatUint(c.seq.Add(1), 10), IsString: true}
+	select {
+	case <-c.Done():
+		return fmt.Errorf("rpc: call %s: %w", method, ErrClosed)
+	default:
+	}
 	if params == nil {
 		params = struct{}{}
 	}
-	w, err := c.jc.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
+	idStr := "somni-" + strconv.FormatUint(c.seq.Add(1), 10)
+	frame, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      string `json:"id"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", idStr, method, params})
 	if err != nil {
+		return fmt.Errorf("rpc: call %s: encode params: %w", method, err)
+	}
+	id := jsonrpc2.ID{Str: idStr, IsString: true}
+	ch := make(chan *response, 1)
+	c.mu.Lock()
+	c.calls[id] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.calls, id)
+		c.mu.Unlock()
+	}
+	if err := c.stream.write(frame, false); err != nil {
+		forget()
 		return fmt.Errorf("rpc: call %s: %w", method, err)
 	}
-	var raw json.RawMessage
-	if err := w.Wait(ctx, &raw); err != nil {
-		var je *jsonrpc2.Error
-		if errors.As(err, &je) {
-			e := &Error{Code: je.Code, Message: je.Message}
-			if je.Data != nil {
-				e.Data = *je.Data
-			}
-			return fmt.Errorf("rpc: call %s: %w", method, e)
-		}
-		return fmt.Errorf("rpc: call %s: %w", method, err)
+	var resp *response
+	select {
+	case resp = <-ch:
+	case <-ctx.Done():
+		forget()
+		return fmt.Errorf("rpc: call %s: %w", method, ctx.Err())
+	case <-c.Done():
+		forget()
+		return fmt.Errorf("rpc: call %s: %w", method, ErrClosed)
+	}
+	if resp.err != nil {
+		return fmt.Errorf("rpc: call %s: %w", method, resp.err)
 	}
 	if result == nil {
 		return nil
 	}
-	if len(raw) == 0 || string(raw) == "null" {
+	if string(resp.result) == "null" {
 		return fmt.Errorf("rpc: call %s: peer returned no result", method)
 	}
-	if err := json.Unmarshal(raw, result); err != nil {
+	if err := json.Unmarshal(resp.result, result); err != nil {
 		return fmt.Errorf("rpc: call %s: malformed result: %w", method, err)
 	}
 	return nil
+}
+
+// deliver hands a reply to the call waiting for it; a reply nobody waits
+// for (cancelled, timed out, or never sent) is dropped.
+func (c *Conn) deliver(r *response) {
+	c.mu.Lock()
+	ch := c.calls[r.id]
+	delete(c.calls, r.id)
+	c.mu.Unlock()
+	if ch == nil {
+		c.logger.Debug("rpc: dropped reply to no pending call (cancelled or unknown)", "id", r.id.String())
+		return
+	}
+	ch <- r // buffered: never blocks
+}
+
+// pendingCalls is how many of our calls await a reply.
+func (c *Conn) pendingCalls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.calls)
 }
 
 // printfLogger routes jsonrpc2's own log lines into slog.

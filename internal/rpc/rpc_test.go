@@ -571,3 +571,78 @@ func TestSerialBurstWithReverseCall(t *testing.T) {
 		}
 	}
 }
+
+// TestCallsLeaveNothingPending: however a call ends — reply, peer error,
+// cancellation before any reply, deadline, a late reply after giving up —
+// the connection keeps no state for it.
+func TestCallsLeaveNothingPending(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration          // 0 ⇒ cancelled by the test after the call is on the wire
+		reply   func(id string) string // sent before giving up; "" ⇒ no reply
+		late    func(id string) string // sent after the call returned; "" ⇒ none
+		wantErr error                  // errors.Is target; nil ⇒ success
+	}{
+		{"reply", time.Minute, func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"result":{"message":{"role":"assistant","content":"ok"}}}`
+		}, nil, nil},
+		{"peer error", time.Minute, func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32000,"message":"no model"}}`
+		}, nil, &Error{}},
+		{"cancelled, never answered", 0, nil, nil, context.Canceled},
+		{"deadline, never answered", 20 * time.Millisecond, nil, nil, context.DeadlineExceeded},
+		{"cancelled, answered late", 0, nil, func(id string) string {
+			return `{"jsonrpc":"2.0","id":` + id + `,"result":{"message":{"role":"assistant","content":"late"}}}`
+		}, context.Canceled},
+	}
+	p := startPeer(t, echoMethods())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p.t = t
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.timeout > 0 {
+				ctx, cancel = context.WithTimeout(context.Background(), tc.timeout)
+			}
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() { errc <- p.conn.Call(ctx, "llm.chat", nil, &chatResult{}) }()
+			call := p.recv()
+			if call.Method != "llm.chat" {
+				t.Fatalf("expected the call on the wire, got %s", call.raw)
+			}
+			if got := p.conn.pendingCalls(); got != 1 {
+				t.Fatalf("pending calls while waiting = %d, want 1", got)
+			}
+			if tc.reply != nil {
+				p.send(tc.reply(string(call.ID)))
+			} else if tc.timeout == 0 {
+				cancel()
+			}
+			var err error
+			select {
+			case err = <-errc:
+			case <-time.After(5 * time.Second):
+				t.Fatal("call did not return")
+			}
+			var re *Error
+			switch {
+			case tc.wantErr == nil && err != nil:
+				t.Fatalf("err = %v", err)
+			case errors.As(tc.wantErr, &re) && !errors.As(err, &re):
+				t.Fatalf("err = %v, want a peer *Error", err)
+			case tc.wantErr != nil && !errors.As(tc.wantErr, &re) && !errors.Is(err, tc.wantErr):
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if tc.late != nil {
+				p.send(tc.late(string(call.ID)))
+			}
+			p.send(`{"jsonrpc":"2.0","id":"alive","method":"echo"}`)
+			if f := p.recv(); string(f.ID) != `"alive"` {
+				t.Fatalf("conn not serving: %s", f.raw)
+			}
+			if got := p.conn.pendingCalls(); got != 0 {
+				t.Fatalf("%d calls still pending after the call returned", got)
+			}
+		})
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"reflect"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -39,6 +38,8 @@ type lineStream struct {
 	onEnd func()
 	// onRequest dispatches an incoming request on the reading goroutine.
 	onRequest func(*request)
+	// onResponse delivers a reply to one of our calls.
+	onResponse func(*response)
 
 	mu       sync.Mutex // guards the write state below
 	cond     *sync.Cond // signals written/werr changes
@@ -244,10 +245,19 @@ type request struct {
 	notif  bool
 }
 
-// ReadObject returns the next response to one of our calls. Requests are
-// handed to onRequest on this goroutine and malformed frames are answered
-// and skipped; only I/O errors end the loop.
-func (s *lineStream) ReadObject(v any) error {
+// response is a reply from the peer to one of our calls.
+type response struct {
+	id     jsonrpc2.ID
+	result json.RawMessage // "null" for an explicit null result
+	err    *Error          // nil on success
+}
+
+// ReadObject is jsonrpc2's read loop. Every frame is handled here: requests
+// go to onRequest and replies to onResponse on this goroutine, malformed
+// frames are answered and skipped. It only returns (with the error that
+// ends the connection) when the input fails or ends, so jsonrpc2 never
+// decodes a frame itself.
+func (s *lineStream) ReadObject(any) error {
 	for {
 		line, err := s.readLine()
 		if errors.Is(err, errFrameTooLarge) {
@@ -265,38 +275,22 @@ func (s *lineStream) ReadObject(v any) error {
 		if len(line) == 0 {
 			continue
 		}
-		frame, req, id, code, msg := vet(line)
-		if code != 0 {
+		req, resp, id, code, msg := vet(line)
+		switch {
+		case code != 0:
 			s.logger.Warn("rpc: rejected frame", "code", code, "reason", msg)
 			s.writeError(id, code, msg)
-			continue
-		}
-		if req != nil {
+		case req != nil:
 			s.onRequest(req)
-			continue
+		default:
+			s.onResponse(resp)
 		}
-		if err := json.Unmarshal(frame, v); err != nil {
-			// A failed decode can leave half a message in v; start from zero.
-			zero(v)
-			s.logger.Warn("rpc: rejected frame", "code", CodeInvalidRequest, "reason", err.Error())
-			s.writeError(id, CodeInvalidRequest, "invalid request: "+err.Error())
-			continue
-		}
-		return nil
 	}
 }
 
-// zero resets the message v points to.
-func zero(v any) {
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
-		rv.Elem().SetZero()
-	}
-}
-
-// vet decodes and checks one line. It returns a request, or the response
-// frame to hand to jsonrpc2 (possibly repaired), or an error code with the
-// id to echo.
-func vet(line []byte) (frame json.RawMessage, req *request, id json.RawMessage, code int64, msg string) {
+// vet decodes and checks one line. It returns a request, or a response,
+// or an error code with the id to echo.
+func vet(line []byte) (req *request, resp *response, id json.RawMessage, code int64, msg string) {
 	if !utf8.Valid(line) {
 		return nil, nil, nil, CodeParseError, "parse error: frame is not valid UTF-8"
 	}
@@ -330,26 +324,24 @@ func vet(line []byte) (frame json.RawMessage, req *request, id json.RawMessage, 
 			r.rawID = id
 			r.id = parseID(id)
 		}
-		return nil, r, id, 0, ""
+		return r, nil, id, 0, ""
 	case isResp:
 		if isNull(id) {
-			// A response nobody can match; jsonrpc2 would only log it.
+			// A response nobody can match.
 			return nil, nil, nil, CodeInvalidRequest, "invalid request: response without id"
 		}
+		r := &response{id: parseID(id), result: p.Result}
 		if len(p.Error) > 0 && !isNull(p.Error) {
 			var e Error
 			if err := json.Unmarshal(p.Error, &e); err != nil || e.Code == 0 {
-				// A peer's broken error must fail the pending call, not the
-				// connection: rewrite it into a well-formed one.
-				repaired, _ := json.Marshal(struct {
-					JSONRPC string          `json:"jsonrpc"`
-					ID      json.RawMessage `json:"id"`
-					Error   *Error          `json:"error"`
-				}{"2.0", id, &Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + truncate(string(p.Error), 200)}})
-				return repaired, nil, id, 0, ""
+				// A peer's broken error fails the pending call, not the connection.
+				e = Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + truncate(string(p.Error), 200)}
 			}
+			r.err, r.result = &e, nil
+		} else if len(r.result) == 0 {
+			r.result = json.RawMessage("null") // {"error":null} and no result
 		}
-		return line, nil, id, 0, ""
+		return nil, r, id, 0, ""
 	default:
 		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
 	}
