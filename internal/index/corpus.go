@@ -205,44 +205,193 @@ type lexScores struct {
 	touched []int32   // slots with score > 0
 }
 
+// lexQuery is a query's lexical view: its distinct terms and, for each
+// CJK run, which term each 2–4-char window is.
+//
+// A CJK run is matched through its overlapping windows, so summing every
+// matched window would count one long match many times: "宠物医院" found
+// whole matches six windows (宠物 物医 医院 宠物医 物医院 宠物医院) while two
+// separate words ("周末", "营业") match two. Instead each run is scored by
+// its best segmentation into non-overlapping windows the doc holds (a
+// small dynamic programme, like a word segmenter whose dictionary is the
+// doc): a doc holding "宠物医院" scores it once, as one piece or as 宠物 +
+// 医院, whichever BM25 values more.
+type lexQuery struct {
+	terms []string
+	runs  [][][3]int16 // per CJK run, per start: term index of its 2-, 3-, 4-char window, -1 if none
+	inRun []bool       // terms[i] is a window of some CJK run, scored by segmentation
+}
+
+// newLexQuery builds the lexical view of query text q.
+func newLexQuery(q string) *lexQuery {
+	lq := &lexQuery{terms: queryTerms(q)}
+	if len(lq.terms) > math.MaxInt16 {
+		lq.terms = lq.terms[:math.MaxInt16] // a query this long is not a question
+	}
+	pos := make(map[string]int16, len(lq.terms))
+	for i, t := range lq.terms {
+		pos[t] = int16(i)
+	}
+	lq.inRun = make([]bool, len(lq.terms))
+	for _, r := range splitRuns(q) {
+		rs := []rune(r.text)
+		if !isCJKScript(r.script) || len(rs) < 2 {
+			continue // a 1-char CJK run is one whole token, scored like a word
+		}
+		run := make([][3]int16, len(rs))
+		for p := range rs {
+			for n := 2; n <= 4; n++ {
+				run[p][n-2] = -1
+				if p+n > len(rs) {
+					continue
+				}
+				if i, ok := pos[string(rs[p:p+n])]; ok { // stopword bigrams are not terms
+					run[p][n-2] = i
+					lq.inRun[i] = true
+				}
+			}
+		}
+		lq.runs = append(lq.runs, run)
+	}
+	return lq
+}
+
+// segment is the best total value of non-overlapping windows of run,
+// where val(i) is the value of term i (0 when not held); best is scratch
+// of at least len(run)+1.
+func segment(run [][3]int16, val func(i int16) float64, best []float64) float64 {
+	best[len(run)] = 0
+	for p := len(run) - 1; p >= 0; p-- {
+		b := best[p+1] // position p left uncovered
+		for n := 2; n <= 4 && p+n <= len(run); n++ {
+			if i := run[p][n-2]; i >= 0 {
+				if v := val(i); v > 0 {
+					b = max(b, v+best[p+n])
+				}
+			}
+		}
+		best[p] = b
+	}
+	return best[0]
+}
+
+// ideal is the query's best possible BM25 sum, Σ idf·(k1+1): every term
+// outside CJK runs, plus each run's best segmentation into windows some
+// entry holds. Windows no entry holds (segmentation artefacts such as
+// "后不该喝") stay out of it, so they neither help nor dilute, and no doc
+// can exceed it: its own segmentation is one the ideal considered.
+func (c *corpus) ideal(lq *lexQuery, best []float64) float64 {
+	var sum float64
+	for i, t := range lq.terms {
+		if !lq.inRun[i] && (!isCJKTerm(t) || len(c.postings[t]) > 0) {
+			sum += c.idf(t) * (bm25K1 + 1)
+		}
+	}
+	val := func(i int16) float64 {
+		if t := lq.terms[i]; len(c.postings[t]) > 0 {
+			return c.idf(t) * (bm25K1 + 1)
+		}
+		return 0
+	}
+	for _, run := range lq.runs {
+		sum += segment(run, val, best)
+	}
+	return sum
+}
+
+// winHit is one doc's BM25 value of one windowed CJK term.
+type winHit struct {
+	slot int32
+	term int16
+	v    float32
+}
+
 // keyword scores every doc that shares a term with the query: BM25 over
-// the weighted term frequency, divided by the query's ideal score
-// Σ idf·(k1+1). A doc that holds one of several query words, or one word
-// once, therefore cannot reach 1.
-func (c *corpus) keyword(terms []string) *lexScores {
+// the weighted term frequency, CJK runs by their best segmentation (see
+// lexQuery), divided by the query's ideal score. A doc that holds one of
+// several query words, or one word once, therefore cannot reach 1.
+func (c *corpus) keyword(lq *lexQuery) *lexScores {
 	n := len(c.slots)
 	ls := &lexScores{score: make([]float64, n), strong: make([]bool, n), matched: make([]uint16, n)}
-	if c.live == 0 || len(terms) == 0 {
+	if c.live == 0 || len(lq.terms) == 0 {
 		return ls
 	}
 	avg := c.totalDL / float64(c.live)
 	if avg <= 0 {
 		avg = 1
 	}
-	var ideal float64
-	for _, t := range terms {
+	var wins []winHit
+	for i, t := range lq.terms {
 		idf := c.idf(t)
-		if len(c.postings[t]) > 0 || !isCJKTerm(t) {
-			ideal += idf * (bm25K1 + 1)
-		}
 		isStrong := strongTerm(t)
 		for _, p := range c.postings[t] {
 			e := c.slots[p.slot]
 			tf := float64(p.tf)
+			v := idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(e.dl)/avg))
 			if ls.matched[p.slot] == 0 {
 				ls.touched = append(ls.touched, p.slot)
 			}
-			ls.score[p.slot] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(e.dl)/avg))
 			ls.matched[p.slot]++
 			if isStrong {
 				ls.strong[p.slot] = true
 			}
+			if lq.inRun[i] {
+				wins = append(wins, winHit{p.slot, int16(i), float32(v)})
+			} else {
+				ls.score[p.slot] += v
+			}
 		}
 	}
-	for _, s := range ls.touched {
-		ls.score[s] /= ideal
+	maxRun := 0
+	for _, run := range lq.runs {
+		maxRun = max(maxRun, len(run))
+	}
+	best := make([]float64, maxRun+1)
+	if len(wins) > 0 {
+		c.segmentDocs(lq, ls, wins, best)
+	}
+	if ideal := c.ideal(lq, best); ideal > 0 {
+		for _, s := range ls.touched {
+			ls.score[s] /= ideal
+		}
 	}
 	return ls
+}
+
+// segmentDocs adds to each doc's score the best segmentation of every
+// query CJK run over the windows the doc holds.
+func (c *corpus) segmentDocs(lq *lexQuery, ls *lexScores, wins []winHit, best []float64) {
+	// group wins by slot (counting sort over the slots that have any)
+	start := make([]int32, len(c.slots)+1)
+	for _, w := range wins {
+		start[w.slot+1]++
+	}
+	for s := 1; s < len(start); s++ {
+		start[s] += start[s-1]
+	}
+	grouped := make([]winHit, len(wins))
+	fill := append([]int32(nil), start[:len(c.slots)]...)
+	for _, w := range wins {
+		grouped[fill[w.slot]] = w
+		fill[w.slot]++
+	}
+	vals := make([]float64, len(lq.terms))
+	val := func(i int16) float64 { return vals[i] }
+	for _, s := range ls.touched {
+		ws := grouped[start[s]:start[s+1]]
+		if len(ws) == 0 {
+			continue
+		}
+		for _, w := range ws {
+			vals[w.term] = float64(w.v)
+		}
+		for _, run := range lq.runs {
+			ls.score[s] += segment(run, val, best)
+		}
+		for _, w := range ws {
+			vals[w.term] = 0
+		}
+	}
 }
 
 // neighbours returns the slots linked to s in either direction.

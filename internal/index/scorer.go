@@ -257,8 +257,9 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		return listRecent(c, &q, limit)
 	}
 	cal := sc.Calibration()
-	terms := queryTerms(q.Text)
-	lex := c.keyword(terms)
+	lq := newLexQuery(q.Text)
+	terms := lq.terms
+	lex := c.keyword(lq)
 	lit := literalForm(q.Text)
 	// cands is dense over slots: -1 = not a candidate, else index into pool
 	idx := make([]int32, len(c.slots))
