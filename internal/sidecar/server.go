@@ -184,11 +184,8 @@ func (s *Server) openIndex(ctx context.Context) {
 		Now:         s.now,
 		Calibration: s.cfg.Calibration,
 		LinkSpread:  s.cfg.LinkSpread,
-		WatchDirs:   watchDirs(s.store, s.log),
-		// Only used when watching is impossible (no inotify, watch budget
-		// exhausted, a root that cannot be created): then a search rescans
-		// by mtime when the last scan is older than this.
-		ScanInterval: fallbackScanInterval,
+		// No WatchDirs: see scanInterval.
+		ScanInterval: scanInterval,
 	})
 	if err != nil {
 		_ = emb.Close()
@@ -200,9 +197,6 @@ func (s *Server) openIndex(ctx context.Context) {
 		return
 	}
 	s.emb, s.ix = emb, ix
-	if ix.Watching() {
-		s.log.Debug("index watches memory for hand edits")
-	}
 	s.assoc.bind(ix, s)
 	close(s.ixReady)
 	s.syncIndex(ctx, "startup")
