@@ -34,7 +34,7 @@ func main() {
 	modelDir := flag.String("embed-model-dir", os.Getenv("SOMNI_EMBED_MODEL_PATH"), "local embedder model folder")
 	verbose := flag.Bool("v", false, "list misses")
 	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | heldout: evaluate and list only this half of the queries (the halves are fixed per tier by a hash of the query text)")
-	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text")
+	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text (* = every query)")
 	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
 	flag.StringVar(&turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
@@ -65,7 +65,7 @@ func explain(ctx context.Context, w io.Writer, s *system, qs []evalQuery, sub st
 		return
 	}
 	for _, q := range qs {
-		if !strings.Contains(q.Q, sub) {
+		if sub != "*" && !strings.Contains(q.Q, sub) {
 			continue
 		}
 		gold := map[string]bool{}

@@ -46,7 +46,7 @@ func TestNewLexQueryRuns(t *testing.T) {
 	}{
 		{q: "宠物医院", runs: 1, windowAt: map[[2]int]string{{0, 2}: "宠物", {0, 4}: "宠物医院", {1, 3}: "物医院", {2, 2}: "医院"}, absent: [][2]int{{3, 2}, {2, 3}}},
 		{q: "我们的猫", runs: 1, windowAt: map[[2]int]string{{1, 2}: "们的", {0, 3}: "我们的"}, absent: [][2]int{{0, 2}}}, // 我们 is a stopword
-		{q: "redis 猫", runs: 0},                                                                             // a 1-char run is a plain term
+		{q: "redis 猫", runs: 0}, // a 1-char run is a plain term
 	}
 	for _, tc := range tests {
 		t.Run(tc.q, func(t *testing.T) {
