@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // BM25 parameters; field weights follow the compat scorer (name 3,
@@ -42,7 +44,7 @@ func newEntry(d Doc) *entry {
 	e := &entry{doc: d, tf: map[string]float32{}}
 	e.lower = strings.ToLower(d.Name + "\n" + d.Description + "\n" + d.Body)
 	add := func(s string, w float32) {
-		for _, t := range Tokenize(s) {
+		for _, t := range textseg.Tokenize(s) {
 			e.tf[t] += w
 			e.dl += w
 		}
@@ -233,9 +235,9 @@ func newLexQuery(q string) *lexQuery {
 		pos[t] = int16(i)
 	}
 	lq.inRun = make([]bool, len(lq.terms))
-	for _, r := range splitRuns(q) {
-		rs := []rune(r.text)
-		if !isCJKScript(r.script) || len(rs) < 2 {
+	for _, r := range textseg.Runs(q) {
+		rs := []rune(r.Text)
+		if !r.CJK || len(rs) < 2 {
 			continue // a 1-char CJK run is one whole token, scored like a word
 		}
 		run := make([][3]int16, len(rs))
@@ -323,7 +325,7 @@ func (c *corpus) keyword(lq *lexQuery) *lexScores {
 	var wins []winHit
 	for i, t := range lq.terms {
 		idf := c.idf(t)
-		isStrong := strongTerm(t)
+		isStrong := textseg.StrongTerm(t)
 		for _, p := range c.postings[t] {
 			e := c.slots[p.slot]
 			tf := float64(p.tf)
@@ -410,5 +412,5 @@ func (c *corpus) neighbours(s int32) []int32 {
 // isCJKTerm reports whether t is a CJK, kana or Hangul window.
 func isCJKTerm(t string) bool {
 	r, _ := utf8.DecodeRuneInString(t)
-	return isCJKScript(scriptOf(r))
+	return textseg.IsCJK(r)
 }

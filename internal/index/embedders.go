@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // offEmbedder is the "off" provider: no vectors, keyword recall only.
@@ -84,9 +85,9 @@ func (h hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 // 1+ln(tf) so one repeated word cannot dominate.
 func hashVector(text string) []float32 {
 	feats := map[string]float32{}
-	for _, r := range splitRuns(text) {
-		if isCJKScript(r.script) {
-			rs := []rune(r.text)
+	for _, r := range textseg.Runs(text) {
+		if r.CJK {
+			rs := []rune(r.Text)
 			for n := 1; n <= 3; n++ {
 				w := float32(1)
 				if n == 1 {
@@ -94,7 +95,7 @@ func hashVector(text string) []float32 {
 				}
 				for i := 0; i+n <= len(rs); i++ {
 					g := string(rs[i : i+n])
-					if n == 1 && stopwords[g] {
+					if n == 1 && textseg.IsStopword(g) {
 						continue
 					}
 					feats["c:"+g] += w
@@ -102,11 +103,11 @@ func hashVector(text string) []float32 {
 			}
 			continue
 		}
-		if stopwords[r.text] || len(r.text) < 2 {
+		if textseg.IsStopword(r.Text) || len(r.Text) < 2 {
 			continue
 		}
-		feats["w:"+r.text]++
-		if rs := []rune("<" + r.text + ">"); len(rs) >= 6 {
+		feats["w:"+r.Text]++
+		if rs := []rune("<" + r.Text + ">"); len(rs) >= 6 {
 			for i := 0; i+3 <= len(rs); i++ {
 				feats["g:"+string(rs[i:i+3])] += 0.35
 			}

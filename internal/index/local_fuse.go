@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // The local USE-lite embedder is a dense + sparse hybrid: USE-lite's sentence
@@ -70,11 +72,11 @@ var useLiteFusedCalibration = Calibration{Floor: 0.30, Span: 0.40}
 // / localCJKUnitRunes.
 func localScriptParts(text string) (latin, cjk string, latinUnits, cjkUnits float64) {
 	var cj []string
-	for _, r := range splitRuns(text) {
-		if isCJKScript(r.script) {
-			cj = append(cj, r.text)
-			cjkUnits += float64(len([]rune(r.text))) / localCJKUnitRunes
-		} else if len([]rune(r.text)) >= 2 {
+	for _, r := range textseg.Runs(text) {
+		if r.CJK {
+			cj = append(cj, r.Text)
+			cjkUnits += float64(len([]rune(r.Text))) / localCJKUnitRunes
+		} else if len([]rune(r.Text)) >= 2 {
 			latinUnits++
 		}
 	}
@@ -83,7 +85,7 @@ func localScriptParts(text string) (latin, cjk string, latinUnits, cjkUnits floa
 	}
 	var b strings.Builder
 	for _, r := range text {
-		if isCJKScript(scriptOf(r)) {
+		if textseg.IsCJK(r) {
 			r = ' '
 		}
 		b.WriteRune(r)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Hybrid weights (issue 3): 0.6 semantic + 0.4 lexical + 0.2 literal bonus;
@@ -152,7 +154,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 func queryTerms(q string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, t := range Tokenize(q) {
+	for _, t := range textseg.Tokenize(q) {
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, t)
@@ -167,7 +169,7 @@ func literalForm(q string) string {
 	l := strings.ToLower(strings.Join(strings.Fields(q), " "))
 	n := utf8.RuneCountInString(l)
 	r, _ := utf8.DecodeRuneInString(l)
-	if n >= 3 || n == 2 && isCJKScript(scriptOf(r)) {
+	if n >= 3 || n == 2 && textseg.IsCJK(r) {
 		return l
 	}
 	return ""
@@ -310,12 +312,12 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		}
 	}
 	// exact-symbol pinning
-	syms := Symbols(q.Text)
+	syms := textseg.Symbols(q.Text)
 	for si, sym := range syms {
 		lsym := strings.ToLower(sym)
 		for _, s := range symbolCandidates(c, lsym) {
 			e := c.slots[s]
-			if !containsSymbol(e.lower, lsym) {
+			if !textseg.ContainsSymbol(e.lower, lsym) {
 				continue
 			}
 			fresh := idx[s] < 0
@@ -534,7 +536,7 @@ func sortCands(c *corpus, list []*cand) {
 // containing its rarest indexed word part; a symbol with no such part
 // (e.g. "1.2") falls back to every live doc.
 func symbolCandidates(c *corpus, lsym string) []int32 {
-	parts := Tokenize(lsym) // the indexed (stemmed) forms of its word parts
+	parts := textseg.Tokenize(lsym) // the indexed (stemmed) forms of its word parts
 	if len(parts) == 0 {
 		all := make([]int32, 0, c.live)
 		for s, e := range c.slots {

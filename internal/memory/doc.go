@@ -28,5 +28,5 @@
 // CompleteIntention/CancelIntention/Intentions/ExpireIdle/SelectIntentions for prospective memory;
 // AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser for identity; Store.Capture() for session capture
 // (Append/Tool/Close/CloseAll), PendingLogs/MarkLogProcessed/ReadSessionLog/ParseSessionLog for the
-// dreamer and conversation search; WriteDreamLog/DreamLogs/ReadDreamLog; Redact; SafeName; Tokenize.
+// dreamer and conversation search; WriteDreamLog/DreamLogs/ReadDreamLog; Redact; SafeName.
 package memory

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // ErrExists is returned (wrapped in *DuplicateError) when a create would duplicate an existing entry.
@@ -103,10 +105,10 @@ func (s *Store) FindDuplicate(ctx context.Context, kind Kind, name, desc string)
 // DuplicateSimilarity is the description token overlap (Jaccard) at which a new item counts as a duplicate.
 const DuplicateSimilarity = 0.7
 
-// tokenSet splits text into lowercase word tokens; CJK runs contribute their 2-character bigrams.
+// tokenSet is the set of text's lexical terms (textseg, the same terms recall matches on).
 func tokenSet(text string) map[string]struct{} {
 	out := map[string]struct{}{}
-	for _, t := range Tokenize(text) {
+	for _, t := range textseg.Tokenize(text) {
 		if utf8.RuneCountInString(t) >= 2 {
 			out[t] = struct{}{}
 		}
@@ -126,47 +128,6 @@ func jaccard(a, b map[string]struct{}) float64 {
 	}
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
-
-// Tokenize splits text for keyword matching the compat way: lowercase; split on whitespace and
-// `, / ，、。？！：；- _`; split CJK from non-CJK runs; CJK runs longer than 3 characters also yield bigrams.
-func Tokenize(text string) []string {
-	text = strings.ToLower(text)
-	parts := strings.FieldsFunc(text, func(r rune) bool {
-		switch r {
-		case ',', '/', '，', '、', '。', '？', '！', '：', '；', '-', '_':
-			return true
-		}
-		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == '\u3000' || r == '\u00a0'
-	})
-	var out []string
-	seen := map[string]bool{}
-	add := func(t string) {
-		if t != "" && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	for _, p := range parts {
-		runes := []rune(p)
-		start := 0
-		for i := 1; i <= len(runes); i++ {
-			if i < len(runes) && isCJK(runes[i]) == isCJK(runes[start]) {
-				continue
-			}
-			seg := runes[start:i]
-			add(strings.TrimSpace(string(seg)))
-			if isCJK(seg[0]) && len(seg) > 3 {
-				for k := 0; k+1 < len(seg); k++ {
-					add(string(seg[k : k+2]))
-				}
-			}
-			start = i
-		}
-	}
-	return out
-}
-
-func isCJK(r rune) bool { return r >= 0x4e00 && r <= 0x9fff }
 
 // CreateKnowledge creates knowledge/<name>/SKILL.md. A same-named or near-duplicate item is not copied:
 // the error is a *DuplicateError carrying the existing entry.

@@ -1,4 +1,9 @@
-package index
+// Package textseg cuts text into the lexical terms somni matches on, one way
+// for every caller: the recall index, the hash embedder and the store's
+// near-duplicate check. Words of space-delimited scripts are lowercased,
+// stopword-filtered and lightly stemmed; Han, kana and Hangul runs become
+// 2–4-character windows; no term straddles two scripts.
+package textseg
 
 import (
 	"strings"
@@ -45,21 +50,30 @@ func isHan(r rune) bool {
 // isCJKScript reports whether a script segments into n-gram windows.
 func isCJKScript(s int) bool { return s == scriptHan || s == scriptKana || s == scriptHangul }
 
-// run is a maximal sequence of runes of one script.
-type run struct {
-	text   string
-	script int
+// IsCJK reports whether r is a Han, kana or Hangul character.
+func IsCJK(r rune) bool { return isCJKScript(scriptOf(r)) }
+
+// IsStopword reports whether a lowercased word or CJK window is a function
+// word that says nothing about topic.
+func IsStopword(w string) bool { return stopwords[w] }
+
+// Run is a maximal sequence of runes of one script, lowercased.
+type Run struct {
+	Text string
+	// CJK marks Han, kana and Hangul runs, which have no spaces between
+	// words and are matched by character windows instead.
+	CJK bool
 }
 
-// splitRuns lowercases s and cuts it into single-script runs; whitespace,
+// Runs lowercases s and cuts it into single-script runs; whitespace,
 // punctuation (ASCII and CJK: ，、。？！：；…) and symbols separate runs.
-func splitRuns(s string) []run {
-	var out []run
+func Runs(s string) []Run {
+	var out []Run
 	var b strings.Builder
 	cur := scriptNone
 	flush := func() {
 		if b.Len() > 0 {
-			out = append(out, run{text: b.String(), script: cur})
+			out = append(out, Run{Text: b.String(), CJK: isCJKScript(cur)})
 			b.Reset()
 		}
 	}
@@ -99,14 +113,14 @@ var stopwords = func() map[string]bool {
 // kana or Hangul run, its 2–4-char windows (a 1-char run is kept whole).
 func Tokenize(s string) []string {
 	var out []string
-	for _, r := range splitRuns(s) {
-		if !isCJKScript(r.script) {
-			if utf8.RuneCountInString(r.text) >= 2 && !stopwords[r.text] {
-				out = append(out, stem(r.text))
+	for _, r := range Runs(s) {
+		if !r.CJK {
+			if utf8.RuneCountInString(r.Text) >= 2 && !stopwords[r.Text] {
+				out = append(out, stem(r.Text))
 			}
 			continue
 		}
-		out = appendWindows(out, r.text)
+		out = appendWindows(out, r.Text)
 	}
 	return out
 }
@@ -182,9 +196,9 @@ func appendWindows(out []string, text string) []string {
 	return out
 }
 
-// strongTerm reports whether a matched term alone is real keyword
+// StrongTerm reports whether a matched term alone is real keyword
 // evidence: a CJK word of ≥ 2 chars or another token of ≥ 3 chars.
-func strongTerm(t string) bool {
+func StrongTerm(t string) bool {
 	r, _ := utf8.DecodeRuneInString(t)
 	n := utf8.RuneCountInString(t)
 	if isCJKScript(scriptOf(r)) {
@@ -266,10 +280,10 @@ func isSymbol(f string) bool {
 	return false
 }
 
-// containsSymbol reports whether hay (lowercased) holds sym (lowercased)
+// ContainsSymbol reports whether hay (lowercased) holds sym (lowercased)
 // as a whole symbol: the neighbouring characters are not letters, digits
 // or the joiners - _ so db-billing-02 does not pin db-billing-021.
-func containsSymbol(hay, sym string) bool {
+func ContainsSymbol(hay, sym string) bool {
 	for off := 0; ; {
 		i := strings.Index(hay[off:], sym)
 		if i < 0 {

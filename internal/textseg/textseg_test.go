@@ -1,4 +1,4 @@
-package index
+package textseg
 
 import (
 	"reflect"
@@ -68,8 +68,8 @@ func TestContainsSymbol(t *testing.T) {
 		{"policy allkeys-lru.", "allkeys-lru", true},
 	}
 	for _, tc := range tests {
-		if got := containsSymbol(tc.hay, tc.sym); got != tc.want {
-			t.Errorf("containsSymbol(%q, %q) = %v, want %v", tc.hay, tc.sym, got, tc.want)
+		if got := ContainsSymbol(tc.hay, tc.sym); got != tc.want {
+			t.Errorf("ContainsSymbol(%q, %q) = %v, want %v", tc.hay, tc.sym, got, tc.want)
 		}
 	}
 }
