@@ -277,3 +277,62 @@ func TestServerRecallReinforces(t *testing.T) {
 }
 
 func embedOff() index.EmbedConfig { return index.EmbedConfig{Provider: "off"} }
+
+// TestSearchListings covers the search tools with no query: the index lists
+// what passes the filters (knowledge strongest first, episodes newest
+// first) and a listing is not a use, so nothing is reinforced.
+func TestSearchListings(t *testing.T) {
+	dir := copyPydata(t)
+	ep := filepath.Join(dir, "memory/episodes/2026-11-25_002/SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(ep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ep, []byte("---\nname: 2026-11-25_002\ndescription: 续费域名 example.org\ntype: episode\nscore: 0.4\n---\n\n- when: 2026-11-25T09:00:00\n- tags: 域名, billing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{DataDir: dir, Embed: embedOff(), Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kpath := filepath.Join(dir, "memory/knowledge/docker-build-cache/SKILL.md")
+	before, _ := os.ReadFile(kpath)
+	tests := []struct {
+		tool, args string
+		want       []string // in this order
+		absent     []string
+	}{
+		{"search_knowledge", `{}`, []string{"docker-build-cache", "团队成员", "api-gateway-503"}, nil},
+		{"search_knowledge", `{"entry_type":"fact"}`, []string{"团队成员"}, []string{"docker-build-cache"}},
+		{"search_knowledge", `{"limit":1}`, []string{"docker-build-cache"}, []string{"团队成员"}},
+		{"search_episodes", `{}`, []string{"2026-11-25_002", "2026-11-20_001"}, nil},
+		{"search_episodes", `{"tags":"docker"}`, []string{"2026-11-20_001"}, []string{"2026-11-25_002"}},
+		{"search_episodes", `{"since":"2026-11-21"}`, []string{"2026-11-25_002"}, []string{"2026-11-20_001"}},
+		{"search_episodes", `{"until":"2026-11-21"}`, []string{"2026-11-20_001"}, []string{"2026-11-25_002"}},
+	}
+	for _, tc := range tests {
+		out, err := srv.tools.Call(context.Background(), tc.tool, ToolEnv{}, []byte(tc.args))
+		if err != nil {
+			t.Fatalf("%s %s: %v", tc.tool, tc.args, err)
+		}
+		last := -1
+		for _, w := range tc.want {
+			i := strings.Index(out, w)
+			if i < 0 || i < last {
+				t.Errorf("%s %s: want %v in this order:\n%s", tc.tool, tc.args, tc.want, out)
+				break
+			}
+			last = i
+		}
+		for _, a := range tc.absent {
+			if strings.Contains(out, a) {
+				t.Errorf("%s %s: %q must be filtered out:\n%s", tc.tool, tc.args, a, out)
+			}
+		}
+	}
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(kpath); !bytes.Equal(before, after) {
+		t.Error("a listing reinforced an entry")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -105,15 +104,13 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 	}
 	q := index.Query{Text: a.Query, Kinds: []string{index.KindEpisode}, Since: since, Until: until,
 		Tags: splitList(a.Tags), Limit: a.Limit}
-	var hits []index.Hit
-	if strings.TrimSpace(a.Query) == "" {
-		hits, err = s.listDocs(ctx, q, []memory.Kind{memory.KindEpisode}, func(x, y index.Doc) bool { return x.When.After(y.When) })
-	} else {
-		hits, err = s.search(ctx, q)
-		s.reinforce(hits)
-	}
+	// An empty query lists (newest first); only ranked results count as use.
+	hits, err := s.search(ctx, q)
 	if err != nil {
 		return "", err
+	}
+	if strings.TrimSpace(a.Query) != "" {
+		s.reinforce(hits)
 	}
 	scope := describeFilters(a.Since, a.Until, a.Tags)
 	if len(hits) == 0 {
@@ -136,16 +133,14 @@ type knowledgeArgs struct {
 
 func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs) (string, error) {
 	q := index.Query{Text: a.Query, Kinds: []string{index.KindKnowledge}, EntryType: strings.TrimSpace(a.EntryType), Limit: a.Limit}
-	var hits []index.Hit
-	var err error
-	if strings.TrimSpace(a.Query) == "" {
-		hits, err = s.listDocs(ctx, q, []memory.Kind{memory.KindKnowledge}, func(x, y index.Doc) bool { return x.Score > y.Score })
-	} else {
-		hits, err = s.search(ctx, q)
-		s.reinforce(hits)
-	}
+	// An empty query lists the strongest entries (knowledge has no date);
+	// only ranked results count as use.
+	hits, err := s.search(ctx, q)
 	if err != nil {
 		return "", err
+	}
+	if strings.TrimSpace(a.Query) != "" {
+		s.reinforce(hits)
 	}
 	what := "knowledge entries"
 	if q.EntryType != "" {
@@ -174,54 +169,6 @@ func (s *Server) search(ctx context.Context, q index.Query) ([]index.Hit, error)
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	return hits, nil
-}
-
-// listDocs answers a query without words: the store's entries of kinds that
-// pass q's filters, ordered by less. It reads every file of those kinds,
-// which is acceptable for a listing the model asks for explicitly.
-func (s *Server) listDocs(ctx context.Context, q index.Query, kinds []memory.Kind, less func(a, b index.Doc) bool) ([]index.Hit, error) {
-	entries, _, err := s.store.List(ctx, kinds...)
-	if err != nil {
-		return nil, fmt.Errorf("list memory: %w", err)
-	}
-	var docs []index.Doc
-	for _, e := range entries {
-		d := docOf(e)
-		if passesFilters(q, d) {
-			docs = append(docs, d)
-		}
-	}
-	sort.SliceStable(docs, func(i, j int) bool { return less(docs[i], docs[j]) })
-	if len(docs) > q.Limit {
-		docs = docs[:q.Limit]
-	}
-	hits := make([]index.Hit, len(docs))
-	for i, d := range docs {
-		hits[i] = index.Hit{Doc: d, Hybrid: d.Score}
-	}
-	return hits, nil
-}
-
-// passesFilters applies a query's non-text filters (type, dates, tags).
-func passesFilters(q index.Query, d index.Doc) bool {
-	if q.EntryType != "" && !strings.EqualFold(q.EntryType, d.Type) {
-		return false
-	}
-	if !q.Since.IsZero() && (d.When.IsZero() || d.When.Before(q.Since)) {
-		return false
-	}
-	if !q.Until.IsZero() && (d.When.IsZero() || d.When.After(q.Until)) {
-		return false
-	}
-	if len(q.Tags) > 0 {
-		for _, t := range q.Tags {
-			if containsFold(d.Tags, t) {
-				return true
-			}
-		}
-		return false
-	}
-	return true
 }
 
 func filterHits(hits []index.Hit, keep func(index.Doc) bool, limit int) []index.Hit {
