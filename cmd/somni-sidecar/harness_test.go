@@ -77,6 +77,8 @@ type proc struct {
 	bad     []string // stdout lines that are not JSON-RPC frames
 	nextID  int
 	onCall  func(w wire) (any, *wireErr) // answers reverse calls; nil ⇒ -32601
+	notes   []wire                       // notifications from the sidecar, in arrival order
+	noted   chan struct{}                // signalled (non-blocking) on each new note
 	exited  chan struct{}
 	exitErr error
 }
@@ -118,7 +120,7 @@ func start(t testing.TB, dataDir string, args []string, env ...string) *proc {
 		t.Fatal(err)
 	}
 	s := &proc{t: t, cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}, dataDir: dataDir,
-		waiters: map[string]chan wire{}, exited: make(chan struct{})}
+		waiters: map[string]chan wire{}, exited: make(chan struct{}), noted: make(chan struct{}, 1)}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -148,6 +150,15 @@ func (s *proc) readLoop(stdout io.Reader) {
 			continue
 		}
 		w.raw = line
+		if w.Method != "" && (len(w.ID) == 0 || string(w.ID) == "null") { // a notification: never answered
+			s.notes = append(s.notes, w)
+			s.mu.Unlock()
+			select {
+			case s.noted <- struct{}{}:
+			default:
+			}
+			continue
+		}
 		if w.Method != "" { // a reverse call from the sidecar
 			h := s.onCall
 			s.mu.Unlock()
@@ -273,6 +284,31 @@ func (s *proc) tool(name string, args any, extra ...string) string {
 	}
 	s.call("tools.call", p, &res)
 	return res.Result
+}
+
+// waitNote waits for a notification from the sidecar whose raw frame is
+// exactly want.
+func (s *proc) waitNote(want string) {
+	s.t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		s.mu.Lock()
+		for _, n := range s.notes {
+			if n.raw == want {
+				s.mu.Unlock()
+				return
+			}
+		}
+		got := len(s.notes)
+		s.mu.Unlock()
+		select {
+		case <-s.noted:
+		case <-s.exited:
+			s.t.Fatalf("sidecar exited before sending %s", want)
+		case <-deadline:
+			s.t.Fatalf("no notification %s (got %d others)", want, got)
+		}
+	}
 }
 
 // waitExit waits for the process to end and returns its exit code.

@@ -6,7 +6,8 @@
 // is cancelled when the connection closes or the peer sends
 // `$/cancelRequest {id}`. Malformed frames are answered with -32700 and the
 // connection keeps serving. The same connection can call the peer (reverse
-// calls such as `llm.chat`) with string ids `somni-N`.
+// calls such as `llm.chat`) with string ids `somni-N`; a call abandoned by
+// its context is cancelled at the peer with `$/cancelRequest {id}`.
 //
 // jsonrpc2 owns the connection's life (its read loop, close, disconnect
 // notification). Frames are decoded, dispatched and answered by this
@@ -368,8 +369,9 @@ func (c *Conn) cancelRequest(req *request) {
 }
 
 // Call sends a request to the peer and waits for its reply, or for ctx.
-// A cancelled call returns ctx.Err() at once and forgets its id, so a late
-// reply is dropped and nothing is kept for a reply that never comes.
+// A cancelled call forgets its id, so a late reply is dropped and nothing is
+// kept for a reply that never comes, tells the peer with
+// `$/cancelRequest {id}` (see cancelPeer) and returns ctx.Err().
 // A peer error arrives as *Error; a result that does not decode into result
 // (or is null when a result is wanted) is an error too.
 //
@@ -416,6 +418,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case resp = <-ch:
 	case <-ctx.Done():
 		forget()
+		c.cancelPeer(method, idStr)
 		return fmt.Errorf("rpc: call %s: %w", method, ctx.Err())
 	case <-c.Done():
 		forget()
@@ -434,6 +437,48 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		return fmt.Errorf("rpc: call %s: malformed result: %w", method, err)
 	}
 	return nil
+}
+
+// cancelNotifyWait bounds how long an abandoned Call waits for its
+// `$/cancelRequest` to be written. Usually the frame is on the wire in
+// microseconds, before the caller's next frame; a peer that stops reading
+// must not hold the caller, so past this the write finishes on its own.
+const cancelNotifyWait = 100 * time.Millisecond
+
+// cancelPeer tells the peer that we abandoned our call id, so it can stop
+// the work (a host aborts its model stream instead of spending tokens on an
+// answer nobody reads). Best-effort: a closed connection gets nothing, and
+// a write the peer does not take within cancelNotifyWait completes (or
+// fails when the connection closes) without the caller.
+func (c *Conn) cancelPeer(method, id string) {
+	select {
+	case <-c.Done():
+		return
+	default:
+	}
+	frame, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params"`
+	}{"2.0", CancelMethod, struct {
+		ID string `json:"id"`
+	}{id}})
+	if err != nil { // a struct of strings: cannot fail
+		c.logger.Error("rpc: encode cancel notification", "err", err)
+		return
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.stream.write(frame, false) }()
+	timer := time.NewTimer(cancelNotifyWait)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			c.logger.Debug("rpc: cannot send cancel notification", "method", method, "id", id, "err", err)
+		}
+	case <-timer.C:
+		c.logger.Warn("rpc: peer is not reading; cancel notification still queued", "method", method, "id", id)
+	}
 }
 
 // deliver hands a reply to the call waiting for it; a reply nobody waits

@@ -410,6 +410,14 @@ func TestReverseCall(t *testing.T) {
 				p.send(tc.reply(call.ID))
 			}
 			res := p.recv()
+			if tc.reply == nil {
+				// The abandoned call is cancelled at the peer before the
+				// handler goes on.
+				if want := cancelFrame(call.ID); res.raw != want {
+					t.Fatalf("after the timeout got %s, want %s", res.raw, want)
+				}
+				res = p.recv()
+			}
 			if string(res.ID) != fmt.Sprint(i) || !strings.Contains(string(res.Result), tc.want) {
 				t.Fatalf("dream result = %s, want %q", res.raw, tc.want)
 			}
@@ -418,10 +426,10 @@ func TestReverseCall(t *testing.T) {
 				p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"late"}}}`, call.ID))
 			}
 			p.send(`{"jsonrpc":"2.0","id":"alive","method":"dream","params":{"timeoutMs":1}}`)
-			// The next frame is either the new reverse call or (if it already
-			// timed out) the result; both prove the conn is alive.
+			// Before the result may come the new reverse call and (if it
+			// already timed out) its cancellation; all prove the conn is alive.
 			f := p.recv()
-			if f.Method == "llm.chat" {
+			for f.Method == "llm.chat" || f.Method == CancelMethod {
 				f = p.recv()
 			}
 			if string(f.ID) != `"alive"` {
@@ -633,6 +641,11 @@ func TestCallsLeaveNothingPending(t *testing.T) {
 			case tc.wantErr != nil && !errors.As(tc.wantErr, &re) && !errors.Is(err, tc.wantErr):
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
 			}
+			if tc.wantErr == context.Canceled || tc.wantErr == context.DeadlineExceeded {
+				if f := p.recv(); f.raw != cancelFrame(call.ID) {
+					t.Fatalf("after giving up got %s, want %s", f.raw, cancelFrame(call.ID))
+				}
+			}
 			if tc.late != nil {
 				p.send(tc.late(string(call.ID)))
 			}
@@ -642,6 +655,81 @@ func TestCallsLeaveNothingPending(t *testing.T) {
 			}
 			if got := p.conn.pendingCalls(); got != 0 {
 				t.Fatalf("%d calls still pending after the call returned", got)
+			}
+		})
+	}
+}
+
+// cancelFrame is the exact notification that cancels our call id at the peer.
+func cancelFrame(id json.RawMessage) string {
+	return `{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + string(id) + `}}`
+}
+
+// TestAbandonedCallCancelsPeer: however a Call gives up on its context, the
+// peer receives `$/cancelRequest` with the call's own id, the caller is not
+// held by a peer that has stopped reading, and a call that got its reply
+// sends nothing more.
+func TestAbandonedCallCancelsPeer(t *testing.T) {
+	tests := []struct {
+		name      string
+		timeout   time.Duration // 0 ⇒ cancelled by the test once the call is on the wire
+		answer    bool          // the peer replies before the context ends
+		slowPeer  bool          // the peer reads nothing until the call has returned
+		wantErr   error
+		wantFrame bool // a cancel notification follows the call
+	}{
+		{"cancelled", 0, false, false, context.Canceled, true},
+		{"deadline", 30 * time.Millisecond, false, false, context.DeadlineExceeded, true},
+		{"peer stopped reading", 0, false, true, context.Canceled, true},
+		{"answered", time.Minute, true, false, nil, false},
+	}
+	p := startPeer(t, echoMethods())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p.t = t
+			ctx, cancel := context.WithCancel(context.Background())
+			if tc.timeout > 0 {
+				ctx, cancel = context.WithTimeout(context.Background(), tc.timeout)
+			}
+			defer cancel()
+			errc := make(chan error, 1)
+			go func() { errc <- p.conn.Call(ctx, "llm.chat", map[string]any{"messages": []any{}}, &chatResult{}) }()
+			call := p.recv()
+			if call.Method != "llm.chat" || !strings.HasPrefix(string(call.ID), `"somni-`) {
+				t.Fatalf("expected llm.chat with a somni-N id, got %s", call.raw)
+			}
+			if tc.answer {
+				p.send(`{"jsonrpc":"2.0","id":` + string(call.ID) + `,"result":{"message":{"role":"assistant","content":"ok"}}}`)
+			} else if tc.timeout == 0 {
+				cancel()
+			}
+			checkErr := func(err error) {
+				t.Helper()
+				if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tc.wantErr)
+				}
+			}
+			if tc.slowPeer {
+				// Nothing reads the pipe, so the notification cannot be
+				// written yet: the caller must come back anyway.
+				select {
+				case err := <-errc:
+					checkErr(err)
+				case <-time.After(5 * time.Second):
+					t.Fatal("Call blocked on a peer that is not reading")
+				}
+			}
+			if tc.wantFrame {
+				if f := p.recv(); f.raw != cancelFrame(call.ID) {
+					t.Fatalf("got %s, want %s", f.raw, cancelFrame(call.ID))
+				}
+			}
+			if !tc.slowPeer {
+				checkErr(<-errc)
+			}
+			p.send(`{"jsonrpc":"2.0","id":"alive","method":"echo"}`)
+			if f := p.recv(); string(f.ID) != `"alive"` {
+				t.Fatalf("want only the echo reply next, got %s", f.raw)
 			}
 		})
 	}
