@@ -1,6 +1,7 @@
 package index
 
 import (
+	"hash/maphash"
 	"math"
 	"path"
 	"strings"
@@ -32,6 +33,12 @@ type entry struct {
 	tf    map[string]float32 // weighted term frequency
 	dl    float32            // weighted length
 	vec   []float32          // nil until embedded
+	// textKey identifies EmbedText(doc); ctxKey identifies the embedded
+	// form of doc.Context (0 without one). An entry whose ctxKey is
+	// another entry's textKey borrows that entry's vector as its context
+	// vector (see contextCos), so a context costs no second embedding.
+	textKey, ctxKey uint64
+	asks            bool // the body ends with a question mark
 	// persistence facts (Index only)
 	ref       FileRef
 	docHash   string // hash of every Doc field: a change rewrites the row
@@ -53,7 +60,21 @@ func newEntry(d Doc) *entry {
 	add(d.Description, weightDesc)
 	add(d.Body, weightBody)
 	add(d.Context, weightContext)
+	e.textKey = textKey(EmbedText(d))
+	body := strings.TrimSpace(d.Body)
+	e.asks = strings.HasSuffix(body, "?") || strings.HasSuffix(body, "？")
+	if strings.TrimSpace(d.Context) != "" {
+		e.ctxKey = textKey(EmbedText(Doc{Body: d.Context}))
+	}
 	return e
+}
+
+// keySeed seeds textKey; keys live in memory only, so a per-process seed is fine.
+var keySeed = maphash.MakeSeed()
+
+// textKey is a 64-bit identity of an embedded text, never 0.
+func textKey(s string) uint64 {
+	return maphash.String(keySeed, s) | 1
 }
 
 // EmbedText is the text an entry is embedded from: name, description and
@@ -82,13 +103,16 @@ type corpus struct {
 	postings map[string][]posting // term → slots holding it
 	byName   map[string][]int32   // lowercased name and directory name → slots
 	refBy    map[string][]int32   // lowercased related target → referring slots
+	byText   map[uint64][]int32   // textKey → slots with that embedded text
+	ctxRefs  map[uint64]int32     // ctxKey → number of live entries whose context it is
 	live     int
 	totalDL  float64
 }
 
 func newCorpus() *corpus {
 	return &corpus{bySlot: map[string]int32{}, postings: map[string][]posting{},
-		byName: map[string][]int32{}, refBy: map[string][]int32{}}
+		byName: map[string][]int32{}, refBy: map[string][]int32{},
+		byText: map[uint64][]int32{}, ctxRefs: map[uint64]int32{}}
 }
 
 // linkKeys are the names an entry answers to in related: lists.
@@ -130,6 +154,10 @@ func (c *corpus) put(e *entry) {
 			c.refBy[k] = append(c.refBy[k], s)
 		}
 	}
+	c.byText[e.textKey] = append(c.byText[e.textKey], s)
+	if e.ctxKey != 0 {
+		c.ctxRefs[e.ctxKey]++
+	}
 	c.live++
 	c.totalDL += float64(e.dl)
 }
@@ -165,6 +193,14 @@ func (c *corpus) remove(p string) *entry {
 		k := strings.ToLower(strings.TrimSpace(r))
 		if c.refBy[k] = dropSlot(c.refBy[k], s); len(c.refBy[k]) == 0 {
 			delete(c.refBy, k)
+		}
+	}
+	if c.byText[e.textKey] = dropSlot(c.byText[e.textKey], s); len(c.byText[e.textKey]) == 0 {
+		delete(c.byText, e.textKey)
+	}
+	if e.ctxKey != 0 {
+		if c.ctxRefs[e.ctxKey]--; c.ctxRefs[e.ctxKey] <= 0 {
+			delete(c.ctxRefs, e.ctxKey)
 		}
 	}
 	delete(c.bySlot, p)
@@ -408,6 +444,25 @@ func (c *corpus) neighbours(s int32) []int32 {
 	}
 	return out
 }
+
+// contextSlot is a live entry whose embedded text is e's context and
+// that carries a vector, or -1. Entries with equal embedded text have
+// equal vectors, so any of them serves.
+func (c *corpus) contextSlot(e *entry) int32 {
+	if e.ctxKey == 0 {
+		return -1
+	}
+	for _, s := range c.byText[e.ctxKey] {
+		if x := c.slots[s]; x != nil && x.vec != nil && len(x.vec) == len(e.vec) {
+			return s
+		}
+	}
+	return -1
+}
+
+// answered reports whether some live entry has e's text as its context,
+// e.g. a question turn that the next turn replies to.
+func (c *corpus) answered(e *entry) bool { return c.ctxRefs[e.textKey] > 0 }
 
 // isCJKTerm reports whether t is a CJK, kana or Hangul window.
 func isCJKTerm(t string) bool {

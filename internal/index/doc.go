@@ -34,4 +34,13 @@
 //
 // Field weights: name 3, description 2, body 1, Context 0.5 (text around an
 // entry, e.g. the turn a conversation reply answers; see TurnDocs).
+//
+// Questions and their answers: a reply whose context is a question turn
+// in the same doc set takes max(own cosine, the question's cosine), the
+// question's vector being its own entry's (no second embedding, no
+// stored field, so the cache schema is unchanged); a question that some
+// entry replies to keeps 0.8 of its hybrid before the literal bonus.
+// The query is usually a paraphrase of the question, the content is in
+// the answer. Tuning half of the conversation eval, hit@1: hash 0.43 →
+// 0.61, keyword-only 0.46 → 0.50, local 0.46 → 0.65; notes unchanged.
 package index

@@ -17,7 +17,11 @@ func (h Hit) Why() string {
 	if len(h.Terms) > 0 && h.Keyword > 0 {
 		parts = append(parts, "words: "+strings.Join(h.Terms, ", "))
 	}
-	if h.Cos != 0 && h.SpreadFrom == "" {
+	switch {
+	case h.SpreadFrom != "":
+	case h.ContextCos > h.Cos:
+		parts = append(parts, fmt.Sprintf("answers a question close in meaning (cos %.2f)", h.ContextCos))
+	case h.Cos != 0:
 		parts = append(parts, fmt.Sprintf("meaning cos %.2f", h.Cos))
 	}
 	if h.SpreadFrom != "" {

@@ -18,7 +18,10 @@ type Turn struct {
 // previous turn of the same session is the Context, because a reply is
 // usually found through the question it answers ("which keyboard did I
 // buy" shares no word with "The Keychron Q1 fits that budget", but its
-// question does); Context weighs half a body word and is not embedded.
+// question does). Context weighs half a body word and is not embedded:
+// when it is a question, the reply borrows the question turn's own
+// cosine instead, and a question that a later turn answers is damped so
+// the answer comes first (see contextCos and answeredDamp).
 func TurnDocs(turns []Turn) []Doc {
 	docs := make([]Doc, len(turns))
 	for i, t := range turns {

@@ -41,7 +41,9 @@ type Doc struct {
 	NotAppliesWhen string
 	// Context is neighbouring text that helps find the entry without being
 	// its content, e.g. the turn a conversation turn replies to. It is a
-	// keyword field of low weight, and is neither embedded nor rendered.
+	// keyword field of low weight, and is neither embedded nor rendered;
+	// when another entry's embedded text equals it and is a question, that
+	// entry's cosine counts for this one too (contextCos).
 	Context string
 }
 
@@ -77,6 +79,7 @@ type Hit struct {
 	Doc        Doc
 	Hybrid     float64  // 0.6·cos part + 0.4·keyword + 0.2·literal (spread: seed·0.6)
 	Cos        float64  // raw cosine; 0 when no vectors
+	ContextCos float64  // the context's cosine with the query, discounted; 0 without one
 	Keyword    float64  // normalised BM25 in [0,1)
 	Literal    bool     // the whole query occurs in the entry
 	Pinned     bool     // an exact symbol from the query occurs verbatim

@@ -1,0 +1,139 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+)
+
+// dialogue is a conversation where the answer shares no word with the
+// query and reaches it only through the question it replies to.
+func dialogue() []Turn {
+	return []Turn{
+		{Path: "s1#1", Session: "s1", Role: "user", Text: "科技馆几点开门？"},
+		{Path: "s1#2", Session: "s1", Role: "agent", Text: "上午九点到下午五点十五，周一闭馆。"},
+		{Path: "s1#3", Session: "s1", Role: "user", Text: "I bought a mechanical keyboard yesterday."},
+		{Path: "s1#4", Session: "s1", Role: "agent", Text: "Nice, enjoy typing on it."},
+		{Path: "s2#1", Session: "s2", Role: "user", Text: "which keyboard layout should I buy?"},
+		{Path: "s2#2", Session: "s2", Role: "agent", Text: "A 75% board with tactile switches fits your desk."},
+		{Path: "s3#1", Session: "s3", Role: "user", Text: "what should I cook tonight?"}, // nobody answers it
+	}
+}
+
+func TestContextCos(t *testing.T) {
+	docs := TurnDocs(dialogue())
+	c := newCorpus()
+	emb := Hash()
+	for _, d := range docs {
+		e := newEntry(d)
+		v, err := emb.Embed(context.Background(), []string{EmbedText(d)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.vec = v[0]
+		c.put(e)
+	}
+	own := make([]float64, len(c.slots))
+	for s := range own {
+		own[s] = float64(s + 1) // stand-in cosines: slot s has s+1
+	}
+	tests := []struct {
+		path     string
+		want     float64
+		answered bool
+		asks     bool
+	}{
+		{"s1#1", 0, true, true},   // first turn: no context; s1#2 replies to it
+		{"s1#2", 1, true, false},  // replies to the question in slot 0
+		{"s1#3", 0, true, false},  // its context is an answer, not a question
+		{"s1#4", 0, false, false}, // its context is a statement: lends nothing
+		{"s2#1", 0, true, true},   // the previous session's last turn is not its context
+		{"s2#2", 5, false, false}, // replies to the question in slot 4
+		{"s3#1", 0, false, true},  // a question nobody answers
+	}
+	for _, tc := range tests {
+		e := c.get(tc.path)
+		if got := contextCos(c, e, own); got != tc.want*contextLend {
+			t.Errorf("%s: contextCos %v, want %v", tc.path, got, tc.want*contextLend)
+		}
+		if got := c.answered(e); got != tc.answered {
+			t.Errorf("%s: answered %v, want %v", tc.path, got, tc.answered)
+		}
+		if e.asks != tc.asks {
+			t.Errorf("%s: asks %v, want %v", tc.path, e.asks, tc.asks)
+		}
+	}
+	// removing the answer leaves the question unanswered; the reply's
+	// context is gone once its question is removed
+	c.remove("s1#2")
+	if c.answered(c.get("s1#1")) {
+		t.Error("s1#1 still answered after its reply was removed")
+	}
+	c.remove("s2#1")
+	if got := contextCos(c, c.get("s2#2"), own); got != 0 {
+		t.Errorf("s2#2 borrows %v from a removed question", got)
+	}
+}
+
+// TestReplyOutranksItsQuestion: for a question-like query, the answer
+// comes first, found through the question it replies to, with exactly
+// the same scores in ScoreDocs and in the index.
+func TestReplyOutranksItsQuestion(t *testing.T) {
+	ctx := context.Background()
+	docs := TurnDocs(dialogue())
+	for _, emb := range []Embedder{Hash(), Off()} {
+		ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: NewMemSource(docs...),
+			Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct{ q, want string }{
+			{"what to cook tonight", "s3#1"}, // unanswered: the question is all there is
+		}
+		if !IsOff(emb) {
+			tests = append(tests, []struct{ q, want string }{
+				{"which keyboard layout to buy", "s2#2"},
+				{"keyboard layout advice", "s2#2"},
+				// the question holds the query verbatim: the literal bonus is
+				// not damped, and it is the question's own evidence
+				{"科技馆几点开门", "s1#1"},
+			}...)
+		}
+		for _, tc := range tests {
+			q := Query{Text: tc.q, Kinds: []string{KindConversation}, NoSpread: true}
+			a, err := ix.Search(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := ix.Scorer().ScoreDocs(ctx, q, docs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a) == 0 || a[0].Doc.Path != tc.want {
+				t.Errorf("%s %q: top %v, want %s", emb.ID(), tc.q, paths(a), tc.want)
+			}
+			if fmt.Sprint(paths(a)) != fmt.Sprint(paths(b)) {
+				t.Errorf("%s %q: index %v vs ScoreDocs %v", emb.ID(), tc.q, paths(a), paths(b))
+			}
+			for i := range min(len(a), len(b)) {
+				if abs(a[i].Hybrid-b[i].Hybrid) > 1e-6 || abs(a[i].ContextCos-b[i].ContextCos) > 1e-6 {
+					t.Errorf("%s %q: %s hybrid/ctx %.4f/%.4f vs %.4f/%.4f", emb.ID(), tc.q, a[i].Doc.Path,
+						a[i].Hybrid, a[i].ContextCos, b[i].Hybrid, b[i].ContextCos)
+				}
+			}
+		}
+		ix.Close()
+	}
+}
+
+func paths(hits []Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.Doc.Path
+	}
+	return out
+}
