@@ -32,16 +32,25 @@ type Index struct {
 	c        *corpus
 	lastSync time.Time
 
-	syncMu     sync.Mutex // serialises Sync; guards st, failed, backoff
+	syncMu     sync.Mutex // serialises syncs; guards st, failed, ignored, backoff
 	st         *store
 	failed     map[string]FileRef
+	ignored    map[string]struct{} // existing files a full scan did not report (see noteIgnored)
 	backoff    time.Time
 	synced     bool
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
 	closed     atomic.Bool
-	dirty      atomic.Bool // the watcher saw a change since the last scan
-	w          *watcher    // nil without WatchDirs or when watching failed
+	changes    changeSet // what the watcher saw change since it was last synced
+	w          *watcher  // nil without WatchDirs or when watching failed
+	counters   syncCounters
+
+	// background safety-net scans (watched indexes only)
+	bgMu      sync.Mutex // orders bg.Add against Close
+	bg        sync.WaitGroup
+	bgRunning atomic.Bool
+	bgCtx     context.Context
+	bgCancel  context.CancelFunc
 }
 
 // Open loads the cached index at opts.Path (creating it, or replacing a
@@ -88,9 +97,10 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.c.put(e)
 	}
-	ix.dirty.Store(true)
+	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
+	ix.changes.markFull() // nothing scanned yet: the first search scans everything
 	if len(opts.WatchDirs) > 0 {
-		w, err := startWatcher(opts.WatchDirs, ix.log, func() { ix.dirty.Store(true) })
+		w, err := startWatcher(opts.WatchDirs, ix.log, &ix.changes)
 		if err != nil {
 			ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
 				"err", err, "scan_interval", opts.ScanInterval)
@@ -104,24 +114,15 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 // Watching reports whether a file watcher keeps the index fresh.
 func (ix *Index) Watching() bool { return ix.w != nil }
 
-// stale says whether a Search should run the mtime scan first.
-func (ix *Index) stale() bool {
-	iv := ix.opts.ScanInterval
-	if iv < 0 {
-		return false
-	}
-	age := ix.now().UnixNano() - ix.lastScanNS.Load()
-	if ix.w != nil {
-		return ix.dirty.Load() || age >= int64(WatchSafetyInterval)
-	}
-	return age >= int64(iv)
-}
-
 // Close closes the database. The embedder belongs to the caller.
 func (ix *Index) Close() error {
 	if ix.closed.Swap(true) {
 		return nil
 	}
+	ix.bgCancel()
+	ix.bgMu.Lock() // no background sync starts after this
+	ix.bgMu.Unlock()
+	ix.bg.Wait()
 	if ix.w != nil {
 		ix.w.close()
 	}
@@ -170,23 +171,16 @@ func (ix *Index) Links(ctx context.Context, orphansOnly bool) ([]Link, error) {
 	return ix.st.links(ctx, orphansOnly)
 }
 
-// Search ranks the index for q. When the watcher saw a change (or, without
-// a watcher, when the last scan is older than ScanInterval) it first runs
-// Sync, so hand edits are found without a restart; if a Sync is already
-// running it searches what is indexed so far instead of waiting.
+// Search ranks the index for q. It first brings the index up to date the
+// cheap way (see refresh): with a watcher only the paths it saw change are
+// reloaded, without one the mtime scan runs when the last one is older
+// than ScanInterval. If a sync is already running it searches what is
+// indexed so far instead of waiting.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if ix.closed.Load() {
 		return nil, errors.New("index: search on closed index")
 	}
-	if ix.stale() {
-		if ix.syncMu.TryLock() {
-			_, err := ix.syncLocked(ctx)
-			ix.syncMu.Unlock()
-			if err != nil {
-				ix.log.Warn("sync before search failed; searching cached index", "err", err)
-			}
-		}
-	}
+	ix.refresh(ctx)
 	qvec := q.Vector
 	if qvec == nil {
 		v, err := ix.scorer.EmbedQuery(ctx, q.Text)
@@ -211,65 +205,81 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
-	return ix.syncLocked(ctx)
+	_, named := ix.changes.take()
+	return ix.syncLocked(ctx, named)
 }
 
-func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
+// reopenIfGone recreates a deleted or replaced database file; true means
+// every entry must be written to the new one.
+func (ix *Index) reopenIfGone(ctx context.Context, stats *SyncStats) (bool, error) {
+	if !ix.st.gone() {
+		return false, nil
+	}
+	ix.log.Info("index file deleted or replaced; rebuilding", "path", ix.opts.Path)
+	ix.st.close()
+	st, _, err := openStore(ctx, ix.opts.Path)
+	if err != nil {
+		return false, err
+	}
+	ix.st, stats.Rebuilt = st, true
+	return true, nil
+}
+
+// syncLocked is the full sync: scan the whole Source and apply the
+// difference. named are paths a watcher saw change (taken from
+// ix.changes by the caller): they are reloaded even when their mtime and
+// size look unchanged, since two writes can share a coarse mtime. On
+// failure they are put back, so the next search retries.
+func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats SyncStats, err error) {
 	start := time.Now()
 	ix.syncing.Store(true)
 	defer ix.syncing.Store(false)
-	var stats SyncStats
-	persistAll := false
-	if ix.st.gone() {
-		ix.log.Info("index file deleted or replaced; rebuilding", "path", ix.opts.Path)
-		ix.st.close()
-		st, _, err := openStore(ctx, ix.opts.Path)
+	defer func() {
 		if err != nil {
-			return stats, err
+			ix.changes.restore(true, named)
 		}
-		ix.st, persistAll, stats.Rebuilt = st, true, true
+	}()
+	persistAll, err := ix.reopenIfGone(ctx, &stats)
+	if err != nil {
+		return stats, err
 	}
-	// cleared before scanning: an event during the scan re-marks it
-	ix.dirty.Store(false)
+	candidates := ix.ignoreCandidates(named) // stat before the scan; see noteIgnored
 	refs, err := ix.opts.Source.Scan(ctx)
 	if err != nil {
-		ix.dirty.Store(true)
 		return stats, fmt.Errorf("index: scan: %w", err)
 	}
 	ix.lastScanNS.Store(ix.now().UnixNano())
+	ix.counters.fullScans.Add(1)
 	stats.Scanned = len(refs)
 
-	// 1. compare the scan with what is indexed (read lock only)
+	// compare the scan with what is indexed (read lock only)
+	plan := syncPlan{persistAll: persistAll, retryEmbed: ix.now().After(ix.backoff)}
 	seen := make(map[string]bool, len(refs))
-	var changed []FileRef
-	var removed []string
-	var stale []*entry // unchanged files whose vectors are not from the live embedder
-	retryEmbed := ix.now().After(ix.backoff)
 	ix.mu.RLock()
 	for _, r := range refs {
 		seen[r.Path] = true
+		force := hasKey(named, r.Path)
 		e := ix.c.get(r.Path)
-		if e != nil && sameRef(e.ref, r) {
-			if e.embedder != ix.embID && retryEmbed {
-				stale = append(stale, e)
+		if e != nil && sameRef(e.ref, r) && !force {
+			if e.embedder != ix.embID && plan.retryEmbed {
+				plan.stale = append(plan.stale, e)
 			}
 			continue
 		}
-		if f, ok := ix.failed[r.Path]; ok && sameRef(f, r) {
+		if f, ok := ix.failed[r.Path]; ok && sameRef(f, r) && !force {
 			continue
 		}
-		changed = append(changed, r)
+		plan.changed = append(plan.changed, r)
 	}
 	for p := range ix.c.bySlot {
 		if !seen[p] {
-			removed = append(removed, p)
+			plan.removed = append(plan.removed, p)
 		}
 	}
-	var all []*entry
 	if persistAll {
 		for _, e := range ix.c.slots {
 			if e != nil {
-				all = append(all, e)
+				plan.all = append(plan.all, e)
 			}
 		}
 	}
@@ -279,19 +289,45 @@ func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
 			delete(ix.failed, p)
 		}
 	}
+	ix.noteIgnored(candidates, seen)
 
-	// 2. load changed files; decide what needs an embedding
-	var upserts, touched, toEmbed []*entry
-	for _, r := range changed {
+	err = ix.applyLocked(ctx, plan, &stats)
+	stats.Duration = time.Since(start)
+	ix.logSync(stats, "full")
+	return stats, err
+}
+
+func hasKey(m map[string]bool, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// syncPlan is what a sync decided to do, before loading anything.
+type syncPlan struct {
+	changed    []FileRef // files to load
+	removed    []string  // indexed paths that left the Source
+	stale      []*entry  // unchanged entries lacking a vector from the live embedder
+	all        []*entry  // persistAll: every entry, to refill a rebuilt database
+	persistAll bool
+	retryEmbed bool // the embedder is not backing off after a failure
+}
+
+// applyLocked loads the changed files, embeds what needs it, persists the
+// result and publishes it to searches. Callers hold syncMu.
+func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStats) error {
+	removed := plan.removed
+	// 1. load changed files; decide what each change costs
+	var upserts, touched, rescored, toEmbed []*entry
+	for _, r := range plan.changed {
 		if err := ctx.Err(); err != nil {
-			return stats, fmt.Errorf("index: sync: %w", err)
+			return fmt.Errorf("index: sync: %w", err)
 		}
 		doc, err := ix.opts.Source.Load(ctx, r)
 		if err != nil {
 			ix.log.Warn("index: cannot load file; skipped until it changes", "path", r.Path, "err", err)
 			ix.failed[r.Path] = r
 			stats.Failed++
-			if ix.c.get(r.Path) != nil { // safe: only Sync mutates c, and we hold syncMu
+			if ix.c.get(r.Path) != nil { // safe: only syncs mutate c, and we hold syncMu
 				removed = append(removed, r.Path)
 			}
 			continue
@@ -302,36 +338,46 @@ func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
 		if doc.Kind == "" {
 			doc.Kind = r.Kind
 		}
-		ne := newEntry(doc)
-		ne.ref = r
-		ne.docHash = hashDoc(doc)
-		ne.embedHash = hashText(EmbedText(doc))
+		docHash := hashDoc(doc)
 		old := ix.c.get(r.Path)
-		switch {
-		case old != nil && old.docHash == ne.docHash:
+		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
 			t := *old
 			t.ref = r
 			touched = append(touched, &t)
-		case old != nil && old.embedHash == ne.embedHash && old.embedder == ix.embID:
+			continue
+		}
+		embedHash := hashText(EmbedText(doc))
+		reuseVec := old != nil && old.embedHash == embedHash && old.embedder == ix.embID
+		if reuseVec && scoreOnly(old, doc) {
+			// reinforcement and decay rewrite only the score: keep the
+			// entry's lexical view, vector and links, swap the number
+			t := *old
+			t.doc.Score, t.ref, t.docHash = doc.Score, r, docHash
+			rescored = append(rescored, &t)
+			continue
+		}
+		ne := newEntry(doc)
+		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
+		if reuseVec {
 			ne.vec, ne.embedder = old.vec, old.embedder
 			upserts = append(upserts, ne)
-		default:
-			toEmbed = append(toEmbed, ne)
+			continue
 		}
+		toEmbed = append(toEmbed, ne)
 	}
-	for _, e := range stale {
+	for _, e := range plan.stale {
 		ne := *e
 		toEmbed = append(toEmbed, &ne)
 	}
 
-	// 3. embed in batches; a failure keeps entries keyword-only and backs off
+	// 2. embed in batches; a failure keeps entries keyword-only and backs off
 	if len(toEmbed) > 0 {
-		if retryEmbed {
+		if plan.retryEmbed {
 			n, err := ix.embed(ctx, toEmbed)
 			stats.Embedded = n
 			if err != nil {
 				if ctx.Err() != nil {
-					return stats, fmt.Errorf("index: sync: %w", ctx.Err())
+					return fmt.Errorf("index: sync: %w", ctx.Err())
 				}
 				ix.backoff = ix.now().Add(embedBackoff)
 				ix.log.Warn("embedding failed; entries stay keyword-only, retrying later",
@@ -341,14 +387,15 @@ func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
 		upserts = append(upserts, toEmbed...)
 	}
 
-	// 4. persist, then publish to searches
+	// 3. persist, then publish to searches
 	write := upserts
-	if persistAll {
+	if plan.persistAll {
+		write = append(write, rescored...)
 		inBatch := map[string]bool{}
-		for _, e := range upserts {
+		for _, e := range write {
 			inBatch[e.doc.Path] = true
 		}
-		for _, e := range all {
+		for _, e := range plan.all {
 			if !inBatch[e.doc.Path] {
 				write = append(write, e)
 			}
@@ -356,7 +403,12 @@ func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
 	}
 	if len(write) > 0 || len(touched) > 0 || len(removed) > 0 {
 		if err := ix.st.write(ctx, write, touched, removed); err != nil {
-			return stats, err
+			return err
+		}
+	}
+	if !plan.persistAll && len(rescored) > 0 {
+		if err := ix.writeScores(ctx, rescored); err != nil {
+			return err
 		}
 	}
 	ix.mu.Lock()
@@ -373,21 +425,32 @@ func (ix *Index) syncLocked(ctx context.Context) (SyncStats, error) {
 			e.ref = t.ref
 		}
 	}
+	for _, t := range rescored {
+		if s, ok := ix.c.bySlot[t.doc.Path]; ok {
+			ix.c.slots[s] = t // same terms, links and vector: postings stay valid
+		}
+	}
 	ix.lastSync = ix.now()
 	ix.mu.Unlock()
+	ix.counters.loaded.Add(int64(stats.Loaded))
+	ix.counters.embedded.Add(int64(stats.Embedded))
+	ix.counters.removed.Add(int64(stats.Removed))
 	if !ix.synced {
 		ix.synced = true
 		if err := ix.st.setState(ctx, "embedder", ix.embID); err != nil {
 			ix.log.Warn("index state not recorded", "err", err)
 		}
 	}
-	stats.Duration = time.Since(start)
-	if stats.Loaded+stats.Removed+stats.Embedded > 0 || stats.Rebuilt {
-		ix.log.Debug("index synced", "scanned", stats.Scanned, "loaded", stats.Loaded,
+	return nil
+}
+
+// logSync records a sync that did something at debug level.
+func (ix *Index) logSync(stats SyncStats, how string) {
+	if stats.Loaded+stats.Removed+stats.Embedded+stats.Failed > 0 || stats.Rebuilt {
+		ix.log.Debug("index synced", "how", how, "scanned", stats.Scanned, "loaded", stats.Loaded,
 			"embedded", stats.Embedded, "removed", stats.Removed, "failed", stats.Failed,
 			"rebuilt", stats.Rebuilt, "took", stats.Duration)
 	}
-	return stats, nil
 }
 
 // embedBatch is how many texts one Embed call gets during sync.

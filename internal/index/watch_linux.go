@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -16,32 +17,36 @@ import (
 )
 
 // watchMask is every event that can change what a scan would report.
-const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MODIFY | unix.IN_CLOSE_WRITE |
-	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ATTRIB
+// IN_MODIFY is left out on purpose: a file is reloaded once its writer
+// closes it (IN_CLOSE_WRITE) or renames it into place, not mid-write.
+const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB |
+	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 
-// watcher marks the index dirty when anything under its roots changes;
-// the next Search then runs the (otherwise skipped) mtime scan.
+// watcher records which paths under its roots changed, so the next
+// search reloads only those (see Index.refresh). Hidden files and
+// directories are not followed: atomic-write temporaries, editor swap
+// files and VCS metadata are never memory entries.
 type watcher struct {
 	f       *os.File
 	log     *slog.Logger
-	onEvent func()
+	changes *changeSet
 	mu      sync.Mutex
-	wds     map[int]string
+	wds     map[int]string // watch descriptor → directory path
 	done    chan struct{}
 }
 
 // startWatcher watches roots recursively (missing roots are skipped). It
 // fails when inotify is unavailable or the kernel's watch budget
 // (fs.inotify.max_user_watches) is too small for the tree.
-func startWatcher(roots []string, log *slog.Logger, onEvent func()) (*watcher, error) {
+func startWatcher(roots []string, log *slog.Logger, changes *changeSet) (*watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify init: %w", err)
 	}
-	w := &watcher{f: os.NewFile(uintptr(fd), "inotify"), log: log, onEvent: onEvent,
+	w := &watcher{f: os.NewFile(uintptr(fd), "inotify"), log: log, changes: changes,
 		wds: map[int]string{}, done: make(chan struct{})}
 	for _, r := range roots {
-		if err := w.addTree(r); err != nil {
+		if err := w.addTree(filepath.Clean(r)); err != nil {
 			w.f.Close()
 			return nil, err
 		}
@@ -50,7 +55,9 @@ func startWatcher(roots []string, log *slog.Logger, onEvent func()) (*watcher, e
 	return w, nil
 }
 
-// addTree adds a watch on dir and every directory below it.
+// addTree adds a watch on dir and every non-hidden directory below it.
+// Watching an already watched directory (one moved within the tree)
+// returns its descriptor again, and the path recorded for it is updated.
 func (w *watcher) addTree(root string) error {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -62,10 +69,16 @@ func (w *watcher) addTree(root string) error {
 		if !d.IsDir() {
 			return nil
 		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
 		wd, err := unix.InotifyAddWatch(int(w.f.Fd()), p, watchMask)
 		if err != nil {
 			if errors.Is(err, unix.ENOSPC) {
 				return fmt.Errorf("inotify watch budget exhausted at %s (raise fs.inotify.max_user_watches): %w", p, err)
+			}
+			if errors.Is(err, unix.ENOENT) {
+				return filepath.SkipDir // removed while we walked
 			}
 			return fmt.Errorf("watch %s: %w", p, err)
 		}
@@ -80,6 +93,19 @@ func (w *watcher) addTree(root string) error {
 	return nil
 }
 
+// forget removes the watches on dir and below (a directory moved away:
+// its watches would keep reporting events under the old path).
+func (w *watcher) forget(dir string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for wd, p := range w.wds {
+		if p == dir || underAny(p, []string{dir}) {
+			_, _ = unix.InotifyRmWatch(int(w.f.Fd()), uint32(wd))
+			delete(w.wds, wd)
+		}
+	}
+}
+
 func (w *watcher) loop() {
 	defer close(w.done)
 	buf := make([]byte, 64*1024)
@@ -88,7 +114,6 @@ func (w *watcher) loop() {
 		if err != nil {
 			return // closed
 		}
-		w.onEvent()
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 			name := ""
@@ -103,30 +128,57 @@ func (w *watcher) loop() {
 				name = string(raw)
 			}
 			off += unix.SizeofInotifyEvent + int(ev.Len)
-			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
-				w.log.Warn("index watcher queue overflowed; next search rescans")
-				continue
-			}
-			if ev.Mask&unix.IN_IGNORED != 0 {
-				w.mu.Lock()
-				delete(w.wds, int(ev.Wd))
-				w.mu.Unlock()
-				continue
-			}
-			if ev.Mask&unix.IN_ISDIR != 0 && ev.Mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
-				w.mu.Lock()
-				parent := w.wds[int(ev.Wd)]
-				w.mu.Unlock()
-				if parent != "" {
-					// files may land in it before the watch exists; the
-					// dirty flag is already set, so the scan still sees them
-					if err := w.addTree(filepath.Join(parent, name)); err != nil {
-						w.log.Warn("index watcher cannot follow new directory", "err", err)
-					}
-				}
-			}
+			w.handle(int(ev.Wd), ev.Mask, name)
 		}
 	}
+}
+
+// handle turns one inotify event into a change-set entry.
+func (w *watcher) handle(wd int, mask uint32, name string) {
+	if mask&unix.IN_Q_OVERFLOW != 0 {
+		w.log.Warn("index watcher queue overflowed; next search rescans everything")
+		w.changes.markFull()
+		return
+	}
+	w.mu.Lock()
+	dir := w.wds[wd]
+	if mask&unix.IN_IGNORED != 0 {
+		delete(w.wds, wd)
+	}
+	w.mu.Unlock()
+	if dir == "" || mask&unix.IN_IGNORED != 0 {
+		return
+	}
+	if mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 {
+		// the parent's event covers a subdirectory; this matters for a root
+		if mask&unix.IN_MOVE_SELF != 0 {
+			w.forget(dir)
+		}
+		w.changes.add(dir, true)
+		return
+	}
+	if name == "" || strings.HasPrefix(name, ".") {
+		return
+	}
+	p := filepath.Join(dir, name)
+	if mask&unix.IN_ISDIR == 0 {
+		w.changes.add(p, false)
+		return
+	}
+	switch {
+	case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0:
+		// watch first, then record: the sync that scans this subtree runs
+		// after the watch exists, so a file landing in it is either seen
+		// by that scan or reported by the new watch
+		if err := w.addTree(p); err != nil {
+			w.log.Warn("index watcher cannot follow new directory; next search rescans everything", "path", p, "err", err)
+			w.changes.markFull()
+			return
+		}
+	case mask&unix.IN_MOVED_FROM != 0:
+		w.forget(p)
+	}
+	w.changes.add(p, true)
 }
 
 func (w *watcher) close() error {

@@ -9,7 +9,7 @@ import (
 
 type watcher struct{}
 
-func startWatcher([]string, *slog.Logger, func()) (*watcher, error) {
+func startWatcher([]string, *slog.Logger, *changeSet) (*watcher, error) {
 	return nil, errors.New("file watching is only implemented on linux")
 }
 

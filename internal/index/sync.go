@@ -1,0 +1,431 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SubtreeScanner is an optional Source extension: a Source that can list
+// part of its tree lets the index follow a new or moved directory, or a
+// new file, by rescanning only that path. Without it the index handles
+// changes to files it already knows by stat alone, and falls back to a
+// full Scan for paths it has never seen.
+type SubtreeScanner interface {
+	// ScanUnder lists the files Scan would report whose Path is p or lies
+	// below directory p, spelled as Scan spells them. A p that does not
+	// exist, or that Scan would skip, yields none and no error.
+	ScanUnder(ctx context.Context, p string) ([]FileRef, error)
+}
+
+// SyncCounters are running totals of sync work since Open, for stats
+// and for tests that must tell a full scan from a targeted reload.
+type SyncCounters struct {
+	FullScans int64 // syncs that scanned the whole Source
+	PathSyncs int64 // syncs limited to paths a watcher or SyncPaths named
+	Loaded    int64 // files read and parsed
+	Embedded  int64 // entries whose vectors were computed
+	Removed   int64 // entries that left the index
+}
+
+type syncCounters struct {
+	fullScans, pathSyncs, loaded, embedded, removed atomic.Int64
+}
+
+// Counters returns the sync totals since Open.
+func (ix *Index) Counters() SyncCounters {
+	c := &ix.counters
+	return SyncCounters{FullScans: c.fullScans.Load(), PathSyncs: c.pathSyncs.Load(),
+		Loaded: c.loaded.Load(), Embedded: c.embedded.Load(), Removed: c.removed.Load()}
+}
+
+// maxPendingPaths bounds the watcher's change set: past it (a git
+// checkout, a bulk copy) one full scan is cheaper than path by path.
+const maxPendingPaths = 1024
+
+// changeSet collects what changed since the last sync: paths (a
+// directory stands for its whole subtree) or "everything".
+type changeSet struct {
+	mu    sync.Mutex
+	full  bool
+	paths map[string]bool // path → it is a directory: its subtree changed
+	any   atomic.Bool     // lock-free check for the search path
+}
+
+// add records that p changed; dir means everything below p may have.
+func (c *changeSet) add(p string, dir bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.any.Store(true)
+	if c.full {
+		return
+	}
+	if c.paths == nil {
+		c.paths = map[string]bool{}
+	}
+	if _, ok := c.paths[p]; !ok && len(c.paths) >= maxPendingPaths {
+		c.full, c.paths = true, nil
+		return
+	}
+	c.paths[p] = c.paths[p] || dir
+}
+
+// markFull records that only a full scan can tell what changed.
+func (c *changeSet) markFull() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.full, c.paths = true, nil
+	c.any.Store(true)
+}
+
+// take empties the set and returns what it held.
+func (c *changeSet) take() (full bool, paths map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	full, paths = c.full, c.paths
+	c.full, c.paths = false, nil
+	c.any.Store(false)
+	return full, paths
+}
+
+// restore puts back what a failed sync took.
+func (c *changeSet) restore(full bool, paths map[string]bool) {
+	if full {
+		c.markFull()
+		return
+	}
+	for p, dir := range paths {
+		c.add(p, dir)
+	}
+}
+
+// pending reports whether anything changed since the last take.
+func (c *changeSet) pending() bool { return c.any.Load() }
+
+// has reports whether p is recorded (or everything is).
+func (c *changeSet) has(p string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.paths[p]
+	return ok || c.full
+}
+
+// refresh brings the index up to date before a search, as cheaply as the
+// situation allows, and never waits for a sync another caller is running.
+//
+//   - ScanInterval < 0: nothing (the caller syncs).
+//   - No watcher: the full mtime scan, when the last one is older than
+//     ScanInterval.
+//   - Watcher: only the paths it saw change (a reinforcement rewrite of
+//     the returned entries costs a stat, a read and a hash each); a full
+//     scan after an event overflow; and, as a safety net against lost
+//     events, a full scan in the background once the last one is older
+//     than WatchSafetyInterval, which this search does not wait for.
+func (ix *Index) refresh(ctx context.Context) {
+	iv := ix.opts.ScanInterval
+	if iv < 0 {
+		return
+	}
+	last := ix.lastScanNS.Load()
+	age := time.Duration(ix.now().UnixNano() - last)
+	if ix.w == nil {
+		if age >= iv && ix.syncMu.TryLock() {
+			_, named := ix.changes.take()
+			_, err := ix.syncLocked(ctx, named)
+			ix.syncMu.Unlock()
+			if err != nil {
+				ix.log.Warn("sync before search failed; searching cached index", "err", err)
+			}
+		}
+		return
+	}
+	if ix.changes.pending() && ix.syncMu.TryLock() {
+		var err error
+		if full, paths := ix.changes.take(); full {
+			_, err = ix.syncLocked(ctx, nil)
+		} else if len(paths) > 0 {
+			_, err = ix.syncPathsLocked(ctx, paths)
+		}
+		ix.syncMu.Unlock()
+		if err != nil {
+			ix.log.Warn("sync before search failed; searching cached index", "err", err)
+		}
+	}
+	if last != 0 && age >= WatchSafetyInterval {
+		ix.safetyScan()
+	}
+}
+
+// safetyScan runs one full sync in the background (at most one at a time);
+// Close waits for it.
+func (ix *Index) safetyScan() {
+	if !ix.bgRunning.CompareAndSwap(false, true) {
+		return
+	}
+	ix.bgMu.Lock()
+	if ix.closed.Load() {
+		ix.bgMu.Unlock()
+		ix.bgRunning.Store(false)
+		return
+	}
+	ix.bg.Add(1)
+	ix.bgMu.Unlock()
+	go func() {
+		defer ix.bg.Done()
+		defer ix.bgRunning.Store(false)
+		ix.syncMu.Lock()
+		defer ix.syncMu.Unlock()
+		if ix.closed.Load() || time.Duration(ix.now().UnixNano()-ix.lastScanNS.Load()) < WatchSafetyInterval {
+			return // closing, or another full scan ran while we waited
+		}
+		_, named := ix.changes.take()
+		if _, err := ix.syncLocked(ix.bgCtx, named); err != nil && ix.bgCtx.Err() == nil {
+			ix.log.Warn("index safety-net scan failed", "err", err)
+		}
+	}()
+}
+
+// SyncPaths brings the given paths up to date without scanning the whole
+// Source: each path is a file, or a directory standing for everything
+// below it. It loads and hashes what is there (re-embedding only when the
+// embedded text changed) and drops indexed entries that are gone. A caller
+// that just wrote a memory file syncs it this way. Paths must be spelled
+// as the Source spells them. A path the index has never seen needs the
+// Source to say whether and how it is indexed: without a SubtreeScanner
+// that costs one full scan.
+func (ix *Index) SyncPaths(ctx context.Context, paths ...string) (SyncStats, error) {
+	if ix.closed.Load() {
+		return SyncStats{}, errors.New("index: sync on closed index")
+	}
+	if len(paths) == 0 {
+		return SyncStats{}, nil
+	}
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		fi, err := os.Lstat(p)
+		set[p] = err == nil && fi.IsDir()
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return SyncStats{}, fmt.Errorf("index: sync %s: %w", p, err)
+		}
+		if err != nil {
+			set[p] = true // gone: whatever was indexed at or below it goes too
+		}
+	}
+	ix.syncMu.Lock()
+	defer ix.syncMu.Unlock()
+	return ix.syncPathsLocked(ctx, set)
+}
+
+// maxIgnored bounds the set of files a full scan did not report.
+const maxIgnored = 4096
+
+// syncPathsLocked syncs only paths (path → it is a directory), taken from
+// the watcher's change set or given to SyncPaths; on failure they are put
+// back so the next search retries. Callers hold syncMu.
+func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (stats SyncStats, err error) {
+	if ix.st.gone() {
+		return ix.syncLocked(ctx, paths) // a rebuilt database needs every entry
+	}
+	start := time.Now()
+	ix.syncing.Store(true)
+	defer ix.syncing.Store(false)
+	defer func() {
+		if err != nil {
+			ix.changes.restore(false, paths)
+		}
+	}()
+	scanner, _ := ix.opts.Source.(SubtreeScanner)
+
+	// indexed (or failed) paths the change names: path → last known ref
+	covered := map[string]FileRef{}
+	var dirs []string
+	ix.mu.RLock()
+	for p, dir := range paths {
+		if e := ix.c.get(p); e != nil {
+			covered[p] = e.ref
+		} else if f, ok := ix.failed[p]; ok {
+			covered[p] = f
+		}
+		if dir {
+			dirs = append(dirs, p)
+		}
+	}
+	if len(dirs) > 0 {
+		for p, s := range ix.c.bySlot {
+			if underAny(p, dirs) {
+				covered[p] = ix.c.slots[s].ref
+			}
+		}
+		for p, f := range ix.failed {
+			if underAny(p, dirs) {
+				covered[p] = f
+			}
+		}
+	}
+	ix.mu.RUnlock()
+
+	found := map[string]FileRef{}
+	if scanner != nil {
+		for p := range paths {
+			refs, err := scanner.ScanUnder(ctx, p)
+			if err != nil {
+				return stats, fmt.Errorf("index: scan %s: %w", p, err)
+			}
+			for _, r := range refs {
+				found[r.Path] = r
+			}
+		}
+	} else {
+		needFull := false
+		// known files: a stat says whether they are still there
+		for p, r := range covered {
+			fi, err := os.Lstat(p)
+			switch {
+			case err == nil && fi.Mode().IsRegular():
+				found[p] = FileRef{Path: p, Kind: r.Kind, ModTime: fi.ModTime(), Size: fi.Size()}
+			case err == nil || !errors.Is(err, fs.ErrNotExist):
+				needFull = true // replaced by a directory, or unreadable: let the Source decide
+			}
+		}
+		// anything else that exists is new to the index: only the Source
+		// knows whether and how to index it, unless a full scan already
+		// showed it skips that file
+		for p, dir := range paths {
+			if _, ok := covered[p]; ok {
+				continue
+			}
+			_, err := os.Lstat(p)
+			if err != nil {
+				delete(ix.ignored, p)
+				continue
+			}
+			if _, skip := ix.ignored[p]; skip && !dir {
+				continue
+			}
+			needFull = true
+		}
+		if needFull {
+			ix.syncing.Store(false)
+			return ix.syncLocked(ctx, paths)
+		}
+	}
+	ix.counters.pathSyncs.Add(1)
+	stats.Scanned = len(found)
+	plan := syncPlan{retryEmbed: ix.now().After(ix.backoff)}
+	for _, r := range found {
+		plan.changed = append(plan.changed, r) // an event named it: load even if mtime looks the same
+	}
+	ix.mu.RLock()
+	for p := range covered {
+		if _, ok := found[p]; ok {
+			continue
+		}
+		if ix.c.get(p) != nil {
+			plan.removed = append(plan.removed, p)
+		}
+		delete(ix.failed, p)
+	}
+	ix.mu.RUnlock()
+	err = ix.applyLocked(ctx, plan, &stats)
+	stats.Duration = time.Since(start)
+	ix.logSync(stats, "paths")
+	return stats, err
+}
+
+// underAny reports whether p lies below one of dirs.
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if len(p) > len(d) && strings.HasPrefix(p, d) &&
+			(p[len(d)] == filepath.Separator || strings.HasSuffix(d, string(filepath.Separator))) {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoreCandidates are the named files that exist before a full scan but
+// are not indexed: if the scan does not report them either, the Source
+// skips them (its rules go by path), and later events on them need no
+// full scan. Stat happens before the scan, so a file created during it is
+// never wrongly ignored.
+func (ix *Index) ignoreCandidates(named map[string]bool) []string {
+	if _, ok := ix.opts.Source.(SubtreeScanner); ok || len(named) == 0 {
+		return nil
+	}
+	var out []string
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for p, dir := range named {
+		if dir || ix.c.get(p) != nil {
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// noteIgnored records the candidates the scan did not report.
+func (ix *Index) noteIgnored(candidates []string, seen map[string]bool) {
+	for _, p := range candidates {
+		if !seen[p] && len(ix.ignored) < maxIgnored {
+			if ix.ignored == nil {
+				ix.ignored = map[string]struct{}{}
+			}
+			ix.ignored[p] = struct{}{}
+		}
+	}
+}
+
+// scoreOnly reports whether doc differs from the indexed entry only in
+// its score, as after a reinforcement or decay rewrite.
+func scoreOnly(old *entry, doc Doc) bool {
+	doc.Score = old.doc.Score
+	return hashDoc(doc) == old.docHash
+}
+
+// writeScores persists score-only changes in one transaction.
+func (ix *Index) writeScores(ctx context.Context, es []*entry) error {
+	tx, err := ix.st.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: begin: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `UPDATE entries SET score=?, doc_hash=?, mtime_ns=?, size=? WHERE path=?`)
+	if err != nil {
+		return fmt.Errorf("index: prepare score update: %w", err)
+	}
+	defer st.Close()
+	for _, e := range es {
+		if _, err := st.ExecContext(ctx, e.doc.Score, e.docHash, e.ref.ModTime.UnixNano(), e.ref.Size, e.doc.Path); err != nil {
+			return fmt.Errorf("index: update score %s: %w", e.doc.Path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: commit scores: %w", err)
+	}
+	return nil
+}
+
+// stale says whether a Search would sync before ranking.
+func (ix *Index) stale() bool {
+	iv := ix.opts.ScanInterval
+	if iv < 0 {
+		return false
+	}
+	last := ix.lastScanNS.Load()
+	age := time.Duration(ix.now().UnixNano() - last)
+	if ix.w != nil {
+		return ix.changes.pending() || (last != 0 && age >= WatchSafetyInterval)
+	}
+	return age >= iv
+}
