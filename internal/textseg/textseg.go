@@ -127,16 +127,21 @@ func Tokenize(s string) []string {
 
 // stem strips the commonest English inflections (plural -s/-es, -ed,
 // -ing) from longer ASCII words so "leaked" meets "leak" and "reminders"
-// meets "reminder" (a final e is dropped too); anything shorter than 5 letters or with digits is kept
-// as is, so symbols like "v2s" or "ids" are never mangled.
+// meets "reminder" (a final e is dropped too). Four-letter words lose only
+// a plain -s ("eats" meets "eat", "logs" meets "log"; see stemShort);
+// shorter words and words with digits are kept as they are, so symbols
+// like "v2s" or "ids" are never mangled.
 func stem(w string) string {
-	if len(w) < 5 {
+	if len(w) < 4 {
 		return w
 	}
 	for i := 0; i < len(w); i++ {
 		if c := w[i]; c < 'a' || c > 'z' {
 			return w
 		}
+	}
+	if len(w) == 4 {
+		return stemShort(w)
 	}
 	w = stripSuffix(w)
 	// a final e is dropped so "rotate" and "rotated" (→ "rotat") meet
@@ -145,6 +150,27 @@ func stem(w string) string {
 	}
 	return w
 }
+
+// stemShort strips the -s of a four-letter lowercase word when it is a
+// plain third-person or plural -s: not -ss, -us or -is (boss, plus, this),
+// and not a word whose stem would be another common word (news, lens).
+// No other suffix is touched at this length: "used", "sing" and "bed"
+// look inflected and are not.
+func stemShort(w string) string {
+	if w[3] != 's' || shortKeep[w] {
+		return w
+	}
+	switch w[2] {
+	case 's', 'u', 'i':
+		return w
+	}
+	return w[:3]
+}
+
+// shortKeep are four-letter words ending in a plain -s that are not the
+// -s form of the three-letter word left after stripping it.
+var shortKeep = map[string]bool{"news": true, "lens": true, "ours": true, "hers": true,
+	"bias": true, "alas": true}
 
 func stripSuffix(w string) string {
 	switch {

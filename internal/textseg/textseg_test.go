@@ -31,6 +31,33 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
+func TestStem(t *testing.T) {
+	tests := []struct{ in, want string }{
+		// four letters: a plain -s goes
+		{"eats", "eat"}, {"logs", "log"}, {"buys", "buy"}, {"runs", "run"}, {"keys", "key"},
+		{"uses", "use"}, {"apis", "apis"},
+		// four letters: not a plain -s, or the stem is another word
+		{"this", "this"}, {"thus", "thus"}, {"plus", "plus"}, {"boss", "boss"}, {"less", "less"},
+		{"news", "news"}, {"lens", "lens"}, {"bias", "bias"}, {"ours", "ours"},
+		// four letters: no other suffix is touched
+		{"used", "used"}, {"sing", "sing"}, {"eat", "eat"},
+		// three letters and shorter, digits: never stemmed
+		{"ids", "ids"}, {"bus", "bus"}, {"gas", "gas"}, {"yes", "yes"}, {"v2s", "v2s"}, {"k8s", "k8s"}, {"1ms", "1ms"},
+		// longer words as before
+		{"reminders", "reminder"}, {"policies", "policy"}, {"stopped", "stop"}, {"rotated", "rotat"},
+		{"status", "status"}, {"analysis", "analysis"}, {"classes", "class"},
+	}
+	for _, tc := range tests {
+		if got := stem(tc.in); got != tc.want {
+			t.Errorf("stem(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// the point: a query verb meets the entry's -s form
+	if q, d := Tokenize("what does Tom eat"), Tokenize("Tom eats fish on Fridays"); q[len(q)-1] != d[1] {
+		t.Errorf("eat vs eats: query terms %q, entry terms %q", q, d)
+	}
+}
+
 func TestSymbols(t *testing.T) {
 	tests := []struct {
 		in   string
