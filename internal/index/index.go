@@ -316,6 +316,14 @@ type syncPlan struct {
 // result and publishes it to searches. Callers hold syncMu.
 func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStats) error {
 	removed := plan.removed
+	// vectors of entries leaving the index, so a moved or renamed file
+	// keeps its vector instead of being embedded again
+	leaving := map[string]*entry{}
+	for _, p := range removed {
+		if e := ix.c.get(p); e != nil && e.vec != nil && e.embedder == ix.embID {
+			leaving[e.embedHash] = e
+		}
+	}
 	// 1. load changed files; decide what each change costs
 	var upserts, touched, rescored, toEmbed []*entry
 	for _, r := range plan.changed {
@@ -360,6 +368,11 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
 		if reuseVec {
 			ne.vec, ne.embedder = old.vec, old.embedder
+			upserts = append(upserts, ne)
+			continue
+		}
+		if m := leaving[embedHash]; m != nil && old == nil {
+			ne.vec, ne.embedder = m.vec, m.embedder
 			upserts = append(upserts, ne)
 			continue
 		}

@@ -1,0 +1,572 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// trackedSource is a dirSource that records scans and which files it loaded.
+type trackedSource struct {
+	dirSource
+	scans atomic.Int64
+	mu    sync.Mutex
+	loads []string
+}
+
+func (s *trackedSource) Scan(ctx context.Context) ([]FileRef, error) {
+	s.scans.Add(1)
+	return s.dirSource.Scan(ctx)
+}
+
+func (s *trackedSource) Load(ctx context.Context, ref FileRef) (Doc, error) {
+	s.mu.Lock()
+	s.loads = append(s.loads, ref.Path)
+	s.mu.Unlock()
+	return s.dirSource.Load(ctx, ref)
+}
+
+// takeLoads returns the distinct paths loaded since the last call.
+func (s *trackedSource) takeLoads() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Compact(slices.Sorted(slices.Values(s.loads)))
+	s.loads = nil
+	return out
+}
+
+// subtreeSource adds ScanUnder, with dirSource's rules, to a trackedSource.
+type subtreeSource struct{ *trackedSource }
+
+func (s subtreeSource) ScanUnder(ctx context.Context, p string) ([]FileRef, error) {
+	if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return dirSource{s.root}.scanFrom(ctx, p)
+}
+
+// scanFrom is dirSource.Scan limited to start (a file or a directory).
+func (s dirSource) scanFrom(ctx context.Context, start string) ([]FileRef, error) {
+	var out []FileRef
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(s.root, p)
+		out = append(out, FileRef{Path: p, Kind: strings.SplitN(filepath.ToSlash(rel), "/", 2)[0],
+			ModTime: info.ModTime(), Size: info.Size()})
+		return nil
+	})
+	return out, err
+}
+
+// noteText is a note file in dirSource's format.
+func noteText(name, desc, body string, score float64) string {
+	return fmt.Sprintf("---\nname: %s\ndescription: %s\nscore: %g\n---\n\n%s\n", name, desc, score, body)
+}
+
+// writeAtomic replaces p the way memory's writer does: a hidden temporary
+// file in the same directory, renamed over the target.
+func writeAtomic(tb testing.TB, p, text string) {
+	tb.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(p), "."+filepath.Base(p)+".tmp")
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// seedTree writes n notes under root/knowledge and returns their paths.
+func seedTree(tb testing.TB, root string, n int) []string {
+	tb.Helper()
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = filepath.Join(root, "knowledge", fmt.Sprintf("note-%d", i), "SKILL.md")
+		writeAtomic(tb, paths[i], noteText(fmt.Sprintf("note-%d", i), fmt.Sprintf("topic %d of the tree", i),
+			fmt.Sprintf("plain body for note %d", i), 0.5))
+	}
+	return paths
+}
+
+// waitRecorded waits until the watcher has recorded p (or gives up).
+func waitRecorded(tb testing.TB, ix *Index, p string) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !ix.changes.has(p) {
+		if time.Now().After(deadline) {
+			tb.Fatalf("watcher never reported %s", p)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// settle lets late events arrive and syncs them, so a step's counters
+// include everything its change caused and nothing of the next step.
+func settle(ix *Index) {
+	time.Sleep(30 * time.Millisecond)
+	ix.Search(context.Background(), Query{Text: "settle"})
+}
+
+func counterDelta(a, b SyncCounters) SyncCounters {
+	return SyncCounters{FullScans: b.FullScans - a.FullScans, PathSyncs: b.PathSyncs - a.PathSyncs,
+		Loaded: b.Loaded - a.Loaded, Embedded: b.Embedded - a.Embedded, Removed: b.Removed - a.Removed}
+}
+
+func hitByName(hits []Hit, name string) (Hit, bool) {
+	for _, h := range hits {
+		if h.Doc.Name == name {
+			return h, true
+		}
+	}
+	return Hit{}, false
+}
+
+// TestWatchSyncsOnlyChangedPaths drives one watched index through the
+// kinds of change a memory tree sees and checks, by counters rather than
+// timing, that each one reloads only what it touched.
+func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
+	for _, variant := range []string{"plain-source", "subtree-source"} {
+		t.Run(variant, func(t *testing.T) {
+			ctx := context.Background()
+			root := t.TempDir()
+			paths := seedTree(t, root, 30)
+			ts := &trackedSource{dirSource: dirSource{root}}
+			var src Source = ts
+			subtree := variant == "subtree-source"
+			if subtree {
+				src = subtreeSource{ts}
+			}
+			emb := &countingEmbedder{Embedder: Hash()}
+			ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
+				Logger: quietLogger(), WatchDirs: []string{root}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if !ix.Watching() {
+				t.Skip("no inotify here")
+			}
+			if _, err := ix.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			newNote := filepath.Join(root, "knowledge", "brand-new", "SKILL.md")
+			fullIfPlain := int64(1)
+			if subtree {
+				fullIfPlain = 0
+			}
+			steps := []struct {
+				name      string
+				change    func() string // returns the path to wait for
+				query     string
+				check     func([]Hit) error
+				want      SyncCounters // FullScans, Loaded, Embedded, Removed (PathSyncs not compared)
+				wantLoads []string
+			}{
+				{
+					name: "edit one of 30 files",
+					change: func() string {
+						writeAtomic(t, paths[7], noteText("note-7", "topic 7 of the tree", "autovacuum fixed the zanzibar bloat", 0.5))
+						return paths[7]
+					},
+					query: "zanzibar bloat",
+					check: func(h []Hit) error {
+						if len(h) == 0 || h[0].Doc.Name != "note-7" {
+							return fmt.Errorf("edit not found: %q", names(h))
+						}
+						return nil
+					},
+					want: SyncCounters{Loaded: 1, Embedded: 1}, wantLoads: []string{paths[7]},
+				},
+				{
+					name: "score-only rewrite (reinforcement)",
+					change: func() string {
+						writeAtomic(t, paths[3], noteText("note-3", "topic 3 of the tree", "plain body for note 3", 0.93))
+						return paths[3]
+					},
+					query: "note-3",
+					check: func(h []Hit) error {
+						if x, ok := hitByName(h, "note-3"); !ok || x.Doc.Score != 0.93 {
+							return fmt.Errorf("new score not visible: %+v", h)
+						}
+						return nil
+					},
+					want: SyncCounters{Loaded: 1}, wantLoads: []string{paths[3]},
+				},
+				{
+					name: "new directory with a new entry",
+					change: func() string {
+						writeAtomic(t, newNote, noteText("brand-new", "quasar membership", "static membership stops rebalance storms", 0.5))
+						return filepath.Dir(newNote)
+					},
+					query: "quasar membership",
+					check: func(h []Hit) error {
+						if len(h) == 0 || h[0].Doc.Name != "brand-new" {
+							return fmt.Errorf("new entry not found: %q", names(h))
+						}
+						return nil
+					},
+					// the directory's scan and a late event for the file may both load it
+					want: SyncCounters{FullScans: fullIfPlain, Embedded: 1}, wantLoads: []string{newNote},
+				},
+				{
+					name: "deleted file",
+					change: func() string {
+						if err := os.Remove(paths[11]); err != nil {
+							t.Fatal(err)
+						}
+						return paths[11]
+					},
+					query: "note-11",
+					check: func(h []Hit) error {
+						if _, ok := hitByName(h, "note-11"); ok {
+							return fmt.Errorf("deleted entry still found")
+						}
+						return nil
+					},
+					want: SyncCounters{Removed: 1},
+				},
+				{
+					name: "deleted directory",
+					change: func() string {
+						if err := os.RemoveAll(filepath.Dir(paths[12])); err != nil {
+							t.Fatal(err)
+						}
+						return filepath.Dir(paths[12])
+					},
+					query: "note-12",
+					check: func(h []Hit) error {
+						if _, ok := hitByName(h, "note-12"); ok {
+							return fmt.Errorf("entry of deleted directory still found")
+						}
+						return nil
+					},
+					want: SyncCounters{Removed: 1},
+				},
+				{
+					name: "directory renamed",
+					change: func() string {
+						to := filepath.Join(root, "knowledge", "note-13-renamed")
+						if err := os.Rename(filepath.Dir(paths[13]), to); err != nil {
+							t.Fatal(err)
+						}
+						return to
+					},
+					query: "topic 13",
+					check: func(h []Hit) error {
+						x, ok := hitByName(h, "note-13")
+						if !ok || !strings.Contains(x.Doc.Path, "note-13-renamed") {
+							return fmt.Errorf("renamed entry not at its new path: %+v", h)
+						}
+						return nil
+					},
+					want: SyncCounters{FullScans: fullIfPlain, Removed: 1}, wantLoads: []string{filepath.Join(root, "knowledge", "note-13-renamed", "SKILL.md")},
+				},
+			}
+			for _, st := range steps {
+				settle(ix)
+				ts.takeLoads()
+				scans0, c0 := ts.scans.Load(), ix.Counters()
+				waitRecorded(t, ix, st.change())
+				hits, err := ix.Search(ctx, Query{Text: st.query, Limit: 50})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := st.check(hits); err != nil {
+					t.Errorf("%s: %v", st.name, err)
+				}
+				settle(ix)
+				d := counterDelta(c0, ix.Counters())
+				loads := ts.takeLoads()
+				if d.FullScans != st.want.FullScans || ts.scans.Load()-scans0 != st.want.FullScans {
+					t.Errorf("%s: %d full scans (source saw %d), want %d", st.name, d.FullScans, ts.scans.Load()-scans0, st.want.FullScans)
+				}
+				if !slices.Equal(loads, st.wantLoads) {
+					t.Errorf("%s: loaded %q, want %q", st.name, loads, st.wantLoads)
+				}
+				if st.want.Loaded > 0 && d.Loaded != st.want.Loaded {
+					t.Errorf("%s: %d loads, want %d", st.name, d.Loaded, st.want.Loaded)
+				}
+				// searches embed their queries too, so the embedder's own count
+				// is checked in TestSyncPaths; here the index's counter is
+				if d.Embedded != st.want.Embedded {
+					t.Errorf("%s: embedded %d, want %d", st.name, d.Embedded, st.want.Embedded)
+				}
+				if d.Removed != st.want.Removed {
+					t.Errorf("%s: removed %d, want %d", st.name, d.Removed, st.want.Removed)
+				}
+			}
+			// a file the Source does not index: with a plain source the first
+			// event costs a full scan, later ones none
+			other := filepath.Join(filepath.Dir(paths[1]), "notes.txt")
+			for i, wantFull := range []int64{fullIfPlain, 0} {
+				settle(ix)
+				c0 := ix.Counters()
+				writeAtomic(t, other, fmt.Sprintf("scratch %d", i))
+				waitRecorded(t, ix, other)
+				ix.Search(ctx, Query{Text: "scratch"})
+				if d := counterDelta(c0, ix.Counters()); d.FullScans != wantFull || d.Loaded != 0 {
+					t.Errorf("non-entry file, write %d: %+v, want %d full scans and no load", i, d, wantFull)
+				}
+			}
+			// the index on disk agrees with what searches see
+			ix.Close()
+			ix2, err := Open(ctx, Options{Path: ix.opts.Path, Source: src, Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix2.Close()
+			e0 := emb.texts.Load()
+			st, err := ix2.Sync(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Loaded != 0 || st.Removed != 0 || emb.texts.Load() != e0 {
+				t.Errorf("reopened index was out of date: %+v", st)
+			}
+			hits, _ := ix2.Search(ctx, Query{Text: "note-3"})
+			if x, ok := hitByName(hits, "note-3"); !ok || x.Doc.Score != 0.93 {
+				t.Errorf("score-only update not persisted: %+v", hits)
+			}
+		})
+	}
+}
+
+// TestSyncPaths checks the explicit, watcher-free form of a targeted sync.
+func TestSyncPaths(t *testing.T) {
+	for _, subtree := range []bool{false, true} {
+		t.Run(fmt.Sprintf("subtree=%v", subtree), func(t *testing.T) {
+			ctx := context.Background()
+			root := t.TempDir()
+			paths := seedTree(t, root, 20)
+			ts := &trackedSource{dirSource: dirSource{root}}
+			var src Source = ts
+			if subtree {
+				src = subtreeSource{ts}
+			}
+			emb := &countingEmbedder{Embedder: Hash()}
+			ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
+				Logger: quietLogger(), ScanInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if _, err := ix.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			fresh := filepath.Join(root, "knowledge", "fresh", "SKILL.md")
+			newFull := 1
+			if subtree {
+				newFull = 0
+			}
+			cases := []struct {
+				name                            string
+				change                          func() string
+				loaded, embedded, removed, full int
+			}{
+				{"edited text", func() string {
+					writeAtomic(t, paths[2], noteText("note-2", "topic 2", "kestrel migration notes", 0.5))
+					return paths[2]
+				}, 1, 1, 0, 0},
+				{"score only", func() string {
+					writeAtomic(t, paths[4], noteText("note-4", "topic 4 of the tree", "plain body for note 4", 0.1))
+					return paths[4]
+				}, 1, 0, 0, 0},
+				{"same bytes rewritten", func() string {
+					writeAtomic(t, paths[4], noteText("note-4", "topic 4 of the tree", "plain body for note 4", 0.1))
+					return paths[4]
+				}, 1, 0, 0, 0},
+				{"unchanged file named", func() string { return paths[5] }, 1, 0, 0, 0},
+				{"deleted file", func() string {
+					os.Remove(paths[6])
+					return paths[6]
+				}, 0, 0, 1, 0},
+				{"deleted directory", func() string {
+					os.RemoveAll(filepath.Dir(paths[8]))
+					return filepath.Dir(paths[8])
+				}, 0, 0, 1, 0},
+				{"new directory", func() string {
+					writeAtomic(t, fresh, noteText("fresh", "fresh entry", "osprey", 0.5))
+					return filepath.Dir(fresh)
+				}, 1, 1, 0, newFull},
+			}
+			for _, tc := range cases {
+				c0, e0 := ix.Counters(), emb.texts.Load()
+				st, err := ix.SyncPaths(ctx, tc.change())
+				if err != nil {
+					t.Fatalf("%s: %v", tc.name, err)
+				}
+				d := counterDelta(c0, ix.Counters())
+				if st.Loaded != tc.loaded || int(emb.texts.Load()-e0) != tc.embedded || st.Removed != tc.removed || int(d.FullScans) != tc.full {
+					t.Errorf("%s: loaded %d embedded %d removed %d full scans %d, want %d %d %d %d", tc.name,
+						st.Loaded, emb.texts.Load()-e0, st.Removed, d.FullScans, tc.loaded, tc.embedded, tc.removed, tc.full)
+				}
+			}
+			if hits, _ := ix.Search(ctx, Query{Text: "osprey"}); len(hits) == 0 || hits[0].Doc.Name != "fresh" {
+				t.Errorf("new entry not searchable: %q", names(hits))
+			}
+			if n := ix.Status().Entries; n != 19 {
+				t.Errorf("entries = %d, want 19", n)
+			}
+		})
+	}
+}
+
+func TestChangeSet(t *testing.T) {
+	type op struct {
+		path string
+		dir  bool
+		full bool // markFull instead of add
+	}
+	many := make([]op, maxPendingPaths+1)
+	for i := range many {
+		many[i] = op{path: fmt.Sprintf("/m/%d", i)}
+	}
+	cases := []struct {
+		name      string
+		ops       []op
+		wantFull  bool
+		wantPaths map[string]bool
+	}{
+		{"empty", nil, false, nil},
+		{"files and a directory", []op{{path: "/a"}, {path: "/d", dir: true}, {path: "/a"}}, false, map[string]bool{"/a": false, "/d": true}},
+		{"a directory event wins over a file event", []op{{path: "/d", dir: true}, {path: "/d"}}, false, map[string]bool{"/d": true}},
+		{"overflow", []op{{path: "/a"}, {full: true}, {path: "/b"}}, true, nil},
+		{"too many paths become one full scan", many, true, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var c changeSet
+			for _, o := range tc.ops {
+				if o.full {
+					c.markFull()
+				} else {
+					c.add(o.path, o.dir)
+				}
+			}
+			if c.pending() != (len(tc.ops) > 0) {
+				t.Errorf("pending = %v", c.pending())
+			}
+			full, paths := c.take()
+			if full != tc.wantFull || len(paths) != len(tc.wantPaths) {
+				t.Fatalf("take = %v %v, want %v %v", full, paths, tc.wantFull, tc.wantPaths)
+			}
+			for p, d := range tc.wantPaths {
+				if got, ok := paths[p]; !ok || got != d {
+					t.Errorf("path %s = %v,%v want dir=%v", p, got, ok, d)
+				}
+			}
+			if c.pending() {
+				t.Error("still pending after take")
+			}
+			c.restore(full, paths)
+			if c.pending() != (full || len(paths) > 0) {
+				t.Error("restore lost the changes")
+			}
+		})
+	}
+}
+
+// gatedSource blocks Scan while gate is set, to stand for a slow scan.
+type gatedSource struct {
+	*trackedSource
+	gate    atomic.Bool
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gatedSource) Scan(ctx context.Context) ([]FileRef, error) {
+	if g.gate.Load() {
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	return g.trackedSource.Scan(ctx)
+}
+
+// TestWatchSafetyNetRunsInBackground: once the last full scan is older
+// than WatchSafetyInterval a search starts one, but does not wait for it,
+// and Close waits for it to finish.
+func TestWatchSafetyNetRunsInBackground(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	seedTree(t, root, 5)
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	src := &gatedSource{trackedSource: &trackedSource{dirSource: dirSource{root}},
+		entered: make(chan struct{}), release: make(chan struct{})}
+	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Logger: quietLogger(),
+		Now: clock, WatchDirs: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !ix.Watching() {
+		t.Skip("no inotify here")
+	}
+	if _, err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	search := func() []Hit {
+		done := make(chan []Hit, 1)
+		go func() { h, _ := ix.Search(ctx, Query{Text: "topic 3"}); done <- h }()
+		select {
+		case h := <-done:
+			return h
+		case <-time.After(10 * time.Second):
+			t.Fatal("search waited for the background scan")
+			return nil
+		}
+	}
+	if n := ix.Counters().FullScans; n != 1 {
+		t.Fatalf("full scans after Sync = %d", n)
+	}
+	search()
+	if n := ix.Counters().FullScans; n != 1 {
+		t.Errorf("a quiet watched search scanned: %d full scans", n)
+	}
+	mu.Lock()
+	now = now.Add(WatchSafetyInterval)
+	mu.Unlock()
+	src.gate.Store(true)
+	if h := search(); len(h) == 0 {
+		t.Error("search during the safety-net scan returned nothing")
+	}
+	<-src.entered // the background scan started and is stuck in Scan
+	if h := search(); len(h) == 0 {
+		t.Error("second search during the safety-net scan returned nothing")
+	}
+	src.gate.Store(false)
+	close(src.release)
+	deadline := time.Now().Add(10 * time.Second)
+	for ix.Counters().FullScans != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("safety-net scan never finished: %+v", ix.Counters())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	search()
+	if n := ix.Counters().FullScans; n != 2 {
+		t.Errorf("safety net ran again right after a scan: %d full scans", n)
+	}
+}
