@@ -28,8 +28,29 @@ var benchQueries = []string{
 
 // benchIndex builds an index over n synthetic docs.
 func benchIndex(b *testing.B, n int, emb Embedder) (*Index, *MemSource) {
+	return benchIndexOf(b, SyntheticDocs(n, 1), emb)
+}
+
+// syntheticTurns makes n synthetic docs into dialogue turns (sessions of
+// 10, every third turn a question), each carrying its previous turn as
+// context, so searches take the question-and-answer path.
+func syntheticTurns(n int) []Doc {
+	docs := SyntheticDocs(n, 1)
+	turns := make([]Turn, n)
+	for i, d := range docs {
+		text := d.Description + " " + d.Body
+		if i%3 == 0 {
+			text += "?"
+		}
+		turns[i] = Turn{Path: d.Path, Session: strconv.Itoa(i / 10), Role: "user", Text: text}
+	}
+	return TurnDocs(turns)
+}
+
+// benchIndexOf builds an index over docs.
+func benchIndexOf(b *testing.B, docs []Doc, emb Embedder) (*Index, *MemSource) {
 	b.Helper()
-	src := NewMemSource(SyntheticDocs(n, 1)...)
+	src := NewMemSource(docs...)
 	ix, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "index.sqlite"),
 		Source: src, Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
 	if err != nil {
@@ -54,16 +75,21 @@ func reportLatency(b *testing.B, d []time.Duration) {
 
 // BenchmarkSearch measures recall latency at 1k and 10k entries on the
 // keyword path (embedder off) and the vector path (hash vectors, query
-// vector precomputed so the embedder's own time is excluded).
+// vector precomputed so the embedder's own time is excluded); "turns" is
+// the vector path over dialogue turns, where replies borrow their
+// question's cosine.
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
-		for _, path := range []string{"keyword", "vector"} {
+		for _, path := range []string{"keyword", "vector", "turns"} {
 			b.Run(fmt.Sprintf("%s/%d", path, n), func(b *testing.B) {
-				emb := Off()
-				if path == "vector" {
+				emb, docs := Off(), SyntheticDocs(n, 1)
+				switch path {
+				case "vector":
 					emb = Hash()
+				case "turns":
+					emb, docs = Hash(), syntheticTurns(n)
 				}
-				ix, _ := benchIndex(b, n, emb)
+				ix, _ := benchIndexOf(b, docs, emb)
 				ctx := context.Background()
 				vecs := make([][]float32, len(benchQueries))
 				for i, q := range benchQueries {

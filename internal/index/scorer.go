@@ -330,7 +330,12 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			if e == nil || e.vec == nil {
 				continue
 			}
-			cos, ctx := semantic(int32(s), e)
+			var cos, ctx float64
+			if own == nil { // no contexts: the plain scan, kept free of calls
+				cos = dot(qvec, e.vec)
+			} else {
+				cos, ctx = own[s], contextCos(c, e, own)
+			}
 			if idx[s] >= 0 {
 				pool[idx[s]].cos, pool[idx[s]].ctxCos = cos, ctx
 			} else if max(cos, ctx) > cal.Floor {
