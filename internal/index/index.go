@@ -36,6 +36,7 @@ type Index struct {
 	st         *store
 	failed     map[string]FileRef
 	ignored    map[string]struct{} // existing files a full scan did not report (see noteIgnored)
+	deferred   map[string]*entry   // score/mtime-only rows not yet written (see applyLocked)
 	backoff    time.Time
 	synced     bool
 	lastScanNS atomic.Int64
@@ -128,6 +129,7 @@ func (ix *Index) Close() error {
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
+	ix.flushDeferred()
 	if err := ix.st.close(); err != nil {
 		return fmt.Errorf("index: close: %w", err)
 	}
@@ -310,6 +312,7 @@ type syncPlan struct {
 	all        []*entry  // persistAll: every entry, to refill a rebuilt database
 	persistAll bool
 	retryEmbed bool // the embedder is not backing off after a failure
+	deferLight bool // postpone score/mtime-only row updates (path syncs)
 }
 
 // applyLocked loads the changed files, embeds what needs it, persists the
@@ -401,8 +404,16 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 	}
 
 	// 3. persist, then publish to searches
-	write := upserts
-	if plan.persistAll {
+	for _, p := range removed {
+		delete(ix.deferred, p)
+	}
+	for _, e := range upserts {
+		delete(ix.deferred, e.doc.Path)
+	}
+	write, moved := upserts, touched
+	light := append(rescored, touched...) // same text: score, mtime and size rows only
+	switch {
+	case plan.persistAll: // a new database file: write everything
 		write = append(write, rescored...)
 		inBatch := map[string]bool{}
 		for _, e := range write {
@@ -413,14 +424,39 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 				write = append(write, e)
 			}
 		}
+		light, ix.deferred = nil, nil
+	case plan.deferLight:
+		// Searches pay for these (every recall reinforces what it
+		// returned), so their rows wait for the next full sync or Close.
+		// The database is a cache checked by mtime: a crash before the
+		// flush only makes the next start re-read those files.
+		if ix.deferred == nil {
+			ix.deferred = map[string]*entry{}
+		}
+		for _, e := range light {
+			ix.deferred[e.doc.Path] = e
+		}
+		light, moved = nil, nil
+	default: // a full sync also writes what path syncs postponed
+		moved = nil
+		if len(ix.deferred) > 0 {
+			for _, e := range light {
+				ix.deferred[e.doc.Path] = e // this sync's facts are newer
+			}
+			light = light[:0]
+			for _, e := range ix.deferred {
+				light = append(light, e)
+			}
+		}
+		ix.deferred = nil
 	}
-	if len(write) > 0 || len(touched) > 0 || len(removed) > 0 {
-		if err := ix.st.write(ctx, write, touched, removed); err != nil {
+	if len(write) > 0 || len(moved) > 0 || len(removed) > 0 {
+		if err := ix.st.write(ctx, write, moved, removed); err != nil {
 			return err
 		}
 	}
-	if !plan.persistAll && len(rescored) > 0 {
-		if err := ix.writeScores(ctx, rescored); err != nil {
+	if len(light) > 0 {
+		if err := ix.writeLight(ctx, light); err != nil {
 			return err
 		}
 	}

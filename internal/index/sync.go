@@ -319,7 +319,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 	}
 	ix.counters.pathSyncs.Add(1)
 	stats.Scanned = len(found)
-	plan := syncPlan{retryEmbed: ix.now().After(ix.backoff)}
+	plan := syncPlan{retryEmbed: ix.now().After(ix.backoff), deferLight: true}
 	for _, r := range found {
 		plan.changed = append(plan.changed, r) // an event named it: load even if mtime looks the same
 	}
@@ -393,8 +393,9 @@ func scoreOnly(old *entry, doc Doc) bool {
 	return hashDoc(doc) == old.docHash
 }
 
-// writeScores persists score-only changes in one transaction.
-func (ix *Index) writeScores(ctx context.Context, es []*entry) error {
+// writeLight persists rows whose text did not change (new score, mtime
+// or size) in one transaction.
+func (ix *Index) writeLight(ctx context.Context, es []*entry) error {
 	tx, err := ix.st.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("index: begin: %w", err)
@@ -402,18 +403,34 @@ func (ix *Index) writeScores(ctx context.Context, es []*entry) error {
 	defer tx.Rollback()
 	st, err := tx.PrepareContext(ctx, `UPDATE entries SET score=?, doc_hash=?, mtime_ns=?, size=? WHERE path=?`)
 	if err != nil {
-		return fmt.Errorf("index: prepare score update: %w", err)
+		return fmt.Errorf("index: prepare row update: %w", err)
 	}
 	defer st.Close()
 	for _, e := range es {
 		if _, err := st.ExecContext(ctx, e.doc.Score, e.docHash, e.ref.ModTime.UnixNano(), e.ref.Size, e.doc.Path); err != nil {
-			return fmt.Errorf("index: update score %s: %w", e.doc.Path, err)
+			return fmt.Errorf("index: update %s: %w", e.doc.Path, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: commit scores: %w", err)
+		return fmt.Errorf("index: commit row updates: %w", err)
 	}
 	return nil
+}
+
+// flushDeferred writes the rows path syncs postponed; callers hold syncMu.
+func (ix *Index) flushDeferred() {
+	if len(ix.deferred) == 0 {
+		return
+	}
+	es := make([]*entry, 0, len(ix.deferred))
+	for _, e := range ix.deferred {
+		es = append(es, e)
+	}
+	if err := ix.writeLight(context.Background(), es); err != nil {
+		ix.log.Warn("index: score updates not saved; the next start re-reads those files", "err", err)
+		return
+	}
+	ix.deferred = nil
 }
 
 // stale says whether a Search would sync before ranking.

@@ -570,3 +570,66 @@ func TestWatchSafetyNetRunsInBackground(t *testing.T) {
 		t.Errorf("safety net ran again right after a scan: %d full scans", n)
 	}
 }
+
+// TestScoreRowsDeferredUntilFullSync: a path sync publishes a new score
+// to searches at once but postpones the row update (searches pay for
+// path syncs); the next full sync writes it.
+func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	paths := seedTree(t, root, 3)
+	dbPath := filepath.Join(t.TempDir(), "i.sqlite")
+	ix, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Logger: quietLogger(), ScanInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// storedScore reads note-1's score as a fresh Open finds it in the database
+	storedScore := func() float64 {
+		t.Helper()
+		other, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Logger: quietLogger(), ScanInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		hits, _ := other.Search(ctx, Query{Text: "note-1"})
+		x, ok := hitByName(hits, "note-1")
+		if !ok {
+			t.Fatal("note-1 missing from the database")
+		}
+		return x.Doc.Score
+	}
+	score := func() float64 {
+		hits, _ := ix.Search(ctx, Query{Text: "note-1"})
+		x, _ := hitByName(hits, "note-1")
+		return x.Doc.Score
+	}
+	writeAtomic(t, paths[1], noteText("note-1", "topic 1 of the tree", "plain body for note 1", 0.77))
+	if _, err := ix.SyncPaths(ctx, paths[1]); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name                string
+		do                  func()
+		wantLive, wantSaved float64
+	}{
+		{"after the path sync", func() {}, 0.77, 0.5},
+		{"after a full sync", func() {
+			if _, err := ix.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}, 0.77, 0.77},
+	}
+	for _, st := range steps {
+		st.do()
+		if got := score(); got != st.wantLive {
+			t.Errorf("%s: search sees score %g, want %g", st.name, got, st.wantLive)
+		}
+		if got := storedScore(); got != st.wantSaved {
+			t.Errorf("%s: database holds score %g, want %g", st.name, got, st.wantSaved)
+		}
+	}
+}
