@@ -194,14 +194,74 @@ func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
 	return refs, nil
 }
 
+// ScanUnder is Scan limited to p and what lies below it: the refs Scan would
+// return whose path is p or under directory p. A file watcher names one changed
+// path, and rescanning only that subtree keeps a hand edit from costing a walk of
+// the whole store. A p outside every root, missing, or in a skipped directory
+// (archived, hidden) yields nothing.
+func (s *Store) ScanUnder(ctx context.Context, p string, kinds ...Kind) ([]Ref, error) {
+	p = filepath.Clean(p)
+	var refs []Ref
+	for _, r := range s.roots(kinds) {
+		start, ok := scanStart(r, p)
+		if !ok || r.kind == KindSkill && s.isStrategyOverride(start) {
+			continue
+		}
+		err := s.walkRootFrom(ctx, r, start, func(path string, info fs.FileInfo) {
+			refs = append(refs, Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Path < refs[j].Path })
+	return refs, nil
+}
+
+// scanStart says where a walk of root r for path p begins: the whole root when
+// p contains it, p itself when p lies inside the root on a path the walk would
+// not skip, nothing otherwise.
+func scanStart(r root, p string) (string, bool) {
+	if rel, err := filepath.Rel(p, r.dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return r.dir, true // p is the root or above it
+	}
+	rel, err := filepath.Rel(r.dir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	segs := strings.Split(rel, string(filepath.Separator))
+	if segs[0] == "archived" {
+		return "", false
+	}
+	for _, seg := range segs {
+		if strings.HasPrefix(seg, ".") {
+			return "", false
+		}
+	}
+	return p, true
+}
+
+// isStrategyOverride reports whether p is the dreamer's strategy override
+// folder or inside it: guidance for the dreamer, not a skill to recall.
+func (s *Store) isStrategyOverride(p string) bool {
+	rel, err := filepath.Rel(s.skillDir, p)
+	rel = filepath.ToSlash(rel)
+	return err == nil && (rel == memoryExtractionOverride || strings.HasPrefix(rel, memoryExtractionOverride+"/"))
+}
+
 // walkRoot visits every entry file of r, skipping archived/ and hidden directories.
 func (s *Store) walkRoot(ctx context.Context, r root, visit func(string, fs.FileInfo)) error {
-	err := filepath.WalkDir(r.dir, func(path string, d fs.DirEntry, err error) error {
+	return s.walkRootFrom(ctx, r, r.dir, visit)
+}
+
+// walkRootFrom is walkRoot starting at start, a path at or below r.dir.
+func (s *Store) walkRootFrom(ctx context.Context, r root, start string, visit func(string, fs.FileInfo)) error {
+	err := filepath.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
-			if path == r.dir {
+			if path == start {
 				return err
 			}
 			s.log.Warn("memory: cannot read directory, skipped", "path", path, "err", err)
@@ -215,7 +275,7 @@ func (s *Store) walkRoot(ctx context.Context, r root, visit func(string, fs.File
 			if strings.HasPrefix(name, ".") || (name == "archived" && filepath.Dir(path) == r.dir) {
 				return filepath.SkipDir
 			}
-			if r.kind == KindSkill && filepath.ToSlash(strings.TrimPrefix(path, s.skillDir+string(filepath.Separator))) == memoryExtractionOverride {
+			if r.kind == KindSkill && s.isStrategyOverride(path) {
 				return filepath.SkipDir
 			}
 			if err := ctx.Err(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -503,5 +504,61 @@ func TestDreamLogs(t *testing.T) {
 	}
 	if _, err := s.ReadDreamLog("../knowledge/docker-build-cache/SKILL.md"); !errors.Is(err, ErrUnsafeName) {
 		t.Errorf("read outside dream-log: %v", err)
+	}
+}
+
+// TestScanUnder checks that a subtree rescan reports exactly what a full
+// Scan reports below the same path, and nothing for skipped places.
+func TestScanUnder(t *testing.T) {
+	s, dir := pyStore(t)
+	ctx := context.Background()
+	mem, skills := filepath.Join(dir, "memory"), filepath.Join(dir, "skills")
+	rel := func(refs []Ref) []string {
+		out := []string{}
+		for _, r := range refs {
+			p, _ := filepath.Rel(dir, r.Path)
+			out = append(out, string(r.Kind)+":"+filepath.ToSlash(p))
+		}
+		return out
+	}
+	all, err := s.Scan(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		p    string
+		want []string // nil ⇒ same as the full scan
+	}{
+		{"data dir holds every root", dir, nil},
+		{"memory dir", mem, []string{"episode:memory/episodes/2026-11-20_001/SKILL.md", "knowledge:memory/knowledge/api-gateway-503/SKILL.md",
+			"knowledge:memory/knowledge/docker-build-cache/SKILL.md", "knowledge:memory/knowledge/broken-yaml/SKILL.md",
+			"knowledge:memory/knowledge/团队成员/SKILL.md"}},
+		{"one entry dir", filepath.Join(mem, "knowledge", "团队成员"), []string{"knowledge:memory/knowledge/团队成员/SKILL.md"}},
+		{"one entry file", filepath.Join(mem, "episodes", "2026-11-20_001", "SKILL.md"), []string{"episode:memory/episodes/2026-11-20_001/SKILL.md"}},
+		{"a user skill collection", filepath.Join(skills, "user_skills"), []string{"skill:skills/user_skills/code-review/SKILL.md"}},
+		{"archived is skipped", filepath.Join(mem, "episodes", "archived", "ep-20260101-090000"), []string{}},
+		{"strategy override is not a skill", filepath.Join(skills, "base_skill", "memory-extraction", "SKILL.md"), []string{}},
+		{"session logs are not indexed", filepath.Join(mem, "session-log"), []string{}},
+		{"missing path", filepath.Join(mem, "knowledge", "gone"), []string{}},
+		{"outside the store", t.TempDir(), []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.ScanUnder(ctx, tc.p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if want == nil {
+				want = rel(all)
+			}
+			g := rel(got)
+			sort.Strings(g)
+			sort.Strings(want)
+			if !reflect.DeepEqual(g, want) {
+				t.Errorf("ScanUnder(%s)\n got %q\nwant %q", tc.p, g, want)
+			}
+		})
 	}
 }
