@@ -157,35 +157,42 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 }
 
 // BenchmarkSessionAppend pipelines session.append requests (as a host
-// streaming a conversation does) and reports appends per second.
+// streaming conversations does) round-robin over several sessions and
+// reports appends per second. Appends are ordered per session, so sessions
+// proceed side by side; each rotates its log every ~24 KiB (a finalise
+// with fsync).
 func BenchmarkSessionAppend(b *testing.B) {
-	side, _ := spawnLine(b, binPath, sidecarArgs(b.TempDir())...)
-	defer side.stop()
-	side.roundTrip(b, pingLine)
-	text := strings.Repeat("a realistic chat message with some words in it, ", 3) + "然后是一些中文内容。"
-	done := make(chan error, 1)
-	b.ResetTimer()
-	t0 := time.Now()
-	go func() {
-		for i := 0; i < b.N; i++ {
-			if _, err := side.out.ReadString('\n'); err != nil {
-				done <- err
-				return
+	for _, sessions := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
+			side, _ := spawnLine(b, binPath, sidecarArgs(b.TempDir())...)
+			defer side.stop()
+			side.roundTrip(b, pingLine)
+			text := strings.Repeat("a realistic chat message with some words in it, ", 3) + "然后是一些中文内容。"
+			done := make(chan error, 1)
+			b.ResetTimer()
+			t0 := time.Now()
+			go func() {
+				for i := 0; i < b.N; i++ {
+					if _, err := side.out.ReadString('\n'); err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- nil
+			}()
+			for i := 0; i < b.N; i++ {
+				fmt.Fprintf(side.in, `{"jsonrpc":"2.0","id":%d,"method":"session.append","params":{"sessionId":"bench-%d","role":"user","text":%q}}`+"\n", i+2, i%sessions, text)
 			}
-		}
-		done <- nil
-	}()
-	for i := 0; i < b.N; i++ {
-		fmt.Fprintf(side.in, `{"jsonrpc":"2.0","id":%d,"method":"session.append","params":{"sessionId":"bench-%d","role":"user","text":%q}}`+"\n", i+2, i%4, text)
+			side.in.Flush()
+			if err := <-done; err != nil {
+				b.Fatal(err)
+			}
+			el := time.Since(t0)
+			b.StopTimer()
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(float64(b.N)/el.Seconds(), "appends/s") // target > 20000
+		})
 	}
-	side.in.Flush()
-	if err := <-done; err != nil {
-		b.Fatal(err)
-	}
-	el := time.Since(t0)
-	b.StopTimer()
-	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(float64(b.N)/el.Seconds(), "appends/s") // target > 20000
 }
 
 // recallCorpus writes n knowledge entries in the compat format once per size.

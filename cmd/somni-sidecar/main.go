@@ -240,7 +240,7 @@ func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) i
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	conn := rpc.Serve(context.Background(), stdin, stdout, srv.Methods(), logger.With(sidecar.LoggerKey, "somni.rpc"),
-		rpc.WithSerial(sidecar.SerialMethods...), rpc.WithInline(sidecar.InlineMethods...))
+		sidecar.ServeOptions()...)
 	srv.Attach(conn)
 	log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
 	why := ""

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -507,6 +509,100 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestSessionOrderAcrossSessions pipelines interleaved appends and tool
+// records for two sessions (several log rotations each), then
+// session.closeAll, then one more append, all without waiting. Session
+// methods run per session, side by side, so this checks what the host
+// relies on: each session's log holds its messages in the order sent,
+// closeAll finalised every earlier message (message_count matches), and the
+// append after closeAll opened a fresh log.
+func TestSessionOrderAcrossSessions(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, nil)
+	sessions := []string{"alpha", "beta"}
+	const perSession = 240 // ~300-byte blocks: a 24 KiB rotation every ~80
+	filler := strings.Repeat("ordering text ", 20)
+	var replies []chan wire
+	for i := 0; i < perSession; i++ {
+		for _, sid := range sessions {
+			mark := fmt.Sprintf("mk-%s-%04d", sid, i)
+			var ch chan wire
+			if i%9 == 4 {
+				_, ch = s.send("session.tool", map[string]any{"sessionId": sid, "call": "lookup " + mark, "result": "ok"})
+			} else {
+				_, ch = s.send("session.append", map[string]any{"sessionId": sid, "role": "user", "text": filler + mark})
+			}
+			replies = append(replies, ch)
+		}
+	}
+	_, closeAll := s.send("session.closeAll", nil)
+	_, after := s.send("session.append", map[string]any{"sessionId": "alpha", "role": "agent", "text": "mk-after-closeAll"})
+	for _, ch := range replies {
+		if w := s.wait(ch, "session write"); w.Error != nil {
+			t.Fatalf("session write failed: %s", w.raw)
+		}
+	}
+	var closed struct{ Closed int }
+	if w := s.wait(closeAll, "closeAll"); w.Error != nil || json.Unmarshal(w.Result, &closed) != nil || closed.Closed != 2 {
+		t.Fatalf("closeAll = %s, want closed 2", w.raw)
+	}
+	if w := s.wait(after, "append after closeAll"); w.Error != nil {
+		t.Fatalf("append after closeAll: %s", w.raw)
+	}
+
+	logs, _ := filepath.Glob(filepath.Join(dir, "memory/session-log/*.md"))
+	sort.Strings(logs) // YYYY-MM-DD_NNN: a session's files are numbered in the order it opened them
+	markRe := regexp.MustCompile(`mk-(alpha|beta)-(\d{4})`)
+	blockRe := regexp.MustCompile(`(?m)^\[(user|agent|tool)[^\]\n]*\] `)
+	next := map[string]int{}
+	files := map[string]int{}
+	afterLogs := 0
+	for _, p := range logs {
+		data := readFile(t, p)
+		doc, err := memory.ParseDocument(p, []byte(data))
+		if err != nil {
+			t.Fatalf("log %s: %v", p, err)
+		}
+		if strings.Contains(data, "mk-after-closeAll") {
+			afterLogs++
+			if doc.Meta.Value("chat_id") != "alpha" || markRe.MatchString(data) || doc.Meta.Value("status") != "" {
+				t.Fatalf("the append after closeAll must open a new, still open alpha log:\n%s", data)
+			}
+			continue
+		}
+		sid := doc.Meta.Value("chat_id")
+		files[sid]++
+		for _, m := range markRe.FindAllStringSubmatch(data, -1) {
+			if m[1] != sid {
+				t.Fatalf("%s (session %s) holds a message of %s", p, sid, m[1])
+			}
+			if n, _ := strconv.Atoi(m[2]); n != next[sid] {
+				t.Fatalf("session %s: message %d where %d was due (%s)", sid, n, next[sid], p)
+			}
+			next[sid]++
+		}
+		// closeAll saw every earlier write: the log is finalised and counts them all.
+		blocks := len(blockRe.FindAllString(doc.Body, -1))
+		if doc.Meta.Value("status") != "pending" || doc.Meta.Value("end_time") == "" || doc.Meta.Value("message_count") != strconv.Itoa(blocks) {
+			t.Fatalf("%s not finalised with its %d blocks: status=%q end_time=%q message_count=%q", p, blocks,
+				doc.Meta.Value("status"), doc.Meta.Value("end_time"), doc.Meta.Value("message_count"))
+		}
+	}
+	for _, sid := range sessions {
+		if next[sid] != perSession || files[sid] < 2 {
+			t.Fatalf("session %s: %d of %d messages in %d files (want all, with rotation)", sid, next[sid], perSession, files[sid])
+		}
+	}
+	if afterLogs != 1 {
+		t.Fatalf("append after closeAll found in %d logs, want 1", afterLogs)
+	}
+	s.call("shutdown", nil, nil)
+	if code := s.waitExit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	s.assertProtocolOnly()
+}
 
 // TestConversationSearch: the current session comes first, other logs
 // after, and the char budget drops the oldest turns, never the newest.

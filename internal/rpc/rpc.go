@@ -81,13 +81,34 @@ type AfterReply struct {
 // Option configures Serve.
 type Option func(*Conn)
 
-// WithSerial makes the named methods run one at a time in arrival order (on
-// one worker goroutine, so the reader never blocks). Use it for methods
-// whose effects must keep the peer's order, e.g. appends to a session log.
+// WithSerial makes the named methods barriers in arrival order: each one
+// runs alone, after every serial or keyed (WithSerialByKey) request that
+// arrived before it has finished, and every such request that arrives after
+// it waits for it. Use it for methods that must see the effects of all
+// earlier ordered requests, e.g. closing every session log, or shutdown.
+// The reader never blocks on them.
 func WithSerial(methods ...string) Option {
 	return func(c *Conn) {
 		for _, m := range methods {
-			c.serial[m] = true
+			c.barrier[m] = true
+		}
+	}
+}
+
+// KeyFunc names the ordering lane of a request from its params (never
+// empty: absent params are {}). It runs on the read loop, so it must be
+// cheap and must not block; malformed params may map to any stable key.
+type KeyFunc func(params json.RawMessage) string
+
+// WithSerialByKey makes the named methods keep arrival order among requests
+// whose params have the same key, while requests with different keys run
+// side by side: e.g. appends to one session log stay in order, and one
+// session's slow fsync does not hold up another session. WithSerial
+// methods are barriers for them.
+func WithSerialByKey(key KeyFunc, methods ...string) Option {
+	return func(c *Conn) {
+		for _, m := range methods {
+			c.keyed[m] = key
 		}
 	}
 }
@@ -116,7 +137,8 @@ type Conn struct {
 	jc      *jsonrpc2.Conn
 	stream  *lineStream
 	methods map[string]Handler
-	serial  map[string]bool
+	barrier map[string]bool
+	keyed   map[string]KeyFunc
 	inline  map[string]bool
 	logger  *slog.Logger
 	seq     atomic.Uint64
@@ -125,7 +147,7 @@ type Conn struct {
 	inflight map[jsonrpc2.ID]*inflightReq
 	calls    map[jsonrpc2.ID]chan *response // our calls awaiting a reply
 
-	queue *serialQueue
+	order *orderQueue
 	wg    sync.WaitGroup // running handlers
 	ready chan struct{}  // closed once jc is set: jsonrpc2 reads before NewConn returns
 	// ctx is the parent of every handler context; it is cancelled when the
@@ -141,7 +163,8 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 	}
 	c := &Conn{
 		methods:  methods,
-		serial:   map[string]bool{},
+		barrier:  map[string]bool{},
+		keyed:    map[string]KeyFunc{},
 		inline:   map[string]bool{},
 		logger:   logger,
 		inflight: map[jsonrpc2.ID]*inflightReq{},
@@ -161,14 +184,13 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		c.handle(req)
 	}
 	c.stream.onResponse = c.deliver
-	c.queue = newSerialQueue()
+	c.order = newOrderQueue(c.flushBatch)
 	c.jc = jsonrpc2.NewConn(connCtx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
 	close(c.ready)
 	go func() {
 		<-c.jc.DisconnectNotify()
 		cancel()
 	}()
-	go c.queue.run(c.jc.DisconnectNotify(), c.stream)
 	return c
 }
 
@@ -234,7 +256,7 @@ func (c *Conn) handle(req *request) {
 	h, ok := c.methods[req.method]
 	if !ok {
 		if !req.notif {
-			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", req.method), false)
+			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", req.method), nil)
 		}
 		return
 	}
@@ -246,9 +268,15 @@ func (c *Conn) handle(req *request) {
 		c.inflight[req.id] = me // a reused id: the newer request owns cancellation
 		c.mu.Unlock()
 	}
-	serial := c.serial[req.method] && !c.inline[req.method]
+	inline := c.inline[req.method]
+	barrier := c.barrier[req.method] && !inline
+	keyFn := c.keyed[req.method]
+	if inline || barrier {
+		keyFn = nil
+	}
 	c.wg.Add(1)
-	run := func() {
+	// b collects the reply when run is part of a keyed lane's burst.
+	run := func(b *replyBatch) {
 		defer c.wg.Done()
 		defer cancel()
 		result, err := c.invoke(reqCtx, h, req.method, params)
@@ -268,15 +296,17 @@ func (c *Conn) handle(req *request) {
 		if err != nil && reqCtx.Err() != nil && ctx.Err() == nil && errors.Is(err, context.Canceled) {
 			err = Errorf(CodeRequestCancelled, "request cancelled")
 		}
-		c.replyFrame(req, result, err, serial)
+		c.replyFrame(req, result, err, b)
 	}
 	switch {
-	case c.inline[req.method]:
-		run()
-	case serial:
-		c.queue.push(run)
+	case inline:
+		run(nil)
+	case barrier:
+		c.order.pushBarrier(run)
+	case keyFn != nil:
+		c.order.push(keyFn(params), run)
 	default:
-		go run()
+		go run(nil)
 	}
 }
 
@@ -294,12 +324,15 @@ func (c *Conn) invoke(ctx context.Context, h Handler, method string, params json
 
 // replyFrame sends result or err for req, mapping plain errors to -32603.
 // The frame is encoded once and written straight to the stream, echoing
-// the id exactly as the peer wrote it. holdable marks replies of the serial
-// worker, which may be batched into one write.
-func (c *Conn) replyFrame(req *request, result any, err error, holdable bool) {
+// the id exactly as the peer wrote it. A reply with a batch joins it and is
+// written when the batch is flushed, unless it has work to run after the
+// write (AfterReply), which flushes the batch at once.
+func (c *Conn) replyFrame(req *request, result any, err error, b *replyBatch) {
+	then := false
 	if ar, ok := result.(AfterReply); ok && err == nil {
 		if ar.Then != nil {
 			defer ar.Then()
+			then = true
 		}
 		result = ar.Result
 	}
@@ -332,14 +365,54 @@ func (c *Conn) replyFrame(req *request, result any, err error, holdable bool) {
 	frame = append(frame, `{"jsonrpc":"2.0","id":`...)
 	frame = append(frame, id...)
 	frame = append(frame, body...)
+	if b != nil {
+		b.add(frame)
+		if then {
+			c.flushBatch(b)
+		}
+		return
+	}
 	select {
 	case <-c.Done():
 		c.logger.Debug("rpc: connection closed before the reply", "method", req.method)
 		return
 	default:
 	}
-	if err := c.stream.write(frame, holdable); err != nil {
+	if err := c.stream.writeFrame(frame); err != nil {
 		c.logger.Warn("rpc: cannot send response", "method", req.method, "err", err)
+	}
+}
+
+// replyBatch collects the replies of one lane's burst (a host streaming
+// appends) so they cost one write instead of one each.
+type replyBatch struct {
+	buf []byte // frames joined by newlines
+	n   int
+}
+
+func (b *replyBatch) add(frame []byte) {
+	if b.n > 0 {
+		b.buf = append(b.buf, '\n')
+	}
+	b.buf = append(b.buf, frame...)
+	b.n++
+}
+
+// flushBatch writes what b collected and empties it.
+func (c *Conn) flushBatch(b *replyBatch) {
+	if b.n == 0 {
+		return
+	}
+	frames, n := b.buf, b.n
+	b.buf, b.n = frames[:0], 0 // writeFrame copied the frames
+	select {
+	case <-c.Done():
+		c.logger.Debug("rpc: connection closed before the replies", "replies", n)
+		return
+	default:
+	}
+	if err := c.stream.writeFrame(frames); err != nil {
+		c.logger.Warn("rpc: cannot send responses", "err", err)
 	}
 }
 
@@ -364,7 +437,7 @@ func (c *Conn) cancelRequest(req *request) {
 		}
 	}
 	if !req.notif {
-		c.replyFrame(req, map[string]bool{"ok": perr == nil}, perr, false)
+		c.replyFrame(req, map[string]bool{"ok": perr == nil}, perr, nil)
 	}
 }
 
@@ -409,7 +482,7 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		delete(c.calls, id)
 		c.mu.Unlock()
 	}
-	if err := c.stream.write(frame, false); err != nil {
+	if err := c.stream.writeFrame(frame); err != nil {
 		forget()
 		return fmt.Errorf("rpc: call %s: %w", method, err)
 	}
@@ -468,7 +541,7 @@ func (c *Conn) cancelPeer(method, id string) {
 		return
 	}
 	done := make(chan error, 1)
-	go func() { done <- c.stream.write(frame, false) }()
+	go func() { done <- c.stream.writeFrame(frame) }()
 	timer := time.NewTimer(cancelNotifyWait)
 	defer timer.Stop()
 	select {
@@ -509,75 +582,132 @@ func (p printfLogger) Printf(format string, v ...any) {
 	p.l.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
-// serialBatch bounds how many serial replies may wait for one write, so
+// laneBatch bounds how many replies of one lane may wait for one write, so
 // the first reply of a burst is not held back long.
-const serialBatch = 64
+const laneBatch = 64
 
-// serialQueue runs pushed funcs one at a time in push order without ever
-// blocking the pusher.
-type serialQueue struct {
-	mu      sync.Mutex
-	items   []func()
-	stopped bool // run has returned; late pushes run on their own goroutine
-	wake    chan struct{}
+// orderQueue runs keyed work in arrival order per key, different keys side
+// by side, and barrier work alone between everything pushed before it and
+// everything pushed after it. Pushing never blocks (it runs on the read
+// loop). Each key with queued work has one lane goroutine; a barrier runs on
+// its own goroutine once every lane has drained.
+//
+// While a barrier waits or runs, later pushes queue in backlog (arrival
+// order kept) and are released to their lanes when it is done, up to the
+// next barrier.
+type orderQueue struct {
+	flush func(*replyBatch)
+
+	mu             sync.Mutex
+	lanes          map[string]*lane // keys with work queued or running
+	running        int              // keyed items in lanes, queued or running
+	backlog        []ordered        // pushed behind a barrier; nonempty ⇒ starts with one
+	barrierRunning bool
 }
 
-func newSerialQueue() *serialQueue { return &serialQueue{wake: make(chan struct{}, 1)} }
+type ordered struct {
+	key     string
+	barrier bool
+	f       func(*replyBatch)
+}
 
-func (q *serialQueue) push(f func()) {
+// lane is one key's FIFO, drained by its own goroutine; it leaves the map
+// (under mu) only when empty, so a lane in the map always has a drainer.
+type lane struct{ items []func(*replyBatch) }
+
+func newOrderQueue(flush func(*replyBatch)) *orderQueue {
+	return &orderQueue{flush: flush, lanes: map[string]*lane{}}
+}
+
+// push queues f behind earlier work with the same key and any earlier barrier.
+func (q *orderQueue) push(key string, f func(*replyBatch)) {
 	q.mu.Lock()
-	if q.stopped {
-		q.mu.Unlock()
-		go f()
+	defer q.mu.Unlock()
+	if q.barrierRunning || len(q.backlog) > 0 {
+		q.backlog = append(q.backlog, ordered{key: key, f: f})
 		return
 	}
-	q.items = append(q.items, f)
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
+	q.enqueueLocked(key, f)
+}
+
+// pushBarrier queues f behind everything pushed so far.
+func (q *orderQueue) pushBarrier(f func(*replyBatch)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.backlog = append(q.backlog, ordered{barrier: true, f: f})
+	q.advanceLocked()
+}
+
+func (q *orderQueue) enqueueLocked(key string, f func(*replyBatch)) {
+	q.running++
+	l := q.lanes[key]
+	if l == nil {
+		l = &lane{}
+		q.lanes[key] = l
+		go q.drain(key, l)
+	}
+	l.items = append(l.items, f)
+}
+
+// advanceLocked starts the barrier at the head of the backlog once the
+// lanes are empty, or releases backlog items to their lanes when no barrier
+// is ahead of them.
+func (q *orderQueue) advanceLocked() {
+	for !q.barrierRunning && len(q.backlog) > 0 {
+		head := q.backlog[0]
+		if head.barrier {
+			if q.running > 0 {
+				return // the lanes' last item calls advance again
+			}
+			q.backlog = q.backlog[1:]
+			q.barrierRunning = true
+			go func() {
+				head.f(nil)
+				q.mu.Lock()
+				q.barrierRunning = false
+				q.advanceLocked()
+				q.mu.Unlock()
+			}()
+			return
+		}
+		q.backlog = q.backlog[1:]
+		q.enqueueLocked(head.key, head.f)
+	}
+	if len(q.backlog) == 0 {
+		q.backlog = nil // let a long backlog's array go
 	}
 }
 
-// run drains the queue until done is closed and the queue is empty; queued
-// work still runs after close so its WaitGroup accounting completes (the
-// handlers see a cancelled context and return quickly).
-func (q *serialQueue) run(done <-chan struct{}, s *lineStream) {
+// drain runs l's items in order until the lane is empty. A burst shares
+// one reply write per chunk; a lone request is written at once.
+func (q *orderQueue) drain(key string, l *lane) {
 	for {
 		q.mu.Lock()
-		items := q.items
-		q.items = nil
+		items := l.items
+		l.items = nil
+		if len(items) == 0 {
+			delete(q.lanes, key)
+			q.mu.Unlock()
+			return
+		}
 		q.mu.Unlock()
-		// A pipelined burst (a host streaming appends) gets its replies in
-		// one write per chunk instead of one each; a lone request is
-		// written at once.
 		for len(items) > 0 {
-			chunk := items[:min(len(items), serialBatch)]
+			chunk := items[:min(len(items), laneBatch)]
 			items = items[len(chunk):]
+			var b *replyBatch
 			if len(chunk) > 1 {
-				s.hold()
+				b = &replyBatch{}
 			}
 			for _, f := range chunk {
-				f()
+				f(b)
 			}
-			if len(chunk) > 1 {
-				s.release()
+			if b != nil {
+				q.flush(b)
 			}
-		}
-		q.mu.Lock()
-		more := len(q.items) > 0
-		q.mu.Unlock()
-		if more {
-			continue
-		}
-		select {
-		case <-q.wake:
-		case <-done:
 			q.mu.Lock()
-			if len(q.items) == 0 {
-				q.stopped = true
-				q.mu.Unlock()
-				return
+			q.running -= len(chunk)
+			if q.running == 0 {
+				q.advanceLocked()
 			}
 			q.mu.Unlock()
 		}

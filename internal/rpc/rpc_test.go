@@ -734,3 +734,176 @@ func TestAbandonedCallCancelsPeer(t *testing.T) {
 		})
 	}
 }
+
+// orderLog records when each ordered request started and ended on one
+// global clock, to check the ordering rules after the fact.
+type orderLog struct {
+	mu     sync.Mutex
+	clock  int
+	start  map[int]int // request n → tick it started
+	end    map[int]int
+	active int // requests running now
+	errs   []string
+}
+
+func (l *orderLog) methods() map[string]Handler {
+	enter := func(params json.RawMessage, barrier bool) (int, error) {
+		var p struct {
+			N       int `json:"n"`
+			SleepUS int `json:"sleepUs"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return 0, err
+		}
+		l.mu.Lock()
+		if barrier && l.active != 0 {
+			l.errs = append(l.errs, fmt.Sprintf("barrier %d started with %d requests running", p.N, l.active))
+		}
+		l.active++
+		l.clock++
+		l.start[p.N] = l.clock
+		l.mu.Unlock()
+		time.Sleep(time.Duration(p.SleepUS) * time.Microsecond)
+		l.mu.Lock()
+		l.active--
+		l.clock++
+		l.end[p.N] = l.clock
+		l.mu.Unlock()
+		return p.N, nil
+	}
+	return map[string]Handler{
+		"append": func(_ context.Context, params json.RawMessage) (any, error) { return enter(params, false) },
+		"closeAll": func(_ context.Context, params json.RawMessage) (any, error) {
+			return enter(params, true)
+		},
+	}
+}
+
+// keyOf is the test's KeyFunc: the "key" member.
+func keyOf(params json.RawMessage) string {
+	var p struct {
+		Key string `json:"key"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Key
+}
+
+// TestSerialByKeyOrdering pipelines scripts of keyed requests and barriers
+// and checks, from the recorded start/end ticks, that each key ran in
+// arrival order and each barrier ran alone between everything before it and
+// everything after it.
+func TestSerialByKeyOrdering(t *testing.T) {
+	type step struct {
+		key     string // "" ⇒ barrier
+		sleepUS int
+	}
+	interleave := func(keys []string, per int) []step {
+		var s []step
+		for i := 0; i < per; i++ {
+			for j, k := range keys {
+				s = append(s, step{key: k, sleepUS: (i*7 + j*13) % 300})
+			}
+		}
+		return s
+	}
+	bar := []step{{key: ""}}
+	cat := func(parts ...[]step) []step {
+		var s []step
+		for _, p := range parts {
+			s = append(s, p...)
+		}
+		return s
+	}
+	tests := []struct {
+		name   string
+		script []step
+	}{
+		{"interleaved keys", interleave([]string{"a", "b", "c"}, 100)},
+		{"one key", interleave([]string{"a"}, 150)},
+		{"barrier after a burst", cat(interleave([]string{"a", "b"}, 80), bar)},
+		{"barrier in the middle", cat(interleave([]string{"a", "b"}, 50), bar, interleave([]string{"b", "c"}, 50))},
+		{"barrier first", cat(bar, interleave([]string{"a", "b"}, 30))},
+		{"back-to-back barriers", cat(interleave([]string{"a"}, 10), bar, bar, interleave([]string{"a", "b"}, 10), bar)},
+		{"barriers only", cat(bar, bar, bar)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &orderLog{start: map[int]int{}, end: map[int]int{}}
+			p := startPeer(t, l.methods(), WithSerialByKey(keyOf, "append"), WithSerial("closeAll"))
+			var burst strings.Builder
+			for n, st := range tc.script {
+				if st.key == "" {
+					fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"closeAll","params":{"n":%d}}`+"\n", n, n)
+				} else {
+					fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"append","params":{"key":%q,"n":%d,"sleepUs":%d}}`+"\n", n, st.key, n, st.sleepUS)
+				}
+			}
+			go io.WriteString(p.in, burst.String())
+			seen := map[string]bool{}
+			for range tc.script {
+				f := p.recv()
+				if f.Error != nil || string(f.Result) != string(f.ID) || seen[string(f.ID)] {
+					t.Fatalf("bad or duplicate reply %s", f.raw)
+				}
+				seen[string(f.ID)] = true
+			}
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			for _, e := range l.errs {
+				t.Error(e)
+			}
+			last := map[string]int{} // key → n of its previous request
+			for n, st := range tc.script {
+				if st.key == "" {
+					for m := range tc.script {
+						if m < n && l.end[m] > l.start[n] {
+							t.Errorf("barrier %d started before request %d ended", n, m)
+						}
+						if m > n && l.start[m] < l.end[n] {
+							t.Errorf("request %d started before barrier %d ended", m, n)
+						}
+					}
+					continue
+				}
+				if prev, ok := last[st.key]; ok && l.start[n] < l.end[prev] {
+					t.Errorf("key %s: request %d started before %d ended", st.key, n, prev)
+				}
+				last[st.key] = n
+			}
+		})
+	}
+}
+
+// TestSerialByKeyRunsKeysSideBySide: a request on key a that can only
+// finish once a request on key b has run proves one key never waits for
+// another (a single queue would deadlock here).
+func TestSerialByKeyRunsKeysSideBySide(t *testing.T) {
+	bRan := make(chan struct{})
+	methods := map[string]Handler{
+		"append": func(ctx context.Context, params json.RawMessage) (any, error) {
+			switch keyOf(params) {
+			case "a":
+				select {
+				case <-bRan:
+					return "a after b", nil
+				case <-time.After(5 * time.Second):
+					return "a timed out: key b never ran", nil
+				}
+			default:
+				close(bRan)
+				return "b", nil
+			}
+		},
+	}
+	p := startPeer(t, methods, WithSerialByKey(keyOf, "append"))
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"append","params":{"key":"a"}}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"append","params":{"key":"b"}}`)
+	got := map[string]string{}
+	for i := 0; i < 2; i++ {
+		f := p.recv()
+		got[string(f.ID)] = string(f.Result)
+	}
+	if got["1"] != `"a after b"` || got["2"] != `"b"` {
+		t.Fatalf("replies = %v", got)
+	}
+}

@@ -48,7 +48,6 @@ type lineStream struct {
 	queued   uint64     // frames queued so far
 	written  uint64     // frames written so far
 	flushing bool       // a writer is inside w.Write
-	held     int        // >0: queue frames without writing until release
 	werr     error      // sticky write error: the peer is gone
 }
 
@@ -80,27 +79,19 @@ func (s *lineStream) WriteObject(obj any) error {
 	if err != nil {
 		return fmt.Errorf("rpc: encode frame: %w", err)
 	}
-	return s.write(b, false)
+	return s.writeFrame(b)
 }
 
-// writeFrame queues one frame and writes it with any others queued
-// meanwhile (group commit): one request costs one write(2), while a burst of
-// concurrent replies shares syscalls instead of queueing on a lock.
-func (s *lineStream) writeFrame(b []byte) error { return s.write(b, false) }
-
-// write queues b. Only holdable frames (replies of a serial batch) wait for
-// release; anything else — another handler's reply, an error frame, a
-// request to the peer that the batch may be waiting on — goes out at once.
-func (s *lineStream) write(b []byte, holdable bool) error {
+// writeFrame queues b (one frame, or several joined by newlines) and writes
+// it with any others queued meanwhile (group commit): one request costs one
+// write(2), while a burst of concurrent replies shares syscalls instead of
+// queueing on a lock.
+func (s *lineStream) writeFrame(b []byte) error {
 	s.mu.Lock()
 	s.pending = appendUnescapedHTML(s.pending, b)
 	s.pending = append(s.pending, '\n')
 	seq := s.queued + 1
 	s.queued = seq
-	if s.held > 0 && !s.flushing && holdable {
-		s.mu.Unlock()
-		return nil // release writes it
-	}
 	if s.flushing {
 		// The active flusher will write our frame; wait until it has.
 		for s.written < seq && s.werr == nil {
@@ -111,26 +102,6 @@ func (s *lineStream) write(b []byte, holdable bool) error {
 		return err
 	}
 	return s.flushLocked()
-}
-
-// hold makes writeFrame queue frames until release; callers pair them.
-func (s *lineStream) hold() {
-	s.mu.Lock()
-	s.held++
-	s.mu.Unlock()
-}
-
-// release ends a hold and writes what it queued.
-func (s *lineStream) release() {
-	s.mu.Lock()
-	s.held--
-	if s.held > 0 || s.flushing || len(s.pending) == 0 {
-		s.mu.Unlock()
-		return
-	}
-	if err := s.flushLocked(); err != nil {
-		s.logger.Warn("rpc: write queued replies", "err", err)
-	}
 }
 
 // flushLocked writes pending frames until none are left; it is entered with

@@ -52,12 +52,44 @@ func mapError(err error) error {
 	return err
 }
 
-// InlineMethods never block, so they run on the read loop (lowest latency).
-var InlineMethods = []string{"ping"}
+// inlineMethods never block, so they run on the read loop (lowest latency).
+var inlineMethods = []string{"ping"}
 
-// SerialMethods must keep the host's order: they write session logs, and
-// shutdown must come after every append sent before it.
-var SerialMethods = []string{"session.append", "session.tool", "session.close", "session.closeAll", "shutdown"}
+// sessionMethods write one session's log: they keep the host's order per
+// sessionId, while different sessions run side by side, so one session's
+// rotation (a finalise with fsync) does not stall every other session.
+var sessionMethods = []string{"session.append", "session.tool", "session.close"}
+
+// barrierMethods wait for every session method sent before them, and every
+// later one waits for them: closeAll must finalise all earlier appends, and
+// shutdown must come after them.
+var barrierMethods = []string{"session.closeAll", "shutdown"}
+
+// ServeOptions are the rpc options the method table relies on for its
+// ordering and latency guarantees.
+func ServeOptions() []rpc.Option {
+	return []rpc.Option{
+		rpc.WithInline(inlineMethods...),
+		rpc.WithSerialByKey(sessionKey, sessionMethods...),
+		rpc.WithSerial(barrierMethods...),
+	}
+}
+
+// sessionKey orders session methods by their sessionId. Params the handler
+// will reject still get a stable key (the raw member, or "").
+func sessionKey(params json.RawMessage) string {
+	var p struct {
+		SessionID json.RawMessage `json:"sessionId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	var id string
+	if json.Unmarshal(p.SessionID, &id) == nil {
+		return id
+	}
+	return string(p.SessionID)
+}
 
 // Methods returns the JSON-RPC method table.
 func (s *Server) Methods() map[string]rpc.Handler {

@@ -336,3 +336,24 @@ func TestSearchListings(t *testing.T) {
 		t.Error("a listing reinforced an entry")
 	}
 }
+
+// TestSessionKey: session methods are ordered by sessionId however it is
+// written; params the handler will reject still get a stable key.
+func TestSessionKey(t *testing.T) {
+	tests := []struct {
+		params, want string
+	}{
+		{`{"sessionId":"chat-1","role":"user","text":"hi"}`, "chat-1"},
+		{`{"role":"user","sessionId":"chat-1"}`, "chat-1"},
+		{`{"sessionId":"\u0063hat-1"}`, "chat-1"}, // an escape names the same session
+		{`{"sessionId":"会话"}`, "会话"},
+		{`{"sessionId":7}`, "7"},
+		{`{}`, ""},
+		{`["chat-1"]`, ""},
+	}
+	for _, tc := range tests {
+		if got := sessionKey([]byte(tc.params)); got != tc.want {
+			t.Errorf("sessionKey(%s) = %q, want %q", tc.params, got, tc.want)
+		}
+	}
+}
