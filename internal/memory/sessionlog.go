@@ -211,6 +211,7 @@ func (c *Capture) open(w *sessionWriter) error {
 		if err != nil {
 			return fmt.Errorf("memory: create session log %s: %w", path, err)
 		}
+		lockWriter(f)
 		m := NewFrontMatter()
 		m.Set("session_id", id)
 		m.Set("user", oneLine(w.userID, 0))

@@ -1,0 +1,119 @@
+package memory
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// RecoverCrashed finalises the session logs a killed process left open: a
+// log with a header but no status, that no live writer holds. Its torn tail
+// is cut back to the last complete block, then it gets end_time (its last
+// write), message_count and status: pending, so the dreamer reads it like
+// any closed log. An append is one write(2), but the kernel may stop a
+// write at a page boundary when SIGKILL arrives, so a log can end inside a
+// block — even inside a UTF-8 character — that was never acknowledged.
+// It returns the paths it finalised; files it cannot parse are left alone.
+func (c *Capture) RecoverCrashed() ([]string, error) {
+	dir := c.s.sessionLogDir()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("memory: list session logs: %w", err)
+	}
+	open := c.openPaths()
+	var done []string
+	var errs []error
+	for _, de := range des {
+		n := de.Name()
+		if de.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".md") {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if open[p] || logStatus(p) != "" {
+			continue
+		}
+		ok, err := c.recoverLog(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ok {
+			done = append(done, p)
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+// recoverLog finalises one crashed log unless another process still writes
+// it (it holds the log's lock) or its header cannot be read.
+func (c *Capture) recoverLog(path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return false, fmt.Errorf("memory: recover %s: %w", path, err)
+	}
+	defer f.Close()
+	if !tryLock(f) {
+		return false, nil // a live writer in another process
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("memory: recover %s: %w", path, err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false, fmt.Errorf("memory: recover %s: %w", path, err)
+	}
+	whole := cutTornTail(data)
+	doc, err := ParseDocument(path, whole)
+	if err != nil || doc.Meta.Value("session_id") == "" {
+		c.s.log.Warn("memory: crashed session log unreadable, left as is", "file", path, "err", err)
+		return false, nil
+	}
+	count := len(ParseSessionLog(path, whole).Blocks)
+	doc.Meta.SetPlain("end_time", info.ModTime().In(c.s.now().Location()).Format(logTimeLayout))
+	doc.Meta.Set("message_count", strconv.Itoa(count))
+	doc.Meta.Set("status", StatusPending)
+	if err := writeFileAtomic(path, doc.Render()); err != nil {
+		return false, err
+	}
+	c.s.log.Info("memory: finalised a session log left open by a crash", "file", path, "messages", count)
+	return true, nil
+}
+
+// cutTornTail drops an incomplete last block: every complete block ends
+// with a blank line, so whatever follows the last "\n\n" after the header
+// was cut off mid-write. A file that is whole is returned unchanged.
+func cutTornTail(data []byte) []byte {
+	if bytes.HasSuffix(data, []byte("\n\n")) && utf8.Valid(data) {
+		return data
+	}
+	head := headerEnd(data)
+	if head < 0 {
+		return data
+	}
+	if i := bytes.LastIndex(data[head:], []byte("\n\n")); i >= 0 {
+		return data[:head+i+2]
+	}
+	return data[:head]
+}
+
+// headerEnd is the offset just after the closing "---\n" of the front-matter,
+// or -1 when there is none.
+func headerEnd(data []byte) int {
+	if !bytes.HasPrefix(data, []byte("---\n")) {
+		return -1
+	}
+	i := bytes.Index(data[4:], []byte("\n---\n"))
+	if i < 0 {
+		return -1
+	}
+	return 4 + i + len("\n---\n")
+}
