@@ -120,9 +120,10 @@ type Options struct {
 	// LinkSpread > 0 enables one hop of link spreading (the default; values
 	// above 1 still mean one hop), < 0 disables it; 0 means the default.
 	LinkSpread int
-	// WatchDirs are watched recursively (inotify, debounced into a dirty
-	// flag): a Search rescans only after something changed there, instead
-	// of scanning every time. Usually <dataDir>/memory and <dataDir>/skills.
+	// WatchDirs are watched recursively (inotify): a Search reloads only
+	// the paths an event named (a folder event: that subtree, through
+	// SubtreeScanner when the Source has it), instead of scanning every
+	// file. Folders missing at Open are not watched.
 	WatchDirs []string
 	// ScanInterval bounds how stale a Search may be without a working
 	// watcher: a Search runs the mtime scan first when the last one is

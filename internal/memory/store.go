@@ -124,6 +124,12 @@ func (s *Store) dreamLogDir() string   { return filepath.Join(s.memDir, "dream-l
 func (s *Store) archiveDir() string    { return filepath.Join(s.memDir, "archived") }
 func (s *Store) learnedDir() string    { return filepath.Join(s.skillDir, "agent_learned_skills") }
 
+// RecallDirs are the folders holding what recall searches (knowledge,
+// episodes, skills), for a caller that watches them for hand edits.
+func (s *Store) RecallDirs() []string {
+	return []string{s.knowledgeDir(), s.episodesDir(), s.skillDir}
+}
+
 // memoryExtractionOverride is the dreamer's strategy prompt, not a recallable skill.
 const memoryExtractionOverride = "base_skill/memory-extraction"
 

@@ -176,15 +176,21 @@ func (s *Server) openIndex(ctx context.Context) {
 		close(s.ixReady)
 		return
 	}
+	// A folder missing when the index opens is never watched: create them.
+	for _, d := range s.store.RecallDirs() {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			s.log.Warn("cannot create memory folder; hand edits there are seen by periodic scans only", "dir", d, "err", err)
+		}
+	}
 	ix, err := index.Open(ctx, index.Options{
-		Path:        filepath.Join(s.store.DataDir(), "index.sqlite"),
-		Source:      storeSource{s.store},
-		Embedder:    emb,
-		Logger:      ilog,
-		Now:         s.now,
-		Calibration: s.cfg.Calibration,
-		LinkSpread:  s.cfg.LinkSpread,
-		// No WatchDirs: see scanInterval.
+		Path:         filepath.Join(s.store.DataDir(), "index.sqlite"),
+		Source:       storeSource{s.store},
+		Embedder:     emb,
+		Logger:       ilog,
+		Now:          s.now,
+		Calibration:  s.cfg.Calibration,
+		LinkSpread:   s.cfg.LinkSpread,
+		WatchDirs:    s.store.RecallDirs(),
 		ScanInterval: scanInterval,
 	})
 	if err != nil {
