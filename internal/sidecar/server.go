@@ -119,11 +119,12 @@ func New(cfg Config) (*Server, error) {
 		assoc: &assocGate{cfg: assoc.Config{Threshold: cfg.AssocThreshold, Gap: cfg.AssocGap, MaxItems: cfg.AssocMaxItems}}}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.dreamer = dream.New(dream.Config{
-		Store:     st,
-		Backend:   s.chatBackend(),
-		MaxLogs:   cfg.MaxLogs,
-		MaxIters:  cfg.MaxIters,
-		OnChanged: func(context.Context) { s.SyncIndexAsync("dream") },
+		Store:    st,
+		Backend:  s.chatBackend(),
+		MaxLogs:  cfg.MaxLogs,
+		MaxIters: cfg.MaxIters,
+		// Before sleep.run answers, so what the dream wrote is recallable at once.
+		OnChanged: func(ctx context.Context) { s.syncIndex(ctx, "dream") },
 		Logger:    cfg.Logger,
 		Now:       cfg.Now,
 	})
