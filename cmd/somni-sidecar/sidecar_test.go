@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/testutil"
 )
-
-const pydata = "../../testdata/pydata"
 
 // TestFraming drives bad and odd frames through the real binary; after each
 // one the sidecar must still answer a ping.
@@ -78,7 +77,7 @@ func TestFraming(t *testing.T) {
 // TestMethods walks the whole method table on a copy of a Python-format
 // data directory that contains a broken file among good ones.
 func TestMethods(t *testing.T) {
-	dir := copyTree(t, pydata)
+	dir := testutil.Pydata(t)
 	brokenPath := filepath.Join(dir, "memory/knowledge/broken-yaml/SKILL.md")
 	broken := readFile(t, brokenPath)
 	s := start(t, dir, []string{"-m", "somni_memory"}) // wrong position is fine too: see TestArgs
@@ -380,7 +379,7 @@ func TestArgs(t *testing.T) {
 
 // TestCLI runs the people-facing subcommands on the Python-format fixture.
 func TestCLI(t *testing.T) {
-	dir := copyTree(t, pydata)
+	dir := testutil.Pydata(t)
 	run := func(args ...string) (string, int) {
 		cmd := exec.Command(binPath, append([]string{"--data-dir", dir, "--embed", "off", "--log-level", "error"}, args...)...)
 		out, err := cmd.Output()
@@ -654,7 +653,7 @@ func TestConversationSearch(t *testing.T) {
 // TestDreamOverReverseCalls runs sleep.run against a fake host model
 // answering the sidecar's reverse llm.chat calls.
 func TestDreamOverReverseCalls(t *testing.T) {
-	dir := copyTree(t, pydata)
+	dir := testutil.Pydata(t)
 	s := start(t, dir, nil)
 	var calls atomic.Int32
 	s.mu.Lock()
@@ -712,7 +711,7 @@ func TestAbandonedModelCallIsCancelledAtHost(t *testing.T) {
 			s.sendRaw(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + sleepID + `}}`)
 		}},
 	}
-	s := start(t, copyTree(t, pydata), nil)
+	s := start(t, testutil.Pydata(t), nil)
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s.t = t
@@ -768,7 +767,7 @@ func TestAbandonedModelCallIsCancelledAtHost(t *testing.T) {
 // sidecar.scanInterval).
 func TestHandEditsFoundWithoutRestart(t *testing.T) {
 	const window = 10 * time.Second // ≫ the 2 s rescan interval
-	dir := copyTree(t, pydata)
+	dir := testutil.Pydata(t)
 	s := start(t, dir, nil)
 	recall := func(query string) string {
 		return s.tool("recall_memories", map[string]any{"query": query, "limit": 10})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // fixedNow is the clock of the fixture tests: the day after the newest pydata session log.
@@ -24,25 +25,7 @@ var fixedNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.Local)
 func pyStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "knowledge", "episodes", "data")
-	src := filepath.Join("..", "..", "testdata", "pydata")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatalf("copy fixture: %v", err)
-	}
+	testutil.CopyTree(t, testutil.Testdata("pydata"), dst)
 	s, err := Open(Config{DataDir: dst, Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

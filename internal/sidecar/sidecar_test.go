@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 func TestLineHandler(t *testing.T) {
@@ -167,35 +167,10 @@ func TestIntentionsText(t *testing.T) {
 	}
 }
 
-// copyPydata copies the Python-format fixture into a temp dir.
-func copyPydata(t *testing.T) string {
-	t.Helper()
-	src := "../../testdata/pydata"
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func TestDoctor(t *testing.T) {
-	dir := copyPydata(t)
+	dir := testutil.Pydata(t)
 	// Add the problems doctor must find on top of the fixture's broken file.
 	write := func(rel, content string) {
 		p := filepath.Join(dir, rel)
@@ -248,7 +223,7 @@ func TestDoctor(t *testing.T) {
 }
 
 func TestServerRecallReinforces(t *testing.T) {
-	dir := copyPydata(t)
+	dir := testutil.Pydata(t)
 	srv, err := New(Config{DataDir: dir, Embed: embedOff(), Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +257,7 @@ func embedOff() index.EmbedConfig { return index.EmbedConfig{Provider: "off"} }
 // what passes the filters (knowledge strongest first, episodes newest
 // first) and a listing is not a use, so nothing is reinforced.
 func TestSearchListings(t *testing.T) {
-	dir := copyPydata(t)
+	dir := testutil.Pydata(t)
 	ep := filepath.Join(dir, "memory/episodes/2026-11-25_002/SKILL.md")
 	if err := os.MkdirAll(filepath.Dir(ep), 0o755); err != nil {
 		t.Fatal(err)

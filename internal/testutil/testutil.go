@@ -1,0 +1,54 @@
+// Package testutil holds what the tests of several packages share: the
+// hand-made fixtures under testdata/ and copying them somewhere writable.
+package testutil
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// Testdata returns the absolute path of testdata/<elem...> in the repository.
+func Testdata(elem ...string) string {
+	_, file, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(file), "..", "..", "testdata")
+	return filepath.Join(append([]string{root}, elem...)...)
+}
+
+// CopyTree copies the directory src to dst (created as needed), so a test
+// may modify a fixture without touching the repository.
+func CopyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy %s: %v", src, err)
+	}
+}
+
+// Pydata returns a fresh writable copy of testdata/pydata, the data
+// directory in the Python sidecar's format (one broken file among good ones).
+func Pydata(t testing.TB) string {
+	t.Helper()
+	dst := t.TempDir()
+	CopyTree(t, Testdata("pydata"), dst)
+	return dst
+}
