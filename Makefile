@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/somni-sidecar
 
-.PHONY: all build test test-go test-plugin bench eval models demo install vet fmt
+.PHONY: all build test test-go test-plugin bench eval models demo install vet fmt fmt-check
 
 all: build
 
@@ -15,7 +15,10 @@ vet:
 fmt:
 	gofmt -l -w cmd internal
 
-test: build vet test-go test-plugin
+fmt-check:
+	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+test: build fmt-check vet test-go test-plugin
 
 test-go:
 	$(GO) test -count=1 ./...
