@@ -120,11 +120,27 @@ func Decayed(score, base float64, stability, days int) float64 {
 	return score * math.Pow(DailyDecay(base, stability), float64(days))
 }
 
-// RecordUsage reinforces e (record_usage) and saves it.
+// RecordUsage reinforces e (record_usage) and saves it. The change is applied to the file as it is on
+// disk now, so edits made since e was loaded survive; e is refreshed to what was written.
 func (s *Store) RecordUsage(e *Entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.refreshLocked(e); err != nil {
+		return fmt.Errorf("memory: record usage of %s: %w", e.Name, err)
+	}
 	return s.recordUsageLocked(e)
+}
+
+// refreshLocked replaces e's contents with the file on disk, so a rewrite never writes back a stale copy
+// (dropping keys or body text added by hand since) nor recreates an entry archived since it was loaded.
+// Caller holds s.mu.
+func (s *Store) refreshLocked(e *Entry) error {
+	fresh, err := s.Load(e.Path)
+	if err != nil {
+		return err
+	}
+	*e = *fresh
+	return nil
 }
 
 func (s *Store) recordUsageLocked(e *Entry) error {
@@ -147,6 +163,11 @@ func (s *Store) ReinforceRecall(e *Entry) error {
 	switch e.Kind {
 	case KindIntention, KindIdentity, KindSessionLog, KindDreamLog:
 		return nil
+	}
+	if err := s.refreshLocked(e); err != nil {
+		return fmt.Errorf("memory: reinforce %s: %w", e.Name, err)
+	}
+	switch e.Kind {
 	case KindEpisode:
 		e.SetScore(math.Min(e.Score()+RecallEpisodeGain, 1))
 		e.Meta.Set(KeyLastUsed, s.today())

@@ -216,7 +216,7 @@ func (s *Store) UpdateKnowledge(ctx context.Context, name, description, body str
 	if err != nil {
 		return nil, err
 	}
-	return s.update(e, description, body, "", stabilityDelta, scoreDelta)
+	return s.update(e, description, body, "", stabilityDelta, scoreDelta, nil)
 }
 
 // UpdateSkill changes an existing skill. Skills outside agent_learned_skills are the user's: a body that
@@ -227,14 +227,30 @@ func (s *Store) UpdateSkill(ctx context.Context, name, description, body, mergeN
 	if err != nil {
 		return nil, err
 	}
-	if v := strings.ToLower(strings.TrimSpace(e.Meta.Value(KeyAutoMerge))); v == "false" || v == "no" || v == "0" {
-		return nil, invalid("skill %q says auto_merge: false; it may only be edited by hand", e.Name)
+	// Checked against the file as it is when the update is applied, not as it was when found.
+	guard := func(e *Entry) error {
+		if autoMergeOff(e) {
+			return invalid("skill %q says auto_merge: false; it may only be edited by hand", e.Name)
+		}
+		if !e.Learned && strings.TrimSpace(body) != "" && utf8.RuneCountInString(body) < utf8.RuneCountInString(e.Body) {
+			return invalid("skill %q is not a learned skill; the new body (%d chars) would shorten it (%d chars) — send the full text with your additions",
+				e.Name, utf8.RuneCountInString(body), utf8.RuneCountInString(e.Body))
+		}
+		return nil
 	}
-	if !e.Learned && strings.TrimSpace(body) != "" && utf8.RuneCountInString(body) < utf8.RuneCountInString(e.Body) {
-		return nil, invalid("skill %q is not a learned skill; the new body (%d chars) would shorten it (%d chars) — send the full text with your additions",
-			e.Name, utf8.RuneCountInString(body), utf8.RuneCountInString(e.Body))
+	if err := guard(e); err != nil {
+		return nil, err
 	}
-	return s.update(e, description, body, mergeNote, stabilityDelta, scoreDelta)
+	return s.update(e, description, body, mergeNote, stabilityDelta, scoreDelta, guard)
+}
+
+// autoMergeOff reports a skill whose owner said `auto_merge: false` (any YAML spelling of false).
+func autoMergeOff(e *Entry) bool {
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(e.Meta.Value(KeyAutoMerge)), `"'`)) {
+	case "false", "no", "off", "n", "0":
+		return true
+	}
+	return false
 }
 
 func (s *Store) findKind(ctx context.Context, name string, kind Kind) (*Entry, error) {
@@ -257,19 +273,34 @@ const (
 	maxScoreDelta     = 0.5
 )
 
-func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityDelta int, scoreDelta float64) (*Entry, error) {
+// update applies the changes to the entry as it is on disk under the store lock (so nothing changed since
+// e was found is lost, and an entry archived meanwhile is not recreated); guard, when set, re-checks it.
+func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityDelta int, scoreDelta float64, guard func(*Entry) error) (*Entry, error) {
 	if stabilityDelta < -maxStabilityDelta || stabilityDelta > maxStabilityDelta {
 		return nil, invalid("stability_delta %d is outside ±%d", stabilityDelta, maxStabilityDelta)
 	}
 	if math.IsNaN(scoreDelta) || scoreDelta < -maxScoreDelta || scoreDelta > maxScoreDelta {
 		return nil, invalid("score_delta %v is outside ±%v", scoreDelta, maxScoreDelta)
 	}
+	desc := ""
 	if d := strings.TrimSpace(description); d != "" {
-		d, err := checkDescription(d)
-		if err != nil {
+		var err error
+		if desc, err = checkDescription(d); err != nil {
 			return nil, err
 		}
-		e.Meta.Set(KeyDescription, d)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.refreshLocked(e); err != nil {
+		return nil, fmt.Errorf("memory: update %s: %w", e.Name, err)
+	}
+	if guard != nil {
+		if err := guard(e); err != nil {
+			return nil, err
+		}
+	}
+	if desc != "" {
+		e.Meta.Set(KeyDescription, desc)
 	}
 	if strings.TrimSpace(body) != "" {
 		e.Body = ensureTrailingNewline(body)
@@ -277,8 +308,6 @@ func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityD
 	if note := strings.TrimSpace(mergeNote); note != "" {
 		e.Body = ensureTrailingNewline(e.Body) + "\n> merge note (" + s.today() + "): " + strings.ReplaceAll(note, "\n", " ") + "\n"
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if stabilityDelta != 0 {
 		e.SetStability(e.Stability() + stabilityDelta)
 	}
