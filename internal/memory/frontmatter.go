@@ -312,6 +312,15 @@ func parseYAMLHeader(lines []string) (*FrontMatter, bool) {
 				return nil, false
 			}
 			val = strings.TrimSpace(string(out))
+			if !strings.ContainsAny(val, "\r\n") {
+				// Written back as the flow text itself, unquoted, so it stays a list or map for YAML readers;
+				// quoting it would turn it into a string.
+				if _, dup := fm.Get(kn.Value); dup {
+					return nil, false
+				}
+				fm.setRaw(kn.Value, val, val)
+				continue
+			}
 		}
 		if _, dup := fm.Get(kn.Value); dup {
 			return nil, false

@@ -6,7 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"reflect"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 // TestRewriteOfStaleEntry covers a caller holding an entry loaded before someone else changed the file
@@ -92,5 +95,64 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 				tc.check(t, s, e.Path, rewrite(s, e))
 			})
 		}
+	}
+}
+
+// TestNestedYAMLValuesSurviveRewrite: skills in the wild carry nested YAML (metadata maps, allowed-tools
+// lists). A rewrite must keep them the YAML type they were, not turn them into quoted strings.
+func TestNestedYAMLValuesSurviveRewrite(t *testing.T) {
+	tests := []struct {
+		name   string
+		header string
+		key    string
+		want   any
+	}{
+		{"block list", "allowed-tools:\n  - Bash\n  - Read\n", "allowed-tools", []any{"Bash", "Read"}},
+		{"flow list", "tags: [a, b]\n", "tags", []any{"a", "b"}},
+		{"map", "metadata:\n  version: 2\n  owner: ops team\n", "metadata", map[string]any{"version": 2, "owner": "ops team"}},
+		{"nested", "metadata:\n  tags:\n    - x\n    - y\n", "metadata", map[string]any{"tags": []any{"x", "y"}}},
+		{"long list", "allowed-tools:\n" + strings.Repeat("  - a-rather-long-tool-name-to-push-the-line\n", 6), "allowed-tools",
+			[]any{"a-rather-long-tool-name-to-push-the-line", "a-rather-long-tool-name-to-push-the-line", "a-rather-long-tool-name-to-push-the-line",
+				"a-rather-long-tool-name-to-push-the-line", "a-rather-long-tool-name-to-push-the-line", "a-rather-long-tool-name-to-push-the-line"}},
+		{"map with quote-worthy text", "metadata:\n  note: \"a: b # c\"\n", "metadata", map[string]any{"note": "a: b # c"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			p := filepath.Join(s.SkillDir(), "user_skills", "deploy", "SKILL.md")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			src := "---\nname: deploy\ndescription: how to deploy\n" + tc.header + "---\n\nSteps.\n"
+			if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			e, err := s.Load(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.RecordUsage(e); err != nil {
+				t.Fatal(err)
+			}
+			out := readFile(t, p)
+			header, _, _ := strings.Cut(strings.TrimPrefix(out, "---\n"), "\n---\n")
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(header), &m); err != nil {
+				t.Fatalf("rewritten header is not YAML: %v\n%s", err, out)
+			}
+			if !reflect.DeepEqual(m[tc.key], tc.want) {
+				t.Errorf("%s after rewrite = %#v, want %#v\n%s", tc.key, m[tc.key], tc.want, out)
+			}
+			// And a second rewrite is stable.
+			if err := s.RecordUsage(e); err != nil {
+				t.Fatal(err)
+			}
+			out2 := readFile(t, p)
+			h2, _, _ := strings.Cut(strings.TrimPrefix(out2, "---\n"), "\n---\n")
+			var m2 map[string]any
+			if err := yaml.Unmarshal([]byte(h2), &m2); err != nil || !reflect.DeepEqual(m2[tc.key], tc.want) {
+				t.Errorf("second rewrite: %v %#v\n%s", err, m2[tc.key], out2)
+			}
+		})
 	}
 }
