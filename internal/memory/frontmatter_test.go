@@ -55,7 +55,7 @@ func TestParseDocumentRoundTrip(t *testing.T) {
 			in:       "---\nname: l\ntags:\n  - a\n  - b\n---\n\nb",
 			want:     map[string]string{"tags": "[a, b]"},
 			body:     "b",
-			rendered: "---\nname: l\ntags: \"[a, b]\"\n---\n\nb",
+			rendered: "---\nname: l\ntags: [a, b]\n---\n\nb", // unquoted: still a list to YAML readers
 		},
 		{
 			name:     "no front-matter",
