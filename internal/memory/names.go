@@ -66,6 +66,21 @@ func SafeName(name string) (string, error) {
 	return out, nil
 }
 
+// entryDirName is SafeName for the directory of a knowledge, skill or episode entry: it also refuses
+// "archived", which is each root's archive folder (scans skip it, so an entry there would be invisible,
+// and an episode there would sit inside the episode archive). Compared case-insensitively for file
+// systems that are.
+func entryDirName(name string) (string, error) {
+	dir, err := SafeName(name)
+	if err != nil {
+		return "", err
+	}
+	if strings.EqualFold(dir, "archived") {
+		return "", fmt.Errorf("%w: %q is reserved for the archive folder", ErrUnsafeName, name)
+	}
+	return dir, nil
+}
+
 // within joins elems under root and verifies the result is root itself or strictly inside it.
 func within(root string, elems ...string) (string, error) {
 	p := filepath.Join(append([]string{root}, elems...)...)

@@ -145,7 +145,7 @@ var KnowledgeTypes = []string{"experience", "fact", "decision", "pitfall", "pref
 
 func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool) (*Entry, error) {
 	name = strings.TrimSpace(name)
-	dir, err := SafeName(name)
+	dir, err := entryDirName(name)
 	if err != nil {
 		return nil, fmt.Errorf("memory: create %s: %w", kind, err)
 	}
@@ -321,7 +321,7 @@ func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityD
 }
 
 // Archive moves the named knowledge, skill, episode or intention to its archive directory (never deletes).
-// Skills outside agent_learned_skills go to skills/archived/.
+// Skills outside agent_learned_skills go to skills/archived/; a skill saying auto_merge: false is refused.
 func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", invalid("name is required")
@@ -335,6 +335,13 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.refreshLocked(e); err != nil {
+		return "", fmt.Errorf("memory: archive %s: %w", name, err)
+	}
+	if e.Kind == KindSkill && autoMergeOff(e) {
+		// Its owner keeps it by hand: retiring it is as much an edit as rewriting it.
+		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", e.Name)
+	}
 	return s.archiveLocked(e)
 }
 
@@ -381,7 +388,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	base := "ep-" + now.Format("20060102-150405")
 	if src := strings.TrimSpace(in.Source); src != "" {
 		src = strings.TrimSuffix(filepath.Base(filepath.ToSlash(src)), ".md")
-		if base, err = SafeName(src); err != nil {
+		if base, err = entryDirName(src); err != nil {
 			return nil, fmt.Errorf("memory: record episode source: %w", err)
 		}
 		in.Source = src

@@ -156,3 +156,61 @@ func TestNestedYAMLValuesSurviveRewrite(t *testing.T) {
 		})
 	}
 }
+
+// TestReservedAndProtectedNames: a name equal to a root's archive folder would put the entry where scans
+// never look (and episodes into their own archive); a skill saying auto_merge: false is not the model's to
+// archive.
+func TestReservedAndProtectedNames(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		do   func(s *Store) error
+		want error
+	}{
+		{"knowledge named archived", func(s *Store) error {
+			_, err := s.CreateKnowledge(ctx, "archived", "fact", "a fact about archives here", "b", true)
+			return err
+		}, ErrUnsafeName},
+		{"knowledge named Archived", func(s *Store) error {
+			_, err := s.CreateKnowledge(ctx, " Archived ", "fact", "a fact about archives here", "b", true)
+			return err
+		}, ErrUnsafeName},
+		{"skill named archived", func(s *Store) error {
+			_, err := s.CreateSkill(ctx, "archived", "a skill about archives", "b", true)
+			return err
+		}, ErrUnsafeName},
+		{"episode source archived", func(s *Store) error {
+			_, err := s.RecordEpisode(ctx, EpisodeInput{What: "something happened", Source: "session-log/archived"})
+			return err
+		}, ErrUnsafeName},
+		{"archive a skill saying auto_merge: false", func(s *Store) error {
+			p := filepath.Join(s.SkillDir(), "user_skills", "deploy", "SKILL.md")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(p, []byte("---\nname: deploy\ndescription: how to deploy\nauto_merge: false\n---\n\nSteps.\n"), 0o644); err != nil {
+				return err
+			}
+			_, err := s.Archive(ctx, "deploy")
+			if _, statErr := os.Stat(p); statErr != nil {
+				t.Errorf("protected skill moved: %v", statErr)
+			}
+			return err
+		}, ErrInvalid},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			err := tc.do(s)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			for _, d := range []string{filepath.Join(s.MemoryDir(), "knowledge", "archived"), filepath.Join(s.MemoryDir(), "knowledge", "Archived"),
+				filepath.Join(s.SkillDir(), "agent_learned_skills", "archived"), filepath.Join(s.MemoryDir(), "episodes", "archived", "SKILL.md")} {
+				if _, err := os.Stat(d); err == nil {
+					t.Errorf("%s was created", d)
+				}
+			}
+		})
+	}
+}
