@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -56,6 +57,10 @@ type sessionWriter struct {
 	count    int
 	lastPath string // most recent file, returned by Close
 	buf      []byte
+	// closed is set by Close once the writer is finalised; an Append that finds it set starts a new
+	// writer. The writer stays in the session map until then, so release (MarkLogProcessed) always
+	// finds and waits for whoever holds a file.
+	closed atomic.Bool
 }
 
 // Capture returns the store's session writer (one per store, so archiving a log can tell its writer).
@@ -72,7 +77,7 @@ func (c *Capture) writer(sessionID, userID, chatType string) *sessionWriter {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := c.sessions[sessionID]
-	if w == nil {
+	if w == nil || w.closed.Load() {
 		if strings.TrimSpace(userID) == "" {
 			userID = DefaultUserID
 		}
@@ -80,6 +85,19 @@ func (c *Capture) writer(sessionID, userID, chatType string) *sessionWriter {
 		c.sessions[sessionID] = w
 	}
 	return w
+}
+
+// lockedWriter returns the session's open writer with its lock held, skipping one a concurrent Close
+// has just finalised.
+func (c *Capture) lockedWriter(sessionID, userID, chatType string) *sessionWriter {
+	for {
+		w := c.writer(sessionID, userID, chatType)
+		w.mu.Lock()
+		if !w.closed.Load() {
+			return w
+		}
+		w.mu.Unlock()
+	}
 }
 
 // normalizeRole maps host role names onto the log's block tags.
@@ -108,8 +126,7 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 	if sp := cleanSpeaker(speaker); sp != "" {
 		tag += ":" + sp
 	}
-	w := c.writer(sessionID, userID, chatType)
-	w.mu.Lock()
+	w := c.lockedWriter(sessionID, userID, chatType)
 	defer w.mu.Unlock()
 	b := w.buf[:0]
 	b = append(b, '[')
@@ -131,8 +148,7 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	if strings.TrimSpace(sessionID) == "" {
 		return invalid("sessionId is required")
 	}
-	w := c.writer(sessionID, "", "")
-	w.mu.Lock()
+	w := c.lockedWriter(sessionID, "", "")
 	defer w.mu.Unlock()
 	b := w.buf[:0]
 	b = append(b, "[tool] "...)
@@ -267,14 +283,25 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 func (c *Capture) Close(sessionID string) (string, error) {
 	c.mu.Lock()
 	w := c.sessions[sessionID]
-	delete(c.sessions, sessionID)
 	c.mu.Unlock()
 	if w == nil {
 		return "", nil
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if _, err := c.finalize(w); err != nil {
+	if w.closed.Load() {
+		return "", nil // a concurrent Close finalised it
+	}
+	// Finalise while still in the map: a MarkLogProcessed that snapshots the writers now waits for this
+	// instead of archiving the file under us (the finalise would then recreate it as a pending log).
+	_, err := c.finalize(w)
+	w.closed.Store(true)
+	c.mu.Lock()
+	if c.sessions[sessionID] == w {
+		delete(c.sessions, sessionID)
+	}
+	c.mu.Unlock()
+	if err != nil {
 		return "", err
 	}
 	if w.lastPath != "" {
