@@ -486,6 +486,10 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 	if filepath.Dir(p) != s.sessionLogDir() {
 		return "", invalid("%s is not a pending log (already archived?)", path)
 	}
+	if n := filepath.Base(p); strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".md") {
+		// The same rule as PendingLogs: temp files of atomic writes and non-logs are not the dreamer's.
+		return "", invalid("%s is not a session log (logs are the .md files PendingLogs lists)", path)
+	}
 	if c := s.liveCapture(); c != nil {
 		if err := c.release(p); err != nil {
 			return "", err
