@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // RecoverCrashed finalises the session logs a killed process left open: a
@@ -88,11 +87,14 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 	return true, nil
 }
 
-// cutTornTail drops an incomplete last block: every complete block ends
-// with a blank line, so whatever follows the last "\n\n" after the header
-// was cut off mid-write. A file that is whole is returned unchanged.
+// cutTornTail drops a block a kill cut short. Only a file that does not end
+// with a newline is provably torn (our blocks end with a blank line, and every
+// writer ends a line before it stops on purpose); it is cut back to the last
+// blank line after the header, which also removes a cut UTF-8 character. A
+// file ending in a whole line is kept as is: a writer whose blocks end with a
+// single newline (an older sidecar's log) must not lose its last message.
 func cutTornTail(data []byte) []byte {
-	if bytes.HasSuffix(data, []byte("\n\n")) && utf8.Valid(data) {
+	if bytes.HasSuffix(data, []byte("\n")) {
 		return data
 	}
 	head := headerEnd(data)

@@ -24,6 +24,7 @@ func TestRecoverCrashed(t *testing.T) {
 		{"torn inside a block", header + b1 + b2 + torn, true, b1 + b2, "2"},
 		{"torn inside a character", header + b1 + tornRune, true, b1, "1"},
 		{"torn in the first block", header + tornRune, true, "", "0"},
+		{"torn at a line end is kept (cannot tell it from a whole block)", header + b1 + "[agent] 2026-11-30T09:00:02\n好的\n", true, b1 + "[agent] 2026-11-30T09:00:02\n好的\n", "2"},
 		{"already closed", strings.Replace(header, "---\n\n", "status: pending\n---\n\n", 1) + b1, false, "", ""},
 		{"headerless legacy log", b1 + b2, false, "", ""},
 		{"header itself torn", "---\nsession_id: 2026-11-30_00", false, "", ""},
