@@ -31,7 +31,12 @@ func TestFraming(t *testing.T) {
 		wantMsg  string
 	}{
 		{"bad json", `{"jsonrpc":"2.0","id":1,"method":"ping"`, "null", -32700, "parse error"},
-		{"not an object", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "null", -32700, "not a JSON object"},
+		{"batch refused", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "null", -32600, "batch requests are not supported"},
+		{"not an object", `"ping"`, "null", -32700, "not a JSON object"},
+		{"id beyond int64 echoed", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"ping"}`, "12345678901234567890", 0, ""},
+		{"negative id echoed", `{"jsonrpc":"2.0","id":-1,"method":"ping"}`, "-1", 0, ""},
+		{"escaped unicode string id echoed", `{"jsonrpc":"2.0","id":"\u00e9\n\"日","method":"ping"}`, `"\u00e9\n\"日"`, 0, ""},
+		{"no jsonrpc member served", `{"id":"bare","method":"ping"}`, `"bare"`, 0, ""},
 		{"invalid utf8", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"\xc3\x28\"}}", "null", -32700, "UTF-8"},
 		{"unknown method", `{"jsonrpc":"2.0","id":"u-1","method":"memory.delete_everything"}`, `"u-1"`, -32601, "method not found: memory.delete_everything"},
 		{"params null", `{"jsonrpc":"2.0","id":3,"method":"ping","params":null}`, "3", 0, ""},

@@ -144,7 +144,7 @@ type Conn struct {
 	seq     atomic.Uint64
 
 	mu       sync.Mutex
-	inflight map[jsonrpc2.ID]*inflightReq
+	inflight map[string]*inflightReq        // by idKey
 	calls    map[jsonrpc2.ID]chan *response // our calls awaiting a reply
 
 	order *orderQueue
@@ -167,7 +167,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		keyed:    map[string]KeyFunc{},
 		inline:   map[string]bool{},
 		logger:   logger,
-		inflight: map[jsonrpc2.ID]*inflightReq{},
+		inflight: map[string]*inflightReq{},
 		calls:    map[jsonrpc2.ID]chan *response{},
 		drain:    3 * time.Second,
 		ready:    make(chan struct{}),
@@ -235,12 +235,13 @@ type inflightReq struct{ cancel context.CancelFunc }
 // that do on the same path.
 func (c *Conn) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	<-c.ready
-	r := &request{id: req.ID, method: req.Method, notif: req.Notif, params: json.RawMessage("{}")}
+	r := &request{method: req.Method, notif: req.Notif, params: json.RawMessage("{}")}
 	if req.Params != nil && string(*req.Params) != "null" {
 		r.params = *req.Params
 	}
 	if !req.Notif {
 		r.rawID, _ = req.ID.MarshalJSON() // a string or a uint64: cannot fail
+		r.key = idKey(r.rawID)
 	}
 	c.handle(r)
 }
@@ -265,7 +266,7 @@ func (c *Conn) handle(req *request) {
 	me := &inflightReq{cancel: cancel}
 	if !req.notif {
 		c.mu.Lock()
-		c.inflight[req.id] = me // a reused id: the newer request owns cancellation
+		c.inflight[req.key] = me // a reused id: the newer request owns cancellation
 		c.mu.Unlock()
 	}
 	inline := c.inline[req.method]
@@ -282,8 +283,8 @@ func (c *Conn) handle(req *request) {
 		result, err := c.invoke(reqCtx, h, req.method, params)
 		if !req.notif {
 			c.mu.Lock()
-			if c.inflight[req.id] == me {
-				delete(c.inflight, req.id)
+			if c.inflight[req.key] == me {
+				delete(c.inflight, req.key)
 			}
 			c.mu.Unlock()
 		}
@@ -426,11 +427,11 @@ func (c *Conn) cancelRequest(req *request) {
 	switch {
 	case json.Unmarshal(req.params, &p) != nil || len(p.ID) == 0:
 		perr = InvalidParams("%s needs {id}", CancelMethod)
-	case !validID(p.ID):
+	case !validRequestID(p.ID):
 		perr = InvalidParams("%s: bad id %s", CancelMethod, p.ID)
 	default:
 		c.mu.Lock()
-		r := c.inflight[parseID(p.ID)]
+		r := c.inflight[idKey(p.ID)]
 		c.mu.Unlock()
 		if r != nil {
 			r.cancel()

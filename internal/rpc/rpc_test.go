@@ -127,15 +127,21 @@ func TestFrames(t *testing.T) {
 		{"params missing", `{"jsonrpc":"2.0","id":2,"method":"echo"}`, `2`, 0, "", `{}`},
 		{"surrounding spaces and CR", "  {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\"} \r", `3`, 0, "", `{}`},
 		{"bad json", `{"jsonrpc":"2.0","id":1,"method":`, `null`, CodeParseError, "parse error", ""},
-		{"not an object", `[1,2,3]`, `null`, CodeParseError, "not a JSON object", ""},
+		{"number frame", `42`, `null`, CodeParseError, "not a JSON object", ""},
 		{"bare string", `"ping"`, `null`, CodeParseError, "not a JSON object", ""},
 		{"trailing garbage", `{"id":1,"method":"echo"} x`, `null`, CodeParseError, "parse error", ""},
 		{"invalid utf8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"t\":\"\xff\xfe\"}}", `null`, CodeParseError, "UTF-8", ""},
 		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"nope"}`, `4`, CodeMethodNotFound, "method not found: nope", ""},
 		{"method not string", `{"jsonrpc":"2.0","id":5,"method":12}`, `5`, CodeInvalidRequest, "method must be a string", ""},
-		{"float id", `{"jsonrpc":"2.0","id":1.5,"method":"echo"}`, `1.5`, CodeInvalidRequest, "id must be", ""},
-		{"negative id", `{"jsonrpc":"2.0","id":-3,"method":"echo"}`, `-3`, CodeInvalidRequest, "id must be", ""},
-		{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, `{"x":1}`, CodeInvalidRequest, "id must be", ""},
+		// JSON-RPC allows any number as an id; the compat host expects it echoed unchanged.
+		{"id beyond int64", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"echo"}`, `12345678901234567890`, 0, "", `{}`},
+		{"id beyond uint64", `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"echo"}`, `123456789012345678901234567890`, 0, "", `{}`},
+		{"float id", `{"jsonrpc":"2.0","id":1.5,"method":"echo"}`, `1.5`, 0, "", `{}`},
+		{"negative id", `{"jsonrpc":"2.0","id":-3,"method":"echo"}`, `-3`, 0, "", `{}`},
+		{"exponent id", `{"jsonrpc":"2.0","id":1e3,"method":"echo"}`, `1e3`, 0, "", `{}`},
+		{"object id", `{"jsonrpc":"2.0","id":{"x":1},"method":"echo"}`, `null`, CodeInvalidRequest, "id must be", ""},
+		{"boolean id", `{"jsonrpc":"2.0","id":true,"method":"echo"}`, `null`, CodeInvalidRequest, "id must be", ""},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"echo"}]`, `null`, CodeInvalidRequest, "batch requests are not supported", ""},
 		{"neither request nor response", `{"jsonrpc":"2.0","id":6}`, `6`, CodeInvalidRequest, "neither", ""},
 		{"both method and result", `{"jsonrpc":"2.0","id":8,"method":"echo","result":1}`, `8`, CodeInvalidRequest, "both", ""},
 		{"rpc error passes through", `{"jsonrpc":"2.0","id":9,"method":"rpcerr"}`, `9`, CodeInvalidParams, "missing required param: sessionId", ""},
@@ -282,21 +288,35 @@ func TestSerialMethodsKeepOrder(t *testing.T) {
 }
 
 func TestCancelRequest(t *testing.T) {
-	started := make(chan struct{})
-	methods := map[string]Handler{
-		"wait": func(ctx context.Context, _ json.RawMessage) (any, error) {
-			close(started)
-			<-ctx.Done()
-			return nil, ctx.Err()
-		},
+	tests := []struct{ name, id string }{
+		{"string id", `"w1"`},
+		{"small number", `7`},
+		{"number beyond int64", `12345678901234567890`},
+		{"negative number", `-4`},
 	}
-	p := startPeer(t, methods)
-	p.send(`{"jsonrpc":"2.0","id":"w1","method":"wait"}`)
-	<-started
-	p.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"w1"}}`)
-	f := p.recv()
-	if string(f.ID) != `"w1"` || f.Error == nil || f.Error.Code != CodeRequestCancelled {
-		t.Fatalf("want -32800 for w1, got %s", f.raw)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			started := make(chan struct{})
+			methods := map[string]Handler{
+				"wait": func(ctx context.Context, _ json.RawMessage) (any, error) {
+					close(started)
+					<-ctx.Done()
+					return nil, ctx.Err()
+				},
+			}
+			p := startPeer(t, methods)
+			p.send(`{"jsonrpc":"2.0","id":` + tc.id + `,"method":"wait"}`)
+			select {
+			case <-started:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("request with id %s never reached its handler", tc.id)
+			}
+			p.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":` + tc.id + `}}`)
+			f := p.recv()
+			if string(f.ID) != tc.id || f.Error == nil || f.Error.Code != CodeRequestCancelled {
+				t.Fatalf("want -32800 for %s, got %s", tc.id, f.raw)
+			}
+		})
 	}
 }
 
@@ -543,9 +563,9 @@ func TestRejectedFrameDoesNotLeak(t *testing.T) {
 	if call.Method != "llm.chat" {
 		t.Fatalf("want reverse call, got %s", call.raw)
 	}
-	p.send(`{"jsonrpc":"2.0","id":2.5,"method":"dream","params":{}}`) // rejected: float id
+	p.send(`{"jsonrpc":"2.0","id":[2],"method":"dream","params":{}}`) // rejected: array id
 	if f := p.recv(); f.Error == nil || f.Error.Code != CodeInvalidRequest {
-		t.Fatalf("float id: %s", f.raw)
+		t.Fatalf("array id: %s", f.raw)
 	}
 	p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"ok"}}}`, call.ID))
 	if f := p.recv(); string(f.ID) != "1" || !strings.Contains(string(f.Result), `"content":"ok"`) {

@@ -209,7 +209,7 @@ type probe struct {
 // re-marshal of params), which was the largest CPU cost of a
 // session.append burst. jsonrpc2 still routes responses to our calls.
 type request struct {
-	id     jsonrpc2.ID
+	key    string          // idKey(rawID): what $/cancelRequest names it by
 	rawID  json.RawMessage // as the peer wrote it, echoed verbatim; nil for notifications
 	method string
 	params json.RawMessage // never empty: absent or null params are {}
@@ -265,6 +265,11 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 	if !utf8.Valid(line) {
 		return nil, nil, nil, CodeParseError, "parse error: frame is not valid UTF-8"
 	}
+	if line[0] == '[' && json.Valid(line) {
+		// Neither the Python sidecar nor its host ever batched; saying so
+		// beats a "parse error" for well-formed JSON.
+		return nil, nil, nil, CodeInvalidRequest, "invalid request: batch requests are not supported; send one object per line"
+	}
 	if line[0] != '{' {
 		return nil, nil, nil, CodeParseError, "parse error: frame is not a JSON object"
 	}
@@ -274,11 +279,16 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 	}
 	id = p.ID
 	isNull := func(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }
-	if !isNull(id) && !validID(id) {
-		return nil, nil, id, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
-	}
 	isReq := len(p.Method) > 0
 	isResp := len(p.Result) > 0 || len(p.Error) > 0
+	switch {
+	case isNull(id):
+	case isReq && !validRequestID(id):
+		// An id we cannot echo as an id is no id: JSON-RPC answers null.
+		return nil, nil, nil, CodeInvalidRequest, "invalid request: id must be a string or a number"
+	case !isReq && !validID(id):
+		return nil, nil, nil, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
+	}
 	switch {
 	case isReq && isResp:
 		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has both method and result/error"
@@ -293,7 +303,7 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 		}
 		if !r.notif {
 			r.rawID = id
-			r.id = parseID(id)
+			r.key = idKey(id)
 		}
 		return r, nil, id, 0, ""
 	case isResp:
@@ -329,6 +339,27 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	}
 	var s string
 	return s, json.Unmarshal(raw, &s) == nil
+}
+
+// validRequestID reports whether a request id is one JSON-RPC allows: a
+// string or any number. Requests echo their raw id, so unlike reply ids
+// (matched through jsonrpc2.ID) they need not fit an integer type.
+func validRequestID(id json.RawMessage) bool {
+	if id[0] == '"' {
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	}
+	var n json.Number
+	return json.Unmarshal(id, &n) == nil
+}
+
+// idKey names a request id for cancellation: a string by its decoded text
+// (so escapes do not matter), a number by its literal text.
+func idKey(id json.RawMessage) string {
+	if s, ok := jsonString(id); ok {
+		return "s" + s
+	}
+	return "n" + string(id)
 }
 
 // parseID converts an id validID accepted.
