@@ -52,6 +52,7 @@ func TestFraming(t *testing.T) {
 		{"tool args not object", `{"jsonrpc":"2.0","id":12,"method":"tools.call","params":{"name":"recall_memories","args":"tea"}}`, "12", -32602, "expected object"},
 		{"tool wrong arg type", `{"jsonrpc":"2.0","id":13,"method":"tools.call","params":{"name":"recall_memories","args":{"query":"tea","limit":"five"}}}`, "13", -32602, `argument "limit": expected integer, got string`},
 		{"tool missing arg", `{"jsonrpc":"2.0","id":14,"method":"tools.call","params":{"name":"add_intention","args":{"what":""}}}`, "14", -32602, `argument "what": is required`},
+		{"tool bad intention id", `{"jsonrpc":"2.0","id":17,"method":"tools.call","params":{"name":"complete_intention","args":{"intention_id":"nope"}}}`, "17", -32602, `complete_intention: argument "intention_id"`},
 		{"tool bad date", `{"jsonrpc":"2.0","id":15,"method":"tools.call","params":{"name":"search_episodes","args":{"since":"last week"}}}`, "15", -32602, `"since"`},
 	}
 	for _, tc := range tests {

@@ -32,6 +32,10 @@ func method[P any](name string, fn func(ctx context.Context, p P) (any, error)) 
 			return nil, rpc.InvalidParams("%s", err.Error())
 		}
 		res, err := fn(ctx, p)
+		var ae *toolspec.ArgError
+		if errors.As(err, &ae) && ae.Tool == "" {
+			ae.Tool = name
+		}
 		return res, mapError(err)
 	}
 }

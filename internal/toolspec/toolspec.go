@@ -441,14 +441,20 @@ func NewTool[E, P any](name, description string, fn func(ctx context.Context, en
 		spec: Spec{Name: name, Description: description, Parameters: ps.Schema()},
 		call: func(ctx context.Context, env E, args json.RawMessage) (string, error) {
 			p, err := ps.Decode(args)
-			if err != nil {
-				var ae *ArgError
-				if errors.As(err, &ae) {
-					ae.Tool = name
+			if err == nil {
+				var out string
+				out, err = fn(ctx, env, p)
+				if err == nil {
+					return out, nil
 				}
-				return "", err
 			}
-			return fn(ctx, env, p)
+			// Decoding errors and the tool's own argument checks alike
+			// name the tool, so every bad call reads the same way.
+			var ae *ArgError
+			if errors.As(err, &ae) && ae.Tool == "" {
+				ae.Tool = name
+			}
+			return "", err
 		},
 	}, nil
 }

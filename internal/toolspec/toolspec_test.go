@@ -165,7 +165,12 @@ func TestRegistry(t *testing.T) {
 	fail := MustTool("fail", "Always fails.", func(context.Context, env, struct{}) (string, error) {
 		return "", errors.New("store unavailable")
 	})
-	r, err := NewRegistry(add, fail)
+	// A tool that validates an argument itself leaves Tool empty; the
+	// registry names it so the message reads like a decoding error.
+	check := MustTool("check", "Validates its own argument.", func(context.Context, env, struct{}) (string, error) {
+		return "", &ArgError{Arg: "id", Msg: "not an id"}
+	})
+	r, err := NewRegistry(add, fail, check)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +178,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("duplicate tool names accepted")
 	}
 	specs := r.Specs()
-	if len(specs) != 2 || specs[0].Name != "add_intention" || specs[1].Name != "fail" {
+	if len(specs) != 3 || specs[0].Name != "add_intention" || specs[1].Name != "fail" {
 		t.Fatalf("specs out of order: %+v", specs)
 	}
 	tests := []struct {
@@ -189,6 +194,7 @@ func TestRegistry(t *testing.T) {
 		{"wrong type", "add_intention", `{"what":1}`, "", true, `add_intention: argument "what": expected string, got number`},
 		{"args not object", "add_intention", `[]`, "", true, `add_intention: arguments must be a JSON object`},
 		{"tool failure is not a bad call", "fail", `{}`, "", false, "store unavailable"},
+		{"tool's own arg error names the tool", "check", `{}`, "", true, `check: argument "id": not an id`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
