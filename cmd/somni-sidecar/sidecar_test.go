@@ -846,3 +846,45 @@ func TestHandEditsFoundWithoutRestart(t *testing.T) {
 	s.t = t
 	s.assertProtocolOnly()
 }
+
+// TestHugeInputs: a 10 MB frame and a 1 MB message or query are served
+// without blowing up the reply, the memory stays readable and the process
+// keeps answering.
+func TestHugeInputs(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, nil)
+	mega := strings.Repeat("tea ", 256<<10) // 1 MiB
+	s.call("session.append", map[string]any{"sessionId": "big", "role": "user", "text": mega}, nil)
+	s.call("session.append", map[string]any{"sessionId": "big", "role": "user", "text": strings.Repeat("x", 10<<20)}, nil)
+	s.call("session.append", map[string]any{"sessionId": "big", "role": "agent", "text": "small reply"}, nil)
+	tests := []struct{ tool string }{
+		{"recall_memories"}, {"search_episodes"}, {"search_knowledge"}, {"search_recent_conversation"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool, func(t *testing.T) {
+			s.t = t
+			out := s.tool(tc.tool, map[string]any{"query": mega}, "sessionId", "big")
+			// The model should never get its megabyte query echoed back.
+			if len(out) > 64<<10 {
+				t.Fatalf("%s answered %d bytes for a 1 MiB query: %.200s", tc.tool, len(out), out)
+			}
+		})
+	}
+	s.t = t
+	var closed struct {
+		Path string `json:"path"`
+	}
+	s.call("session.close", map[string]any{"sessionId": "big"}, &closed)
+	log := readFile(t, closed.Path)
+	if len(log) > 64<<10 {
+		t.Fatalf("session log is %d bytes: messages were not capped", len(log))
+	}
+	mustContain(t, "log", log, "status: pending", "small reply")
+	var p map[string]any
+	s.call("ping", nil, &p)
+	s.call("shutdown", nil, nil)
+	if code := s.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	s.assertProtocolOnly()
+}

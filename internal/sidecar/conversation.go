@@ -66,7 +66,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 		if query == "" {
 			return "No conversation recorded yet.", nil
 		}
-		return fmt.Sprintf("Nothing in recent conversations matches %q.", query), nil
+		return "Nothing in recent conversations matches " + quoteQuery(query) + ".", nil
 	}
 	var b strings.Builder
 	write := func(title string, ts []turn) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,9 +81,9 @@ func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (s
 	}
 	s.reinforce(hits)
 	if len(hits) == 0 {
-		return fmt.Sprintf("No memories match %q. Try other key terms, or answer without memory.", a.Query), nil
+		return fmt.Sprintf("No memories match %s. Try other key terms, or answer without memory.", quoteQuery(a.Query)), nil
 	}
-	return fmt.Sprintf("%d memories for %q (best first):\n%s", len(hits), a.Query, index.RenderHits(hits, recallBodyChars)), nil
+	return fmt.Sprintf("%d memories for %s (best first):\n%s", len(hits), quoteQuery(a.Query), index.RenderHits(hits, recallBodyChars)), nil
 }
 
 type episodeArgs struct {
@@ -120,7 +121,7 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 	if strings.TrimSpace(a.Query) == "" {
 		head += ", newest first"
 	} else {
-		head += fmt.Sprintf(" for %q, best first", a.Query)
+		head += " for " + quoteQuery(a.Query) + ", best first"
 	}
 	return head + ":\n" + index.RenderHits(hits, recallBodyChars), nil
 }
@@ -144,7 +145,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs
 	}
 	what := "knowledge entries"
 	if q.EntryType != "" {
-		what = fmt.Sprintf("knowledge entries of type %q", q.EntryType)
+		what = "knowledge entries of type " + quoteQuery(q.EntryType)
 	}
 	if len(hits) == 0 {
 		return "No " + what + " found.", nil
@@ -153,7 +154,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs
 	if strings.TrimSpace(a.Query) == "" {
 		head += ", strongest first"
 	} else {
-		head += fmt.Sprintf(" for %q, best first", a.Query)
+		head += " for " + quoteQuery(a.Query) + ", best first"
 	}
 	return head + ":\n" + index.RenderHits(hits, recallBodyChars), nil
 }
@@ -200,7 +201,7 @@ func dateArg(name, v string, endOfDay bool) (time.Time, error) {
 	}
 	t, err := time.ParseInLocation("2006-01-02", v, time.Local)
 	if err != nil {
-		return time.Time{}, &toolspec.ArgError{Arg: name, Msg: fmt.Sprintf("expected a date YYYY-MM-DD, got %q", v)}
+		return time.Time{}, &toolspec.ArgError{Arg: name, Msg: "expected a date YYYY-MM-DD, got " + quoteQuery(v)}
 	}
 	if endOfDay {
 		t = t.Add(24*time.Hour - time.Nanosecond)
@@ -282,7 +283,7 @@ func (s *Server) cancelIntention(ctx context.Context, _ ToolEnv, a intentionIDAr
 func (s *Server) closeIntention(ctx context.Context, id, verb string, close func(context.Context, string) (*memory.Intention, error)) (string, error) {
 	id = strings.TrimSpace(id)
 	if !memory.ValidIntentionID(id) {
-		return "", &toolspec.ArgError{Arg: "intention_id", Msg: fmt.Sprintf("%q is not an intention id (pi-YYYYMMDD-NNN)", id)}
+		return "", &toolspec.ArgError{Arg: "intention_id", Msg: quoteQuery(id) + " is not an intention id (pi-YYYYMMDD-NNN)"}
 	}
 	it, err := close(ctx, id)
 	if errors.Is(err, memory.ErrNotFound) {
@@ -321,3 +322,10 @@ func describeIntention(it *memory.Intention) string {
 	notes = append(notes, it.Priority+" priority")
 	return fmt.Sprintf("%s: %s (%s)", it.ID, oneLineText(it.What), strings.Join(notes, "; "))
 }
+
+// maxQuoteRunes bounds how much of a caller's query a tool result repeats:
+// enough to recognise it, never a megabyte echoed back into the context.
+const maxQuoteRunes = 120
+
+// quoteQuery quotes a query for a tool result, on one line and clipped.
+func quoteQuery(q string) string { return strconv.Quote(clipRunes(oneLineText(q), maxQuoteRunes)) }
