@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -133,8 +134,12 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	c.SkillDir = env("SKILL_ROOT_PATH", "")
 	c.LLM = *llm
 	c.OpenAI = dream.OpenAIConfigFromEnv(getenv)
-	c.MaxLogs = envInt(getenv, "SLEEP_MAX_LOGS")
-	c.MaxIters = envInt(getenv, "SLEEP_MAX_ITERS")
+	if c.MaxLogs, err = envInt(getenv, "SLEEP_MAX_LOGS"); err != nil {
+		return nil, err
+	}
+	if c.MaxIters, err = envInt(getenv, "SLEEP_MAX_ITERS"); err != nil {
+		return nil, err
+	}
 	c.Embed = index.EmbedConfig{
 		Provider: *embed,
 		ModelDir: *modelDir,
@@ -142,14 +147,23 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		BaseURL:  env("SOMNI_EMBED_BASE_URL", ""),
 		Model:    env("SOMNI_EMBED_MODEL", ""),
 	}
-	floor, fok := envFloat(getenv, "SOMNI_COS_FLOOR")
-	span, sok := envFloat(getenv, "SOMNI_COS_SPAN")
+	floor, fok, err := envFloat(getenv, "SOMNI_COS_FLOOR")
+	if err != nil {
+		return nil, err
+	}
+	span, sok, err := envFloat(getenv, "SOMNI_COS_SPAN")
+	if err != nil {
+		return nil, err
+	}
+	if sok && span <= 0 {
+		return nil, fmt.Errorf("SOMNI_COS_SPAN %v: want a positive number", span)
+	}
 	if fok || sok {
 		cal := index.DefaultCalibration
 		if fok {
 			cal.Floor = floor
 		}
-		if sok && span > 0 {
+		if sok {
 			cal.Span = span
 		}
 		c.Calibration = &cal
@@ -165,25 +179,38 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		c.LinkSpread = n
 	}
 	c.AssocThreshold, c.AssocGap, c.AssocMaxItems = *thr, *gap, *maxItems
-	c.ConvCharBudget = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET")
+	if c.ConvCharBudget, err = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET"); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
-func envInt(getenv func(string) string, k string) int {
-	n, err := strconv.Atoi(strings.TrimSpace(getenv(k)))
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return n
-}
-
-func envFloat(getenv func(string) string, k string) (float64, bool) {
+// envInt reads a positive integer from the environment; unset or empty is
+// 0 (the default), anything else unusable is an error naming the variable,
+// so a typo does not silently run with the default.
+func envInt(getenv func(string) string, k string) (int, error) {
 	v := strings.TrimSpace(getenv(k))
 	if v == "" {
-		return 0, false
+		return 0, nil
 	}
-	f, err := strconv.ParseFloat(v, 64)
-	return f, err == nil
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s %q: want a positive integer", k, v)
+	}
+	return n, nil
+}
+
+// envFloat reads a number from the environment; ok is false when unset.
+func envFloat(getenv func(string) string, k string) (f float64, ok bool, err error) {
+	v := strings.TrimSpace(getenv(k))
+	if v == "" {
+		return 0, false, nil
+	}
+	f, err = strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false, fmt.Errorf("%s %q: want a number", k, v)
+	}
+	return f, true, nil
 }
 
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {

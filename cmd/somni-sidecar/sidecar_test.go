@@ -888,3 +888,63 @@ func TestHugeInputs(t *testing.T) {
 	}
 	s.assertProtocolOnly()
 }
+
+// TestParseArgs checks argv and the compat environment in-process; a value
+// that is set but unusable is a startup error naming it, never silently
+// the default.
+func TestParseArgs(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(t *testing.T, o *options)
+		wantErr string
+	}{
+		{name: "python launch line", args: []string{"-m", "somni_memory", "--data-dir", "/d", "--assoc-max-items", "0"},
+			check: func(t *testing.T, o *options) {
+				if o.cfg.DataDir != "/d" || o.cfg.AssocMaxItems != 1 || o.command != "" {
+					t.Fatalf("cfg = %+v, command %q", o.cfg, o.command)
+				}
+			}},
+		{name: "env honoured", args: []string{"--data-dir", "/d"},
+			env: map[string]string{"MEMORY_ROOT_PATH": "/m", "SKILL_ROOT_PATH": "/s", "SOMNI_EMBED_PROVIDER": "hash",
+				"SOMNI_COS_FLOOR": "0.3", "SOMNI_COS_SPAN": "0.5", "CONV_SEARCH_CHAR_BUDGET": "500", "SLEEP_MAX_ITERS": "7"},
+			check: func(t *testing.T, o *options) {
+				c := o.cfg
+				if c.MemoryDir != "/m" || c.SkillDir != "/s" || c.Embed.Provider != "hash" || c.ConvCharBudget != 500 || c.MaxIters != 7 {
+					t.Fatalf("cfg = %+v", c)
+				}
+				if c.Calibration == nil || c.Calibration.Floor != 0.3 || c.Calibration.Span != 0.5 {
+					t.Fatalf("calibration = %+v", c.Calibration)
+				}
+			}},
+		{name: "flag beats env", args: []string{"--embed", "off"}, env: map[string]string{"SOMNI_EMBED_PROVIDER": "hash"},
+			check: func(t *testing.T, o *options) {
+				if o.cfg.Embed.Provider != "off" {
+					t.Fatalf("embed = %q", o.cfg.Embed.Provider)
+				}
+			}},
+		{name: "unknown flag", args: []string{"--bogus"}, wantErr: "-bogus"},
+		{name: "bad embed env", env: map[string]string{"SOMNI_EMBED_PROVIDER": "gpu"}, wantErr: `"gpu"`},
+		{name: "bad cos floor", env: map[string]string{"SOMNI_COS_FLOOR": "abc"}, wantErr: "SOMNI_COS_FLOOR"},
+		{name: "bad cos span", env: map[string]string{"SOMNI_COS_SPAN": "-1"}, wantErr: "SOMNI_COS_SPAN"},
+		{name: "bad conv budget", env: map[string]string{"CONV_SEARCH_CHAR_BUDGET": "lots"}, wantErr: "CONV_SEARCH_CHAR_BUDGET"},
+		{name: "bad max iters", env: map[string]string{"SLEEP_MAX_ITERS": "0x10"}, wantErr: "SLEEP_MAX_ITERS"},
+		{name: "bad max logs", env: map[string]string{"SLEEP_MAX_LOGS": "-2"}, wantErr: "SLEEP_MAX_LOGS"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o, err := parseArgs(tc.args, func(k string) string { return tc.env[k] })
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one naming %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, o)
+		})
+	}
+}
