@@ -857,6 +857,17 @@ func TestHugeInputs(t *testing.T) {
 	s.call("session.append", map[string]any{"sessionId": "big", "role": "user", "text": mega}, nil)
 	s.call("session.append", map[string]any{"sessionId": "big", "role": "user", "text": strings.Repeat("x", 10<<20)}, nil)
 	s.call("session.append", map[string]any{"sessionId": "big", "role": "agent", "text": "small reply"}, nil)
+	// Every other field of the capture methods is bounded too.
+	s.call("session.append", map[string]any{"sessionId": "meta", "role": "user", "text": "hi",
+		"userId": strings.Repeat("u", 1<<20), "chatType": mega, "speaker": mega}, nil)
+	s.call("session.tool", map[string]any{"sessionId": "meta", "call": mega, "result": mega, "reason": mega}, nil)
+	var meta struct {
+		Path string `json:"path"`
+	}
+	s.call("session.close", map[string]any{"sessionId": "meta"}, &meta)
+	if n := len(readFile(t, meta.Path)); n > 64<<10 {
+		t.Fatalf("session log with 1 MiB userId/chatType/speaker/call/reason is %d bytes", n)
+	}
 	tests := []struct{ tool string }{
 		{"recall_memories"}, {"search_episodes"}, {"search_knowledge"}, {"search_recent_conversation"},
 	}

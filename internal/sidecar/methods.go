@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -207,8 +208,28 @@ type appendResult struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
+// Bounds on the capture fields memory.Capture writes uncut (it caps only
+// message text and tool results): a runaway host must not grow a session
+// log by megabytes per call. Labels are short by nature; a tool call or
+// reason gets the same room as a message.
+const (
+	maxLabelRunes  = 200
+	maxCallRunes   = memory.MessageMaxChars
+	maxReasonRunes = memory.ToolResultMaxChars
+)
+
+// clipCaptured redacts before cutting, so a cut never splits a secret into
+// a prefix the redactor no longer recognises.
+func clipCaptured(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return clipRunes(memory.Redact(s), n)
+}
+
 func (s *Server) sessionAppend(_ context.Context, p appendParams) (any, error) {
-	written, err := s.capture.Append(p.SessionID, p.Role, p.Text, p.UserID, p.ChatType, p.Speaker)
+	written, err := s.capture.Append(p.SessionID, p.Role, p.Text, clipCaptured(p.UserID, maxLabelRunes),
+		clipCaptured(p.ChatType, maxLabelRunes), clipCaptured(p.Speaker, maxLabelRunes))
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +247,8 @@ type toolLogParams struct {
 }
 
 func (s *Server) sessionTool(_ context.Context, p toolLogParams) (any, error) {
-	if err := s.capture.Tool(p.SessionID, string(p.Call), string(p.Result), string(p.Reason)); err != nil {
+	if err := s.capture.Tool(p.SessionID, clipCaptured(string(p.Call), maxCallRunes), string(p.Result),
+		clipCaptured(string(p.Reason), maxReasonRunes)); err != nil {
 		return nil, err
 	}
 	return okResult{true}, nil
