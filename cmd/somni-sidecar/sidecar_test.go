@@ -47,6 +47,7 @@ func TestFraming(t *testing.T) {
 		{"wrong param type", `{"jsonrpc":"2.0","id":7,"method":"session.append","params":{"sessionId":1,"role":"user","text":"hi"}}`, "7", -32602, "expected string, got number"},
 		{"bad role", `{"jsonrpc":"2.0","id":8,"method":"session.append","params":{"sessionId":"s","role":"system","text":"hi"}}`, "8", -32602, "role"},
 		{"params array", `{"jsonrpc":"2.0","id":9,"method":"assoc.reset","params":["s"]}`, "9", -32602, "must be a JSON object"},
+		{"empty params array is no params", `{"jsonrpc":"2.0","id":"ea","method":"sleep.status","params":[]}`, `"ea"`, 0, ""},
 		{"missing cue", `{"jsonrpc":"2.0","id":10,"method":"assoc.thought","params":{"sessionId":"s"}}`, "10", -32602, `"cue": is required`},
 		{"unknown tool", `{"jsonrpc":"2.0","id":11,"method":"tools.call","params":{"name":"rm_rf","args":{}}}`, "11", -32602, "unknown tool"},
 		{"tool args not object", `{"jsonrpc":"2.0","id":12,"method":"tools.call","params":{"name":"recall_memories","args":"tea"}}`, "12", -32602, "expected object"},

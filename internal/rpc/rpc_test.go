@@ -125,6 +125,9 @@ func TestFrames(t *testing.T) {
 		{"big id", `{"jsonrpc":"2.0","id":9007199254740993,"method":"echo"}`, `9007199254740993`, 0, "", `{}`},
 		{"params null", `{"jsonrpc":"2.0","id":1,"method":"echo","params":null}`, `1`, 0, "", `{}`},
 		{"params missing", `{"jsonrpc":"2.0","id":2,"method":"echo"}`, `2`, 0, "", `{}`},
+		// The Python sidecar read `params or {}`: an empty array meant no params.
+		{"params empty array", `{"jsonrpc":"2.0","id":2,"method":"echo","params":[ ]}`, `2`, 0, "", `{}`},
+		{"params non-empty array kept", `{"jsonrpc":"2.0","id":2,"method":"echo","params":[1]}`, `2`, 0, "", `[1]`},
 		{"surrounding spaces and CR", "  {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\"} \r", `3`, 0, "", `{}`},
 		{"bad json", `{"jsonrpc":"2.0","id":1,"method":`, `null`, CodeParseError, "parse error", ""},
 		{"number frame", `42`, `null`, CodeParseError, "not a JSON object", ""},

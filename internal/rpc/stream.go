@@ -212,7 +212,7 @@ type request struct {
 	key    string          // idKey(rawID): what $/cancelRequest names it by
 	rawID  json.RawMessage // as the peer wrote it, echoed verbatim; nil for notifications
 	method string
-	params json.RawMessage // never empty: absent or null params are {}
+	params json.RawMessage // never empty: absent, null or [] params are {}
 	notif  bool
 }
 
@@ -298,7 +298,9 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 			return nil, nil, id, CodeInvalidRequest, "invalid request: method must be a string"
 		}
 		r := &request{method: method, params: p.Params, notif: isNull(id)}
-		if isNull(r.params) {
+		if isNull(r.params) || emptyArray(r.params) {
+			// The Python sidecar read `params or {}`: null, missing and []
+			// all meant "no params".
 			r.params = json.RawMessage("{}")
 		}
 		if !r.notif {
@@ -326,6 +328,11 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 	default:
 		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
 	}
+}
+
+// emptyArray reports whether raw is `[]`, whitespace inside allowed.
+func emptyArray(raw json.RawMessage) bool {
+	return len(raw) >= 2 && raw[0] == '[' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
 }
 
 // jsonString decodes a raw JSON string, without the decoder when it has
