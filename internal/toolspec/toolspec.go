@@ -347,7 +347,7 @@ func (f *field) set(v reflect.Value, raw json.RawMessage) *ArgError {
 		if err != nil {
 			fl, ferr := strconv.ParseFloat(string(raw), 64)
 			if ferr != nil || fl != math.Trunc(fl) || math.Abs(fl) > 1<<53 {
-				return &ArgError{Msg: fmt.Sprintf("expected integer, got %s", raw)}
+				return &ArgError{Msg: "expected integer, got " + clipInput(string(raw))}
 			}
 			n = int64(fl)
 		}
@@ -361,7 +361,7 @@ func (f *field) set(v reflect.Value, raw json.RawMessage) *ArgError {
 		}
 		fl, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil || v.OverflowFloat(fl) {
-			return &ArgError{Msg: fmt.Sprintf("expected number, got %s", raw)}
+			return &ArgError{Msg: "expected number, got " + clipInput(string(raw))}
 		}
 		v.SetFloat(fl)
 	case "object":
@@ -508,7 +508,7 @@ func (r *Registry[E]) Has(name string) bool { _, ok := r.byName[name]; return ok
 func (r *Registry[E]) Call(ctx context.Context, name string, env E, args json.RawMessage) (string, error) {
 	t, ok := r.byName[name]
 	if !ok {
-		return "", fmt.Errorf("%w: %q", ErrUnknownTool, name)
+		return "", fmt.Errorf("%w: %q", ErrUnknownTool, clipInput(name))
 	}
 	return t.call(ctx, env, args)
 }
@@ -518,4 +518,20 @@ func (r *Registry[E]) Call(ctx context.Context, name string, env E, args json.Ra
 func IsBadCall(err error) bool {
 	var ae *ArgError
 	return errors.Is(err, ErrUnknownTool) || errors.As(err, &ae)
+}
+
+// maxInputEcho bounds how much of a caller's bad value an error repeats.
+const maxInputEcho = 64
+
+// clipInput shortens a caller's value for an error message, so a runaway
+// argument is named rather than echoed back whole.
+func clipInput(s string) string {
+	if len(s) <= maxInputEcho {
+		return s
+	}
+	n := maxInputEcho
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

@@ -92,6 +92,9 @@ func TestDecode(t *testing.T) {
 		{"bool as string", `{"query":"q","deep":"yes"}`, recallArgs{}, "deep", "expected boolean, got string"},
 		{"number as object", `{"query":"q","boost":{}}`, recallArgs{}, "boost", "expected number, got object"},
 		{"array of ints", `{"query":"q","tags":[1]}`, recallArgs{}, "tags", "expected array of strings"},
+		// A runaway literal is named, not echoed whole (see the length check).
+		{"huge fractional int", `{"query":"q","limit":1.` + strings.Repeat("5", 100000) + `}`, recallArgs{}, "limit", "expected integer, got 1.555"},
+		{"huge bad number", `{"query":"q","boost":1e` + strings.Repeat("9", 100000) + `}`, recallArgs{}, "boost", "expected number, got 1e999"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,6 +114,9 @@ func TestDecode(t *testing.T) {
 			}
 			if ae.Arg != tc.wantArg || !strings.Contains(ae.Msg, tc.wantErr) {
 				t.Fatalf("got arg %q msg %q, want arg %q msg containing %q", ae.Arg, ae.Msg, tc.wantArg, tc.wantErr)
+			}
+			if len(ae.Msg) > 300 {
+				t.Fatalf("message is %d bytes: %.100s…", len(ae.Msg), ae.Msg)
 			}
 		})
 	}
@@ -190,6 +196,7 @@ func TestRegistry(t *testing.T) {
 		{"ok with default", "add_intention", `{"what":"buy tea"}`, "u1:buy tea:mid", false, ""},
 		{"ok explicit", "add_intention", `{"what":"buy tea","priority":"high"}`, "u1:buy tea:high", false, ""},
 		{"unknown tool", "nope", `{}`, "", true, `unknown tool: "nope"`},
+		{"huge unknown name clipped", strings.Repeat("n", 100000), `{}`, "", true, `unknown tool: "nnnn`},
 		{"missing arg", "add_intention", `{}`, "", true, `add_intention: argument "what": is required`},
 		{"wrong type", "add_intention", `{"what":1}`, "", true, `add_intention: argument "what": expected string, got number`},
 		{"args not object", "add_intention", `[]`, "", true, `add_intention: arguments must be a JSON object`},
@@ -207,6 +214,9 @@ func TestRegistry(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Fatalf("err = %v, want %q", err, tc.wantErr)
+			}
+			if len(err.Error()) > 300 {
+				t.Fatalf("error is %d bytes", len(err.Error()))
 			}
 			if IsBadCall(err) != tc.badCall {
 				t.Fatalf("IsBadCall = %v, want %v", IsBadCall(err), tc.badCall)
