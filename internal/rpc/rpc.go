@@ -257,7 +257,7 @@ func (c *Conn) handle(req *request) {
 	h, ok := c.methods[req.method]
 	if !ok {
 		if !req.notif {
-			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", req.method), nil)
+			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", truncate(req.method, 200)), nil)
 		}
 		return
 	}

@@ -135,6 +135,7 @@ func TestFrames(t *testing.T) {
 		{"trailing garbage", `{"id":1,"method":"echo"} x`, `null`, CodeParseError, "parse error", ""},
 		{"invalid utf8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"t\":\"\xff\xfe\"}}", `null`, CodeParseError, "UTF-8", ""},
 		{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"nope"}`, `4`, CodeMethodNotFound, "method not found: nope", ""},
+		{"huge unknown method", `{"jsonrpc":"2.0","id":4,"method":"` + strings.Repeat("m", 100000) + `"}`, `4`, CodeMethodNotFound, "method not found: mmm", ""},
 		{"method not string", `{"jsonrpc":"2.0","id":5,"method":12}`, `5`, CodeInvalidRequest, "method must be a string", ""},
 		// JSON-RPC allows any number as an id; the compat host expects it echoed unchanged.
 		{"id beyond int64", `{"jsonrpc":"2.0","id":12345678901234567890,"method":"echo"}`, `12345678901234567890`, 0, "", `{}`},
@@ -174,6 +175,9 @@ func TestFrames(t *testing.T) {
 			}
 			if f.Error.Code != tc.wantCode || !strings.Contains(f.Error.Message, tc.wantMsg) {
 				t.Errorf("error = %d %q, want %d containing %q", f.Error.Code, f.Error.Message, tc.wantCode, tc.wantMsg)
+			}
+			if len(f.Error.Message) > 300 { // a runaway frame is named, not echoed
+				t.Errorf("error message is %d bytes", len(f.Error.Message))
 			}
 			// The connection must survive every bad frame.
 			p.send(`{"jsonrpc":"2.0","id":"alive","method":"echo"}`)
