@@ -54,6 +54,9 @@ func TestFraming(t *testing.T) {
 		{"tool wrong arg type", `{"jsonrpc":"2.0","id":13,"method":"tools.call","params":{"name":"recall_memories","args":{"query":"tea","limit":"five"}}}`, "13", -32602, `argument "limit": expected integer, got string`},
 		{"tool missing arg", `{"jsonrpc":"2.0","id":14,"method":"tools.call","params":{"name":"add_intention","args":{"what":""}}}`, "14", -32602, `argument "what": is required`},
 		{"tool bad intention id", `{"jsonrpc":"2.0","id":17,"method":"tools.call","params":{"name":"complete_intention","args":{"intention_id":"nope"}}}`, "17", -32602, `complete_intention: argument "intention_id"`},
+		{"huge bad role named briefly", `{"jsonrpc":"2.0","id":18,"method":"session.append","params":{"sessionId":"s","role":"` + strings.Repeat("r", 100000) + `","text":"hi"}}`, "18", -32602, "must be user or agent"},
+		{"huge bad priority named briefly", `{"jsonrpc":"2.0","id":19,"method":"tools.call","params":{"name":"add_intention","args":{"what":"x","priority":"` + strings.Repeat("p", 100000) + `"}}}`, "19", -32602, "must be high, mid or low"},
+		{"huge sessionId refused", `{"jsonrpc":"2.0","id":20,"method":"session.append","params":{"sessionId":"` + strings.Repeat("s", 100000) + `","role":"user","text":"hi"}}`, "20", -32602, "sessionId is longer than"},
 		{"tool bad date", `{"jsonrpc":"2.0","id":15,"method":"tools.call","params":{"name":"search_episodes","args":{"since":"last week"}}}`, "15", -32602, `"since"`},
 	}
 	for _, tc := range tests {
@@ -67,7 +70,9 @@ func TestFraming(t *testing.T) {
 					t.Fatalf("unexpected error %s", w.raw)
 				}
 			} else if w.Error == nil || w.Error.Code != tc.wantCode || !strings.Contains(w.Error.Message, tc.wantMsg) {
-				t.Fatalf("got %s, want code %d with %q", w.raw, tc.wantCode, tc.wantMsg)
+				t.Fatalf("got %.500s, want code %d with %q", w.raw, tc.wantCode, tc.wantMsg)
+			} else if len(w.Error.Message) > 600 { // a runaway value is named, not echoed
+				t.Fatalf("error message is %d bytes", len(w.Error.Message))
 			}
 			var p map[string]any
 			s.call("ping", nil, &p) // still serving

@@ -52,9 +52,42 @@ func mapError(err error) error {
 	case errors.As(err, &re):
 		return err
 	case toolspec.IsBadCall(err), errors.Is(err, memory.ErrInvalid), errors.Is(err, memory.ErrUnsafeName):
-		return rpc.InvalidParams("%s", err.Error())
+		// memory quotes the offending value whole; keep its head and the
+		// rule at the tail ("must be user or agent").
+		return rpc.InvalidParams("%s", clipMiddle(err.Error(), maxErrorBytes))
 	}
 	return err
+}
+
+// maxErrorBytes bounds a -32602 message built from the caller's input.
+const maxErrorBytes = 400
+
+// clipMiddle keeps the first and last parts of s within about n bytes,
+// cutting on rune boundaries.
+func clipMiddle(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	head, tail := n/2, len(s)-n/3
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return s[:head] + " … " + s[tail:]
+}
+
+// maxSessionIDBytes bounds a host session id: it names a log and is
+// written into its header, and hosts use UUID-sized ids.
+const maxSessionIDBytes = 256
+
+// checkSessionID refuses a session id no host would send.
+func checkSessionID(id string) error {
+	if len(id) > maxSessionIDBytes {
+		return rpc.InvalidParams("sessionId is longer than %d bytes (%d)", maxSessionIDBytes, len(id))
+	}
+	return nil
 }
 
 // inlineMethods never block, so they run on the read loop (lowest latency).
@@ -228,6 +261,9 @@ func clipCaptured(s string, n int) string {
 }
 
 func (s *Server) sessionAppend(_ context.Context, p appendParams) (any, error) {
+	if err := checkSessionID(p.SessionID); err != nil {
+		return nil, err
+	}
 	written, err := s.capture.Append(p.SessionID, p.Role, p.Text, clipCaptured(p.UserID, maxLabelRunes),
 		clipCaptured(p.ChatType, maxLabelRunes), clipCaptured(p.Speaker, maxLabelRunes))
 	if err != nil {
@@ -247,6 +283,9 @@ type toolLogParams struct {
 }
 
 func (s *Server) sessionTool(_ context.Context, p toolLogParams) (any, error) {
+	if err := checkSessionID(p.SessionID); err != nil {
+		return nil, err
+	}
 	if err := s.capture.Tool(p.SessionID, clipCaptured(string(p.Call), maxCallRunes), string(p.Result),
 		clipCaptured(string(p.Reason), maxReasonRunes)); err != nil {
 		return nil, err
