@@ -965,3 +965,23 @@ func TestParseArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestPingVectorNotStale: the host's readiness ping comes before the index
+// has opened; once a search has waited for it, ping must say vector true at
+// once, not repeat the startup answer for the cache's lifetime.
+func TestPingVectorNotStale(t *testing.T) {
+	s := start(t, testutil.Pydata(t), []string{"--embed", "hash"})
+	var p struct {
+		Vector bool `json:"vector"`
+	}
+	s.call("ping", nil, &p) // typically before the index is ready
+	s.tool("recall_memories", map[string]any{"query": "gateway 503"})
+	s.call("ping", nil, &p)
+	if !p.Vector {
+		t.Fatal("ping says vector false after a search with the hash embedder")
+	}
+	s.call("shutdown", nil, nil)
+	if code := s.waitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -207,7 +207,20 @@ func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 	}
 	res.PendingLogs, res.Vector = c.pending, c.vector
 	c.mu.Unlock()
+	if !res.Vector {
+		// "Not yet" is never cached: the host's readiness ping comes before
+		// the index opens, and the check (a channel poll and a pass under a
+		// read lock) is cheap next to the directory read the cache saves.
+		res.Vector = s.vectorReady()
+	}
 	return res, nil
+}
+
+// vectorReady reports whether the index is open and every entry carries a
+// vector of the current embedder.
+func (s *Server) vectorReady() bool {
+	ix := s.readyIndex()
+	return ix != nil && ix.Status().SemanticReady
 }
 
 func (s *Server) refreshPing() {
@@ -217,10 +230,7 @@ func (s *Server) refreshPing() {
 	} else {
 		pending = len(logs)
 	}
-	vector := false
-	if ix := s.readyIndex(); ix != nil {
-		vector = ix.Status().SemanticReady
-	}
+	vector := s.vectorReady()
 	c := &s.pingC
 	c.mu.Lock()
 	c.pending, c.vector, c.at, c.refreshing = pending, vector, time.Now(), false
