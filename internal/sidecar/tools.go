@@ -103,6 +103,10 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 	if err != nil {
 		return "", err
 	}
+	if !since.IsZero() && !until.IsZero() && since.After(until) {
+		// An empty range is a swapped pair, not "no episodes".
+		return "", &toolspec.ArgError{Arg: "since", Msg: fmt.Sprintf("%s is after until %s", strings.TrimSpace(a.Since), strings.TrimSpace(a.Until))}
+	}
 	q := index.Query{Text: a.Query, Kinds: []string{index.KindEpisode}, Since: since, Until: until,
 		Tags: splitList(a.Tags), Limit: a.Limit}
 	// An empty query lists (newest first); only ranked results count as use.
