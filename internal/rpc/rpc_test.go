@@ -580,6 +580,32 @@ func TestRejectedFrameDoesNotLeak(t *testing.T) {
 	}
 }
 
+// A reply to one of our calls that is not valid UTF-8 still gets -32700,
+// and it fails that call at once instead of leaving it to its timeout (a
+// dream would wait 600 s on a garbled llm.chat answer).
+func TestInvalidUTF8ReplyFailsTheCall(t *testing.T) {
+	var conn *Conn
+	p := startPeer(t, reverseMethods(&conn))
+	conn = p.conn
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"dream","params":{"timeoutMs":5000}}`)
+	call := p.recv()
+	if call.Method != "llm.chat" {
+		t.Fatalf("want reverse call, got %s", call.raw)
+	}
+	p.send(fmt.Sprintf("{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"message\":{\"role\":\"assistant\",\"content\":\"\xff\xfe\"}}}", call.ID))
+	if f := p.recv(); f.Error == nil || f.Error.Code != CodeParseError || string(f.ID) != "null" {
+		t.Fatalf("want -32700 with id null, got %s", f.raw)
+	}
+	start := time.Now()
+	f := p.recv()
+	if string(f.ID) != "1" || !strings.Contains(string(f.Result), "UTF-8") || !strings.Contains(string(f.Result), `"code":-32700`) {
+		t.Fatalf("the call did not fail with the reply's UTF-8 error: %s", f.raw)
+	}
+	if time.Since(start) > 3*time.Second {
+		t.Fatalf("the call waited for its timeout instead of failing on the garbled reply")
+	}
+}
+
 // A serial burst holds its replies for one write, but a reverse call made
 // inside the burst must go out at once or the batch would wait forever.
 func TestSerialBurstWithReverseCall(t *testing.T) {

@@ -251,6 +251,9 @@ func (s *lineStream) ReadObject(any) error {
 		case code != 0:
 			s.logger.Warn("rpc: rejected frame", "code", code, "reason", msg)
 			s.writeError(id, code, msg)
+			if resp != nil {
+				s.onResponse(resp) // fails the call it answered, see vet
+			}
 		case req != nil:
 			s.onRequest(req)
 		default:
@@ -263,7 +266,15 @@ func (s *lineStream) ReadObject(any) error {
 // or an error code with the id to echo.
 func vet(line []byte) (req *request, resp *response, id json.RawMessage, code int64, msg string) {
 	if !utf8.Valid(line) {
-		return nil, nil, nil, CodeParseError, "parse error: frame is not valid UTF-8"
+		const why = "parse error: frame is not valid UTF-8"
+		// A garbled reply to one of our calls still names the call: fail it
+		// now rather than leave it to its timeout (600 s for llm.chat).
+		var p probe
+		if json.Unmarshal(line, &p) == nil && len(p.Method) == 0 && (len(p.Result) > 0 || len(p.Error) > 0) &&
+			len(p.ID) > 0 && string(p.ID) != "null" && validID(p.ID) {
+			resp = &response{id: parseID(p.ID), err: &Error{Code: CodeParseError, Message: "peer reply " + why}}
+		}
+		return nil, resp, nil, CodeParseError, why
 	}
 	if line[0] == '[' && json.Valid(line) {
 		// Neither the Python sidecar nor its host ever batched; saying so
