@@ -15,9 +15,12 @@ import (
 // from the first directory level.
 type dirSource struct{ root string }
 
-func (s dirSource) Scan(ctx context.Context) ([]FileRef, error) {
+func (s dirSource) Scan(ctx context.Context) ([]FileRef, error) { return s.scanFrom(ctx, s.root) }
+
+// scanFrom is Scan limited to start (a file or a directory below root).
+func (s dirSource) scanFrom(_ context.Context, start string) ([]FileRef, error) {
 	var out []FileRef
-	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

@@ -54,28 +54,6 @@ func (s subtreeSource) ScanUnder(ctx context.Context, p string) ([]FileRef, erro
 	return dirSource{s.root}.scanFrom(ctx, p)
 }
 
-// scanFrom is dirSource.Scan limited to start (a file or a directory).
-func (s dirSource) scanFrom(ctx context.Context, start string) ([]FileRef, error) {
-	var out []FileRef
-	err := filepath.WalkDir(start, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".md") {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(s.root, p)
-		out = append(out, FileRef{Path: p, Kind: strings.SplitN(filepath.ToSlash(rel), "/", 2)[0],
-			ModTime: info.ModTime(), Size: info.Size()})
-		return nil
-	})
-	return out, err
-}
-
 // noteText is a note file in dirSource's format.
 func noteText(name, desc, body string, score float64) string {
 	return fmt.Sprintf("---\nname: %s\ndescription: %s\nscore: %g\n---\n\n%s\n", name, desc, score, body)
