@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 )
 
 // RecoverCrashed finalises the session logs a killed process left open: a
@@ -19,23 +17,14 @@ import (
 // block — even inside a UTF-8 character — that was never acknowledged.
 // It returns the paths it finalised; files it cannot parse are left alone.
 func (c *Capture) RecoverCrashed() ([]string, error) {
-	dir := c.s.sessionLogDir()
-	des, err := os.ReadDir(dir)
+	logs, err := logFilesIn(c.s.sessionLogDir())
 	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("memory: list session logs: %w", err)
+		return nil, err
 	}
 	open := c.openPaths()
 	var done []string
 	var errs []error
-	for _, de := range des {
-		n := de.Name()
-		if de.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".md") {
-			continue
-		}
-		p := filepath.Join(dir, n)
+	for _, p := range logs {
 		if open[p] || logStatus(p) != "" {
 			continue
 		}

@@ -391,7 +391,29 @@ func (s *Store) liveCapture() *Capture {
 // PendingLogs lists session-log/*.md not marked processed (headerless legacy logs included), oldest
 // first, skipping files a live session is still writing.
 func (s *Store) PendingLogs() ([]string, error) {
-	dir := s.sessionLogDir()
+	logs, err := logFilesIn(s.sessionLogDir())
+	if err != nil {
+		return nil, err
+	}
+	var open map[string]bool
+	if c := s.liveCapture(); c != nil {
+		open = c.openPaths()
+	}
+	var out []string
+	for _, p := range logs {
+		if !open[p] && logStatus(p) != StatusProcessed {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// isLogName reports whether a file name in session-log/ is a log: a visible
+// .md file (temp files of atomic writes are hidden, notes are not .md).
+func isLogName(n string) bool { return !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".md") }
+
+// logFilesIn lists the log files directly in dir, sorted; a missing dir has none.
+func logFilesIn(dir string) ([]string, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -399,24 +421,11 @@ func (s *Store) PendingLogs() ([]string, error) {
 		}
 		return nil, fmt.Errorf("memory: list session logs: %w", err)
 	}
-	var open map[string]bool
-	if c := s.liveCapture(); c != nil {
-		open = c.openPaths()
-	}
 	var out []string
 	for _, de := range des {
-		n := de.Name()
-		if de.IsDir() || strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".md") {
-			continue
+		if !de.IsDir() && isLogName(de.Name()) {
+			out = append(out, filepath.Join(dir, de.Name()))
 		}
-		p := filepath.Join(dir, n)
-		if open[p] {
-			continue
-		}
-		if logStatus(p) == StatusProcessed {
-			continue
-		}
-		out = append(out, p)
 	}
 	sort.Strings(out)
 	return out, nil
@@ -486,7 +495,7 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 	if filepath.Dir(p) != s.sessionLogDir() {
 		return "", invalid("%s is not a pending log (already archived?)", path)
 	}
-	if n := filepath.Base(p); strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".md") {
+	if !isLogName(filepath.Base(p)) {
 		// The same rule as PendingLogs: temp files of atomic writes and non-logs are not the dreamer's.
 		return "", invalid("%s is not a session log (logs are the .md files PendingLogs lists)", path)
 	}
@@ -662,18 +671,11 @@ func (s *Store) SessionLogFiles(ctx context.Context, includeArchived bool) ([]st
 	}
 	var out []string
 	for _, d := range dirs {
-		des, err := os.ReadDir(d)
+		logs, err := logFilesIn(d)
 		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return nil, fmt.Errorf("memory: list session logs: %w", err)
+			return nil, err
 		}
-		for _, de := range des {
-			if n := de.Name(); !de.IsDir() && !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".md") {
-				out = append(out, filepath.Join(d, n))
-			}
-		}
+		out = append(out, logs...)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
