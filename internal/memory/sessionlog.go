@@ -22,8 +22,14 @@ const (
 	SessionLogMaxBytes = 24 << 10
 	// MessageMaxChars caps one message; the rest is replaced by a truncation note.
 	MessageMaxChars = 4000
-	// ToolResultMaxChars caps a tool result summary.
+	// ToolResultMaxChars caps a tool result summary, and a tool call's reason.
 	ToolResultMaxChars = 300
+	// LabelMaxChars caps the user id, chat type and speaker labels: short by nature,
+	// so a runaway host cannot grow a log by megabytes per call through them.
+	LabelMaxChars = 200
+	// SessionIDMaxBytes bounds a host session id: it is written into every log header,
+	// and hosts use UUID-sized ids.
+	SessionIDMaxBytes = 256
 )
 
 // Log status values.
@@ -100,6 +106,20 @@ func (c *Capture) lockedWriter(sessionID, userID, chatType string) *sessionWrite
 	}
 }
 
+// checkSessionID refuses a missing session id or one no host would send.
+func checkSessionID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return invalid("sessionId is required")
+	}
+	if len(id) > SessionIDMaxBytes {
+		return invalid("sessionId is longer than %d bytes (%d)", SessionIDMaxBytes, len(id))
+	}
+	return nil
+}
+
+// label is a header or speaker label as written: redacted, one line, capped.
+func label(s string) string { return oneLine(Redact(s), LabelMaxChars) }
+
 // normalizeRole maps host role names onto the log's block tags.
 func normalizeRole(role string) (string, error) {
 	switch strings.ToLower(strings.TrimSpace(role)) {
@@ -113,8 +133,8 @@ func normalizeRole(role string) (string, error) {
 
 // Append records one message; blank text is skipped (written=false). speaker labels group-chat users.
 func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string) (written bool, err error) {
-	if strings.TrimSpace(sessionID) == "" {
-		return false, invalid("sessionId is required")
+	if err := checkSessionID(sessionID); err != nil {
+		return false, err
 	}
 	tag, err := normalizeRole(role)
 	if err != nil {
@@ -123,7 +143,7 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 	if strings.TrimSpace(text) == "" {
 		return false, nil
 	}
-	if sp := cleanSpeaker(speaker); sp != "" {
+	if sp := cleanSpeaker(label(speaker)); sp != "" {
 		tag += ":" + sp
 	}
 	w := c.lockedWriter(sessionID, userID, chatType)
@@ -145,8 +165,8 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 
 // Tool records a tool call summary: reason (omitted when empty), call, and a one-line result cut at 300 chars.
 func (c *Capture) Tool(sessionID, call, result, reason string) error {
-	if strings.TrimSpace(sessionID) == "" {
-		return invalid("sessionId is required")
+	if err := checkSessionID(sessionID); err != nil {
+		return err
 	}
 	w := c.lockedWriter(sessionID, "", "")
 	defer w.mu.Unlock()
@@ -154,13 +174,13 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	b = append(b, "[tool] "...)
 	b = c.s.now().AppendFormat(b, logTimeLayout)
 	b = append(b, '\n')
-	if r := oneLine(Redact(reason), 0); r != "" {
+	if r := oneLine(Redact(reason), ToolResultMaxChars); r != "" {
 		b = append(b, "reason: "...)
 		b = append(b, r...)
 		b = append(b, '\n')
 	}
 	b = append(b, "call: "...)
-	b = append(b, oneLine(Redact(call), 0)...)
+	b = append(b, oneLine(Redact(call), MessageMaxChars)...)
 	b = append(b, "\nresult: "...)
 	b = append(b, oneLine(Redact(result), ToolResultMaxChars)...)
 	b = append(b, "\n\n"...)
@@ -230,10 +250,10 @@ func (c *Capture) open(w *sessionWriter) error {
 		lockWriter(f)
 		m := NewFrontMatter()
 		m.Set("session_id", id)
-		m.Set("user", oneLine(w.userID, 0))
+		m.Set("user", label(w.userID))
 		m.Set("chat_id", oneLine(w.chatID, 0))
 		if w.chatType != "" {
-			m.Set("chat_type", oneLine(w.chatType, 0))
+			m.Set("chat_type", label(w.chatType))
 		}
 		m.SetPlain("start_time", now.Format(logTimeLayout))
 		header := RenderDocument(m, "")

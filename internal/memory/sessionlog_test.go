@@ -263,3 +263,43 @@ func TestCaptureConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureBoundsEveryField checks that no field a host supplies can grow
+// a log without bound: labels, tool calls and reasons are capped like
+// messages and tool results, and an absurd session id is refused.
+func TestCaptureBoundsEveryField(t *testing.T) {
+	s := newTestStore(t)
+	c := s.Capture()
+	huge := strings.Repeat("标签x", 200000) // 600k runes
+	if _, err := c.Append("s1", "user", huge, huge, huge, huge); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Tool("s1", huge, huge, huge); err != nil {
+		t.Fatal(err)
+	}
+	path, err := c.Close("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*.md"))
+	total := 0
+	for _, l := range logs {
+		data, _ := os.ReadFile(l)
+		total += len(data)
+		if _, err := ParseDocument(l, data); err != nil {
+			t.Fatalf("capped log does not parse: %v", err)
+		}
+	}
+	// labels and reason ~200-300 runes each, message and call ~4000, result 300; ≤ 3 bytes a rune.
+	if total > 40<<10 {
+		t.Fatalf("logs hold %d bytes: some field was not capped", total)
+	}
+	for _, id := range []string{"", "  ", strings.Repeat("x", SessionIDMaxBytes+1)} {
+		if _, err := c.Append(id, "user", "hi", "", "", ""); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Append(sessionId of %d bytes) = %v, want ErrInvalid", len(id), err)
+		}
+		if err := c.Tool(id, "c", "r", ""); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Tool(sessionId of %d bytes) = %v, want ErrInvalid", len(id), err)
+		}
+	}
+}

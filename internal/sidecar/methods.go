@@ -78,18 +78,6 @@ func clipMiddle(s string, n int) string {
 	return s[:head] + " … " + s[tail:]
 }
 
-// maxSessionIDBytes bounds a host session id: it names a log and is
-// written into its header, and hosts use UUID-sized ids.
-const maxSessionIDBytes = 256
-
-// checkSessionID refuses a session id no host would send.
-func checkSessionID(id string) error {
-	if len(id) > maxSessionIDBytes {
-		return rpc.InvalidParams("sessionId is longer than %d bytes (%d)", maxSessionIDBytes, len(id))
-	}
-	return nil
-}
-
 // inlineMethods never block, so they run on the read loop (lowest latency).
 var inlineMethods = []string{"ping"}
 
@@ -251,31 +239,8 @@ type appendResult struct {
 	Skipped string `json:"skipped,omitempty"`
 }
 
-// Bounds on the capture fields memory.Capture writes uncut (it caps only
-// message text and tool results): a runaway host must not grow a session
-// log by megabytes per call. Labels are short by nature; a tool call or
-// reason gets the same room as a message.
-const (
-	maxLabelRunes  = 200
-	maxCallRunes   = memory.MessageMaxChars
-	maxReasonRunes = memory.ToolResultMaxChars
-)
-
-// clipCaptured redacts before cutting, so a cut never splits a secret into
-// a prefix the redactor no longer recognises.
-func clipCaptured(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return clipRunes(memory.Redact(s), n)
-}
-
 func (s *Server) sessionAppend(_ context.Context, p appendParams) (any, error) {
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, err
-	}
-	written, err := s.capture.Append(p.SessionID, p.Role, p.Text, clipCaptured(p.UserID, maxLabelRunes),
-		clipCaptured(p.ChatType, maxLabelRunes), clipCaptured(p.Speaker, maxLabelRunes))
+	written, err := s.capture.Append(p.SessionID, p.Role, p.Text, p.UserID, p.ChatType, p.Speaker)
 	if err != nil {
 		return nil, err
 	}
@@ -293,11 +258,7 @@ type toolLogParams struct {
 }
 
 func (s *Server) sessionTool(_ context.Context, p toolLogParams) (any, error) {
-	if err := checkSessionID(p.SessionID); err != nil {
-		return nil, err
-	}
-	if err := s.capture.Tool(p.SessionID, clipCaptured(string(p.Call), maxCallRunes), string(p.Result),
-		clipCaptured(string(p.Reason), maxReasonRunes)); err != nil {
+	if err := s.capture.Tool(p.SessionID, string(p.Call), string(p.Result), string(p.Reason)); err != nil {
 		return nil, err
 	}
 	return okResult{true}, nil
