@@ -339,9 +339,3 @@ func (s *Server) goBackground(f func(ctx context.Context)) bool {
 	}()
 	return true
 }
-
-// exists reports whether path exists (errors count as absent).
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
