@@ -79,19 +79,11 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, c: newCorpus(),
 		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
 		failed: map[string]FileRef{}}
-	st, rebuilt, err := openStore(ctx, opts.Path)
+	st, entries, _, err := openStore(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err
-	}
-	if rebuilt {
-		ix.log.Warn("index file was unusable; rebuilt it empty", "path", opts.Path)
 	}
 	ix.st = st
-	entries, err := st.loadAll(ctx)
-	if err != nil {
-		st.close()
-		return nil, err
-	}
 	for _, e := range entries {
 		if e.embedder != ix.embID {
 			e.vec = nil // another embedder's space: useless until re-embedded
@@ -219,7 +211,7 @@ func (ix *Index) reopenIfGone(ctx context.Context, stats *SyncStats) (bool, erro
 	}
 	ix.log.Info("index file deleted or replaced; rebuilding", "path", ix.opts.Path)
 	ix.st.close()
-	st, _, err := openStore(ctx, ix.opts.Path)
+	st, _, _, err := openStore(ctx, ix.opts.Path, ix.log)
 	if err != nil {
 		return false, err
 	}

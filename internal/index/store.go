@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/url"
 	"os"
@@ -14,7 +15,8 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	"modernc.org/sqlite" // registers the pure-Go "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // schemaVersion changes whenever the tables change; a mismatch rebuilds.
@@ -47,24 +49,94 @@ type store struct {
 	fi   os.FileInfo // identity of the file we opened, to notice deletion
 }
 
-// openStore opens (creating) the index database; a file that is not a
-// usable index (corrupt, other schema) is removed and recreated.
-func openStore(ctx context.Context, p string) (*store, bool, error) {
-	st, err := tryOpenStore(ctx, p)
+// openStore opens (creating) the index database and reads its entries.
+// A file that is not a usable index (corrupt, truncated, another schema)
+// is removed and recreated: rebuilt reports that. When no file can be used
+// at p at all (read-only or missing directory, a directory in its place, a
+// lock held past busy_timeout by another process) the cache lives in
+// memory for this run instead: recall keeps working, only the next start
+// re-embeds. A file another process may be using is never removed.
+func openStore(ctx context.Context, p string, log *slog.Logger) (st *store, entries []*entry, rebuilt bool, err error) {
+	st, entries, err = tryOpenLoad(ctx, p)
 	if err == nil {
-		return st, false, nil
+		return st, entries, false, nil
 	}
-	// A derived cache: throw a broken one away rather than fail.
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if rerr := os.Remove(p + suffix); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-			return nil, false, fmt.Errorf("index: remove broken %s: %w (after %v)", p, rerr, err)
+	if ctx.Err() != nil {
+		return nil, nil, false, fmt.Errorf("index: open %s: %w", p, err)
+	}
+	if !unavailable(err) {
+		// A derived cache: throw a broken one away rather than fail.
+		removed := true
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if rerr := os.Remove(p + suffix); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+				removed = false
+			}
+		}
+		if removed {
+			st, entries, err2 := tryOpenLoad(ctx, p)
+			if err2 == nil {
+				log.Warn("index file was unusable; rebuilt it empty", "path", p, "err", err)
+				return st, entries, true, nil
+			}
+			err = err2
 		}
 	}
-	st, err2 := tryOpenStore(ctx, p)
-	if err2 != nil {
-		return nil, false, fmt.Errorf("index: open %s: %w", p, err2)
+	mem, merr := openMemStore(ctx)
+	if merr != nil {
+		return nil, nil, false, fmt.Errorf("index: open %s: %w (in-memory fallback: %v)", p, err, merr)
 	}
-	return st, true, nil
+	log.Warn("index cache file unusable; keeping the index in memory for this run (the next start re-embeds)",
+		"path", p, "err", err)
+	return mem, nil, false, nil
+}
+
+// unavailable reports whether err means the file could not be used rather
+// than that it is broken: removing it would not help, or would destroy a
+// database another process is writing.
+func unavailable(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY,
+		sqlite3.SQLITE_PERM, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_AUTH:
+		return true
+	}
+	return false
+}
+
+// tryOpenLoad opens the file at p and reads every entry, so a file whose
+// pages are damaged past the header counts as broken here, not later.
+func tryOpenLoad(ctx context.Context, p string) (*store, []*entry, error) {
+	st, err := tryOpenStore(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := st.loadAll(ctx)
+	if err != nil {
+		st.close()
+		return nil, nil, err
+	}
+	return st, entries, nil
+}
+
+// openMemStore is the fallback cache: an in-memory database on the one
+// connection the pool keeps (MaxOpenConns 1, no idle expiry).
+func openMemStore(ctx context.Context) (*store, error) {
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, fmt.Errorf("open: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := initSchema(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &store{db: db}, nil
 }
 
 func tryOpenStore(ctx context.Context, p string) (*store, error) {
@@ -75,24 +147,9 @@ func tryOpenStore(ctx context.Context, p string) (*store, error) {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	db.SetMaxOpenConns(1) // one writer; readers use the in-memory corpus
-	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
+	if err := initSchema(ctx, db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("schema: %w", err)
-	}
-	var ver string
-	err = db.QueryRowContext(ctx, `SELECT value FROM state WHERE key='schema'`).Scan(&ver)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES('schema',?)`, schemaVersion); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("state: %w", err)
-		}
-	case err != nil:
-		db.Close()
-		return nil, fmt.Errorf("state: %w", err)
-	case ver != schemaVersion:
-		db.Close()
-		return nil, fmt.Errorf("schema version %q, want %q", ver, schemaVersion)
+		return nil, err
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -102,9 +159,33 @@ func tryOpenStore(ctx context.Context, p string) (*store, error) {
 	return &store{db: db, path: p, fi: fi}, nil
 }
 
+// initSchema creates the tables and checks the schema version.
+func initSchema(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	var ver string
+	err := db.QueryRowContext(ctx, `SELECT value FROM state WHERE key='schema'`).Scan(&ver)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES('schema',?)`, schemaVersion); err != nil {
+			return fmt.Errorf("state: %w", err)
+		}
+	case err != nil:
+		return fmt.Errorf("state: %w", err)
+	case ver != schemaVersion:
+		return fmt.Errorf("schema version %q, want %q", ver, schemaVersion)
+	}
+	return nil
+}
+
 // gone reports whether the database file was deleted or replaced since
-// it was opened (an open handle would keep writing to the unlinked inode).
+// it was opened (an open handle would keep writing to the unlinked inode);
+// never for the in-memory fallback.
 func (s *store) gone() bool {
+	if s.path == "" {
+		return false
+	}
 	fi, err := os.Stat(s.path)
 	return err != nil || !os.SameFile(fi, s.fi)
 }
