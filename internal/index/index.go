@@ -40,11 +40,14 @@ type Index struct {
 	backoff    time.Time
 	synced     bool
 	lastScanNS atomic.Int64
-	syncing    atomic.Bool
-	closed     atomic.Bool
-	changes    changeSet // what the watcher saw change since it was last synced
-	w          *watcher  // nil without WatchDirs or when watching failed
-	counters   syncCounters
+	// queryDownNS: until this time (unix ns) queries are not embedded,
+	// after an embedding failure; see EmbedQuery
+	queryDownNS atomic.Int64
+	syncing     atomic.Bool
+	closed      atomic.Bool
+	changes     changeSet // what the watcher saw change since it was last synced
+	w           *watcher  // nil without WatchDirs or when watching failed
+	counters    syncCounters
 
 	// background safety-net scans (watched indexes only)
 	bgMu      sync.Mutex // orders bg.Add against Close
@@ -132,9 +135,20 @@ func (ix *Index) Close() error {
 func (ix *Index) Scorer() *Scorer { return ix.scorer }
 
 // EmbedQuery embeds a query with the index's embedder (nil when off), so
-// callers can cache it and pass it back as Query.Vector.
+// callers can cache it and pass it back as Query.Vector. After a failure
+// (a server down or hanging until its timeout) queries are not embedded
+// for embedBackoff and it returns nil: every search would otherwise pay
+// the failure again, while keyword recall answers at once.
 func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	return ix.scorer.EmbedQuery(ctx, text)
+	if ix.now().UnixNano() < ix.queryDownNS.Load() {
+		return nil, nil
+	}
+	v, err := ix.scorer.EmbedQuery(ctx, text)
+	if err != nil && ctx.Err() == nil { // the embedder failed, not the caller
+		ix.queryDownNS.Store(ix.now().Add(embedBackoff).UnixNano())
+		return nil, fmt.Errorf("%w (queries are keyword-only for %s)", err, embedBackoff)
+	}
+	return v, err
 }
 
 // EmbedderID is the live embedder's ID, without Status's pass over entries.
@@ -177,7 +191,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	ix.refresh(ctx)
 	qvec := q.Vector
 	if qvec == nil {
-		v, err := ix.scorer.EmbedQuery(ctx, q.Text)
+		v, err := ix.EmbedQuery(ctx, q.Text)
 		if err != nil {
 			ix.log.Warn("query embedding failed; keyword recall only", "err", err)
 		}
@@ -388,6 +402,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 					return fmt.Errorf("index: sync: %w", ctx.Err())
 				}
 				ix.backoff = ix.now().Add(embedBackoff)
+				ix.queryDownNS.Store(ix.backoff.UnixNano())
 				ix.log.Warn("embedding failed; entries stay keyword-only, retrying later",
 					"embedder", ix.embID, "err", err, "retry_in", embedBackoff)
 			}
