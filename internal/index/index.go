@@ -40,14 +40,11 @@ type Index struct {
 	backoff    time.Time
 	synced     bool
 	lastScanNS atomic.Int64
-	// queryDownNS: until this time (unix ns) queries are not embedded,
-	// after an embedding failure; see EmbedQuery
-	queryDownNS atomic.Int64
-	syncing     atomic.Bool
-	closed      atomic.Bool
-	changes     changeSet // what the watcher saw change since it was last synced
-	w           *watcher  // nil without WatchDirs or when watching failed
-	counters    syncCounters
+	syncing    atomic.Bool
+	closed     atomic.Bool
+	changes    changeSet // what the watcher saw change since it was last synced
+	w          *watcher  // nil without WatchDirs or when watching failed
+	counters   syncCounters
 
 	// background safety-net scans (watched indexes only)
 	bgMu      sync.Mutex // orders bg.Add against Close
@@ -82,6 +79,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, c: newCorpus(),
 		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
 		failed: map[string]FileRef{}}
+	ix.scorer.log, ix.scorer.now = opts.Logger, opts.Now
 	st, entries, _, err := openStore(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err
@@ -134,21 +132,11 @@ func (ix *Index) Close() error {
 // Scorer is the hybrid scorer this index ranks with, for ad-hoc doc sets.
 func (ix *Index) Scorer() *Scorer { return ix.scorer }
 
-// EmbedQuery embeds a query with the index's embedder (nil when off), so
-// callers can cache it and pass it back as Query.Vector. After a failure
-// (a server down or hanging until its timeout) queries are not embedded
-// for embedBackoff and it returns nil: every search would otherwise pay
-// the failure again, while keyword recall answers at once.
+// EmbedQuery embeds a query with the index's embedder (nil when off or
+// backing off after a failure), so callers can cache it and pass it back
+// as Query.Vector.
 func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	if ix.now().UnixNano() < ix.queryDownNS.Load() {
-		return nil, nil
-	}
-	v, err := ix.scorer.EmbedQuery(ctx, text)
-	if err != nil && ctx.Err() == nil { // the embedder failed, not the caller
-		ix.queryDownNS.Store(ix.now().Add(embedBackoff).UnixNano())
-		return nil, fmt.Errorf("%w (queries are keyword-only for %s)", err, embedBackoff)
-	}
-	return v, err
+	return ix.scorer.EmbedQuery(ctx, text)
 }
 
 // EmbedderID is the live embedder's ID, without Status's pass over entries.
@@ -402,7 +390,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 					return fmt.Errorf("index: sync: %w", ctx.Err())
 				}
 				ix.backoff = ix.now().Add(embedBackoff)
-				ix.queryDownNS.Store(ix.backoff.UnixNano())
+				ix.scorer.markDown()
 				ix.log.Warn("embedding failed; entries stay keyword-only, retrying later",
 					"embedder", ix.embID, "err", err, "retry_in", embedBackoff)
 			}
@@ -522,11 +510,11 @@ func (ix *Index) embed(ctx context.Context, es []*entry) (int, error) {
 			texts[i] = EmbedText(e.doc)
 		}
 		vecs, err := ix.opts.Embedder.Embed(ctx, texts)
-		if err != nil {
-			return done, err
+		if err == nil {
+			err = checkVectors(vecs, len(batch))
 		}
-		if len(vecs) != len(batch) {
-			return done, fmt.Errorf("embedder %s returned %d vectors for %d texts", ix.embID, len(vecs), len(batch))
+		if err != nil {
+			return done, fmt.Errorf("embedder %s: %w", ix.embID, err)
 		}
 		for i, e := range batch {
 			e.vec, e.embedder = vecs[i], ix.embID

@@ -2,6 +2,9 @@ package index
 
 import (
 	"context"
+	"errors"
+	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,5 +32,77 @@ func TestSearchWithHungEmbedder(t *testing.T) {
 	}
 	if got := calls.Load() - before; got > 1 {
 		t.Errorf("3 searches made %d embedding requests to a hung server, want at most 1", got)
+	}
+}
+
+// faultyEmbedder fails, or returns NaN vectors for texts holding "poison".
+type faultyEmbedder struct {
+	fail bool
+}
+
+func (f faultyEmbedder) ID() string   { return "faulty" }
+func (f faultyEmbedder) Close() error { return nil }
+func (f faultyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f.fail {
+		return nil, errors.New("embedding server down")
+	}
+	out, _ := Hash().Embed(ctx, texts)
+	for i, t := range texts {
+		if strings.Contains(t, "poison") {
+			for j := range out[i] {
+				out[i][j] = float32(math.NaN())
+			}
+		}
+	}
+	return out, nil
+}
+
+// TestBadEmbedderKeepsKeywordRanking: an embedder that fails or returns
+// non-finite vectors must leave keyword ranking intact, through the index
+// and through ScoreDocs (conversation search), and never put a NaN score
+// into the ordering.
+func TestBadEmbedderKeepsKeywordRanking(t *testing.T) {
+	docs := []Doc{
+		{Path: "a", Name: "billing-db", Description: "Billing database failover runbook", Body: "patroni switchover poison"},
+		{Path: "b", Name: "billing-dashboards", Description: "Billing database dashboards", Body: "grafana board"},
+		{Path: "c", Name: "coffee", Description: "coffee preference", Body: "americano"},
+	}
+	q := Query{Text: "billing database failover runbook poison"}
+	for _, tc := range []struct {
+		name string
+		emb  faultyEmbedder
+	}{{"fails", faultyEmbedder{fail: true}}, {"NaN vectors", faultyEmbedder{}}} {
+		t.Run(tc.name+"/ScoreDocs", func(t *testing.T) {
+			hits, err := NewScorer(tc.emb, nil).ScoreDocs(context.Background(), q, docs)
+			checkFiniteTop(t, hits, err)
+		})
+		t.Run(tc.name+"/index", func(t *testing.T) {
+			ix, err := Open(context.Background(), Options{Path: t.TempDir() + "/i.sqlite",
+				Source: NewMemSource(docs...), Embedder: tc.emb, Logger: quietLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if _, err := ix.Sync(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := ix.Search(context.Background(), q)
+			checkFiniteTop(t, hits, err)
+		})
+	}
+}
+
+func checkFiniteTop(t *testing.T, hits []Hit, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("err %v", err)
+	}
+	if len(hits) == 0 || hits[0].Doc.Name != "billing-db" {
+		t.Errorf("hits %v, want billing-db first", names(hits))
+	}
+	for _, h := range hits {
+		if math.IsNaN(h.Hybrid) || math.IsInf(h.Hybrid, 0) || math.IsNaN(h.Cos) {
+			t.Errorf("%s: hybrid %v cos %v", h.Doc.Name, h.Hybrid, h.Cos)
+		}
 	}
 }

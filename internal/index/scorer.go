@@ -3,9 +3,12 @@ package index
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"sort"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/textseg"
@@ -61,6 +64,11 @@ type QueryEmbedder interface {
 type Scorer struct {
 	emb      Embedder
 	override *Calibration // fixed floor/span from config; nil ⇒ ask emb per search
+	log      *slog.Logger
+	now      func() time.Time
+	// downNS: until this time (unix ns) nothing is embedded for queries
+	// or ad-hoc docs, after an embedding failure (see markDown)
+	downNS atomic.Int64
 }
 
 // NewScorer binds the ranking math to an embedder (nil ⇒ off) and its
@@ -69,7 +77,7 @@ func NewScorer(emb Embedder, cal *Calibration) *Scorer {
 	if emb == nil {
 		emb = Off()
 	}
-	sc := &Scorer{emb: emb}
+	sc := &Scorer{emb: emb, log: slog.Default(), now: time.Now}
 	if cal != nil && cal.Span > 0 {
 		c := *cal
 		sc.override = &c
@@ -90,19 +98,50 @@ func (sc *Scorer) Calibration() Calibration {
 // Embedder is the embedder the scorer embeds queries with.
 func (sc *Scorer) Embedder() Embedder { return sc.emb }
 
-// EmbedQuery embeds one query text; nil (no error) when vectors are off.
+// EmbedQuery embeds one query text; nil (no error) when vectors are off
+// or the embedder is backing off after a failure (see markDown).
 func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	if IsOff(sc.emb) || strings.TrimSpace(text) == "" {
+	if IsOff(sc.emb) || strings.TrimSpace(text) == "" || sc.down() {
 		return nil, nil
 	}
 	v, err := sc.embedQueries(ctx, []string{text})
+	if err == nil {
+		err = checkVectors(v, 1)
+	}
 	if err != nil {
+		if ctx.Err() == nil { // the embedder failed, not the caller
+			sc.markDown()
+			return nil, fmt.Errorf("index: embed query (keyword-only for %s): %w", embedBackoff, err)
+		}
 		return nil, fmt.Errorf("index: embed query: %w", err)
 	}
-	if len(v) != 1 {
-		return nil, fmt.Errorf("index: embed query: got %d vectors for 1 text", len(v))
-	}
 	return v[0], nil
+}
+
+// down reports whether embedding is backing off after a failure.
+func (sc *Scorer) down() bool { return sc.now().UnixNano() < sc.downNS.Load() }
+
+// markDown starts the embedBackoff during which queries and ad-hoc docs
+// are not embedded: a server that is down or hangs until its timeout
+// would otherwise make every search pay for it again, while keyword
+// recall can answer at once.
+func (sc *Scorer) markDown() { sc.downNS.Store(sc.now().Add(embedBackoff).UnixNano()) }
+
+// checkVectors rejects an embedder's answer the ranking cannot use: the
+// wrong count, or a NaN or infinite component (its cosine would be NaN,
+// which no ordering survives).
+func checkVectors(vecs [][]float32, n int) error {
+	if len(vecs) != n {
+		return fmt.Errorf("got %d vectors for %d texts", len(vecs), n)
+	}
+	for i, v := range vecs {
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("vector %d has a non-finite component", i)
+			}
+		}
+	}
+	return nil
 }
 
 // embedQueries embeds query texts, through EmbedQueries when the embedder
@@ -126,40 +165,60 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		c.put(newEntry(d))
 	}
 	qvec := q.Vector
-	if !IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" {
-		// one Embed call for the docs, with the query in front unless it is
-		// given or needs the embedder's query form
-		_, ownQueryForm := sc.emb.(QueryEmbedder)
-		if qvec == nil && ownQueryForm {
-			v, err := sc.EmbedQuery(ctx, q.Text)
-			if err != nil {
+	if !IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.down() {
+		var err error
+		qvec, err = sc.embedDocs(ctx, q, qvec, c)
+		if err != nil {
+			if ctx.Err() != nil {
 				return nil, fmt.Errorf("index: score docs: %w", err)
 			}
-			qvec = v
-		}
-		texts := make([]string, 0, len(c.slots)+1)
-		if qvec == nil {
-			texts = append(texts, q.Text)
-		}
-		first := len(texts)
-		for _, s := range c.slots {
-			texts = append(texts, EmbedText(s.doc))
-		}
-		vecs, err := sc.emb.Embed(ctx, texts)
-		if err != nil {
-			return nil, fmt.Errorf("index: score docs: embed: %w", err)
-		}
-		if len(vecs) != len(texts) {
-			return nil, fmt.Errorf("index: score docs: got %d vectors for %d texts", len(vecs), len(texts))
-		}
-		if first == 1 {
-			qvec = vecs[0]
-		}
-		for i, s := range c.slots {
-			s.vec = vecs[first+i]
+			// the embedder failed: rank by keyword, as the index does
+			sc.markDown()
+			sc.log.Warn("embedding failed; ranking by keyword only", "embedder", sc.emb.ID(),
+				"err", err, "retry_in", embedBackoff)
+			for _, s := range c.slots {
+				s.vec = nil
+			}
+			qvec = q.Vector
 		}
 	}
 	return sc.rank(c, q, qvec, 1), nil
+}
+
+// embedDocs embeds c's docs in one Embed call, with the query in front
+// unless it is given or needs the embedder's query form, and returns the
+// query vector.
+func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *corpus) ([]float32, error) {
+	_, ownQueryForm := sc.emb.(QueryEmbedder)
+	if qvec == nil && ownQueryForm {
+		v, err := sc.EmbedQuery(ctx, q.Text)
+		if err != nil || v == nil {
+			return nil, err
+		}
+		qvec = v
+	}
+	texts := make([]string, 0, len(c.slots)+1)
+	if qvec == nil {
+		texts = append(texts, q.Text)
+	}
+	first := len(texts)
+	for _, s := range c.slots {
+		texts = append(texts, EmbedText(s.doc))
+	}
+	vecs, err := sc.emb.Embed(ctx, texts)
+	if err == nil {
+		err = checkVectors(vecs, len(texts))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
+	}
+	if first == 1 {
+		qvec = vecs[0]
+	}
+	for i, s := range c.slots {
+		s.vec = vecs[first+i]
+	}
+	return qvec, nil
 }
 
 // queryTerms returns the distinct lexical terms of a query.
