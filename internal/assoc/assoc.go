@@ -25,7 +25,11 @@ const (
 	maxCueRunes      = 600
 	candidatePool    = 8   // hits the gate looks at
 	maxSessions      = 512 // habituation state kept for this many sessions (LRU)
-	maxCachedCues    = 64  // query vectors cached per session
+	// maxCachedCues bounds the cue vectors cached for the whole gate
+	// (LRU): a vector depends on the cue text only, so sessions share
+	// them, and the bound is on memory, not per session (512 sessions ×
+	// 64 cues of a 1024-dim model would hold 128 MiB).
+	maxCachedCues = 256
 )
 
 // Config holds the gate's numbers.
@@ -93,13 +97,18 @@ type Gate struct {
 	mu       sync.Mutex
 	sessions map[string]*list.Element // LRU of *session
 	lru      *list.List
+	cues     map[string]*list.Element // LRU of *cachedCue
+	cueLRU   *list.List
 }
 
 type session struct {
 	id     string
 	hinted map[string]bool // paths already hinted
-	cues   map[string][]float32
-	order  []string // cue insertion order for eviction
+}
+
+type cachedCue struct {
+	cue string
+	vec []float32
 }
 
 // New builds a gate over an index.
@@ -108,7 +117,8 @@ func New(ix Searcher, cfg Config, logger *slog.Logger) *Gate {
 		logger = slog.Default()
 	}
 	return &Gate{ix: ix, cfg: cfg.withDefaults(), log: logger,
-		sessions: map[string]*list.Element{}, lru: list.New()}
+		sessions: map[string]*list.Element{}, lru: list.New(),
+		cues: map[string]*list.Element{}, cueLRU: list.New()}
 }
 
 // Config returns the effective configuration.
@@ -212,7 +222,7 @@ func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) 
 	if r := []rune(cue); len(r) > maxCueRunes {
 		cue = string(r[:maxCueRunes])
 	}
-	vec, err := g.queryVector(ctx, sessionID, cue)
+	vec, err := g.queryVector(ctx, cue)
 	if err != nil {
 		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
 	}
@@ -267,7 +277,7 @@ func (g *Gate) session(id string) *session {
 		g.lru.MoveToFront(el)
 		return el.Value.(*session)
 	}
-	s := &session{id: id, hinted: map[string]bool{}, cues: map[string][]float32{}}
+	s := &session{id: id, hinted: map[string]bool{}}
 	g.sessions[id] = g.lru.PushFront(s)
 	if g.lru.Len() > maxSessions {
 		old := g.lru.Back()
@@ -277,33 +287,36 @@ func (g *Gate) session(id string) *session {
 	return s
 }
 
-// queryVector returns the cue's embedding, cached per session so a cue
-// repeated across iterations (same command retried) embeds once.
-func (g *Gate) queryVector(ctx context.Context, sessionID, cue string) ([]float32, error) {
+// queryVector returns the cue's embedding, cached so a cue repeated
+// across iterations or sessions (same command retried) embeds once.
+func (g *Gate) queryVector(ctx context.Context, cue string) ([]float32, error) {
 	g.mu.Lock()
-	s := g.session(sessionID)
-	v, ok := s.cues[cue]
-	g.mu.Unlock()
-	if ok {
+	if el, ok := g.cues[cue]; ok {
+		g.cueLRU.MoveToFront(el)
+		v := el.Value.(*cachedCue).vec
+		g.mu.Unlock()
 		return v, nil
 	}
+	g.mu.Unlock()
 	v, err := g.ix.EmbedQuery(ctx, cue)
 	if err != nil || v == nil {
 		return nil, err
 	}
 	g.mu.Lock()
-	s = g.session(sessionID)
-	if _, ok := s.cues[cue]; !ok {
-		s.cues[cue] = v
-		s.order = append(s.order, cue)
-		if len(s.order) > maxCachedCues {
-			delete(s.cues, s.order[0])
-			s.order = s.order[1:]
+	defer g.mu.Unlock()
+	if _, ok := g.cues[cue]; !ok {
+		g.cues[cue] = g.cueLRU.PushFront(&cachedCue{cue: cue, vec: v})
+		if g.cueLRU.Len() > maxCachedCues {
+			old := g.cueLRU.Back()
+			g.cueLRU.Remove(old)
+			delete(g.cues, old.Value.(*cachedCue).cue)
 		}
 	}
-	g.mu.Unlock()
 	return v, nil
 }
+
+// cachedCues is how many cue vectors are cached; g.mu must be held.
+func (g *Gate) cachedCues() int { return len(g.cues) }
 
 // render builds the compat result: items plus one 【记忆提示】 line each.
 func render(hits []index.Hit) Result {

@@ -225,11 +225,11 @@ func TestCueCacheAndCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range maxCachedCues + 10 {
-		g.queryVector(context.Background(), "s", fmt.Sprint("cue number ", i))
+		g.queryVector(context.Background(), fmt.Sprint("cue number ", i))
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if s := g.session("s"); len(s.cues) > maxCachedCues {
-		t.Errorf("cue cache grew to %d", len(s.cues))
+	if n := g.cachedCues(); n > maxCachedCues {
+		t.Errorf("cue cache grew to %d", n)
 	}
 }
