@@ -450,6 +450,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 		ch   chan wire
 	}
 	var all []sent
+	var firstIntent chan wire
 	for i := 0; i < perSession; i++ {
 		for j := 0; j < sessions; j++ {
 			text := strings.Repeat("内容", 40) + " marker-" + itoa(j) + "-" + itoa(i)
@@ -457,10 +458,16 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 			all = append(all, sent{text, ch})
 		}
 		if i%10 == 0 {
-			s.send("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "burst " + itoa(i)}})
+			_, ch := s.send("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "burst " + itoa(i)}})
+			if firstIntent == nil {
+				firstIntent = ch
+			}
 		}
 	}
-	// Wait for a good part of the burst, then kill -9 while the rest is in flight.
+	// Wait for a good part of the burst (and one intention: requests run
+	// concurrently, so none may have finished yet), then kill -9 while the
+	// rest is in flight.
+	s.wait(firstIntent, "add_intention")
 	acked := map[string]bool{}
 	for _, x := range all[:len(all)/2] {
 		w := s.wait(x.ch, "append")

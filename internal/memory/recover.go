@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // RecoverCrashed finalises the session logs a killed process left open: a
@@ -60,6 +62,11 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 		return false, fmt.Errorf("memory: recover %s: %w", path, err)
 	}
 	whole := cutTornTail(data)
+	if isTornHeader(whole) {
+		// Killed while writing the header: no message was ever written (the
+		// header precedes them), so the log is rebuilt around what survived.
+		whole = rebuildHeader(path, whole)
+	}
 	doc, err := ParseDocument(path, whole)
 	if err != nil || doc.Meta.Value("session_id") == "" {
 		c.s.log.Warn("memory: crashed session log unreadable, left as is", "file", path, "err", err)
@@ -94,6 +101,33 @@ func cutTornTail(data []byte) []byte {
 		return data[:head+i+2]
 	}
 	return data[:head]
+}
+
+// isTornHeader reports whether data is the start of a front-matter header
+// that was never closed: empty, or "---" and key lines without the closing
+// "---". A headerless legacy log does not start with "---" and is not one.
+func isTornHeader(data []byte) bool {
+	open := []byte("---\n")
+	if len(data) < len(open) {
+		return bytes.HasPrefix(open, data)
+	}
+	return bytes.HasPrefix(data, open) && headerEnd(data) < 0
+}
+
+// rebuildHeader closes a torn header: the whole key lines that survived,
+// and the session id taken from the file name when its line was lost.
+func rebuildHeader(path string, data []byte) []byte {
+	m := NewFrontMatter()
+	lines := strings.Split(strings.TrimPrefix(string(data), "---\n"), "\n")
+	for _, line := range lines[:len(lines)-1] { // the last piece has no newline: torn
+		if k, v, ok := strings.Cut(line, ": "); ok && k != "" && !strings.ContainsAny(k, " \t") {
+			m.SetPlain(k, v)
+		}
+	}
+	if m.Value("session_id") == "" {
+		m.Set("session_id", strings.TrimSuffix(filepath.Base(path), ".md"))
+	}
+	return RenderDocument(m, "")
 }
 
 // headerEnd is the offset just after the closing "---\n" of the front-matter,

@@ -27,7 +27,9 @@ func TestRecoverCrashed(t *testing.T) {
 		{"torn at a line end is kept (cannot tell it from a whole block)", header + b1 + "[agent] 2026-11-30T09:00:02\n好的\n", true, b1 + "[agent] 2026-11-30T09:00:02\n好的\n", "2"},
 		{"already closed", strings.Replace(header, "---\n\n", "status: pending\n---\n\n", 1) + b1, false, "", ""},
 		{"headerless legacy log", b1 + b2, false, "", ""},
-		{"header itself torn", "---\nsession_id: 2026-11-30_00", false, "", ""},
+		{"header torn after its first lines", "---\nsession_id: 2026-11-30_001\nuser: default\nchat_i", true, "", "0"},
+		{"header torn inside the session id", "---\nsession_id: 2026-11", true, "", "0"},
+		{"empty file (killed right after create)", "", true, "", "0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +60,8 @@ func TestRecoverCrashed(t *testing.T) {
 			if err != nil {
 				t.Fatalf("recovered log does not parse: %v\n%s", err, got)
 			}
-			if doc.Meta.Value("status") != StatusPending || doc.Meta.Value("message_count") != tc.wantCount || doc.Meta.Value("end_time") == "" {
+			if doc.Meta.Value("session_id") != "2026-11-30_001" || doc.Meta.Value("status") != StatusPending ||
+				doc.Meta.Value("message_count") != tc.wantCount || doc.Meta.Value("end_time") == "" {
 				t.Errorf("header not finalised: %q", doc.Meta.Keys())
 			}
 			if strings.TrimLeft(doc.Body, "\n") != tc.wantBody {
