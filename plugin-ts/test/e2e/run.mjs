@@ -298,8 +298,10 @@ await check('live host: the idle scheduler dreams without dream_now and writes t
   expect(names.includes('recall_memories') && names.includes('dream_now'), `memory tools missing from the first request after boot: ${names.join(',')}`);
   const ended = Date.now();
   const f = join(liveMemory, 'knowledge/staging-deploy/SKILL.md');
-  await waitFor('the knowledge file', () => existsSync(f));
-  expect(liveDreamReqs.length >= 3, `dreamer requests: ${liveDreamReqs.length}`);
+  // The file appears while the dreamer's second answer is being acted on; its third request (the
+  // closing answer) follows the tool results, so wait for both rather than race them.
+  await waitFor('the knowledge file and the dreamer\'s closing request', () => existsSync(f) && liveDreamReqs.length >= 3);
+  expect(dream.done, 'the dream did not reach its closing answer');
   const waited = liveDreamReqs[0].at - ended;
   expect(waited >= IDLE_MS - 1000, `the dream started ${waited} ms after the turn, before the ${IDLE_MS} ms idle period`);
   expect(!liveAgentReqs.some((q) => /dream_now/.test(JSON.stringify(q.messages ?? []))), 'dream_now was called');
