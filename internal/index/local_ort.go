@@ -92,6 +92,7 @@ type localEmbedder struct {
 	id  string
 
 	spm  *useLiteTokenizer // USE-lite family
+	fuse localFuse         // USE-lite family; its glossary is loaded in the background
 	bert *localBERT        // BERT family
 
 	ready   chan struct{} // closed once the session is built (or failed)
@@ -149,7 +150,13 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 		// the ID names the fused representation (local_fuse.go) and the
 		// n-gram features it borrows, so a change to either re-embeds
 		e.id = "local:" + mc.Name + "+" + localFuseVersion + ":" + hashEmbedder{}.ID()
+		e.fuse = localFusePlain
 		e.calib.Store(&useLiteFusedCalibration)
+		if mc.GlossPath != "" {
+			e.fuse = localFuse{alpha: localGlossAlpha}
+			e.id = "local:" + mc.Name + "+" + localFuseVersion + "+" + localGlossVersion + ":" + hashEmbedder{}.ID()
+			e.calib.Store(&useLiteGlossedCalibration)
+		}
 	case localFamilyBERT:
 		if e.bert, err = bertLoad(mc, sig); err != nil {
 			return nil, err
@@ -166,6 +173,14 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 // models it then measures the calibration on the fresh session.
 func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
 	defer close(e.ready)
+	if e.cfg.GlossPath != "" {
+		g, err := localLoadGlossary(e.cfg.GlossPath)
+		if err != nil {
+			e.loadErr = err
+			return
+		}
+		e.fuse.gloss = g
+	}
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		e.loadErr = fmt.Errorf("index: onnx session options: %w", err)
@@ -228,14 +243,14 @@ func (e *localEmbedder) WaitReady(ctx context.Context) error {
 
 // Embed returns one L2-normalised vector per text, waiting for the model to
 // finish loading if needed. USE-lite vectors are fused with the hash
-// embedder's lexical features (localFusedEmbed), since the model reads
+// embedder's lexical features (localFuse.embed), since the model reads
 // English only and misses exact wording.
 func (e *localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := e.WaitReady(ctx); err != nil {
 		return nil, err
 	}
 	if e.spm != nil {
-		return localFusedEmbed(ctx, texts, useLiteDim, e.embedLoaded)
+		return e.fuse.embed(ctx, texts, useLiteDim, e.embedLoaded)
 	}
 	return e.embedLoaded(ctx, texts)
 }

@@ -13,8 +13,43 @@ import (
 	"time"
 )
 
-// localTestUSELiteID is the ID of the fused USE-lite embedder (local_fuse.go).
-const localTestUSELiteID = "local:use-lite+dense2:hash-v1-256"
+// localTestUSELiteID is the ID of the fused USE-lite embedder that `make
+// models` sets up: with the CC-CEDICT glossary (local_fuse.go, local_gloss.go).
+const localTestUSELiteID = "local:use-lite+dense2+cedict1:hash-v1-256"
+
+// localTestPlainID is the ID of a USE-lite folder without the glossary.
+const localTestPlainID = "local:use-lite+dense2:hash-v1-256"
+
+// localTestPlainDir is a use-lite folder holding the model and vocabulary
+// of models/use-lite but not its CC-CEDICT file.
+func localTestPlainDir(t testing.TB) string {
+	t.Helper()
+	src, err := filepath.Abs(localTestModelDir(t, "use-lite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "use-lite")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"model.onnx", "vocab.json"} {
+		if err := os.Symlink(filepath.Join(src, f), filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// localTestGlossedDir returns models/use-lite, skipping when `make models`
+// has not put the glossary there.
+func localTestGlossedDir(t testing.TB) string {
+	t.Helper()
+	dir := localTestModelDir(t, "use-lite")
+	if _, err := os.Stat(filepath.Join(dir, localGlossFile)); err != nil {
+		t.Skipf("%s missing: run `make models` first", localGlossFile)
+	}
+	return dir
+}
 
 // localTestModelDir returns models/<name> or skips when `make models` has not run.
 func localTestModelDir(t testing.TB, name string) string {
@@ -31,7 +66,13 @@ func localTestModelDir(t testing.TB, name string) string {
 // localTestEmbedder builds a local embedder for models/<name> and waits for it.
 func localTestEmbedder(t testing.TB, name, pooling string) *localEmbedder {
 	t.Helper()
-	e, err := newLocalEmbedder(EmbedConfig{Provider: "local", ModelDir: localTestModelDir(t, name), Pooling: pooling})
+	return localTestEmbedderAt(t, localTestModelDir(t, name), pooling)
+}
+
+// localTestEmbedderAt builds a local embedder for a model folder and waits for it.
+func localTestEmbedderAt(t testing.TB, dir, pooling string) *localEmbedder {
+	t.Helper()
+	e, err := newLocalEmbedder(EmbedConfig{Provider: "local", ModelDir: dir, Pooling: pooling})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +188,21 @@ func TestLocalUSELiteCalibration(t *testing.T) {
 	if math.Abs(got.Floor-want.Floor) > 0.02 || math.Abs(got.Span-want.Span) > 0.02 {
 		t.Errorf("measured floor %.3f span %.3f, hard-coded floor %.3f span %.3f", got.Floor, got.Span, want.Floor, want.Span)
 	}
-	if e.ID() != localTestUSELiteID {
-		t.Errorf("ID = %q, want %q", e.ID(), localTestUSELiteID)
-	}
-	if e.Calibration() != useLiteFusedCalibration {
-		t.Errorf("embedder reports %+v, want the fused calibration %+v", e.Calibration(), useLiteFusedCalibration)
+	for _, tc := range []struct {
+		dir   string
+		id    string
+		calib Calibration
+	}{
+		{localTestGlossedDir(t), localTestUSELiteID, useLiteGlossedCalibration},
+		{localTestPlainDir(t), localTestPlainID, useLiteFusedCalibration},
+	} {
+		e := localTestEmbedderAt(t, tc.dir, "")
+		if e.ID() != tc.id {
+			t.Errorf("%s: ID = %q, want %q", tc.dir, e.ID(), tc.id)
+		}
+		if e.Calibration() != tc.calib {
+			t.Errorf("%s: embedder reports %+v, want %+v", tc.dir, e.Calibration(), tc.calib)
+		}
 	}
 }
 
@@ -433,12 +484,12 @@ func TestLocalONNXSignature(t *testing.T) {
 	}
 }
 
-// The fused USE-lite embedder must separate Chinese texts by meaning (raw
+// The fused USE-lite embedder without a glossary must separate Chinese texts by meaning (raw
 // USE-lite embeds every Chinese text identically), keep the model's English
 // semantics as its dense half, and not relate texts of different scripts
 // that share no word.
 func TestLocalUSELiteBilingual(t *testing.T) {
-	e := localTestEmbedder(t, "use-lite", "")
+	e := localTestEmbedderAt(t, localTestPlainDir(t), "")
 	tests := []struct{ name, query, near, far string }{
 		{"zh paraphrase", "备份服务器的磁盘快满了", "备份机器的磁盘空间不够了", "下午喜欢喝乌龙茶"},
 		{"zh same topic", "订单查询很慢要加索引吗", "订单表缺少联合索引导致慢查询", "出差发票怎么报销"},
@@ -477,7 +528,7 @@ func TestLocalUSELiteBilingual(t *testing.T) {
 		}
 	}
 	v := localTestEmbed(t, e, "what port does postgres listen on", "备份服务器的磁盘快满了")
-	a, _ := localFuseWeights(1, 0)
+	a, _ := localFusePlain.weights(1, 0, 0)
 	for d := range useLiteDim {
 		if diff := math.Abs(float64(v[0][d] - a*raw[2][d])); diff > 1e-6 {
 			t.Fatalf("English text: dense dim %d is %.5f, want %.5f (√α × the model)", d, v[0][d], a*raw[2][d])
@@ -497,7 +548,7 @@ func TestLocalUSELiteBilingual(t *testing.T) {
 // typical English paraphrase must clear it: the one floor serves both
 // scripts because Chinese pairs are scored by hashed features alone.
 func TestLocalUSELiteFusedFloor(t *testing.T) {
-	e := localTestEmbedder(t, "use-lite", "")
+	e := localTestEmbedderAt(t, localTestPlainDir(t), "")
 	cal := e.Calibration()
 	for _, tc := range []struct {
 		lang            string
@@ -517,5 +568,59 @@ func TestLocalUSELiteFusedFloor(t *testing.T) {
 			}
 			t.Logf("%s: unrelated p90 %.3f, span %.3f, floor %.2f", tc.lang, m.Floor, m.Span, cal.Floor)
 		})
+	}
+}
+
+// With the CC-CEDICT glossary USE-lite reads Chinese through its English
+// gloss: Chinese paraphrases and a question in one language about a text in
+// the other come closer than an unrelated text, where without the glossary
+// such a pair shares nothing (TestLocalUSELiteBilingual).
+func TestLocalUSELiteGlossed(t *testing.T) {
+	e := localTestEmbedderAt(t, localTestGlossedDir(t), "")
+	tests := []struct{ name, query, near, far string }{
+		{"zh paraphrase", "电脑坏了找谁修", "笔记本维修请联系信息技术服务台", "周末去郊外爬山"},
+		{"zh to en", "数据库监听哪个端口", "the database listens on port 5432", "buy milk and eggs on the way home"},
+		{"en to zh", "what does the user drink in the afternoon", "用户下午一般喝乌龙茶", "构建缓存让持续集成快了很多"},
+		{"en paraphrase", "remind me to call mum on sunday", "phone my mother this weekend", "the build uses go modules"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := localTestEmbed(t, e, tc.query, tc.near, tc.far)
+			near, far := localCosine(v[0], v[1]), localCosine(v[0], v[2])
+			if near <= far {
+				t.Errorf("cos(query, near)=%.3f ≤ cos(query, far)=%.3f", near, far)
+			}
+			t.Logf("near %.3f far %.3f", near, far)
+		})
+	}
+	v := localTestEmbed(t, e, "备份服务器的磁盘快满了", "下午喜欢喝乌龙茶")
+	if n := localNorm2(v[0][:useLiteDim]); n < 0.5 {
+		t.Errorf("glossed Chinese text: dense half has squared length %.3f, want about α = %.2f", n, localGlossAlpha)
+	}
+	if c := localCosine(v[0][:useLiteDim], v[1][:useLiteDim]); c > 0.5*localGlossAlpha {
+		t.Errorf("two unrelated Chinese texts share a dense half (cos %.3f): the gloss is not reaching the model", c)
+	}
+}
+
+// A glossary file that is not CC-CEDICT fails the load with an error naming
+// it, instead of an embedder whose ID promises glossing it cannot do.
+func TestLocalUSELiteBrokenGlossary(t *testing.T) {
+	dir := localTestPlainDir(t)
+	if err := os.WriteFile(filepath.Join(dir, localGlossFile), []byte("<html>not found</html>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := newLocalEmbedder(EmbedConfig{Provider: "local", ModelDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.ID() != localTestUSELiteID {
+		t.Errorf("ID = %q, want %q", e.ID(), localTestUSELiteID)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = e.(*localEmbedder).WaitReady(ctx)
+	if err == nil || !strings.Contains(err.Error(), localGlossFile) {
+		t.Errorf("WaitReady = %v, want an error naming %s", err, localGlossFile)
 	}
 }
