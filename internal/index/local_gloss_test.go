@@ -101,3 +101,27 @@ func TestLocalGlossRealDictionary(t *testing.T) {
 	}
 	t.Logf("%d words", len(g.words))
 }
+
+// BenchmarkLocalGlossary measures loading the installed CC-CEDICT file
+// (part of the local embedder's background load) and glossing one note.
+func BenchmarkLocalGlossary(b *testing.B) {
+	p := localTestRepoPath("models", "use-lite", localGlossFile)
+	if _, err := os.Stat(p); err != nil {
+		b.Skipf("%s missing: run `make models` first", p)
+	}
+	var g *localGlossary
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			var err error
+			if g, err = localLoadGlossary(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/load")
+	})
+	b.Run("gloss", func(b *testing.B) {
+		for b.Loop() {
+			g.glossText("预发环境验证通过后先灰度百分之十的流量，观察错误率和延迟十五分钟再全量发布。")
+		}
+	})
+}
