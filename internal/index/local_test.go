@@ -159,19 +159,32 @@ func TestLocalUSELiteMatchesTFJS(t *testing.T) {
 
 func TestLocalUSELiteSemantics(t *testing.T) {
 	e := localTestEmbedder(t, "use-lite", "")
-	tests := []struct{ query, near, far string }{
-		{"what port does postgres listen on", "the database listens on 5432", "buy milk"},
-		{"how do I roll back a deploy", "reverting the release to the previous version", "my cat sleeps all day"},
-		{"the user prefers dark mode", "she likes a dark colour theme in her editor", "train tickets were sold out"},
-		{"remind me to call mum on sunday", "phone my mother this weekend", "the build uses go modules"},
-	}
+	localTestNearFar(t, e, 0, []localNearFar{
+		{"en 1", "what port does postgres listen on", "the database listens on 5432", "buy milk"},
+		{"en 2", "how do I roll back a deploy", "reverting the release to the previous version", "my cat sleeps all day"},
+		{"en 3", "the user prefers dark mode", "she likes a dark colour theme in her editor", "train tickets were sold out"},
+		{"en 4", "remind me to call mum on sunday", "phone my mother this weekend", "the build uses go modules"},
+	})
+}
+
+// localNearFar is one semantic check: query closer to near than to far.
+type localNearFar struct{ name, query, near, far string }
+
+// localTestNearFar runs the checks through e; with farBelow > 0 the far
+// text's cosine must also stay under it.
+func localTestNearFar(t *testing.T, e Embedder, farBelow float64, tests []localNearFar) {
+	t.Helper()
 	for _, tc := range tests {
-		t.Run(tc.query, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			v := localTestEmbed(t, e, tc.query, tc.near, tc.far)
 			near, far := localCosine(v[0], v[1]), localCosine(v[0], v[2])
 			if near <= far {
 				t.Errorf("cos(query, near)=%.3f ≤ cos(query, far)=%.3f", near, far)
 			}
+			if farBelow > 0 && far >= farBelow {
+				t.Errorf("unrelated cos %.3f reaches %.2f", far, farBelow)
+			}
+			t.Logf("near %.3f far %.3f", near, far)
 		})
 	}
 }
@@ -490,27 +503,14 @@ func TestLocalONNXSignature(t *testing.T) {
 // that share no word.
 func TestLocalUSELiteBilingual(t *testing.T) {
 	e := localTestEmbedderAt(t, localTestPlainDir(t), "")
-	tests := []struct{ name, query, near, far string }{
+	localTestNearFar(t, e, e.Calibration().Floor, []localNearFar{
 		{"zh paraphrase", "备份服务器的磁盘快满了", "备份机器的磁盘空间不够了", "下午喜欢喝乌龙茶"},
 		{"zh same topic", "订单查询很慢要加索引吗", "订单表缺少联合索引导致慢查询", "出差发票怎么报销"},
 		{"zh with a latin token", "ratelimit.app.qps 怎么改", "开放平台接口按应用限流，配置项 ratelimit.app.qps", "双十一前一周禁止上线"},
 		{"en paraphrase", "what port does postgres listen on", "the database listens on 5432", "buy milk"},
 		{"en paraphrase, no shared word", "remind me to call mum on sunday", "phone my mother this weekend", "the build uses go modules"},
 		{"en generic", "the cache deleted nothing when it filled up", "session cache evicted nothing under memory pressure", "user avoids meetings on friday afternoons"},
-	}
-	cal := e.Calibration()
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			v := localTestEmbed(t, e, tc.query, tc.near, tc.far)
-			near, far := localCosine(v[0], v[1]), localCosine(v[0], v[2])
-			if near <= far {
-				t.Errorf("cos(query, near)=%.3f ≤ cos(query, far)=%.3f", near, far)
-			}
-			if far >= cal.Floor {
-				t.Errorf("unrelated cos %.3f reaches the floor %.2f", far, cal.Floor)
-			}
-		})
-	}
+	})
 	raw, err := e.embedLoaded(context.Background(), []string{"备份服务器的磁盘快满了", "下午喜欢喝乌龙茶", "what port does postgres listen on"})
 	if err != nil {
 		t.Fatal(err)
@@ -577,22 +577,12 @@ func TestLocalUSELiteFusedFloor(t *testing.T) {
 // such a pair shares nothing (TestLocalUSELiteBilingual).
 func TestLocalUSELiteGlossed(t *testing.T) {
 	e := localTestEmbedderAt(t, localTestGlossedDir(t), "")
-	tests := []struct{ name, query, near, far string }{
+	localTestNearFar(t, e, 0, []localNearFar{
 		{"zh paraphrase", "电脑坏了找谁修", "笔记本维修请联系信息技术服务台", "周末去郊外爬山"},
 		{"zh to en", "数据库监听哪个端口", "the database listens on port 5432", "buy milk and eggs on the way home"},
 		{"en to zh", "what does the user drink in the afternoon", "用户下午一般喝乌龙茶", "构建缓存让持续集成快了很多"},
 		{"en paraphrase", "remind me to call mum on sunday", "phone my mother this weekend", "the build uses go modules"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			v := localTestEmbed(t, e, tc.query, tc.near, tc.far)
-			near, far := localCosine(v[0], v[1]), localCosine(v[0], v[2])
-			if near <= far {
-				t.Errorf("cos(query, near)=%.3f ≤ cos(query, far)=%.3f", near, far)
-			}
-			t.Logf("near %.3f far %.3f", near, far)
-		})
-	}
+	})
 	v := localTestEmbed(t, e, "备份服务器的磁盘快满了", "下午喜欢喝乌龙茶")
 	if n := localNorm2(v[0][:useLiteDim]); n < 0.5 {
 		t.Errorf("glossed Chinese text: dense half has squared length %.3f, want about α = %.2f", n, localGlossAlpha)
