@@ -57,7 +57,7 @@ import (
 // floor 0.15–0.35, span 0.3–1.0. Winner: 3 senses, trust 1.0, α 0.7,
 // floor 0.20, span 0.70 — generic 0.77 (hash 0.69 at its calibration, 0.69
 // at its best floor/span), cross-lingual 0.60 (hash 0.00), notes hint
-// precision 1.00 both (12 vs 14 hints), conversation hit@1 0.57 (hash
+// precision 1.00 both (13 vs 14 hints), conversation hit@1 0.57 (hash
 // 0.53), conversation hint precision 0.73 (hash 0.64). The floor sits below
 // the unrelated p99.5 (0.31): a glossed pair's cosines are lower than an
 // English pair's, and the wider span keeps a noise-level cosine's share of

@@ -149,14 +149,14 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 		inputs, outputs = []string{"indices", "values"}, []string{"embedding"}
 		// the ID names the fused representation (local_fuse.go) and the
 		// n-gram features it borrows, so a change to either re-embeds
-		e.id = "local:" + mc.Name + "+" + localFuseVersion + ":" + hashEmbedder{}.ID()
+		version, calib := localFuseVersion, &useLiteFusedCalibration
 		e.fuse = localFusePlain
-		e.calib.Store(&useLiteFusedCalibration)
 		if mc.GlossPath != "" {
-			e.fuse = localFuse{alpha: localGlossAlpha}
-			e.id = "local:" + mc.Name + "+" + localFuseVersion + "+" + localGlossVersion + ":" + hashEmbedder{}.ID()
-			e.calib.Store(&useLiteGlossedCalibration)
+			version, calib = localFuseVersion+"+"+localGlossVersion, &useLiteGlossedCalibration
+			e.fuse = localFuse{alpha: localGlossAlpha} // the glossary itself loads in the background
 		}
+		e.id = "local:" + mc.Name + "+" + version + ":" + hashEmbedder{}.ID()
+		e.calib.Store(calib)
 	case localFamilyBERT:
 		if e.bert, err = bertLoad(mc, sig); err != nil {
 			return nil, err
