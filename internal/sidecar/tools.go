@@ -114,20 +114,8 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(a.Query) != "" {
-		s.reinforce(hits)
-	}
 	scope := describeFilters(a.Since, a.Until, a.Tags)
-	if len(hits) == 0 {
-		return "No episodes found" + scope + ".", nil
-	}
-	head := fmt.Sprintf("%d episodes%s", len(hits), scope)
-	if strings.TrimSpace(a.Query) == "" {
-		head += ", newest first"
-	} else {
-		head += " for " + quoteQuery(a.Query) + ", best first"
-	}
-	return head + ":\n" + index.RenderHits(hits, recallBodyChars), nil
+	return s.searchResult(hits, a.Query, "episodes"+scope, "newest first", "No episodes found"+scope+"."), nil
 }
 
 type knowledgeArgs struct {
@@ -144,23 +132,32 @@ func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs
 	if err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(a.Query) != "" {
-		s.reinforce(hits)
-	}
 	what := "knowledge entries"
 	if q.EntryType != "" {
 		what = "knowledge entries of type " + quoteQuery(q.EntryType)
 	}
+	return s.searchResult(hits, a.Query, what, "strongest first", "No "+what+" found."), nil
+}
+
+// searchResult is a search tool's answer: "N <what>, best first" with the
+// hits for a query, "N <what>, <listOrder>" for a listing (an empty query),
+// none when nothing matched. Only ranked hits are reinforced: a listing is
+// not use.
+func (s *Server) searchResult(hits []index.Hit, query, what, listOrder, none string) string {
+	ranked := strings.TrimSpace(query) != ""
+	if ranked {
+		s.reinforce(hits)
+	}
 	if len(hits) == 0 {
-		return "No " + what + " found.", nil
+		return none
 	}
 	head := fmt.Sprintf("%d %s", len(hits), what)
-	if strings.TrimSpace(a.Query) == "" {
-		head += ", strongest first"
+	if ranked {
+		head += " for " + quoteQuery(query) + ", best first"
 	} else {
-		head += " for " + quoteQuery(a.Query) + ", best first"
+		head += ", " + listOrder
 	}
-	return head + ":\n" + index.RenderHits(hits, recallBodyChars), nil
+	return head + ":\n" + index.RenderHits(hits, recallBodyChars)
 }
 
 // search runs q on the index, waiting for it to open if needed.
