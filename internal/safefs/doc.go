@@ -1,0 +1,23 @@
+// Package safefs is the data directory as a boundary: every read, listing,
+// write, rename and removal of somni's memory files goes through an FS, which
+// resolves each path inside one of its roots with openat-style calls
+// (os.Root), so no link, however it is planted, leads a read or a write out
+// of the data directory.
+//
+// The rule, enforced here and nowhere else:
+//
+//   - Reads follow a symbolic link only while it stays inside its root (a
+//     relative link to a sibling folder works; /etc/passwd, an absolute link or
+//     ../../ does not): ErrOutside.
+//   - Writes never go through a link: a target that is a symlink is refused
+//     (ErrSymlink) rather than followed or replaced.
+//   - Only regular files are read, opened non-blocking so a FIFO or a device
+//     named *.md never stalls a caller (ErrNotRegular).
+//   - Every read has a byte limit chosen by the caller (ErrTooLarge past it).
+//
+// Map: fs.go (FS, roots, errors, stat/list/walk), read.go (bounded reads that
+// return the Version read), write.go (atomic create/replace, compare-and-swap
+// Replace, rename, append opens), swap_linux.go / swap_other.go (how Replace
+// swaps the new bytes in: renameat2 RENAME_EXCHANGE where the kernel has it,
+// so a file replaced by someone else between check and swap is put back).
+package safefs

@@ -1,0 +1,296 @@
+package safefs
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// TempPrefix and TempInfix name the temp files of atomic writes:
+// ".<base>.tmp-<random>", hidden so no scan takes them for memories.
+const (
+	TempPrefix = "."
+	TempInfix  = ".tmp-"
+)
+
+// IsTempName reports whether a file name is an atomic write's temp file.
+func IsTempName(name string) bool {
+	return strings.HasPrefix(name, TempPrefix) && strings.Contains(name, TempInfix)
+}
+
+// parent is p's directory opened inside the root, for calls by base name.
+type parent struct {
+	root *os.Root // the directory as a Root
+	base string
+}
+
+func (f *FS) openParent(op, p string, create bool) (*parent, error) {
+	if create {
+		if err := f.MkdirAll(filepath.Dir(p)); err != nil {
+			return nil, err
+		}
+	}
+	r, rel, err := f.open(op, p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if rel == "." {
+		return nil, &fs.PathError{Op: op, Path: p, Err: errors.New("is a root directory")}
+	}
+	d, err := r.OpenRoot(filepath.Dir(rel))
+	if err != nil {
+		return nil, mapErr(op, p, err)
+	}
+	return &parent{root: d, base: filepath.Base(rel)}, nil
+}
+
+func (d *parent) close() { _ = d.root.Close() }
+
+// checkTarget refuses a link or a non-regular file where a regular file is to be written.
+func (d *parent) checkTarget(p string) (exists bool, err error) {
+	fi, err := d.root.Lstat(d.base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, mapErr("lstat", p, err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return true, &fs.PathError{Op: "write", Path: p, Err: ErrSymlink}
+	}
+	if !fi.Mode().IsRegular() {
+		return true, &fs.PathError{Op: "write", Path: p, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))}
+	}
+	return true, nil
+}
+
+// writeTemp writes data to a fresh temp file beside the target and fsyncs it.
+func (d *parent) writeTemp(p string, data []byte) (string, error) {
+	var rnd [6]byte
+	for try := 0; try < 8; try++ {
+		_, _ = rand.Read(rnd[:])
+		name := TempPrefix + d.base + TempInfix + hex.EncodeToString(rnd[:])
+		file, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("safefs: temp file for %s: %w", p, err)
+		}
+		_, werr := file.Write(data)
+		if werr == nil {
+			werr = file.Sync()
+		}
+		cerr := file.Close()
+		if err := errors.Join(werr, cerr); err != nil {
+			_ = d.root.Remove(name)
+			return "", fmt.Errorf("safefs: write temp file for %s: %w", p, err)
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("safefs: no free temp name beside %s", p)
+}
+
+// sync makes a rename in the directory durable; file systems that cannot
+// fsync a directory are tolerated.
+func (d *parent) sync() error {
+	dir, err := d.root.Open(".")
+	if err != nil {
+		return fmt.Errorf("safefs: open dir: %w", err)
+	}
+	defer dir.Close()
+	if err := dir.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("safefs: fsync dir: %w", err)
+	}
+	return nil
+}
+
+// Create writes a new file p atomically and fails with fs.ErrExist instead of
+// replacing one (link(2) refuses an existing name, rename(2) would not).
+func (f *FS) Create(p string, data []byte) error {
+	d, err := f.openParent("create", p, true)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	if exists, err := d.checkTarget(p); err != nil {
+		return err
+	} else if exists {
+		return &fs.PathError{Op: "create", Path: p, Err: fs.ErrExist}
+	}
+	tmp, err := d.writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	defer d.root.Remove(tmp)
+	if err := d.root.Link(tmp, d.base); err != nil {
+		return mapErr("create", p, err)
+	}
+	return d.sync()
+}
+
+// Overwrite replaces p with data atomically whatever it holds now (a link is
+// still refused). For files only somni writes; anything a person may edit
+// goes through Replace.
+func (f *FS) Overwrite(p string, data []byte) error {
+	d, err := f.openParent("write", p, true)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	if _, err := d.checkTarget(p); err != nil {
+		return err
+	}
+	tmp, err := d.writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	if err := d.root.Rename(tmp, d.base); err != nil {
+		_ = d.root.Remove(tmp)
+		return mapErr("write", p, err)
+	}
+	return d.sync()
+}
+
+// Replace writes data over p only if p still holds what prev read (a
+// compare-and-swap); otherwise it changes nothing and returns ErrChanged, and
+// the caller re-reads and re-applies its change. prev = Missing creates p and
+// fails with ErrChanged if it appeared meanwhile.
+//
+// The check and the swap cannot be one step on a file system, so Replace
+// swaps with an exchange where the kernel offers one and then checks what it
+// displaced: an edit that landed between check and swap (in place or by
+// rename) is swapped back, never lost.
+func (f *FS) Replace(p string, data []byte, prev Version) error {
+	if !prev.Exists() {
+		err := f.Create(p, data)
+		if errors.Is(err, fs.ErrExist) {
+			return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+		}
+		return err
+	}
+	d, err := f.openParent("replace", p, false)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	if exists, err := d.checkTarget(p); err != nil {
+		return err
+	} else if !exists {
+		return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+	}
+	if !d.holds(d.base, prev) {
+		return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+	}
+	tmp, err := d.writeTemp(p, data)
+	if err != nil {
+		return err
+	}
+	exchanged, err := d.swap(tmp)
+	if err != nil {
+		_ = d.root.Remove(tmp)
+		return mapErr("replace", p, err)
+	}
+	if exchanged && !d.holds(tmp, prev) {
+		// Someone wrote between our check and the swap: put their file back.
+		if _, err := d.swap(tmp); err != nil {
+			return fmt.Errorf("safefs: replace %s: restoring a concurrent edit (kept as %s): %w", p, tmp, err)
+		}
+		_ = d.root.Remove(tmp)
+		return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+	}
+	if exchanged {
+		_ = d.root.Remove(tmp)
+	}
+	return d.sync()
+}
+
+// holds reports whether name is still the file and the bytes prev read.
+func (d *parent) holds(name string, prev Version) bool {
+	file, err := d.root.OpenFile(name, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return false
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil || !info.Mode().IsRegular() || !os.SameFile(info, prev.info) ||
+		info.Size() != int64(len(prev.data)) || !info.ModTime().Equal(prev.info.ModTime()) {
+		return false
+	}
+	data, err := readAtMost(file, int64(len(prev.data)))
+	return err == nil && bytes.Equal(data, prev.data)
+}
+
+// OpenAppend opens p for appending. With create it makes a new file and
+// fails with fs.ErrExist if one is there; without, p must be an existing
+// regular file that is not a link.
+func (f *FS) OpenAppend(p string, create bool) (*os.File, error) {
+	d, err := f.openParent("append", p, create)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	if create {
+		file, err := d.root.OpenFile(d.base, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, mapErr("create", p, err)
+		}
+		return file, nil
+	}
+	before, err := d.root.Lstat(d.base)
+	if err != nil {
+		return nil, mapErr("append", p, err)
+	}
+	if before.Mode()&fs.ModeSymlink != 0 {
+		return nil, &fs.PathError{Op: "append", Path: p, Err: ErrSymlink}
+	}
+	file, err := d.root.OpenFile(d.base, os.O_WRONLY|os.O_APPEND|oNonblock, 0)
+	if err != nil {
+		return nil, mapErr("append", p, err)
+	}
+	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() || !os.SameFile(info, before) {
+		file.Close()
+		return nil, &fs.PathError{Op: "append", Path: p, Err: ErrChanged}
+	}
+	return file, nil
+}
+
+// RemoveStaleTemps deletes atomic-write temp files under dir older than
+// age: what a killed write left. Younger ones may be another process's write
+// in progress. It returns how many it removed.
+func (f *FS) RemoveStaleTemps(dir string, age time.Duration) (int, error) {
+	n := 0
+	cutoff := time.Now().Add(-age)
+	err := f.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return nil // unreadable folders are doctor's business, not a cleanup failure
+		}
+		if de.IsDir() {
+			if p != dir && strings.HasPrefix(de.Name(), ".") {
+				return fs.SkipDir // .git and the like hold no temp files of ours
+			}
+			return nil
+		}
+		if !de.Type().IsRegular() || !IsTempName(de.Name()) {
+			return nil
+		}
+		if info, err := de.Info(); err == nil && info.ModTime().Before(cutoff) {
+			if f.Remove(p) == nil {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
