@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,7 +111,7 @@ func ListedLogPaths(userMessage string) []string {
 // else the embedded default. It is read per dream so edits apply at once.
 func (tb *toolbox) strategy() string {
 	p := tb.st.StrategyOverridePath()
-	data, err := os.ReadFile(p)
+	data, err := tb.st.StrategyOverride()
 	switch {
 	case err == nil:
 		if s := stripFrontMatter(string(data)); s != "" {

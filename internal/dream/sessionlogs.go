@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,10 +48,7 @@ func (tb *toolbox) logIsEmpty(path string) (bool, error) {
 	if len(l.Blocks) > 0 {
 		return false, nil
 	}
-	data, err := os.ReadFile(l.Path)
-	if err != nil {
-		return false, fmt.Errorf("read %s: %w", l.Path, err)
-	}
+	data := l.Raw
 	body := string(data)
 	if doc, perr := memory.ParseDocument(l.Path, data); perr == nil {
 		body = doc.Body
@@ -89,10 +85,7 @@ func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) str
 	if err != nil {
 		return errorf("read_session_log: %v (only files in memory/session-log can be read)", err)
 	}
-	data, err := os.ReadFile(l.Path)
-	if err != nil {
-		return errorf("read_session_log: %v", err)
-	}
+	data := l.Raw
 	if l.Archived {
 		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", filepath.Base(l.Path), data)
 	}

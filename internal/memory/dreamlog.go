@@ -3,7 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -27,7 +27,7 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 	day := s.today()
 	dir := s.dreamLogDir()
 	next := 1
-	des, _ := os.ReadDir(dir)
+	des, _ := s.fs.ReadDir(dir)
 	for _, de := range des {
 		if m := dreamLogRe.FindStringSubmatch(de.Name()); m != nil && m[1] == day {
 			if n, _ := strconv.Atoi(m[2]); n >= next {
@@ -37,11 +37,11 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 	}
 	for ; next < 100000; next++ {
 		path := filepath.Join(dir, fmt.Sprintf("%s_dream_%03d.md", day, next))
-		err := writeFileNew(path, []byte(ensureTrailingNewline(content)))
+		err := s.writeNew(path, []byte(ensureTrailingNewline(content)))
 		if err == nil {
 			return path, nil
 		}
-		if !errors.Is(err, os.ErrExist) {
+		if !errors.Is(err, fs.ErrExist) {
 			return "", err
 		}
 	}
@@ -50,9 +50,9 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 
 // DreamLogs lists dream diaries, newest first.
 func (s *Store) DreamLogs() ([]string, error) {
-	des, err := os.ReadDir(s.dreamLogDir())
+	des, err := s.fs.ReadDir(s.dreamLogDir())
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("memory: list dream logs: %w", err)
@@ -94,9 +94,9 @@ func (s *Store) ReadDreamLog(path string) (string, error) {
 	if err := checkWithin(s.dreamLogDir(), p); err != nil {
 		return "", fmt.Errorf("memory: read dream log: %w", err)
 	}
-	data, err := os.ReadFile(p)
+	data, err := s.readFile(p, MaxEntryBytes)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("memory: read dream log %s: %w", path, ErrNotFound)
 		}
 		return "", fmt.Errorf("memory: read dream log %s: %w", path, err)

@@ -1,6 +1,8 @@
 package memory
 
 import (
+	"github.com/somni-dev/somni/internal/safefs"
+
 	"math"
 	"strconv"
 	"strings"
@@ -61,6 +63,10 @@ type Entry struct {
 	Archived bool
 	ModTime  time.Time
 	Size     int64
+
+	version safefs.Version // what Load read, for the compare-and-swap of the next Save
+	raw     []byte         // the bytes Load read; a rewrite patches them instead of re-rendering
+	framed  bool           // the file had a front-matter block
 }
 
 // Description returns the front-matter description.

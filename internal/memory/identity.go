@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // DefaultUserID is the single-user profile id; it falls back to the legacy memory/about_user.md.
@@ -18,6 +19,8 @@ type Profile struct {
 	Path   string
 	Meta   *FrontMatter
 	Body   string
+
+	version safefs.Version // what was read, for the compare-and-swap of the update
 }
 
 // Name returns the profile's display name (front-matter name, else the user id).
@@ -44,7 +47,7 @@ func (s *Store) UserProfilePath(userID string) (string, error) {
 }
 
 func (s *Store) readProfile(path, userID string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+	data, ver, err := s.fs.ReadVersion(path, MaxEntryBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -56,7 +59,7 @@ func (s *Store) readProfile(path, userID string) (*Profile, error) {
 		s.problem(path, err)
 		return nil, err
 	}
-	return &Profile{UserID: userID, Path: path, Meta: doc.Meta, Body: doc.Body}, nil
+	return &Profile{UserID: userID, Path: path, Meta: doc.Meta, Body: doc.Body, version: ver}, nil
 }
 
 // AboutMe returns the agent's self-description, or nil when there is none.
@@ -101,7 +104,7 @@ func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
 	p.Meta.Set("has_data", "true")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if err := writeFileAtomic(p.Path, RenderDocument(p.Meta, p.Body)); err != nil {
+	if err := s.replace(p.Path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -130,7 +133,10 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if p == nil {
 		p = &Profile{UserID: userID, Meta: NewFrontMatter()}
 	}
-	p.Path = path // a legacy default profile migrates to users/default/
+	if p.Path != path {
+		p.version = safefs.Missing // a legacy default profile migrates to users/default/
+	}
+	p.Path = path
 	if p.Meta.Value("user_id") == "" {
 		p.Meta.Set("user_id", userID)
 	}
@@ -140,7 +146,7 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if err := writeFileAtomic(path, RenderDocument(p.Meta, p.Body)); err != nil {
+	if err := s.replace(path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil

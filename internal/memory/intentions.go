@@ -2,8 +2,9 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -113,7 +114,7 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	day := now.Format("20060102")
 	next := 1
 	for _, dir := range []string{s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")} {
-		des, _ := os.ReadDir(dir)
+		des, _ := s.fs.ReadDir(dir)
 		for _, de := range des {
 			m := intentionIDRe.FindStringSubmatch(de.Name())
 			if m == nil || m[1] != day {
@@ -124,7 +125,6 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 			}
 		}
 	}
-	id := fmt.Sprintf("pi-%s-%03d", day, next)
 	var b strings.Builder
 	if due != "" {
 		b.WriteString("- due: " + due + "\n")
@@ -137,12 +137,28 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	if source != "" {
 		b.WriteString("- source: " + source + "\n")
 	}
-	path := filepath.Join(s.intentionsDir(), id, "INTENT.md")
-	e := s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
-	if err := writeFileNew(path, RenderDocument(e.Meta, e.Body)); err != nil {
-		return nil, fmt.Errorf("memory: add intention %s: %w", id, err)
+	// Another process may take the same number between our listing and our
+	// create: the create refuses an existing file, and we take the next one.
+	for ; next < 1000000; next++ {
+		id := fmt.Sprintf("pi-%s-%03d", day, next)
+		if s.fs.Exists(filepath.Join(s.intentionsDir(), "archived", id)) {
+			continue
+		}
+		path := filepath.Join(s.intentionsDir(), id, "INTENT.md")
+		e := s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
+		err := s.writeNew(path, RenderDocument(e.Meta, e.Body))
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("memory: add intention %s: %w", id, err)
+		}
+		if err := s.reload(e); err != nil {
+			return nil, err
+		}
+		return intentionFromEntry(e), nil
 	}
-	return intentionFromEntry(e), nil
+	return nil, fmt.Errorf("memory: add intention: no free id for %s", day)
 }
 
 // CompleteIntention archives an open intention as completed.
@@ -182,11 +198,14 @@ func (s *Store) closeIntention(ctx context.Context, id, reason string) (string, 
 
 // archiveIntentionLocked notes the close reason in the body, then moves the directory to intentions/archived/<id>.
 func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) {
-	e.Body = ensureTrailingNewline(e.Body) + "- closed: " + s.today() + " (" + reason + ")\n"
-	if err := s.Save(e); err != nil {
+	err := s.rewrite(e, func(e *Entry) error {
+		e.Body = ensureTrailingNewline(e.Body) + "- closed: " + s.today() + " (" + reason + ")\n"
+		return nil
+	})
+	if err != nil {
 		return "", err
 	}
-	dest, err := moveDir(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)))
+	dest, err := s.moveDir(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)))
 	if err != nil {
 		return "", err
 	}
@@ -224,9 +243,9 @@ func (s *Store) Intentions(ctx context.Context) ([]*Intention, []Problem, error)
 // ArchivedIntentions lists closed intentions (for history and doctor checks).
 func (s *Store) ArchivedIntentions(ctx context.Context) ([]*Intention, error) {
 	dir := filepath.Join(s.intentionsDir(), "archived")
-	des, err := os.ReadDir(dir)
+	des, err := s.fs.ReadDir(dir)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("memory: list archived intentions: %w", err)

@@ -2,11 +2,14 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // Lifecycle numbers: every birth, reinforcement, decay and retirement constant lives here.
@@ -125,59 +128,80 @@ func Decayed(score, base float64, stability, days int) float64 {
 func (s *Store) RecordUsage(e *Entry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(e); err != nil {
-		return fmt.Errorf("memory: record usage of %s: %w", e.Name, err)
-	}
-	return s.recordUsageLocked(e)
+	return s.rewrite(e, s.usageChange(s.today()))
 }
 
-// refreshLocked replaces e's contents with the file on disk, so a rewrite never writes back a stale copy
-// (dropping keys or body text added by hand since) nor recreates an entry archived since it was loaded.
-// Caller holds s.mu.
-func (s *Store) refreshLocked(e *Entry) error {
-	fresh, err := s.Load(e.Path)
-	if err != nil {
-		return err
-	}
-	*e = *fresh
-	return nil
-}
-
-func (s *Store) recordUsageLocked(e *Entry) error {
-	today := s.today()
-	st, sc := Usage(e.Stability(), e.Score(), e.Meta.Value(KeyLastUsed), today)
-	e.SetStability(st)
-	e.SetScore(sc)
-	e.Meta.Set(KeyLastUsed, today)
-	if err := s.Save(e); err != nil {
-		return fmt.Errorf("memory: record usage of %s: %w", e.Name, err)
-	}
-	return nil
-}
-
-// ReinforceRecall strengthens an entry that recall returned: episodes gain 0.03, everything else gets
-// a full record_usage. Intentions are left alone.
-func (s *Store) ReinforceRecall(e *Entry) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch e.Kind {
-	case KindIntention, KindIdentity, KindSessionLog, KindDreamLog:
+// usageChange is one record_usage on day.
+func (s *Store) usageChange(day string) func(*Entry) error {
+	return func(e *Entry) error {
+		st, sc := Usage(e.Stability(), e.Score(), e.Meta.Value(KeyLastUsed), day)
+		e.SetStability(st)
+		e.SetScore(sc)
+		e.Meta.Set(KeyLastUsed, day)
 		return nil
 	}
-	if err := s.refreshLocked(e); err != nil {
-		return fmt.Errorf("memory: reinforce %s: %w", e.Name, err)
-	}
-	switch e.Kind {
-	case KindEpisode:
-		e.SetScore(math.Min(e.Score()+RecallEpisodeGain, 1))
-		e.Meta.Set(KeyLastUsed, s.today())
-		if err := s.Save(e); err != nil {
-			return fmt.Errorf("memory: reinforce %s: %w", e.Name, err)
+}
+
+// recallChange is what one recall hit on day does to an entry: episodes gain
+// 0.03, everything else gets a full record_usage.
+func (s *Store) recallChange(day string) func(*Entry) error {
+	return func(e *Entry) error {
+		if e.Kind == KindEpisode {
+			e.SetScore(math.Min(e.Score()+RecallEpisodeGain, 1))
+			e.Meta.Set(KeyLastUsed, day)
+			return nil
 		}
-		return nil
-	default:
-		return s.recordUsageLocked(e)
+		return s.usageChange(day)(e)
 	}
+}
+
+// rewriteTries is how often a rewrite re-reads and re-applies its change when
+// the file changed under it (a person saving it, another process) before it
+// gives up and leaves the file as it is.
+const rewriteTries = 5
+
+// errNoChange, returned by a change, means there is nothing to write.
+var errNoChange = errors.New("no change")
+
+// ErrIncomplete is a file a rewrite refuses because it does not hold a whole
+// entry (no front-matter, or neither name nor description): typically a file
+// caught half-written by an editor. Writing it back would keep the damage.
+var ErrIncomplete = errors.New("is not a complete entry (no front-matter name or description)")
+
+// rewrite applies change to the entry at e.Path as it is on disk and writes
+// the result with a compare-and-swap: when the file changes between the read
+// and the swap, it re-reads and re-applies, so an edit made meanwhile is never
+// reverted. A file that does not parse, or parses to an incomplete entry, is
+// never written. On success e holds what was written. Caller holds s.mu.
+func (s *Store) rewrite(e *Entry, change func(*Entry) error) error {
+	var last error
+	for try := 0; try < rewriteTries; try++ {
+		fresh, err := s.Load(e.Path)
+		if err != nil {
+			return fmt.Errorf("memory: rewrite %s: %w", s.Rel(e.Path), err)
+		}
+		if !fresh.framed || fresh.Meta.Value(KeyName) == "" && fresh.Meta.Value(KeyDescription) == "" {
+			return fmt.Errorf("memory: rewrite %s: %w", s.Rel(e.Path), ErrIncomplete)
+		}
+		if err := change(fresh); err != nil {
+			if errors.Is(err, errNoChange) {
+				*e = *fresh
+				return nil
+			}
+			return err
+		}
+		err = s.Save(fresh)
+		if errors.Is(err, safefs.ErrChanged) {
+			last = err
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		*e = *fresh
+		return nil
+	}
+	return fmt.Errorf("memory: rewrite %s: gave up after %d tries: %w", s.Rel(e.Path), rewriteTries, last)
 }
 
 // DecayReport says what one DecayAll pass did.
@@ -213,25 +237,35 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 		if err := ctx.Err(); err != nil {
 			return rep, fmt.Errorf("memory: decay: %w", err)
 		}
-		last, ok := e.LastDecay()
-		if !ok {
-			// Never decayed: start the clock today rather than guessing an age.
-			last = today
-			e.Meta.Set(KeyLastDecay, todayStr)
-		}
-		days := int(today.Sub(last).Hours() / 24)
-		if days > 0 {
+		changed := false
+		err := s.rewrite(e, func(e *Entry) error {
+			last, ok := e.LastDecay()
+			if !ok {
+				// Never decayed: start the clock today rather than guessing an age.
+				last = today
+				e.Meta.Set(KeyLastDecay, todayStr)
+			}
+			days := int(today.Sub(last).Hours() / 24)
+			if days <= 0 {
+				if ok {
+					return errNoChange
+				}
+				return nil
+			}
 			base := DecayBase(e.Kind, e.Salience())
 			e.SetScore(Decayed(e.Score(), base, e.Stability(), days))
 			e.Meta.Set(KeyLastDecay, todayStr)
-			if err := s.Save(e); err != nil {
-				return rep, err
-			}
+			changed = true
+			return nil
+		})
+		if err != nil {
+			// One entry a person is editing (or that is half-written) must not stop the pass.
+			s.log.Warn("memory: decay skipped an entry", "file", s.Rel(e.Path), "err", err)
+			rep.Problems = append(rep.Problems, Problem{Path: e.Path, Reason: err.Error()})
+			continue
+		}
+		if changed {
 			rep.Decayed++
-		} else if !ok {
-			if err := s.Save(e); err != nil {
-				return rep, err
-			}
 		}
 		if e.Score() < RetireBelow {
 			dest, err := s.archiveLocked(e)

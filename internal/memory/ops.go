@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -179,7 +178,7 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(path); err == nil {
+	if s.fs.Exists(path) {
 		e, lerr := s.Load(path)
 		if lerr != nil {
 			return nil, fmt.Errorf("memory: create %s: %s exists but cannot be read: %w", name, path, lerr)
@@ -291,30 +290,30 @@ func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityD
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(e); err != nil {
-		return nil, fmt.Errorf("memory: update %s: %w", e.Name, err)
-	}
-	if guard != nil {
-		if err := guard(e); err != nil {
-			return nil, err
+	err := s.rewrite(e, func(e *Entry) error {
+		if guard != nil {
+			if err := guard(e); err != nil {
+				return err
+			}
 		}
-	}
-	if desc != "" {
-		e.Meta.Set(KeyDescription, desc)
-	}
-	if strings.TrimSpace(body) != "" {
-		e.Body = ensureTrailingNewline(body)
-	}
-	if note := strings.TrimSpace(mergeNote); note != "" {
-		e.Body = ensureTrailingNewline(e.Body) + "\n> merge note (" + s.today() + "): " + strings.ReplaceAll(note, "\n", " ") + "\n"
-	}
-	if stabilityDelta != 0 {
-		e.SetStability(e.Stability() + stabilityDelta)
-	}
-	if scoreDelta != 0 {
-		e.SetScore(e.Score() + scoreDelta)
-	}
-	if err := s.recordUsageLocked(e); err != nil {
+		if desc != "" {
+			e.Meta.Set(KeyDescription, desc)
+		}
+		if strings.TrimSpace(body) != "" {
+			e.Body = ensureTrailingNewline(body)
+		}
+		if note := strings.TrimSpace(mergeNote); note != "" {
+			e.Body = ensureTrailingNewline(e.Body) + "\n> merge note (" + s.today() + "): " + strings.ReplaceAll(note, "\n", " ") + "\n"
+		}
+		if stabilityDelta != 0 {
+			e.SetStability(e.Stability() + stabilityDelta)
+		}
+		if scoreDelta != 0 {
+			e.SetScore(e.Score() + scoreDelta)
+		}
+		return s.usageChange(s.today())(e)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -335,9 +334,11 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.refreshLocked(e); err != nil {
+	fresh, err := s.Load(e.Path)
+	if err != nil {
 		return "", fmt.Errorf("memory: archive %s: %w", name, err)
 	}
+	*e = *fresh
 	if e.Kind == KindSkill && autoMergeOff(e) {
 		// Its owner keeps it by hand: retiring it is as much an edit as rewriting it.
 		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", e.Name)
@@ -361,7 +362,7 @@ func (s *Store) archiveLocked(e *Entry) (string, error) {
 	if !ok || src == s.knowledgeDir() || src == s.episodesDir() || src == s.learnedDir() || src == s.skillDir {
 		return "", fmt.Errorf("memory: archive %s: %w", e.Path, errOutside(e.Path))
 	}
-	return moveDir(src, dest, filepath.Base(src))
+	return s.moveDir(src, dest, filepath.Base(src))
 }
 
 // RecordEpisode describes one event to remember (compat record_episode arguments).
@@ -433,9 +434,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 		if err != nil {
 			return nil, err
 		}
-		_, statErr := os.Stat(filepath.Dir(p))
-		_, archErr := os.Stat(filepath.Join(s.episodesDir(), "archived", name))
-		if os.IsNotExist(statErr) && os.IsNotExist(archErr) {
+		if !s.fs.Exists(filepath.Dir(p)) && !s.fs.Exists(filepath.Join(s.episodesDir(), "archived", name)) {
 			break
 		}
 		if i > 9999 {

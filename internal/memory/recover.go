@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,7 +18,7 @@ import (
 // block — even inside a UTF-8 character — that was never acknowledged.
 // It returns the paths it finalised; files it cannot parse are left alone.
 func (c *Capture) RecoverCrashed() ([]string, error) {
-	logs, err := logFilesIn(c.s.sessionLogDir())
+	logs, err := c.s.logFilesIn(c.s.sessionLogDir())
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +26,7 @@ func (c *Capture) RecoverCrashed() ([]string, error) {
 	var done []string
 	var errs []error
 	for _, p := range logs {
-		if open[p] || logStatus(p) != "" {
+		if open[p] || c.s.logStatus(p) != "" {
 			continue
 		}
 		ok, err := c.recoverLog(p)
@@ -45,7 +44,7 @@ func (c *Capture) RecoverCrashed() ([]string, error) {
 // recoverLog finalises one crashed log unless another process still writes
 // it (it holds the log's lock) or its header cannot be read.
 func (c *Capture) recoverLog(path string) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := c.s.fs.OpenRead(path)
 	if err != nil {
 		return false, fmt.Errorf("memory: recover %s: %w", path, err)
 	}
@@ -57,7 +56,7 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("memory: recover %s: %w", path, err)
 	}
-	data, err := os.ReadFile(path)
+	data, ver, err := c.s.fs.ReadVersion(path, MaxLogBytes)
 	if err != nil {
 		return false, fmt.Errorf("memory: recover %s: %w", path, err)
 	}
@@ -76,7 +75,7 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 	doc.Meta.SetPlain("end_time", info.ModTime().In(c.s.now().Location()).Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
-	if err := writeFileAtomic(path, doc.Render()); err != nil {
+	if err := c.s.replace(path, doc.Render(), ver); err != nil {
 		return false, err
 	}
 	c.s.log.Info("memory: finalised a session log left open by a crash", "file", path, "messages", count)

@@ -97,7 +97,7 @@ func TestRecoverSkipsLiveWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := logStatus(path); st != StatusPending {
+	if st := c.s.logStatus(path); st != StatusPending {
 		t.Fatalf("status after close = %q", st)
 	}
 }

@@ -50,6 +50,10 @@ type Capture struct {
 	s        *Store
 	mu       sync.Mutex
 	sessions map[string]*sessionWriter
+	// mine are the logs this process opened: once closed they are never
+	// resumed (a close means the next message starts a new log, and a dream
+	// may be archiving it), only logs of an earlier process are.
+	mine map[string]bool
 }
 
 type sessionWriter struct {
@@ -74,7 +78,7 @@ func (s *Store) Capture() *Capture {
 	s.capMu.Lock()
 	defer s.capMu.Unlock()
 	if s.capture == nil {
-		s.capture = &Capture{s: s, sessions: map[string]*sessionWriter{}}
+		s.capture = &Capture{s: s, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}}
 	}
 	return s.capture
 }
@@ -192,7 +196,7 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 func (c *Capture) write(w *sessionWriter, block []byte) error {
 	if w.f != nil {
 		// The dreamer (or a person) may have moved the file away: never recreate a headerless log.
-		if _, err := os.Stat(w.path); err != nil {
+		if !c.s.fs.Exists(w.path) {
 			_ = w.f.Close()
 			w.f, w.path = nil, ""
 		} else if w.size > SessionLogMaxBytes {
@@ -218,14 +222,17 @@ func (c *Capture) write(w *sessionWriter, block []byte) error {
 // open creates the next free YYYY-MM-DD_NNN.md (pending and archived numbers both count) with its header.
 func (c *Capture) open(w *sessionWriter) error {
 	dir := c.s.sessionLogDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := c.s.fs.MkdirAll(dir); err != nil {
 		return fmt.Errorf("memory: create %s: %w", dir, err)
 	}
 	now := c.s.now()
 	day := now.Format(dateLayout)
+	if c.resume(w, day) {
+		return nil
+	}
 	next := 1
 	for _, d := range []string{dir, filepath.Join(dir, "archived")} {
-		des, _ := os.ReadDir(d)
+		des, _ := c.s.fs.ReadDir(d)
 		for _, de := range des {
 			if m := sessionLogNameRe.FindStringSubmatch(de.Name()); m != nil && m[1] == day {
 				if n, _ := strconv.Atoi(m[2]); n >= next {
@@ -237,17 +244,9 @@ func (c *Capture) open(w *sessionWriter) error {
 	for ; ; next++ {
 		id := fmt.Sprintf("%s_%03d", day, next)
 		path := filepath.Join(dir, id+".md")
-		if _, err := os.Stat(filepath.Join(dir, "archived", id+".md")); err == nil {
+		if c.s.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
 			continue
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue // another session or process took it
-		}
-		if err != nil {
-			return fmt.Errorf("memory: create session log %s: %w", path, err)
-		}
-		lockWriter(f)
 		m := NewFrontMatter()
 		m.Set("session_id", id)
 		m.Set("user", label(w.userID))
@@ -257,11 +256,21 @@ func (c *Capture) open(w *sessionWriter) error {
 		}
 		m.SetPlain("start_time", now.Format(logTimeLayout))
 		header := RenderDocument(m, "")
-		if _, err := f.Write(header); err != nil {
-			_ = f.Close()
-			return fmt.Errorf("memory: write session log header %s: %w", path, err)
+		// The header is created whole or not at all (a full disk must not
+		// leave an empty log behind), then opened for the appends.
+		err := c.s.writeNew(path, header)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another session or process took it
 		}
-		_ = syncDir(dir)
+		if err != nil {
+			return fmt.Errorf("memory: create session log %s: %w", path, err)
+		}
+		f, err := c.s.fs.OpenAppend(path, false)
+		if err != nil {
+			return fmt.Errorf("memory: open session log %s: %w", path, err)
+		}
+		lockWriter(f)
+		c.claim(path)
 		w.f, w.path, w.size, w.count, w.lastPath = f, path, int64(len(header)), 0, path
 		return nil
 	}
@@ -278,7 +287,7 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 	if err != nil {
 		return path, fmt.Errorf("memory: close session log %s: %w", path, err)
 	}
-	data, err := os.ReadFile(path)
+	data, ver, err := c.s.fs.ReadVersion(path, MaxLogBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil // archived under us: nothing to finalise
@@ -293,7 +302,7 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 	doc.Meta.SetPlain("end_time", c.s.now().Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
-	if err := writeFileAtomic(path, doc.Render()); err != nil {
+	if err := c.s.replace(path, doc.Render(), ver); err != nil {
 		return path, err
 	}
 	return path, nil
@@ -325,10 +334,10 @@ func (c *Capture) Close(sessionID string) (string, error) {
 		return "", err
 	}
 	if w.lastPath != "" {
-		if _, err := os.Stat(w.lastPath); err != nil {
+		if !c.s.fs.Exists(w.lastPath) {
 			// Already archived by a dream: report where it went.
 			arch := filepath.Join(c.s.sessionLogDir(), "archived", filepath.Base(w.lastPath))
-			if _, err := os.Stat(arch); err == nil {
+			if c.s.fs.Exists(arch) {
 				return arch, nil
 			}
 		}
@@ -411,7 +420,7 @@ func (s *Store) liveCapture() *Capture {
 // PendingLogs lists session-log/*.md not marked processed (headerless legacy logs included), oldest
 // first, skipping files a live session is still writing.
 func (s *Store) PendingLogs() ([]string, error) {
-	logs, err := logFilesIn(s.sessionLogDir())
+	logs, err := s.logFilesIn(s.sessionLogDir())
 	if err != nil {
 		return nil, err
 	}
@@ -421,7 +430,7 @@ func (s *Store) PendingLogs() ([]string, error) {
 	}
 	var out []string
 	for _, p := range logs {
-		if !open[p] && logStatus(p) != StatusProcessed {
+		if !open[p] && s.logStatus(p) != StatusProcessed && !s.heldElsewhere(p) {
 			out = append(out, p)
 		}
 	}
@@ -433,17 +442,18 @@ func (s *Store) PendingLogs() ([]string, error) {
 func isLogName(n string) bool { return !strings.HasPrefix(n, ".") && strings.HasSuffix(n, ".md") }
 
 // logFilesIn lists the log files directly in dir, sorted; a missing dir has none.
-func logFilesIn(dir string) ([]string, error) {
-	des, err := os.ReadDir(dir)
+// Only regular files count: a link or a FIFO named *.md is doctor's to report.
+func (s *Store) logFilesIn(dir string) ([]string, error) {
+	des, err := s.fs.ReadDir(dir)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("memory: list session logs: %w", err)
 	}
 	var out []string
 	for _, de := range des {
-		if !de.IsDir() && isLogName(de.Name()) {
+		if de.Type().IsRegular() && isLogName(de.Name()) {
 			out = append(out, filepath.Join(dir, de.Name()))
 		}
 	}
@@ -452,15 +462,12 @@ func logFilesIn(dir string) ([]string, error) {
 }
 
 // logStatus reads just the header of a log for its status ("" when none or unreadable).
-func logStatus(path string) string {
-	f, err := os.Open(path)
+func (s *Store) logStatus(path string) string {
+	buf, err := s.fs.ReadHead(path, logHeadBytes)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	n, _ := f.Read(buf)
-	head := string(buf[:n])
+	head := string(buf)
 	if !strings.HasPrefix(head, "---") {
 		return ""
 	}
@@ -526,9 +533,12 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	data, err := os.ReadFile(p)
+	if s.heldElsewhere(p) {
+		return "", invalid("%s is still being written by a live session in another process; it is archived once that session closes", s.Rel(p))
+	}
+	data, ver, err := s.fs.ReadVersion(p, MaxLogBytes)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("memory: mark processed %s: %w", path, ErrNotFound)
 		}
 		return "", fmt.Errorf("memory: mark processed %s: %w", path, err)
@@ -542,16 +552,13 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 		if !doc.HasFrontMatter {
 			out = RenderDocument(doc.Meta, doc.Body)
 		}
-		if err := writeFileAtomic(p, out); err != nil {
+		if err := s.replace(p, out, ver); err != nil {
 			return "", err
 		}
 	} else {
 		s.log.Warn("memory: session log unparsable, archived without rewriting", "file", p, "err", perr)
 	}
 	archDir := filepath.Join(s.sessionLogDir(), "archived")
-	if err := os.MkdirAll(archDir, 0o755); err != nil {
-		return "", fmt.Errorf("memory: create %s: %w", archDir, err)
-	}
 	base := strings.TrimSuffix(filepath.Base(p), ".md")
 	for i := 1; i < 10000; i++ {
 		name := base + ".md"
@@ -559,14 +566,13 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 			name = fmt.Sprintf("%s-%d.md", base, i)
 		}
 		dest := filepath.Join(archDir, name)
-		if _, err := os.Lstat(dest); err == nil {
+		err := s.fs.Rename(p, dest)
+		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
-		if err := os.Rename(p, dest); err != nil {
+		if err != nil {
 			return "", fmt.Errorf("memory: archive %s: %w", p, err)
 		}
-		_ = syncDir(archDir)
-		_ = syncDir(s.sessionLogDir())
 		return dest, nil
 	}
 	return "", fmt.Errorf("memory: no free archive name for %s", p)
@@ -590,6 +596,8 @@ type SessionLog struct {
 	Meta     *FrontMatter
 	Blocks   []LogBlock
 	Archived bool
+	// Raw is the file's bytes as read (at most MaxLogBytes).
+	Raw []byte
 }
 
 // ChatID returns the host session id the log belongs to.
@@ -605,7 +613,7 @@ var blockHeaderRe = regexp.MustCompile(`^\[(user|agent|tool)(?::([^\]\n]*))?\] (
 // Only a known header at the start of a block starts a new block, so a message beginning with
 // `[x] y` stays inside its block.
 func ParseSessionLog(path string, data []byte) *SessionLog {
-	l := &SessionLog{Path: path, Meta: NewFrontMatter()}
+	l := &SessionLog{Path: path, Meta: NewFrontMatter(), Raw: data}
 	body := string(data)
 	lineOffset := 0
 	if doc, err := ParseDocument(path, data); err == nil {
@@ -664,12 +672,12 @@ func (s *Store) ReadSessionLog(path string) (*SessionLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(p)
+	data, err := s.readFile(p, MaxLogBytes)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			// The dreamer may name a log that has just been archived.
 			alt := filepath.Join(s.sessionLogDir(), "archived", filepath.Base(p))
-			if data2, err2 := os.ReadFile(alt); err2 == nil {
+			if data2, err2 := s.readFile(alt, MaxLogBytes); err2 == nil {
 				l := ParseSessionLog(alt, data2)
 				l.Archived = true
 				return l, nil
@@ -691,7 +699,7 @@ func (s *Store) SessionLogFiles(ctx context.Context, includeArchived bool) ([]st
 	}
 	var out []string
 	for _, d := range dirs {
-		logs, err := logFilesIn(d)
+		logs, err := s.logFilesIn(d)
 		if err != nil {
 			return nil, err
 		}
@@ -757,4 +765,82 @@ func oneLine(s string, limit int) string {
 		s = string(r[:limit]) + "...(truncated)"
 	}
 	return s
+}
+
+// heldElsewhere reports whether another process's live session writer holds
+// the log (its advisory lock): such a log is neither pending nor archivable.
+// Callers skip the logs this process's own writers hold before asking.
+func (s *Store) heldElsewhere(path string) bool {
+	f, err := s.fs.OpenRead(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close() // closing releases the probe's own lock
+	return !tryLock(f)
+}
+
+// resume continues a session in the log it was writing before this process
+// started (a restarted sidecar, the host reconnecting): today's newest log of
+// the same chat and user that is not processed, not held by a live writer and
+// has room. One conversation stays one log instead of being split at every
+// restart. Caller holds w.mu.
+func (c *Capture) resume(w *sessionWriter, day string) bool {
+	if w.lastPath != "" {
+		return false // this session already wrote (and closed) one here: rotation, not a restart
+	}
+	logs, err := c.s.logFilesIn(c.s.sessionLogDir())
+	if err != nil {
+		return false
+	}
+	for i := len(logs) - 1; i >= 0; i-- {
+		p := logs[i]
+		m := sessionLogNameRe.FindStringSubmatch(filepath.Base(p))
+		if m == nil || m[1] != day || c.isMine(p) {
+			continue
+		}
+		head, err := c.s.fs.ReadHead(p, logHeadBytes)
+		if err != nil {
+			continue
+		}
+		doc, err := ParseDocument(p, head[:max(0, headerEnd(head))])
+		if err != nil || !doc.HasFrontMatter || doc.Meta.Value("chat_id") != oneLine(w.chatID, 0) ||
+			doc.Meta.Value("user") != label(w.userID) || doc.Meta.Value("status") == StatusProcessed {
+			continue
+		}
+		f, err := c.s.fs.OpenAppend(p, false)
+		if err != nil {
+			continue
+		}
+		info, err := f.Stat()
+		if err != nil || info.Size() > SessionLogMaxBytes || !tryLock(f) {
+			_ = f.Close()
+			continue
+		}
+		if !c.claim(p) {
+			_ = f.Close()
+			continue
+		}
+		count, _ := strconv.Atoi(doc.Meta.Value("message_count"))
+		w.f, w.path, w.size, w.count, w.lastPath = f, p, info.Size(), count, p
+		c.s.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.s.Rel(p))
+		return true
+	}
+	return false
+}
+
+// claim records p as opened by this process; false if it already was.
+func (c *Capture) claim(p string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mine[p] {
+		return false
+	}
+	c.mine[p] = true
+	return true
+}
+
+func (c *Capture) isMine(p string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.mine[p]
 }

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // ErrNotFound is returned (wrapped) when a named entry, intention or file does not exist.
@@ -48,6 +49,7 @@ func (p Problem) String() string {
 // Store is the Markdown memory directory. It is safe for concurrent use; mutations are serialised.
 type Store struct {
 	dataDir, memDir, skillDir string
+	fs                        *safefs.FS // the boundary every file access goes through
 	now                       func() time.Time
 	log                       *slog.Logger
 
@@ -91,6 +93,9 @@ func Open(cfg Config) (*Store, error) {
 	}
 	if s.skillDir == "" {
 		s.skillDir = filepath.Join(s.dataDir, "skills")
+	}
+	if s.fs, err = safefs.New(s.memDir, s.skillDir); err != nil {
+		return nil, fmt.Errorf("memory: open: %w", err)
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -138,6 +143,11 @@ func (s *Store) StrategyOverridePath() string {
 	return filepath.Join(s.skillDir, filepath.FromSlash(memoryExtractionOverride), "SKILL.md")
 }
 
+// StrategyOverride reads the user's override of the dreamer prompt (fs.ErrNotExist when there is none).
+func (s *Store) StrategyOverride() ([]byte, error) {
+	return s.readFile(s.StrategyOverridePath(), MaxEntryBytes)
+}
+
 // root describes one directory tree of active entries.
 type root struct {
 	dir     string
@@ -165,7 +175,7 @@ func (s *Store) roots(kinds []Kind) []root {
 	if want(KindSkill) {
 		rs = append(rs, root{dir: s.learnedDir(), kind: KindSkill, file: "SKILL.md", learned: true})
 		// Every other collection under skills/ holds readable skills too.
-		if des, err := os.ReadDir(s.skillDir); err == nil {
+		if des, err := s.fs.ReadDir(s.skillDir); err == nil {
 			for _, de := range des {
 				n := de.Name()
 				if !de.IsDir() || n == "agent_learned_skills" || n == "archived" || strings.HasPrefix(n, ".") {
@@ -262,7 +272,7 @@ func (s *Store) walkRoot(ctx context.Context, r root, visit func(string, fs.File
 
 // walkRootFrom is walkRoot starting at start, a path at or below r.dir.
 func (s *Store) walkRootFrom(ctx context.Context, r root, start string, visit func(string, fs.FileInfo)) error {
-	err := filepath.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
+	err := s.fs.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -360,23 +370,20 @@ func (s *Store) Load(path string) (*Entry, error) {
 	if !ok {
 		return nil, fmt.Errorf("memory: load %s: %w", path, errOutside(abs))
 	}
-	data, err := os.ReadFile(abs)
+	data, ver, err := s.fs.ReadVersion(abs, MaxEntryBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("memory: load %s: %w", path, ErrNotFound)
 		}
 		return nil, fmt.Errorf("memory: load %s: %w", path, err)
 	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("memory: load %s: %w", path, err)
-	}
 	doc, err := ParseDocument(abs, data)
 	if err != nil {
 		return nil, err
 	}
+	info := ver.Info()
 	e := &Entry{Kind: kind, Path: abs, Meta: doc.Meta, Body: doc.Body, Learned: learned, Archived: archived,
-		ModTime: info.ModTime(), Size: info.Size()}
+		ModTime: info.ModTime(), Size: info.Size(), version: ver, raw: data, framed: doc.HasFrontMatter}
 	e.Name = strings.TrimSpace(doc.Meta.Value(KeyName))
 	if e.Name == "" {
 		e.Name = filepath.Base(filepath.Dir(abs))
@@ -426,7 +433,7 @@ func (s *Store) problem(path string, err error) (Problem, bool) {
 		p.Line, p.Reason = pe.Line, pe.Reason
 	}
 	var mt time.Time
-	if info, statErr := os.Stat(path); statErr == nil {
+	if info, statErr := s.fs.Stat(path); statErr == nil {
 		mt = info.ModTime()
 	}
 	s.warnMu.Lock()
@@ -458,7 +465,7 @@ func (s *Store) Find(ctx context.Context, name string) (*Entry, error) {
 			if p == s.StrategyOverridePath() {
 				continue
 			}
-			if _, err := os.Stat(p); err == nil {
+			if _, err := s.fs.Stat(p); err == nil {
 				return s.Load(p)
 			}
 		}
@@ -478,8 +485,10 @@ func (s *Store) Find(ctx context.Context, name string) (*Entry, error) {
 	return nil, fmt.Errorf("memory: find %q: %w", name, ErrNotFound)
 }
 
-// Save writes e atomically. It refuses paths outside the store and files on disk that no longer parse
-// (a hand edit in progress is never overwritten).
+// Save writes e atomically: a new entry is created (never over an existing
+// file), a loaded one is replaced only if the file still holds what was loaded
+// (else an error wrapping safefs.ErrChanged; rewrite re-reads and retries).
+// Paths outside the store are refused.
 func (s *Store) Save(e *Entry) error {
 	if e == nil || e.Meta == nil {
 		return errors.New("memory: save: nil entry")
@@ -491,19 +500,24 @@ func (s *Store) Save(e *Entry) error {
 	if _, _, _, ok := s.classify(abs); !ok {
 		return fmt.Errorf("memory: save %s: %w", e.Path, errOutside(abs))
 	}
-	if data, err := os.ReadFile(abs); err == nil {
-		if _, perr := ParseDocument(abs, data); perr != nil {
-			return fmt.Errorf("memory: save refused, file on disk is unparsable: %w", perr)
+	out := e.render()
+	if err := s.replace(abs, out, e.version); err != nil {
+		if !e.version.Exists() && errors.Is(err, safefs.ErrChanged) {
+			return fmt.Errorf("memory: save %s: %w", s.Rel(abs), fs.ErrExist)
 		}
-	}
-	out := RenderDocument(e.Meta, e.Body)
-	if err := writeFileAtomic(abs, out); err != nil {
 		return err
 	}
 	e.Path = abs
-	e.Size = int64(len(out))
-	if info, err := os.Stat(abs); err == nil {
-		e.ModTime = info.ModTime()
+	return s.reload(e)
+}
+
+// reload refreshes e's version after a write, so a second Save of the same
+// entry compares against what the first one wrote.
+func (s *Store) reload(e *Entry) error {
+	fresh, err := s.Load(e.Path)
+	if err != nil {
+		return fmt.Errorf("memory: reread %s: %w", e.Path, err)
 	}
+	*e = *fresh
 	return nil
 }

@@ -132,6 +132,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.goBackground(s.openIndex)
+	s.goBackground(func(context.Context) { st.CleanTemps() })
 	return s, nil
 }
 

@@ -234,12 +234,23 @@ func TestServerRecallReinforces(t *testing.T) {
 	if err != nil || !strings.Contains(out, "docker-build-cache") {
 		t.Fatalf("recall: %v\n%s", err, out)
 	}
-	if err := srv.Close(); err != nil { // waits for the background reinforcement
+	if mid, _ := os.ReadFile(path); !bytes.Equal(before, mid) {
+		t.Fatal("recall rewrote the file it returned; hits go to the usage journal")
+	}
+	// The next dream folds the journal in, before it looks for logs.
+	if _, err := srv.sleepRun(context.Background(), sleepParams{Trigger: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := os.ReadFile(path)
 	if bytes.Equal(before, after) {
-		t.Fatal("recall did not reinforce the entry it returned")
+		t.Fatal("the dream did not apply the recall's reinforcement")
+	}
+	// Only the lifecycle lines changed: the rest of the file is byte for byte what it was.
+	if diff := changedLines(string(before), string(after)); len(diff) > 3 {
+		t.Errorf("reinforcement changed more than stability/score/last_used: %q", diff)
 	}
 	for _, keep := range []string{"ticket: 123-456", "applies_when:", "related: api-gateway-503"} {
 		if !strings.Contains(string(after), keep) {
@@ -249,6 +260,21 @@ func TestServerRecallReinforces(t *testing.T) {
 	if today := "last_used: " + time.Now().Format("2006-01-02"); !strings.Contains(string(after), today) {
 		t.Errorf("record_usage did not stamp %q:\n%s", today, after)
 	}
+}
+
+// changedLines lists the lines of b that are not in a.
+func changedLines(a, b string) []string {
+	have := map[string]bool{}
+	for _, l := range strings.Split(a, "\n") {
+		have[l] = true
+	}
+	var out []string
+	for _, l := range strings.Split(b, "\n") {
+		if !have[l] {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func embedOff() index.EmbedConfig { return index.EmbedConfig{Provider: "off"} }

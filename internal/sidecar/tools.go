@@ -227,8 +227,8 @@ func describeFilters(since, until, tags string) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
-// reinforce strengthens what recall returned (record_usage; episodes
-// +0.03) after the reply, so a recall never waits on fsyncs.
+// reinforce journals what recall returned; the next dream applies it
+// (record_usage; episodes +0.03).
 func (s *Server) reinforce(hits []index.Hit) {
 	if len(hits) == 0 {
 		return
@@ -237,20 +237,11 @@ func (s *Server) reinforce(hits []index.Hit) {
 	for _, h := range hits {
 		paths = append(paths, h.Doc.Path)
 	}
-	// Not cancellable: these are a few small atomic writes, and Close must
-	// not drop reinforcement the agent already earned.
-	s.goBackground(func(context.Context) {
-		for _, p := range paths {
-			e, err := s.store.Load(p)
-			if err != nil {
-				s.log.Debug("reinforce: entry gone", "path", p, "err", err)
-				continue
-			}
-			if err := s.store.ReinforceRecall(e); err != nil {
-				s.log.Warn("reinforce failed", "path", p, "err", err)
-			}
-		}
-	})
+	// One append to the usage journal, folded into the files at the next
+	// dream: a recall never rewrites a memory a person may be editing.
+	if err := s.store.NoteRecall(paths); err != nil {
+		s.log.Warn("reinforce: usage journal", "err", err)
+	}
 }
 
 type addIntentionArgs struct {

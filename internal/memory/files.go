@@ -1,0 +1,137 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/somni-dev/somni/internal/safefs"
+)
+
+// Size bounds on what the store reads into memory. A file past its bound is
+// skipped with a warning (a Problem doctor lists), never read whole, never
+// rewritten and never sent to a model.
+const (
+	// MaxEntryBytes bounds an entry, profile, intention or dream log file. The
+	// largest the dreamer writes is a 64 KiB body plus its header; hand-written
+	// notes an order of magnitude above that still fit.
+	MaxEntryBytes = 1 << 20
+	// MaxLogBytes bounds a session log: capture rotates at 24 KiB, so only a
+	// file made by hand or by another tool comes near it.
+	MaxLogBytes = 8 << 20
+	// logHeadBytes is how much of a log is read to learn its status.
+	logHeadBytes = 4096
+	// staleTempAge is when a temp file of an atomic write counts as a killed
+	// write's leftover rather than another process's write in progress.
+	staleTempAge = time.Hour
+)
+
+// Every read, write, rename and listing of the store goes through s.fs
+// (package safefs): links never lead out of the memory and skill roots and
+// writes never go through one.
+
+// writeNew creates path with data atomically; fs.ErrExist if it is there.
+func (s *Store) writeNew(path string, data []byte) error {
+	if err := s.fs.Create(path, s.sealed(path, data)); err != nil {
+		return fmt.Errorf("memory: create %s: %w", path, err)
+	}
+	return nil
+}
+
+// overwrite replaces a file only somni writes (a session log it holds).
+func (s *Store) overwrite(path string, data []byte) error {
+	if err := s.fs.Overwrite(path, s.sealed(path, data)); err != nil {
+		return fmt.Errorf("memory: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// replace writes data over path only if it still holds the version read.
+func (s *Store) replace(path string, data []byte, prev safefs.Version) error {
+	if err := s.fs.Replace(path, s.sealed(path, data), prev); err != nil {
+		return fmt.Errorf("memory: write %s: %w", path, err)
+	}
+	return nil
+}
+
+// sealed is the last step before bytes reach disk: secrets are redacted here,
+// for every writer. A document is redacted value by value and re-rendered, so
+// a redaction marker never breaks its header.
+func (s *Store) sealed(path string, data []byte) []byte {
+	text := string(data)
+	if Redact(text) == text {
+		return data
+	}
+	s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
+	doc, err := ParseDocument(path, data)
+	if err != nil || !doc.HasFrontMatter {
+		return []byte(Redact(text))
+	}
+	meta := NewFrontMatter()
+	for _, k := range doc.Meta.Keys() {
+		meta.Set(k, Redact(doc.Meta.Value(k)))
+	}
+	return RenderDocument(meta, Redact(doc.Body))
+}
+
+// readFile reads a regular file inside the store, at most limit bytes.
+func (s *Store) readFile(path string, limit int64) ([]byte, error) {
+	return s.fs.ReadFile(path, limit)
+}
+
+// moveDir renames src to a fresh name under destParent (suffixing -2, -3 … when taken) and returns it.
+// Archiving never overwrites or deletes an earlier archived copy.
+func (s *Store) moveDir(src, destParent, base string) (string, error) {
+	if err := s.fs.MkdirAll(destParent); err != nil {
+		return "", fmt.Errorf("memory: create dir %s: %w", destParent, err)
+	}
+	for i := 1; i < 10000; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		dest := filepath.Join(destParent, name)
+		err := s.fs.Rename(src, dest)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("memory: move %s to %s: %w", src, dest, err)
+		}
+		return dest, nil
+	}
+	return "", fmt.Errorf("memory: no free archive name for %s in %s", base, destParent)
+}
+
+// Rel names path relative to the data directory (else the memory or skill
+// root) for what people and models read: no home directory in hints or logs.
+func (s *Store) Rel(path string) string {
+	for _, root := range []string{s.dataDir, s.memDir, s.skillDir} {
+		if root == "" {
+			continue
+		}
+		if r, err := filepath.Rel(root, path); err == nil && r != ".." && !filepath.IsAbs(r) && (len(r) < 3 || r[:3] != ".."+string(filepath.Separator)) {
+			return filepath.ToSlash(r)
+		}
+	}
+	return path
+}
+
+// CleanTemps removes the temp files killed writes left in the store (older
+// than an hour, so another process's write in progress is never touched).
+func (s *Store) CleanTemps() int {
+	n := 0
+	for _, root := range []string{s.memDir, s.skillDir} {
+		m, err := s.fs.RemoveStaleTemps(root, staleTempAge)
+		if err != nil {
+			s.log.Warn("memory: cleaning temp files", "dir", root, "err", err)
+		}
+		n += m
+	}
+	if n > 0 {
+		s.log.Info("memory: removed temp files of interrupted writes", "count", n)
+	}
+	return n
+}

@@ -1,0 +1,167 @@
+package memory
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+)
+
+// Recall does not rewrite the files it returns. Each hit is one line in a
+// usage journal (memory/.usage.log: "<day>\t<m|s>\t<path in the memory or
+// skill root>") and the next dream folds the journal into the entries' score,
+// stability and last_used, with the same record_usage numbers a rewrite per
+// hit would give. A recall then never races a person's edit, costs an append
+// instead of a read, a render and two fsyncs per hit, and a memory kept in git
+// changes once a dream, not at every question.
+const (
+	usageJournal = ".usage.log"
+	usageFolding = ".usage.folding" // a journal claimed by a fold in progress (or killed during one)
+	// MaxUsageJournalBytes bounds the journal: about 40k hits. Past it hits
+	// are dropped with a warning until the next dream folds it.
+	MaxUsageJournalBytes = 4 << 20
+)
+
+// NoteRecall journals that recall returned these entry files today.
+// Intentions, identity files and anything outside the recall roots are ignored.
+func (s *Store) NoteRecall(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	day := s.today()
+	var b bytes.Buffer
+	for _, p := range paths {
+		kind, _, archived, ok := s.classify(p)
+		if !ok || archived || kind != KindKnowledge && kind != KindSkill && kind != KindEpisode {
+			continue
+		}
+		tag, rel, ok := s.usageRef(p)
+		if !ok {
+			continue
+		}
+		b.WriteString(day + "\t" + tag + "\t" + rel + "\n")
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	path := filepath.Join(s.memDir, usageJournal)
+	f, err := s.fs.OpenAppend(path, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		if f, err = s.fs.OpenAppend(path, true); errors.Is(err, fs.ErrExist) {
+			f, err = s.fs.OpenAppend(path, false) // another process created it first
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("memory: usage journal: %w", err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > MaxUsageJournalBytes {
+		s.log.Warn("memory: usage journal full until the next dream; recall hits not counted", "file", s.Rel(path), "bytes", info.Size())
+		return nil
+	}
+	// One write with O_APPEND: lines from two processes never interleave.
+	if _, err := f.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("memory: usage journal: %w", err)
+	}
+	return nil
+}
+
+// usageRef names p in the journal: its root ("m" memory, "s" skills) and its
+// path inside it, so the journal survives moving the data directory.
+func (s *Store) usageRef(p string) (tag, rel string, ok bool) {
+	for _, r := range []struct{ tag, dir string }{{"m", s.memDir}, {"s", s.skillDir}} {
+		if rel, err := filepath.Rel(r.dir, p); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+			return r.tag, filepath.ToSlash(rel), true
+		}
+	}
+	return "", "", false
+}
+
+// FoldUsage applies the journalled recall hits to their entries (oldest
+// first, one compare-and-swap rewrite per entry) and empties the journal.
+// It returns how many entries it changed. A hit on an entry that is gone,
+// archived or being edited is dropped with the journal.
+func (s *Store) FoldUsage(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	journal := filepath.Join(s.memDir, usageJournal)
+	folding := filepath.Join(s.memDir, usageFolding)
+	// Claim the journal with a rename: two processes never fold the same
+	// hits, and recalls meanwhile start a fresh journal. A claimed file left
+	// by a killed fold is folded first.
+	if !s.fs.Exists(folding) {
+		if err := s.fs.Rename(journal, folding); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return 0, nil
+			}
+			return 0, fmt.Errorf("memory: claim usage journal: %w", err)
+		}
+	}
+	data, err := s.readFile(folding, MaxUsageJournalBytes+MaxUsageJournalBytes/4)
+	if err != nil {
+		return 0, fmt.Errorf("memory: read usage journal: %w", err)
+	}
+	type hits struct {
+		path string
+		days []string
+	}
+	var order []*hits
+	byPath := map[string]*hits{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 || !isDay(parts[0]) || strings.Contains(parts[2], "..") {
+			continue // a line torn by a crash, or not ours
+		}
+		dir := s.memDir
+		if parts[1] == "s" {
+			dir = s.skillDir
+		}
+		p := filepath.Join(dir, filepath.FromSlash(parts[2]))
+		h := byPath[p]
+		if h == nil {
+			h = &hits{path: p}
+			byPath[p] = h
+			order = append(order, h)
+		}
+		h.days = append(h.days, parts[0])
+	}
+	changed := 0
+	for _, h := range order {
+		if err := ctx.Err(); err != nil {
+			return changed, fmt.Errorf("memory: fold usage: %w", err) // the claimed journal stays for the next fold
+		}
+		e := &Entry{Path: h.path}
+		err := s.rewrite(e, func(e *Entry) error {
+			if e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode {
+				return errNoChange
+			}
+			for _, day := range h.days {
+				if err := s.recallChange(day)(e); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			if !errors.Is(err, ErrNotFound) {
+				s.log.Warn("memory: recall usage not applied", "file", s.Rel(h.path), "err", err)
+			}
+			continue
+		}
+		changed++
+	}
+	if err := s.fs.Remove(folding); err != nil {
+		return changed, fmt.Errorf("memory: remove folded usage journal: %w", err)
+	}
+	return changed, nil
+}
+
+func isDay(s string) bool {
+	_, ok := parseDate(s)
+	return ok && len(s) == len(dateLayout)
+}
