@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -211,6 +212,11 @@ func ParseDocument(path string, data []byte) (*Document, error) {
 	if !closed {
 		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
 	}
+	if line, r, ok := headerControlChar(header); ok {
+		// YAML refuses them and the flat reader would carry them into prompts and rewrites; a person
+		// should look at such a file, so it becomes a Problem.
+		return nil, &ParseError{Path: path, Line: line + 1, Reason: fmt.Sprintf("front-matter contains control character %U", r)}
+	}
 	body := rest[pos:]
 	if strings.HasPrefix(body, "\n") {
 		body = body[1:]
@@ -222,6 +228,25 @@ func ParseDocument(path string, data []byte) (*Document, error) {
 		return nil, err
 	}
 	return &Document{Meta: meta, Body: body, HasFrontMatter: true}, nil
+}
+
+// headerControlChar finds the first C0 control character or DEL in the header lines (1-based line), allowing
+// tab, which YAML accepts inside values, and the CR of a CRLF line end.
+func headerControlChar(lines []string) (int, rune, bool) {
+	for i, line := range lines {
+		line = strings.TrimSuffix(line, "\r")
+		for _, r := range line {
+			if (r < 0x20 && r != '\t') || r == 0x7f {
+				return i + 1, r, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// hasControl reports control characters (C0, DEL, C1), which are never written into a header unescaped.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
 func firstInvalidUTF8Line(data []byte) int {
@@ -293,7 +318,7 @@ func isPlainYAMLValue(v string) bool {
 	case '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
 		return false
 	}
-	if strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.ContainsAny(v, "\t\r") {
+	if strings.Contains(v, ": ") || strings.Contains(v, " #") || hasControl(v) {
 		return false
 	}
 	return !strings.HasSuffix(v, ":")
@@ -711,7 +736,9 @@ func RenderDocument(meta *FrontMatter, body string) []byte {
 }
 
 // QuoteValue returns v as written in a header: double-quoted with `\` `"` and newlines escaped when it
-// contains characters the compat reader or YAML would misread, else verbatim.
+// contains characters the compat reader or YAML would misread, else verbatim. Other control characters
+// are written as YAML `\xNN` escapes: raw, YAML readers refuse them and a NUL would cut the file short
+// for C tools.
 func QuoteValue(v string) string {
 	if !needsQuote(v) {
 		return v
@@ -719,20 +746,22 @@ func QuoteValue(v string) string {
 	var b strings.Builder
 	b.Grow(len(v) + 8)
 	b.WriteByte('"')
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; c {
-		case '\\':
+	for _, r := range v {
+		switch {
+		case r == '\\':
 			b.WriteString(`\\`)
-		case '"':
+		case r == '"':
 			b.WriteString(`\"`)
-		case '\n':
+		case r == '\n':
 			b.WriteString(`\n`)
-		case '\r':
+		case r == '\r':
 			b.WriteString(`\r`)
-		case '\t':
+		case r == '\t':
 			b.WriteString(`\t`)
+		case unicode.IsControl(r): // C0, DEL and C1 are all below U+0100
+			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
-			b.WriteByte(c)
+			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
@@ -743,7 +772,7 @@ func needsQuote(v string) bool {
 	if v == "" {
 		return false
 	}
-	if strings.ContainsAny(v, ":\"'#[{*>|\n\r\t") || strings.Contains(v, "---") {
+	if strings.ContainsAny(v, ":\"'#[{*>|") || strings.Contains(v, "---") || hasControl(v) {
 		return true
 	}
 	// Leading/trailing blanks would be trimmed by every reader; a leading YAML indicator would change the type.

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -77,6 +79,14 @@ func TestParseDocumentRoundTrip(t *testing.T) {
 			body: "\n  indented  \n\n",
 		},
 		{
+			name: "tab inside a quoted value and CRLF line ends are not control characters to refuse",
+			in:   "---\r\nname: t\r\nnote: \"a\tb\"\r\n---\r\n\r\nb",
+			want: map[string]string{"name": "t", "note": "a\tb"},
+			body: "b",
+			// CR is dropped from the header lines (the body keeps its bytes); the untouched value keeps its tab
+			rendered: "---\nname: t\nnote: \"a\tb\"\n---\n\nb",
+		},
+		{
 			name: "single-quoted yaml",
 			in:   "---\nname: 'it''s'\n---\n\nb",
 			want: map[string]string{"name": "it's"},
@@ -137,7 +147,8 @@ func TestParseDocumentRoundTrip(t *testing.T) {
 func TestQuoteValueRoundTrip(t *testing.T) {
 	values := []string{"plain", "123-456", "0.500", "a: b", `say "hi"`, "back\\slash", "multi\nline", "--- dash", "# hash",
 		"[list]", "{map}", "*star", "> gt", "| pipe", "it's", " leading", "trailing ", "-lead", "?q", "@at", "%pct",
-		"中文：冒号", "tab\there", "yes", "null", "~", "true", "2026-01-02", "x---y", "!tag", "&anchor", "`tick`"}
+		"中文：冒号", "tab\there", "yes", "null", "~", "true", "2026-01-02", "x---y", "!tag", "&anchor", "`tick`",
+		"nul\x00byte", "esc\x1b[31m", "bell\a", "\x01lead", "del\x7f", "nel\u0085", "cr\rlf"}
 	for _, v := range values {
 		t.Run(v, func(t *testing.T) {
 			m := NewFrontMatter()
@@ -150,6 +161,14 @@ func TestQuoteValueRoundTrip(t *testing.T) {
 			}
 			if got := doc.Meta.Value("v"); got != v {
 				t.Errorf("round trip %q → %q (rendered %q)", v, got, out)
+			}
+			if i := bytes.IndexFunc(out, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }); i >= 0 {
+				t.Errorf("control character written raw at %d: %q", i, out)
+			}
+			plain := NewFrontMatter()
+			plain.SetPlain("v", v)
+			if out := RenderDocument(plain, ""); bytes.IndexFunc(out, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }) >= 0 {
+				t.Errorf("SetPlain wrote a control character raw: %q", out)
 			}
 		})
 	}
@@ -165,6 +184,10 @@ func TestParseDocumentErrors(t *testing.T) {
 		{"no colon line", "---\nname: x\ndescription: [unclosed\nthis has no colon\n---\n\nb", 4},
 		{"invalid utf8", "---\nname: x\n---\n\nbad \xff byte\n", 5},
 		{"empty key", "---\nname: x\n: value\n---\n\nb", 3},
+		{"NUL in a value", "---\nname: x\ndescription: a\x00b\n---\n\nb", 3},
+		{"NUL in a quoted value", "---\nname: x\ndescription: \"a\x00b\"\n---\n\nb", 3},
+		{"escape sequence", "---\nname: x\ntype: fact\nnote: \x1b[31mred\n---\n\nb", 4},
+		{"bare carriage return", "---\nname: x\rtype: fact\n---\n\nb", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
