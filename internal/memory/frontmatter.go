@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -19,6 +20,18 @@ type FrontMatter struct {
 	// raw is the value text exactly as read (quotes and all) for keys not changed since; rendering reuses it
 	// so an untouched key is written back byte for byte.
 	raw map[string]string
+	// refs is set for raw values that define YAML anchors or use aliases (see yamlRefs).
+	refs map[string]*yamlRefs
+}
+
+// yamlRefs records how a raw value takes part in YAML's anchors and aliases, so rendering can tell whether
+// its original bytes still mean what they meant when read.
+type yamlRefs struct {
+	defines []string          // anchors the raw text defines
+	uses    map[string]string // alias name → key whose raw text defined that anchor when read
+	// resolved is the value as alias-free YAML text, written instead of raw when an anchor it uses is no
+	// longer written before it (the defining key was changed, deleted or moved after it by the compat order).
+	resolved string
 }
 
 // NewFrontMatter returns an empty front-matter.
@@ -52,6 +65,7 @@ func (f *FrontMatter) Set(key, value string) {
 	}
 	if ok && old != value {
 		delete(f.raw, key)
+		delete(f.refs, key)
 	}
 	f.vals[key] = value
 }
@@ -85,6 +99,7 @@ func (f *FrontMatter) Delete(key string) {
 	}
 	delete(f.vals, key)
 	delete(f.raw, key)
+	delete(f.refs, key)
 	for i, k := range f.keys {
 		if k == key {
 			f.keys = append(f.keys[:i:i], f.keys[i+1:]...)
@@ -123,6 +138,12 @@ func (f *FrontMatter) Clone() *FrontMatter {
 			c.raw = map[string]string{}
 		}
 		c.raw[k] = r
+	}
+	for k, r := range f.refs {
+		if c.refs == nil {
+			c.refs = map[string]*yamlRefs{}
+		}
+		c.refs[k] = r // never mutated after parsing, so sharing is safe
 	}
 	return c
 }
@@ -191,6 +212,11 @@ func ParseDocument(path string, data []byte) (*Document, error) {
 	if !closed {
 		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
 	}
+	if line, r, ok := headerControlChar(header); ok {
+		// YAML refuses them and the flat reader would carry them into prompts and rewrites; a person
+		// should look at such a file, so it becomes a Problem.
+		return nil, &ParseError{Path: path, Line: line + 1, Reason: fmt.Sprintf("front-matter contains control character %U", r)}
+	}
 	body := rest[pos:]
 	if strings.HasPrefix(body, "\n") {
 		body = body[1:]
@@ -202,6 +228,25 @@ func ParseDocument(path string, data []byte) (*Document, error) {
 		return nil, err
 	}
 	return &Document{Meta: meta, Body: body, HasFrontMatter: true}, nil
+}
+
+// headerControlChar finds the first C0 control character or DEL in the header lines (1-based line), allowing
+// tab, which YAML accepts inside values, and the CR of a CRLF line end.
+func headerControlChar(lines []string) (int, rune, bool) {
+	for i, line := range lines {
+		line = strings.TrimSuffix(line, "\r")
+		for _, r := range line {
+			if (r < 0x20 && r != '\t') || r == 0x7f {
+				return i + 1, r, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// hasControl reports control characters (C0, DEL, C1), which are never written into a header unescaped.
+func hasControl(s string) bool {
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
 func firstInvalidUTF8Line(data []byte) int {
@@ -225,8 +270,8 @@ func parseHeader(path string, lines []string) (*FrontMatter, error) {
 		// Every line is a plain `key: value` whose YAML reading is the same text: skip the YAML parser.
 		return fm, nil
 	}
-	if fm, ok := parseYAMLHeader(lines); ok {
-		return fm, nil
+	if fm, ok, err := parseYAMLHeader(path, lines); err != nil || ok {
+		return fm, err
 	}
 	return parseFlatHeader(path, lines)
 }
@@ -273,61 +318,87 @@ func isPlainYAMLValue(v string) bool {
 	case '-', '?', ':', ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
 		return false
 	}
-	if strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.ContainsAny(v, "\t\r") {
+	if strings.Contains(v, ": ") || strings.Contains(v, " #") || hasControl(v) {
 		return false
 	}
 	return !strings.HasSuffix(v, ":")
 }
 
-func parseYAMLHeader(lines []string) (*FrontMatter, bool) {
+// parseYAMLHeader reads the header as YAML. ok=false declines (the flat reader gets a try); an error is a
+// header YAML reads but that must not be used, such as an alias bomb.
+func parseYAMLHeader(path string, lines []string) (*FrontMatter, bool, error) {
 	src := strings.Join(lines, "\n")
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-		return nil, false
+		return nil, false, nil
 	}
 	fm := NewFrontMatter()
 	if doc.Kind == 0 { // empty header
-		return fm, true
+		return fm, true, nil
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, false
+		return nil, false, nil
 	}
 	m := doc.Content[0]
+	if err := checkAliasExpansion(path, m); err != nil {
+		return nil, false, err
+	}
+	owner := anchorOwners(m)
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		kn, vn := m.Content[i], m.Content[i+1]
 		if kn.Kind != yaml.ScalarNode || kn.Value == "" {
-			return nil, false
+			return nil, false, nil
+		}
+		if _, dup := fm.Get(kn.Value); dup {
+			return nil, false, nil
+		}
+		nextLine := len(lines) + 1
+		if i+2 < len(m.Content) {
+			nextLine = m.Content[i+2].Line
+		}
+		if kn.Tag == "!!merge" || usesYAMLReferences(vn) {
+			// Anchors, aliases, tags and merge keys are kept as the bytes that were read rather than
+			// resolved: the file is hand-edited and kept in git, so an untouched key must not show up in a
+			// diff, and expanding an alias into a copy would silently stop a later edit of the anchor
+			// from reaching it. Get returns the resolved value; rendering falls back to it only when
+			// the anchor is no longer written above the alias.
+			val, resolved, err := resolvedYAML(vn)
+			if err != nil {
+				return nil, false, nil
+			}
+			raw, ok := rawValueText(lines, kn.Line, nextLine)
+			if !ok {
+				fm.setRaw(kn.Value, val, resolved)
+				continue
+			}
+			fm.setRaw(kn.Value, val, raw)
+			if fm.raw[kn.Value] != raw { // plain text that renders as itself needs no bookkeeping
+				continue
+			}
+			if fm.refs == nil {
+				fm.refs = map[string]*yamlRefs{}
+			}
+			fm.refs[kn.Value] = yamlRefsOf(kn.Value, vn, owner, resolved)
+			continue
 		}
 		var val string
 		switch vn.Kind {
 		case yaml.ScalarNode:
 			val = vn.Value // the text as written: `~`, `0.50` or `123-456` stay what they were
-		case yaml.AliasNode:
-			return nil, false
 		default:
 			// A nested list or map: keep it as one line of flow-style YAML text so nothing is lost.
 			vn.Style = yaml.FlowStyle
 			out, err := yaml.Marshal(vn)
 			if err != nil {
-				return nil, false
+				return nil, false, nil
 			}
 			val = strings.TrimSpace(string(out))
 			if !strings.ContainsAny(val, "\r\n") {
 				// Written back as the flow text itself, unquoted, so it stays a list or map for YAML readers;
 				// quoting it would turn it into a string.
-				if _, dup := fm.Get(kn.Value); dup {
-					return nil, false
-				}
 				fm.setRaw(kn.Value, val, val)
 				continue
 			}
-		}
-		if _, dup := fm.Get(kn.Value); dup {
-			return nil, false
-		}
-		nextLine := len(lines) + 1
-		if i+2 < len(m.Content) {
-			nextLine = m.Content[i+2].Line
 		}
 		if vn.Kind == yaml.ScalarNode && vn.Line == kn.Line && nextLine == kn.Line+1 && kn.Line >= 1 && kn.Line <= len(lines) {
 			_, raw, _ := strings.Cut(lines[kn.Line-1], ":")
@@ -336,7 +407,199 @@ func parseYAMLHeader(lines []string) (*FrontMatter, bool) {
 			fm.Set(kn.Value, val)
 		}
 	}
-	return fm, true
+	return fm, true, nil
+}
+
+// maxAliasExpansion bounds how many more values a header's aliases may stand for than it spells out.
+// Real front-matter shares a date or a short list; the bound only stops exponential alias bombs.
+const maxAliasExpansion = 10000
+
+// checkAliasExpansion refuses a header whose aliases expand to more than maxAliasExpansion extra values, or
+// that contains an alias to a value enclosing it. Sizes are memoised, so a bomb is measured in linear time.
+func checkAliasExpansion(path string, m *yaml.Node) error {
+	size := map[*yaml.Node]int{}
+	const inProgress = -1
+	var expand func(n *yaml.Node) (int, error)
+	expand = func(n *yaml.Node) (int, error) {
+		if n.Kind == yaml.AliasNode {
+			if n.Alias == nil {
+				return 0, fmt.Errorf("alias *%s has no anchor", n.Value)
+			}
+			return expand(n.Alias)
+		}
+		switch s := size[n]; {
+		case s == inProgress:
+			return 0, fmt.Errorf("anchor &%s contains an alias to itself", n.Anchor)
+		case s > 0:
+			return s, nil
+		}
+		size[n] = inProgress
+		total := 1
+		for _, c := range n.Content {
+			s, err := expand(c)
+			if err != nil {
+				return 0, err
+			}
+			total = min(total+s, maxAliasExpansion+1) // saturate: a bomb's true size overflows int
+		}
+		size[n] = total
+		return total, nil
+	}
+	spelled, expanded := 0, 0
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		spelled += countNodes(m.Content[i]) + countNodes(m.Content[i+1])
+		for _, n := range m.Content[i : i+2] {
+			s, err := expand(n)
+			if err != nil {
+				return &ParseError{Path: path, Line: m.Content[i].Line + 1, Reason: "front-matter " + err.Error()}
+			}
+			expanded = min(expanded+s, spelled+maxAliasExpansion+1)
+		}
+		if expanded-spelled > maxAliasExpansion {
+			return &ParseError{Path: path, Line: m.Content[i].Line + 1,
+				Reason: fmt.Sprintf("front-matter aliases expand to more than %d values (an alias bomb?); fix the file by hand", maxAliasExpansion)}
+		}
+	}
+	return nil
+}
+
+// countNodes counts the nodes of n as written, an alias counting once.
+func countNodes(n *yaml.Node) int {
+	total := 1
+	if n.Kind != yaml.AliasNode {
+		for _, c := range n.Content {
+			total += countNodes(c)
+		}
+	}
+	return total
+}
+
+// anchorOwners maps every anchored node of the top-level mapping m to the key whose value defines it.
+func anchorOwners(m *yaml.Node) map[*yaml.Node]string {
+	owner := map[*yaml.Node]string{}
+	var walk func(n *yaml.Node, key string)
+	walk = func(n *yaml.Node, key string) {
+		if n.Anchor != "" {
+			owner[n] = key
+		}
+		if n.Kind != yaml.AliasNode {
+			for _, c := range n.Content {
+				walk(c, key)
+			}
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		walk(m.Content[i+1], m.Content[i].Value)
+	}
+	return owner
+}
+
+// usesYAMLReferences reports a value that holds an anchor, alias, explicit tag or merge key anywhere.
+func usesYAMLReferences(n *yaml.Node) bool {
+	if n.Anchor != "" || n.Kind == yaml.AliasNode || n.Style&yaml.TaggedStyle != 0 || n.Tag == "!!merge" {
+		return true
+	}
+	for _, c := range n.Content {
+		if usesYAMLReferences(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// yamlRefsOf lists the anchors key's value vn defines and the aliases it uses from other keys.
+func yamlRefsOf(key string, vn *yaml.Node, owner map[*yaml.Node]string, resolved string) *yamlRefs {
+	r := &yamlRefs{uses: map[string]string{}, resolved: resolved}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Anchor != "" {
+			r.defines = append(r.defines, n.Anchor)
+		}
+		if n.Kind == yaml.AliasNode {
+			if k := owner[n.Alias]; k != key {
+				r.uses[n.Value] = k
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(vn)
+	return r
+}
+
+// anchorsWritten reports whether every alias r uses would name the same anchor in the output so far.
+func (r *yamlRefs) anchorsWritten(written map[string]string) bool {
+	for alias, key := range r.uses {
+		if written[alias] != key {
+			return false
+		}
+	}
+	return true
+}
+
+// resolvedYAML returns vn's value as Get reports it (a scalar's text, a collection's flow text) and as
+// one line of alias-free YAML. Callers have bounded the expansion with checkAliasExpansion.
+func resolvedYAML(vn *yaml.Node) (val, text string, err error) {
+	r := resolveAliases(vn)
+	out, err := yaml.Marshal(r)
+	if err != nil {
+		return "", "", fmt.Errorf("render resolved value: %w", err)
+	}
+	text = strings.ReplaceAll(strings.TrimSpace(string(out)), "\n", "\n  ")
+	if r.Kind == yaml.ScalarNode {
+		return r.Value, text, nil
+	}
+	return text, text, nil
+}
+
+// resolveAliases returns a copy of n with aliases replaced by what they name, anchors and comments dropped,
+// collections in flow style and block scalars double-quoted, so it fits on the key's line.
+func resolveAliases(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	c := *n
+	c.Anchor, c.HeadComment, c.LineComment, c.FootComment = "", "", "", ""
+	switch c.Kind {
+	case yaml.ScalarNode:
+		if c.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			c.Style = c.Style&yaml.TaggedStyle | yaml.DoubleQuotedStyle
+		}
+	case yaml.SequenceNode, yaml.MappingNode:
+		c.Style = c.Style&yaml.TaggedStyle | yaml.FlowStyle
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for i, e := range n.Content {
+			c.Content[i] = resolveAliases(e)
+		}
+	}
+	return &c
+}
+
+// rawValueText returns the text after the key on line keyLine through the line before nextLine, minus
+// trailing blank and comment lines (they belong to the next key), as RenderDocument writes it back.
+func rawValueText(lines []string, keyLine, nextLine int) (string, bool) {
+	if keyLine < 1 || keyLine > len(lines) || nextLine <= keyLine || nextLine > len(lines)+1 {
+		return "", false
+	}
+	_, first, ok := strings.Cut(lines[keyLine-1], ":")
+	if !ok {
+		return "", false
+	}
+	rest := lines[keyLine : nextLine-1]
+	for len(rest) > 0 {
+		t := strings.TrimSpace(rest[len(rest)-1])
+		if t != "" && !strings.HasPrefix(t, "#") {
+			break
+		}
+		rest = rest[:len(rest)-1]
+	}
+	first = strings.TrimSpace(first)
+	if len(rest) == 0 {
+		return first, first != ""
+	}
+	return first + "\n" + strings.Join(rest, "\n"), true
 }
 
 // parseFlatHeader is the compat fallback: `key: value` lines, with the writer's double-quote escaping.
@@ -444,14 +707,27 @@ func RenderDocument(meta *FrontMatter, body string) []byte {
 	var b bytes.Buffer
 	b.Grow(64*meta.Len() + len(body) + 16)
 	b.WriteString("---\n")
+	anchors := map[string]string{} // anchor → key whose raw text last defined it above
 	for _, k := range meta.OrderedKeys() {
-		b.WriteString(k)
-		b.WriteString(": ")
-		if r, ok := meta.raw[k]; ok {
-			b.WriteString(r)
-		} else {
-			b.WriteString(QuoteValue(meta.vals[k]))
+		v, ok := meta.raw[k]
+		if !ok {
+			v = QuoteValue(meta.vals[k])
+		} else if r := meta.refs[k]; r != nil {
+			if r.anchorsWritten(anchors) {
+				for _, a := range r.defines {
+					anchors[a] = k
+				}
+			} else {
+				v = r.resolved
+			}
 		}
+		b.WriteString(k)
+		if !strings.HasPrefix(v, "\n") { // a block value kept as read starts on the next line
+			b.WriteString(": ")
+		} else {
+			b.WriteByte(':')
+		}
+		b.WriteString(v)
 		b.WriteByte('\n')
 	}
 	b.WriteString("---\n\n")
@@ -460,7 +736,9 @@ func RenderDocument(meta *FrontMatter, body string) []byte {
 }
 
 // QuoteValue returns v as written in a header: double-quoted with `\` `"` and newlines escaped when it
-// contains characters the compat reader or YAML would misread, else verbatim.
+// contains characters the compat reader or YAML would misread, else verbatim. Other control characters
+// are written as YAML `\xNN` escapes: raw, YAML readers refuse them and a NUL would cut the file short
+// for C tools.
 func QuoteValue(v string) string {
 	if !needsQuote(v) {
 		return v
@@ -468,20 +746,22 @@ func QuoteValue(v string) string {
 	var b strings.Builder
 	b.Grow(len(v) + 8)
 	b.WriteByte('"')
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; c {
-		case '\\':
+	for _, r := range v {
+		switch {
+		case r == '\\':
 			b.WriteString(`\\`)
-		case '"':
+		case r == '"':
 			b.WriteString(`\"`)
-		case '\n':
+		case r == '\n':
 			b.WriteString(`\n`)
-		case '\r':
+		case r == '\r':
 			b.WriteString(`\r`)
-		case '\t':
+		case r == '\t':
 			b.WriteString(`\t`)
+		case unicode.IsControl(r): // C0, DEL and C1 are all below U+0100
+			fmt.Fprintf(&b, `\x%02x`, r)
 		default:
-			b.WriteByte(c)
+			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
@@ -492,7 +772,7 @@ func needsQuote(v string) bool {
 	if v == "" {
 		return false
 	}
-	if strings.ContainsAny(v, ":\"'#[{*>|\n\r\t") || strings.Contains(v, "---") {
+	if strings.ContainsAny(v, ":\"'#[{*>|") || strings.Contains(v, "---") || hasControl(v) {
 		return true
 	}
 	// Leading/trailing blanks would be trimmed by every reader; a leading YAML indicator would change the type.

@@ -1,9 +1,19 @@
 package memory
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+	"unicode"
+
+	"gopkg.in/yaml.v3"
 )
 
 func TestParseDocumentRoundTrip(t *testing.T) {
@@ -69,6 +79,14 @@ func TestParseDocumentRoundTrip(t *testing.T) {
 			body: "\n  indented  \n\n",
 		},
 		{
+			name: "tab inside a quoted value and CRLF line ends are not control characters to refuse",
+			in:   "---\r\nname: t\r\nnote: \"a\tb\"\r\n---\r\n\r\nb",
+			want: map[string]string{"name": "t", "note": "a\tb"},
+			body: "b",
+			// CR is dropped from the header lines (the body keeps its bytes); the untouched value keeps its tab
+			rendered: "---\nname: t\nnote: \"a\tb\"\n---\n\nb",
+		},
+		{
 			name: "single-quoted yaml",
 			in:   "---\nname: 'it''s'\n---\n\nb",
 			want: map[string]string{"name": "it's"},
@@ -129,7 +147,8 @@ func TestParseDocumentRoundTrip(t *testing.T) {
 func TestQuoteValueRoundTrip(t *testing.T) {
 	values := []string{"plain", "123-456", "0.500", "a: b", `say "hi"`, "back\\slash", "multi\nline", "--- dash", "# hash",
 		"[list]", "{map}", "*star", "> gt", "| pipe", "it's", " leading", "trailing ", "-lead", "?q", "@at", "%pct",
-		"中文：冒号", "tab\there", "yes", "null", "~", "true", "2026-01-02", "x---y", "!tag", "&anchor", "`tick`"}
+		"中文：冒号", "tab\there", "yes", "null", "~", "true", "2026-01-02", "x---y", "!tag", "&anchor", "`tick`",
+		"nul\x00byte", "esc\x1b[31m", "bell\a", "\x01lead", "del\x7f", "nel\u0085", "cr\rlf"}
 	for _, v := range values {
 		t.Run(v, func(t *testing.T) {
 			m := NewFrontMatter()
@@ -142,6 +161,14 @@ func TestQuoteValueRoundTrip(t *testing.T) {
 			}
 			if got := doc.Meta.Value("v"); got != v {
 				t.Errorf("round trip %q → %q (rendered %q)", v, got, out)
+			}
+			if i := bytes.IndexFunc(out, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }); i >= 0 {
+				t.Errorf("control character written raw at %d: %q", i, out)
+			}
+			plain := NewFrontMatter()
+			plain.SetPlain("v", v)
+			if out := RenderDocument(plain, ""); bytes.IndexFunc(out, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }) >= 0 {
+				t.Errorf("SetPlain wrote a control character raw: %q", out)
 			}
 		})
 	}
@@ -157,6 +184,10 @@ func TestParseDocumentErrors(t *testing.T) {
 		{"no colon line", "---\nname: x\ndescription: [unclosed\nthis has no colon\n---\n\nb", 4},
 		{"invalid utf8", "---\nname: x\n---\n\nbad \xff byte\n", 5},
 		{"empty key", "---\nname: x\n: value\n---\n\nb", 3},
+		{"NUL in a value", "---\nname: x\ndescription: a\x00b\n---\n\nb", 3},
+		{"NUL in a quoted value", "---\nname: x\ndescription: \"a\x00b\"\n---\n\nb", 3},
+		{"escape sequence", "---\nname: x\ntype: fact\nnote: \x1b[31mred\n---\n\nb", 4},
+		{"bare carriage return", "---\nname: x\rtype: fact\n---\n\nb", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,5 +223,199 @@ func TestFrontMatterOps(t *testing.T) {
 	c.Set("a", "changed")
 	if m.Value("a") != "2" {
 		t.Fatal("clone shares state")
+	}
+}
+
+// yamlMeaning is what a YAML reader makes of a rendered file's header: the test of "meaning intact".
+func yamlMeaning(t *testing.T, file []byte) map[string]any {
+	t.Helper()
+	doc, err := ParseDocument("m.md", file)
+	if err != nil || !doc.HasFrontMatter {
+		t.Fatalf("parse %q: %v", file, err)
+	}
+	header, _, _ := strings.Cut(strings.TrimPrefix(string(file), "---\n"), "\n---\n")
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(header), &m); err != nil {
+		t.Fatalf("rendered header is not YAML: %v\n%s", err, header)
+	}
+	return m
+}
+
+func TestYAMLAnchorsAliasesTagsRoundTrip(t *testing.T) {
+	tests := []struct {
+		name     string
+		in       string
+		edit     func(*FrontMatter)
+		want     map[string]string // Get values after parse
+		rendered string            // "" ⇒ same as in
+		meaning  string            // YAML the rendered header must mean; "" ⇒ the input's header
+	}{
+		{
+			name: "flow list anchor and alias",
+			in:   "---\nname: a\ntags: &t [a,b]\nother: *t\n---\n\nb",
+			want: map[string]string{"tags": "[a, b]", "other": "[a, b]"},
+		},
+		{
+			name: "block list anchor",
+			in:   "---\nname: a\ntags: &t\n  - a\n  - b\nalso: *t\n---\n\nb",
+			want: map[string]string{"tags": "[a, b]", "also": "[a, b]"},
+		},
+		{
+			name: "scalar anchor shared by the dates",
+			in:   "---\nname: a\ncreated: &d 2026-01-02\nlast_used: *d\nlast_decay: *d\n---\n\nb",
+			want: map[string]string{"created": "2026-01-02", "last_used": "2026-01-02", "last_decay": "2026-01-02"},
+		},
+		{
+			name: "tags",
+			in:   "---\nname: a\nn: !!str 123\nbin: !!binary |\n  aGVsbG8=\n---\n\nb",
+			want: map[string]string{"n": "123"},
+		},
+		{
+			name: "merge keys",
+			in:   "---\nname: a\nbase: &b {x: 1, y: 2}\nmerged:\n  <<: *b\n  y: 3\n<<: *b\n---\n\nb",
+			want: map[string]string{"base": "{x: 1, y: 2}"},
+		},
+		{
+			name:     "alias moved before its anchor by the compat order is resolved",
+			in:       "---\nzeta: &z hello\nname: *z\n---\n\nb",
+			want:     map[string]string{"name": "hello", "zeta": "hello"},
+			rendered: "---\nname: hello\nzeta: &z hello\n---\n\nb",
+		},
+		{
+			name:     "changed anchor: aliases keep the value they had",
+			in:       "---\nname: a\ndescription: &d old text\nsummary: *d\nlist: &l [x]\nmore: [*l, *d]\n---\n\nb",
+			edit:     func(m *FrontMatter) { m.Set("description", "new"); m.Delete("list") },
+			want:     map[string]string{"summary": "old text", "more": "[[x], old text]"},
+			rendered: "---\nname: a\ndescription: new\nsummary: old text\nmore: [[x], old text]\n---\n\nb",
+			meaning:  "name: a\ndescription: new\nsummary: old text\nmore: [[x], old text]",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := ParseDocument("x.md", []byte(tt.in))
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			for k, v := range tt.want {
+				if got := doc.Meta.Value(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+			if tt.edit != nil {
+				doc.Meta = doc.Meta.Clone() // edits must work on clones too
+				tt.edit(doc.Meta)
+			}
+			out := doc.Render()
+			want := tt.rendered
+			if want == "" {
+				want = tt.in
+			}
+			if string(out) != want {
+				t.Errorf("render:\n%q\nwant\n%q", out, want)
+			}
+			meaning := tt.meaning
+			if meaning == "" {
+				meaning, _, _ = strings.Cut(strings.TrimPrefix(tt.in, "---\n"), "\n---\n")
+			}
+			var wantMeaning map[string]any
+			if err := yaml.Unmarshal([]byte(meaning), &wantMeaning); err != nil {
+				t.Fatal(err)
+			}
+			if got := yamlMeaning(t, out); !reflect.DeepEqual(got, wantMeaning) {
+				t.Errorf("meaning changed:\n%#v\nwant\n%#v", got, wantMeaning)
+			}
+			doc2, err := ParseDocument("x.md", out)
+			if err != nil {
+				t.Fatalf("reparse: %v", err)
+			}
+			if string(doc2.Render()) != string(out) {
+				t.Errorf("not a fixed point:\n%q\n%q", doc2.Render(), out)
+			}
+		})
+	}
+}
+
+// billionLaughs is the classic alias bomb: nine levels of nine aliases, 9^9 values once expanded.
+func billionLaughs() string {
+	var b strings.Builder
+	b.WriteString("---\nname: lol\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
+	}
+	b.WriteString("---\n\nbody\n")
+	return b.String()
+}
+
+func TestParseDocumentAliasBombs(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		line int
+	}{
+		{"billion laughs", billionLaughs(), 7}, // l4 (file line 7) is where the expansion passes the bound
+		{"alias to its own anchor", "---\nname: x\nloop: &a [x, *a]\n---\n\nb", 3},
+		{"alias to an enclosing map", "---\nname: x\nloop: &m {k: [*m]}\n---\n\nb", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := ParseDocument("bomb.md", []byte(tt.in))
+			if d := time.Since(start); d > 250*time.Millisecond {
+				t.Errorf("parse took %v", d)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *ParseError", err)
+			}
+			if pe.Line != tt.line || !strings.Contains(pe.Reason, "front-matter") {
+				t.Errorf("got %+v, want line %d", pe, tt.line)
+			}
+		})
+	}
+	// Sharing short values is what anchors are for; it stays well inside the bound.
+	var b strings.Builder
+	b.WriteString("---\nname: ok\nbase: &b [a, b, c, d, e, f, g, h, i, j]\n")
+	for i := 0; i < 100; i++ {
+		fmt.Fprintf(&b, "k%d: *b\n", i)
+	}
+	b.WriteString("---\n\nbody\n")
+	doc, err := ParseDocument("ok.md", []byte(b.String()))
+	if err != nil || doc.Meta.Value("k99") != "[a, b, c, d, e, f, g, h, i, j]" {
+		t.Fatalf("shared list: %v %q", err, doc.Meta.Value("k99"))
+	}
+}
+
+func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
+	s, _ := pyStore(t)
+	p := filepath.Join(s.knowledgeDir(), "lol", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bomb := billionLaughs()
+	if err := os.WriteFile(p, []byte(bomb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, problems, err := s.List(context.Background(), KindKnowledge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Path == p {
+			t.Fatalf("alias bomb listed as an entry")
+		}
+	}
+	found := false
+	for _, pr := range problems {
+		found = found || pr.Path == p
+	}
+	if !found {
+		t.Errorf("alias bomb is not a problem: %v", problems)
+	}
+	e := &Entry{Kind: KindKnowledge, Name: "lol", Path: p, Meta: NewFrontMatter(), Body: "x\n"}
+	if err := s.Save(e); err == nil {
+		t.Error("save over the alias bomb accepted")
+	}
+	if readFile(t, p) != bomb {
+		t.Error("alias bomb rewritten")
 	}
 }

@@ -3,6 +3,7 @@ package memory
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -97,4 +98,41 @@ func checkWithin(root, path string) error {
 		return fmt.Errorf("%w: %s is outside %s", ErrUnsafeName, path, root)
 	}
 	return nil
+}
+
+// sameEntryName is the one rule for when two names denote the same knowledge, skill or episode entry: they
+// are equal ignoring case, or their directory names (SafeName) are. Creation applies it on every file
+// system, so a case-sensitive one (Linux) ends up with the same entries as a case-insensitive one (macOS,
+// Windows), where POSTGRES-PORT and postgres-port could never be two directories anyway.
+func sameEntryName(a, b string) bool {
+	if strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b)) {
+		return true
+	}
+	da, errA := SafeName(a)
+	db, errB := SafeName(b)
+	return errA == nil && errB == nil && strings.EqualFold(da, db)
+}
+
+// existingSpelling returns the directory in one of dirs that is the same entry name as name, spelled as it
+// is on disk, or name itself when there is none; checking that spelling for existence makes a create find
+// the existing entry instead of adding a case variant beside it. Existing directories, capitals and all,
+// are never renamed.
+func existingSpelling(name string, dirs ...string) string {
+	for _, dir := range dirs {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return name
+		}
+	}
+	for _, dir := range dirs {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			continue // a root that does not exist yet holds no names
+		}
+		for _, de := range des {
+			if sameEntryName(de.Name(), name) {
+				return de.Name()
+			}
+		}
+	}
+	return name
 }

@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -61,4 +64,96 @@ func TestWithin(t *testing.T) {
 			t.Errorf("within(%v) = %v, want refusal", e, err)
 		}
 	}
+}
+
+func TestSameEntryName(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"postgres-port", "postgres-port", true},
+		{"POSTGRES-PORT", "postgres-port", true},
+		{"Postgres Port", "postgres-port", true}, // the same directory name, ignoring case
+		{"  postgres-port ", "Postgres-Port", true},
+		{"Ünïcödé", "üNÏCÖDÉ", true},
+		{"***", "***", true}, // names SafeName refuses still equal themselves
+		{"postgres-port", "postgres-port-2", false},
+		{"postgres", "postgres-port", false},
+		{"***", "---", false},
+	}
+	for _, tt := range tests {
+		if got := sameEntryName(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameEntryName(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// Names that differ only in case are one entry on every file system; existing directories keep their spelling.
+func TestCreateIsCaseInsensitive(t *testing.T) {
+	ctx := context.Background()
+	t.Run("episodes", func(t *testing.T) {
+		s, _ := pyStore(t)
+		first, err := s.RecordEpisode(ctx, EpisodeInput{What: "Moved postgres to 5433", Source: "POSTGRES-PORT"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := s.RecordEpisode(ctx, EpisodeInput{What: "Moved it back", Source: "postgres-port"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if second.Name != "postgres-port-2" {
+			t.Errorf("second episode is %q, want postgres-port-2 beside %q", second.Name, first.Name)
+		}
+		if _, err := os.Stat(first.Path); err != nil {
+			t.Errorf("first episode moved: %v", err)
+		}
+		// An archived case variant holds the name too.
+		if _, err := s.Archive(ctx, first.Name); err != nil {
+			t.Fatal(err)
+		}
+		third, err := s.RecordEpisode(ctx, EpisodeInput{What: "Third move", Source: "Postgres-Port"})
+		if err != nil || third.Name != "Postgres-Port-3" {
+			t.Errorf("third episode: %v %v, want Postgres-Port-3", third, err)
+		}
+	})
+	t.Run("knowledge directory differing in case", func(t *testing.T) {
+		s, _ := pyStore(t)
+		first, err := s.CreateKnowledge(ctx, "POSTGRES PORT", "fact", "The database listens on 5433", "Port 5433.\n", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.CreateKnowledge(ctx, "postgres-port", "fact", "Which port the main DB uses", "See the compose file.\n", true)
+		var dup *DuplicateError
+		if !errors.As(err, &dup) || dup.Existing.Path != first.Path {
+			t.Fatalf("case variant created: %v", err)
+		}
+	})
+	t.Run("unreadable entry with capitals is not shadowed", func(t *testing.T) {
+		s, _ := pyStore(t)
+		p := filepath.Join(s.knowledgeDir(), "POSTGRES-PORT", "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		broken := "---\nname: POSTGRES-PORT\nbody without end\n"
+		if err := os.WriteFile(p, []byte(broken), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateKnowledge(ctx, "postgres-port", "fact", "The database listens on 5433", "Port 5433.\n", true); err == nil {
+			t.Error("created a case variant beside an unreadable entry")
+		}
+		if _, err := os.Stat(filepath.Join(s.knowledgeDir(), "postgres-port")); err == nil && !sameFile(t, p, filepath.Join(s.knowledgeDir(), "postgres-port", "SKILL.md")) {
+			t.Error("case variant directory created")
+		}
+		if readFile(t, p) != broken {
+			t.Error("unreadable entry rewritten")
+		}
+	})
+}
+
+// sameFile tells a case-insensitive file system (where both names are one file) from a second file.
+func sameFile(t *testing.T, a, b string) bool {
+	t.Helper()
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

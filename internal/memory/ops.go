@@ -88,7 +88,7 @@ func (s *Store) FindDuplicate(ctx context.Context, kind Kind, name, desc string)
 		if e.Name == name || strings.EqualFold(e.Name, strings.TrimSpace(name)) {
 			return e, "same name", nil
 		}
-		if filepath.Base(filepath.Dir(e.Path)) == safe {
+		if sameEntryName(filepath.Base(filepath.Dir(e.Path)), safe) {
 			return e, "same directory name", nil
 		}
 		if sim := jaccard(want, tokenSet(e.Description())); sim > bestSim {
@@ -174,6 +174,7 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	} else if dup != nil {
 		return nil, &DuplicateError{Existing: dup, Why: why}
 	}
+	dir = existingSpelling(dir, rootDir) // an unreadable entry spelled in other case is still this name
 	path, err := within(rootDir, dir, "SKILL.md")
 	if err != nil {
 		return nil, err
@@ -430,6 +431,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	defer s.mu.Unlock()
 	name := base
 	for i := 2; ; i++ {
+		name = existingSpelling(name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))
 		p, err := within(s.episodesDir(), name, "SKILL.md")
 		if err != nil {
 			return nil, err
