@@ -19,7 +19,7 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 	ctx := context.Background()
 	type op func(s *Store, e *Entry) error
 	rewrites := map[string]op{
-		"RecordUsage":     func(s *Store, e *Entry) error { return s.RecordUsage(e) },
+		"RecordUsage": func(s *Store, e *Entry) error { return s.RecordUsage(e) },
 		"recall journal folded": func(s *Store, e *Entry) error {
 			if err := s.NoteRecall([]string{e.Path}); err != nil {
 				return err

@@ -477,7 +477,7 @@ func (s *Store) Find(ctx context.Context, name string) (*Entry, error) {
 			return nil, err
 		}
 		for _, e := range entries {
-			if e.Name == n || strings.EqualFold(e.Name, n) {
+			if e.Name == n || strings.EqualFold(e.Name, n) || sameEntryName(filepath.Base(filepath.Dir(e.Path)), n) {
 				return e, nil
 			}
 		}

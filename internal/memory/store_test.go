@@ -3,8 +3,8 @@ package memory
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
