@@ -277,7 +277,7 @@ func (s *Store) walkRootFrom(ctx context.Context, r root, start string, visit fu
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
-			if path == start {
+			if path == start && !safefs.IsRefusal(err) {
 				return err
 			}
 			s.log.Warn("memory: cannot read directory, skipped", "path", path, "err", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -17,7 +16,7 @@ import (
 type Finding struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line,omitempty"`
-	Kind   string `json:"kind"` // unparsable | duplicate-name | orphan-link | bad-date
+	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date
 	Reason string `json:"reason"`
 }
 
@@ -43,7 +42,24 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	for _, p := range problems {
-		out = append(out, Finding{Path: p.Path, Line: p.Line, Kind: "unparsable", Reason: p.Reason})
+		kind := "unparsable"
+		if memory.IsRefusal(p.Reason) {
+			kind = "refused"
+		}
+		out = append(out, Finding{Path: p.Path, Line: p.Line, Kind: kind, Reason: p.Reason})
+	}
+	refused, err := st.Audit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range out {
+		seen[f.Path] = true
+	}
+	for _, p := range refused {
+		if !seen[p.Path] {
+			out = append(out, Finding{Path: p.Path, Kind: "refused", Reason: p.Reason})
+		}
 	}
 	// Identity files and session logs are read on every prompt or dream.
 	out = append(out, checkIdentity(st)...)
@@ -52,7 +68,7 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	for _, l := range logs {
-		if f, ok := checkParses(l); !ok {
+		if f, ok := checkParses(st, l); !ok {
 			out = append(out, f)
 		}
 	}
@@ -81,6 +97,9 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 		}
 	}
 	for _, e := range entries {
+		if miss := e.Incomplete(); miss != "" {
+			out = append(out, Finding{Path: e.Path, Kind: "incomplete", Reason: "no " + miss + " (a file cut short by an editor or a sync tool?)"})
+		}
 		for _, r := range splitList(e.Meta.Value("related")) {
 			if !known[strings.ToLower(r)] {
 				out = append(out, Finding{Path: e.Path, Kind: "orphan-link", Reason: fmt.Sprintf("related: %q names no entry", r)})
@@ -123,7 +142,7 @@ func checkIdentity(st *memory.Store) []Finding {
 	users, _ := filepath.Glob(filepath.Join(st.MemoryDir(), "users", "*", "about_user.md"))
 	paths = append(paths, users...)
 	for _, p := range paths {
-		if f, ok := checkParses(p); !ok {
+		if f, ok := checkParses(st, p); !ok {
 			out = append(out, f)
 		}
 	}
@@ -131,24 +150,18 @@ func checkIdentity(st *memory.Store) []Finding {
 }
 
 // checkParses reports whether the file at p (if it exists) has readable
-// front-matter.
-func checkParses(p string) (Finding, bool) {
-	data, err := os.ReadFile(p)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return Finding{}, true
-		}
-		return Finding{Path: p, Kind: "unparsable", Reason: err.Error()}, false
+// front-matter; it reads through the store, so a link out is refused, not followed.
+func checkParses(st *memory.Store, p string) (Finding, bool) {
+	err := st.CheckFile(p)
+	if err == nil {
+		return Finding{}, true
 	}
-	if _, err := memory.ParseDocument(p, data); err != nil {
-		f := Finding{Path: p, Kind: "unparsable", Reason: err.Error()}
-		var pe *memory.ParseError
-		if errors.As(err, &pe) {
-			f.Line, f.Reason = pe.Line, pe.Reason
-		}
-		return f, false
+	f := Finding{Path: p, Kind: "unparsable", Reason: err.Error()}
+	var pe *memory.ParseError
+	if errors.As(err, &pe) {
+		f.Line, f.Reason = pe.Line, pe.Reason
 	}
-	return Finding{}, true
+	return f, false
 }
 
 // Stats is what `somni-sidecar stats` prints.
