@@ -141,6 +141,9 @@ func decodeHostReply(raw json.RawMessage) (Message, Usage, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return Message{}, Usage{}, fmt.Errorf("%w: empty result", ErrMalformedReply)
 	}
+	if len(raw) > MaxReplyBytes {
+		return Message{}, Usage{}, fmt.Errorf("llm.chat result is %d bytes; the limit is %d", len(raw), MaxReplyBytes)
+	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return Message{}, Usage{}, fmt.Errorf("%w: %v", ErrMalformedReply, err)
 	}

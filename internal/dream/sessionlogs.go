@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,12 +90,12 @@ func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) str
 	if err != nil {
 		return errorf("read_session_log: %v (only files in memory/session-log can be read)", err)
 	}
-	data, err := os.ReadFile(l.Path)
+	data, err := readHead(l.Path)
 	if err != nil {
 		return errorf("read_session_log: %v", err)
 	}
 	if l.Archived {
-		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", filepath.Base(l.Path), data)
+		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", shownName(filepath.Base(l.Path)), data)
 	}
 	c.out.ReadLog = logKey(l.Path)
 	return string(data)
@@ -110,7 +111,29 @@ func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) s
 	}
 	c.out.Changed = true
 	c.out.ProcessedLog = logKey(a.Path)
-	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", logKey(a.Path), tb.rel(dest))
+	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", shownName(logKey(a.Path)), tb.rel(dest))
+}
+
+// readHead reads a log for the prompt: what exec's clip keeps (at most 4
+// bytes a rune) plus one byte, so it still sees the file is longer and says
+// so, without holding a 100 MB log as a string. The marker then names the
+// bytes read, not the file's size, so the size is appended here.
+func readHead(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 4*MaxReadRunes+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > 4*MaxReadRunes {
+		if fi, err := f.Stat(); err == nil {
+			data = append(data, fmt.Sprintf("\n(the file is %d bytes)", fi.Size())...)
+		}
+	}
+	return string(data), nil
 }
 
 // systemPrompt assembles role, strategy (the user's override when present) and workflow.
