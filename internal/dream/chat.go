@@ -12,6 +12,11 @@
 //	res := d.Run(ctx, trigger) // JSON-marshals to the compat sleep.run result
 //	d.Cancel()                 // from another goroutine; Run returns "interrupted"
 //	st := d.Status(ctx)        // {sleeping, pendingLogs, llm}
+//
+// Every size and count a model or a file could blow up is bounded in
+// limits.go (write-tool fields, tool calls per turn and per dream, what a
+// read puts into the prompt, the llm.chat result); each constant says what
+// happens past it.
 package dream
 
 import (

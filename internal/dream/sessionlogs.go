@@ -115,9 +115,9 @@ func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) s
 }
 
 // readHead reads a log for the prompt: what exec's clip keeps (at most 4
-// bytes a rune) plus one byte, so it still sees the file is longer and says
-// so, without holding a 100 MB log as a string. The marker then names the
-// bytes read, not the file's size, so the size is appended here.
+// bytes a rune) plus one byte, so the clip still sees it is longer, without
+// holding a 100 MB log as a string. The clip's marker can only count what
+// was read, so the file's real size goes in front, where the clip keeps it.
 func readHead(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -130,7 +130,7 @@ func readHead(path string) (string, error) {
 	}
 	if len(data) > 4*MaxReadRunes {
 		if fi, err := f.Stat(); err == nil {
-			data = append(data, fmt.Sprintf("\n(the file is %d bytes)", fi.Size())...)
+			return fmt.Sprintf("(this log is %d bytes, too long to show whole; its start follows)\n\n%s", fi.Size(), data), nil
 		}
 	}
 	return string(data), nil
