@@ -12,6 +12,11 @@
 //	res := d.Run(ctx, trigger) // JSON-marshals to the compat sleep.run result
 //	d.Cancel()                 // from another goroutine; Run returns "interrupted"
 //	st := d.Status(ctx)        // {sleeping, pendingLogs, llm}
+//
+// Every size and count a model or a file could blow up is bounded in
+// limits.go (write-tool fields, tool calls per turn and per dream, what a
+// read puts into the prompt, the llm.chat result); each constant says what
+// happens past it.
 package dream
 
 import (
@@ -140,6 +145,9 @@ func decodeHostReply(raw json.RawMessage) (Message, Usage, error) {
 	var res hostChatResult
 	if len(raw) == 0 || string(raw) == "null" {
 		return Message{}, Usage{}, fmt.Errorf("%w: empty result", ErrMalformedReply)
+	}
+	if len(raw) > MaxReplyBytes {
+		return Message{}, Usage{}, fmt.Errorf("llm.chat result is %d bytes; the limit is %d", len(raw), MaxReplyBytes)
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return Message{}, Usage{}, fmt.Errorf("%w: %v", ErrMalformedReply, err)

@@ -233,6 +233,10 @@ type run struct {
 	usage   TokenUsage
 	changed bool
 	steps   int
+	// writes counts write-tool calls that changed memory; failed names
+	// the ones that did not, so the result can say a dream achieved nothing.
+	writes int
+	failed []string
 }
 
 func (r *run) interrupted() bool {
@@ -241,7 +245,7 @@ func (r *run) interrupted() bool {
 
 func (r *run) result(status, reason, summary string) Result {
 	u := r.usage
-	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	u.TotalTokens = satAdd(u.PromptTokens, u.CompletionTokens)
 	res := Result{Status: status, Reason: reason, Summary: summary}
 	if status == StatusDeepSleep || status == StatusInterrupted {
 		res.TokenUsage = &u
@@ -309,19 +313,31 @@ func (r *run) dream() Result {
 		if err != nil {
 			return r.result(StatusError, err.Error(), "")
 		}
-		r.usage.PromptTokens += usage.PromptTokens
-		r.usage.CompletionTokens += usage.CompletionTokens
-		r.usage.CachedTokens += usage.CachedTokens
+		r.usage.PromptTokens = satAdd(r.usage.PromptTokens, usage.PromptTokens)
+		r.usage.CompletionTokens = satAdd(r.usage.CompletionTokens, usage.CompletionTokens)
+		r.usage.CachedTokens = satAdd(r.usage.CachedTokens, usage.CachedTokens)
 		if len(reply.ToolCalls) == 0 {
-			return r.result(StatusDeepSleep, "", strings.TrimSpace(reply.Content))
+			return r.finish(strings.TrimSpace(reply.Content))
 		}
 		conv.add(reply)
-		for _, call := range reply.ToolCalls {
+		for i, call := range reply.ToolCalls {
+			if i >= MaxToolCallsPerStep {
+				// Every tool_call still needs its tool message, or the next request is malformed.
+				conv.add(Message{Role: "tool", ToolCallID: call.ID, Content: errorf(
+					"not run: at most %d tool calls per turn are executed and this was call %d of %d; send it again in your next turn if it still matters",
+					MaxToolCallsPerStep, i+1, len(reply.ToolCalls))})
+				continue
+			}
+			if r.steps >= MaxToolCallsPerDream {
+				r.d.log.Warn("dream hit its tool-call limit", "limit", MaxToolCallsPerDream)
+				return r.result(StatusInterrupted, fmt.Sprintf("tool-call limit of %d per dream reached; the dream stopped early and kept what it wrote", MaxToolCallsPerDream), "")
+			}
 			if r.interrupted() {
 				return r.interruptedResult("before a tool call")
 			}
 			out := tb.exec(r.ctx, call)
 			r.steps++
+			r.noteWrite(call.Function.Name, out)
 			idx := conv.add(Message{Role: "tool", ToolCallID: call.ID, Content: out.Text})
 			if out.Changed {
 				r.changed = true
@@ -341,7 +357,45 @@ func (r *run) dream() Result {
 		}
 	}
 	r.d.log.Warn("dream hit its iteration cap", "max_iters", maxIters)
-	return r.result(StatusDeepSleep, "", fmt.Sprintf("(iteration cap of %d reached; the dream ended early — 已达到最大迭代次数)", maxIters))
+	return r.finish(fmt.Sprintf("(iteration cap of %d reached; the dream ended early — 已达到最大迭代次数)", maxIters))
+}
+
+// writeTools are the tools that change memory; a dream that called some and
+// changed nothing failed, whatever the model's summary says.
+var writeTools = map[string]bool{
+	toolCreateKnowledge: true, toolUpdateKnowledge: true, toolCreateSkill: true, toolUpdateSkill: true,
+	toolArchiveItem: true, toolRecordEpisode: true, toolMarkLogProcessed: true, toolWriteDreamLog: true,
+	toolDecayAllKnowledge: true, toolUpdateAboutMe: true, toolUpdateAboutUser: true,
+}
+
+func (r *run) noteWrite(tool string, out toolOutcome) {
+	switch {
+	case !writeTools[tool], out.Duplicate:
+	case out.Changed:
+		r.writes++
+	default:
+		why, _, _ := strings.Cut(strings.TrimPrefix(out.Text, errPrefix), "\n")
+		why = strings.TrimPrefix(why, tool+": ")
+		r.failed = append(r.failed, tool+": "+clipText(why, maxFailureRunes))
+	}
+}
+
+// finish ends a dream that ran to its end: error when every write it tried
+// failed (nothing was consolidated, the user must hear it), else deep_sleep
+// with the failed writes, if any, appended to the model's summary.
+func (r *run) finish(summary string) Result {
+	if len(r.failed) == 0 {
+		return r.result(StatusDeepSleep, "", summary)
+	}
+	total := r.writes + len(r.failed)
+	shown := strings.Join(r.failed[:min(len(r.failed), maxFailedWritesShown)], "; ")
+	if len(r.failed) > maxFailedWritesShown {
+		shown += fmt.Sprintf("; and %d more", len(r.failed)-maxFailedWritesShown)
+	}
+	if r.writes == 0 {
+		return r.result(StatusError, fmt.Sprintf("every memory write failed (%d of %d): %s", len(r.failed), total, shown), "")
+	}
+	return r.result(StatusDeepSleep, "", fmt.Sprintf("%s\n\n(%d of %d memory writes failed: %s)", summary, len(r.failed), total, shown))
 }
 
 // chat calls the backend but stops waiting as soon as the dream is cancelled,

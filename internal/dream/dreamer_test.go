@@ -227,8 +227,10 @@ func TestToolsRefuseBadProposals(t *testing.T) {
 		dreamtest.Step{Content: "done"},
 	)
 	res := newDreamer(st, model).Run(context.Background(), "test")
-	if res.Status != dream.StatusDeepSleep || res.Summary != "done" {
-		t.Fatalf("the loop did not go on after refusals: %+v", res)
+	// Every write was refused, so nothing was consolidated: an error, but
+	// only after the loop went on to the model's last turn.
+	if res.Status != dream.StatusError || !strings.Contains(res.Reason, "every memory write failed") || model.Turns() != 3 {
+		t.Fatalf("the loop did not go on after refusals, or hid them: %+v after %d turns", res, model.Turns())
 	}
 	reqs := model.Requests()
 	var replies []string

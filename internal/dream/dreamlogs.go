@@ -47,7 +47,7 @@ func (tb *toolbox) reviewDreamHistory(_ context.Context, _ *call, a historyArgs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d dream diaries, newest first (showing up to %d):\n", len(logs), recentDiaries)
 	for _, l := range logs[:min(len(logs), recentDiaries)] {
-		b.WriteString("- " + filepath.Base(l) + "\n")
+		b.WriteString("- " + shownName(filepath.Base(l)) + "\n")
 	}
 	return b.String()
 }

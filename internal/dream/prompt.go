@@ -72,7 +72,7 @@ func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamNam
 	b.WriteString("触发方式：" + trigger + "。请严格按顺序逐个处理，不要跳跃。\n\n")
 	b.WriteString(logListHeader + "\n")
 	for _, l := range logs {
-		b.WriteString("- " + l.Path + "\n")
+		b.WriteString("- " + shownName(l.Path) + "\n")
 	}
 	if lastDream != "" {
 		const maxHint = 1000
@@ -83,7 +83,7 @@ func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamNam
 			}
 			lastDream = lastDream[:cut] + "\n…(truncated)"
 		}
-		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", lastDreamName, lastDream)
+		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", shownName(lastDreamName), lastDream)
 	}
 	return b.String()
 }
@@ -101,7 +101,7 @@ func ListedLogPaths(userMessage string) []string {
 		if !ok {
 			break
 		}
-		out = append(out, p)
+		out = append(out, unshownName(p))
 	}
 	return out
 }

@@ -24,6 +24,9 @@ type toolOutcome struct {
 	ReadLog string
 	// ProcessedLog is the canonical path of a log this call archived.
 	ProcessedLog string
+	// Duplicate is set when a create was refused because memory already
+	// holds the item: nothing is lost, so it is not a failed write.
+	Duplicate bool
 }
 
 func refused(format string, args ...any) toolOutcome {
@@ -63,7 +66,7 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 		out = refused("%v", err)
 	} else {
 		out = c.out
-		out.Text = text
+		out.Text = clipForPrompt(name, text)
 	}
 	lvl := slog.LevelDebug
 	if strings.HasPrefix(out.Text, errPrefix) {
@@ -130,6 +133,7 @@ func orDefault(s, d string) string {
 func (tb *toolbox) created(c *call, tool, what string, e *memory.Entry, err error) string {
 	var dup *memory.DuplicateError
 	if errors.As(err, &dup) {
+		c.out.Duplicate = true
 		upd := toolUpdateKnowledge
 		if dup.Existing.Kind == memory.KindSkill {
 			upd = toolUpdateSkill
@@ -178,7 +182,7 @@ func (tb *toolbox) listItems(ctx context.Context, _ *call, a listItemsArgs) stri
 			where = "skill/" + skillCollection(tb.st, e)
 		}
 		fmt.Fprintf(&b, "- [%s] %s | type: %s | stability: %d | score: %s | %s | preview: %s\n",
-			where, e.Name, orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
+			where, shownName(e.Name), orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
 			e.Description(), clipText(strings.Join(strings.Fields(e.Body), " "), 80))
 	}
 	if len(problems) > 0 {
@@ -229,7 +233,7 @@ func (tb *toolbox) archiveItem(ctx context.Context, c *call, a itemNameArgs) str
 		return errorf("archive_item: %v", err)
 	}
 	c.out.Changed = true
-	return fmt.Sprintf("Archived %s %s to %s.", e.Kind, e.Name, tb.rel(dest))
+	return fmt.Sprintf("Archived %s %s to %s.", e.Kind, shownName(e.Name), tb.rel(dest))
 }
 
 func (tb *toolbox) decayAll(ctx context.Context, c *call, _ noArgs) string {
@@ -293,15 +297,23 @@ func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs
 // does not leak the home directory into prompts.
 func (tb *toolbox) rel(p string) string {
 	if r, err := filepath.Rel(tb.st.DataDir(), p); err == nil && !strings.HasPrefix(r, "..") {
-		return filepath.ToSlash(r)
+		return shownName(filepath.ToSlash(r))
 	}
-	return p
+	return shownName(p)
 }
 
+// clipText cuts s to n runes with an ellipsis. It walks the string rather
+// than converting it to runes: it clips files of any size for the prompt.
 func clipText(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	seen := 0
+	for i := range s {
+		if seen == n {
+			return s[:i] + "…"
+		}
+		seen++
+	}
+	return s
 }

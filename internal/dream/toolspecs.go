@@ -102,7 +102,14 @@ type call struct {
 
 // handler adapts a toolbox method to the toolspec signature.
 func handler[P any](fn func(tb *toolbox, ctx context.Context, c *call, p P) string) func(context.Context, *call, P) (string, error) {
-	return func(ctx context.Context, c *call, p P) (string, error) { return fn(c.tb, ctx, c, p), nil }
+	return func(ctx context.Context, c *call, p P) (string, error) {
+		if ch, ok := any(p).(checker); ok {
+			if err := ch.check(); err != nil {
+				return "", err
+			}
+		}
+		return fn(c.tb, ctx, c, p), nil
+	}
 }
 
 // registry is the dreamer's tool table; toolspec panics at init on a

@@ -35,7 +35,32 @@ const (
 	// query should land on the answer. Tuning half, hash: 0.9 → 0.59,
 	// 0.8 → 0.61, 0.7 → 0.61 with hit@5 down one; 0.8 is kept.
 	answeredDamp = 0.8
+	// maxQueryRunes bounds the query text the Scorer tokenizes and
+	// embeds. Real queries are a sentence or a pasted error line, assoc
+	// cues are already cut at 600 runes and an embedder reads about 512
+	// tokens, so 4 Ki runes keeps every real query whole, while a 10 MB
+	// paste (5 s and 385 MB before) now costs what 4 Ki runes cost. The
+	// rest is dropped with a warning in the log and no marker: a marker
+	// would be searched for.
+	maxQueryRunes = 4 << 10
 )
+
+// boundQuery cuts a query to maxQueryRunes. The Scorer applies it wherever
+// query text comes in (EmbedQuery, ScoreDocs, rank), which every recall
+// path goes through: the index, conversation turns and assoc cues.
+func boundQuery(text string) (string, bool) {
+	if len(text) <= maxQueryRunes { // bytes bound runes
+		return text, false
+	}
+	n := 0
+	for i := range text {
+		if n == maxQueryRunes {
+			return text[:i], true
+		}
+		n++
+	}
+	return text, false
+}
 
 // DefaultCalibration is the compat floor/span (SOMNI_COS_FLOOR 0.40,
 // SOMNI_COS_SPAN 0.30) for embedders that do not know their own.
@@ -101,6 +126,7 @@ func (sc *Scorer) Embedder() Embedder { return sc.emb }
 // EmbedQuery embeds one query text; nil (no error) when vectors are off
 // or the embedder is backing off after a failure (see markDown).
 func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	text, _ = boundQuery(text)
 	if IsOff(sc.emb) || strings.TrimSpace(text) == "" || sc.down() {
 		return nil, nil
 	}
@@ -157,6 +183,7 @@ func (sc *Scorer) embedQueries(ctx context.Context, qs []string) ([][]float32, e
 // session logs) with exactly the math the index uses. Docs are embedded
 // on the fly; with many docs prefer the index.
 func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, error) {
+	q.Text, _ = boundQuery(q.Text) // before embedDocs sends it along with the docs
 	c := newCorpus()
 	for i, d := range docs {
 		if d.Path == "" {
@@ -326,6 +353,10 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultLimit
+	}
+	if text, clipped := boundQuery(q.Text); clipped {
+		sc.log.Warn("query too long; ranking by its start only", "bytes", len(q.Text), "runes_kept", maxQueryRunes)
+		q.Text = text
 	}
 	if strings.TrimSpace(q.Text) == "" {
 		return listRecent(c, &q, limit)

@@ -960,3 +960,61 @@ func TestSerialByKeyRunsKeysSideBySide(t *testing.T) {
 		t.Fatalf("replies = %v", got)
 	}
 }
+
+// A reply over the frame limit is dropped, but it still names the call it
+// answers: that call must fail at once (not wait 600 s for llm.chat), and
+// the connection must go on serving.
+func TestOversizedReplyFailsTheCall(t *testing.T) {
+	pad := strings.Repeat("x", 70000)
+	tests := []struct {
+		name  string
+		reply func(id json.RawMessage) string
+	}{
+		{"id first", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"%s"}}}`, id, pad)
+		}},
+		{"id last", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","result":{"message":{"role":"assistant","content":"%s"}},"id":%s}`, pad, id)
+		}},
+		{"id last then jsonrpc", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"result":{"message":{"content":"%s \"id\":\"somni-999\""}}, "id" : %s, "jsonrpc":"2.0"}`, pad, id)
+		}},
+		{"error reply", func(id json.RawMessage) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32000,"message":"%s"}}`, id, pad)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var conn *Conn
+			p := startPeer(t, reverseMethods(&conn))
+			conn = p.conn
+			p.conn.stream.limit = 1000 // set before the first frame; the reader is idle
+			p.send(`{"jsonrpc":"2.0","id":1,"method":"dream","params":{"timeoutMs":5000}}`)
+			call := p.recv()
+			if call.Method != "llm.chat" {
+				t.Fatalf("want reverse call, got %s", call.raw)
+			}
+			start := time.Now()
+			p.send(tc.reply(call.ID))
+			if f := p.recv(); f.Error == nil || f.Error.Code != CodeParseError {
+				t.Fatalf("want -32700 for the oversized frame, got %s", f.raw)
+			}
+			f := p.recv()
+			if string(f.ID) != "1" || !strings.Contains(string(f.Result), "exceeds the 1000-byte frame limit") {
+				t.Fatalf("the call did not fail with the frame-limit error: %s", f.raw)
+			}
+			if time.Since(start) > 3*time.Second {
+				t.Fatalf("the call waited for its timeout instead of failing on the oversized reply")
+			}
+			if n := conn.pendingCalls(); n != 0 {
+				t.Errorf("%d calls still pending", n)
+			}
+			p.send(`{"jsonrpc":"2.0","id":2,"method":"dream","params":{"timeoutMs":5000}}`)
+			next := p.recv()
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"message":{"role":"assistant","content":"ok"}}}`, next.ID))
+			if f := p.recv(); string(f.ID) != "2" || !strings.Contains(string(f.Result), `"content":"ok"`) {
+				t.Fatalf("not serving calls after the oversized reply: %s", f.raw)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -21,6 +22,76 @@ const MaxFrameBytes = 64 << 20
 
 // errFrameTooLarge marks a line that exceeded MaxFrameBytes and was skipped.
 var errFrameTooLarge = errors.New("frame too large")
+
+// oversizeKeep is how much of an oversized line's head and of its tail is
+// kept to find which call it answered: encoders put the id either before
+// the result (after at most a jsonrpc member) or last, and 4 KiB holds
+// that prefix or suffix with room to spare while costing nothing next to
+// the 64 MiB that were discarded.
+const oversizeKeep = 4 << 10
+
+// frameTooLargeError is errFrameTooLarge with the ends of the dropped line.
+type frameTooLargeError struct{ head, tail []byte }
+
+func (e *frameTooLargeError) Error() string        { return errFrameTooLarge.Error() }
+func (e *frameTooLargeError) Is(target error) bool { return target == errFrameTooLarge }
+
+// keepTail keeps the last oversizeKeep bytes seen of the line.
+func (e *frameTooLargeError) keepTail(b []byte) {
+	if len(b) >= oversizeKeep {
+		e.tail = append(e.tail[:0], b[len(b)-oversizeKeep:]...)
+		return
+	}
+	e.tail = append(e.tail, b...)
+	if n := len(e.tail); n > oversizeKeep {
+		e.tail = append(e.tail[:0], e.tail[n-oversizeKeep:]...)
+	}
+}
+
+// tailID matches a top-level id as the last member of a frame (optionally
+// followed by jsonrpc, as key-sorting encoders write it): nothing but the
+// closing brace may follow, so an "id" of a nested object or inside a
+// string (its quotes are escaped) does not match.
+var tailID = regexp.MustCompile(`(?:^|[,{])\s*"id"\s*:\s*("(?:[^"\\]|\\.)*"|[0-9]+)\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$`)
+
+// replyID finds the id of a dropped reply: from its head when a top-level
+// id comes before the result or error, else from its tail. A line whose
+// head shows a method is a request, never a reply.
+func (e *frameTooLargeError) replyID() (jsonrpc2.ID, bool) {
+	dec := json.NewDecoder(bytes.NewReader(e.head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return jsonrpc2.ID{}, false
+	}
+	var id json.RawMessage
+	reply := false
+	for dec.More() {
+		k, err := dec.Token()
+		key, _ := k.(string)
+		if err != nil {
+			break
+		}
+		if key == "method" {
+			return jsonrpc2.ID{}, false
+		}
+		if key == "result" || key == "error" {
+			reply = true
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break // the value runs past the head
+		}
+		if key == "id" {
+			id = v
+		}
+	}
+	if len(id) > 0 && reply && validID(id) {
+		return parseID(id), true
+	}
+	if m := tailID.FindSubmatch(e.tail); m != nil && validID(m[1]) {
+		return parseID(m[1]), true
+	}
+	return jsonrpc2.ID{}, false
+}
 
 // lineStream is a jsonrpc2.ObjectStream for newline-delimited JSON: one
 // compact object per line in both directions. It answers malformed frames
@@ -173,13 +244,22 @@ func (s *lineStream) readLine() ([]byte, error) {
 			return chunk, nil // fast path: whole line in the buffer
 		}
 		if len(acc)+len(chunk) > s.limit {
+			big := &frameTooLargeError{}
+			first := acc
+			if first == nil {
+				first = chunk
+			}
+			big.head = append([]byte(nil), first[:min(len(first), oversizeKeep)]...)
+			big.keepTail(acc)
+			big.keepTail(chunk)
 			for errors.Is(err, bufio.ErrBufferFull) { // drain the rest of the line
-				_, err = s.r.ReadSlice('\n')
+				chunk, err = s.r.ReadSlice('\n')
+				big.keepTail(chunk)
 			}
 			if err != nil && err != io.EOF {
 				return nil, err
 			}
-			return nil, errFrameTooLarge
+			return nil, big
 		}
 		acc = append(acc, chunk...)
 		switch {
@@ -234,6 +314,15 @@ func (s *lineStream) ReadObject(any) error {
 		if errors.Is(err, errFrameTooLarge) {
 			s.logger.Warn("rpc: dropped oversized frame", "limit", s.limit)
 			s.writeError(nil, CodeParseError, fmt.Sprintf("parse error: frame exceeds %d bytes", s.limit))
+			// A reply to one of our calls fails that call now; left alone it
+			// would wait for its timeout (600 s for llm.chat).
+			var big *frameTooLargeError
+			if errors.As(err, &big) {
+				if id, ok := big.replyID(); ok {
+					s.onResponse(&response{id: id, err: &Error{Code: CodeParseError,
+						Message: fmt.Sprintf("peer reply exceeds the %d-byte frame limit and was dropped", s.limit)}})
+				}
+			}
 			continue
 		}
 		if err != nil {
