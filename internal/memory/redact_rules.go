@@ -16,6 +16,8 @@ const (
 	classPassword valueClass = iota
 	// classToken values are generated: they must look random, which keeps "max_tokens=4096" intact.
 	classToken
+	// classGenerated values need letters and digits and 16+ characters: the rule has little context.
+	classGenerated
 	// classAny values are taken as they are because the rule's context already says "secret".
 	classAny
 )
@@ -68,7 +70,14 @@ var contextRules = []contextRule{
 	// "token 是", "api key 是": an English key name with a Chinese copula.
 	{re: regexp.MustCompile(`(?i)\b(?P<k>token|api[ _\-]?key|secret|password|passwd|key)\s*(?:是|为|：)\s*(?P<v>[\x21-\x7e]+)`), class: classPassword},
 	// "telegram bot token": <bot id>:AA<33 chars>, also inside api.telegram.org/bot… URLs.
-	{re: regexp.MustCompile(`\b(?P<v>\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b`), class: classAny},
+	{re: regexp.MustCompile(`(?P<v>\b\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b|/bot(?P<v>\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b`), class: classAny},
+	// "deepseek api key" and short sk-ant-/sk-proj- test keys: gitleaks knows OpenAI keys only by their
+	// T3BlbkFJ marker and Anthropic keys only at full length. A digit is required so sk-learn stays.
+	{re: regexp.MustCompile(`\b(?P<v>sk-(?:[a-z0-9]+-)*[A-Za-z0-9_\-]{16,})`), class: classGenerated},
+	// "discord bot token": base64 user id, timestamp and HMAC; gitleaks only finds it next to "discord".
+	{re: regexp.MustCompile(`\b(?P<v>[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})\b`), class: classGenerated},
+	// "notion token": a key name followed directly by a generated-looking value, no "is" or colon.
+	{re: regexp.MustCompile(`(?i)\b(?:secret|token|key)\s+(?P<v>[A-Za-z0-9_\-.]{16,})`), class: classGenerated},
 	// "discord webhook": the id/token path of webhook URLs is the credential.
 	{re: regexp.MustCompile(`https://(?:(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/(?:services|workflows|triggers))/(?P<v>[A-Za-z0-9/_\-]+)`), class: classAny},
 }
@@ -89,7 +98,7 @@ func classOfKey(key string) valueClass {
 // contextTriggers are lowercase substrings without which no context rule can match.
 var contextTriggers = []string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
 	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
-	"redis-cli", "smbclient", "ssh-keygen", ":aa", "密码", "口令", "密钥", "秘钥", "私钥", "令牌"}
+	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "密码", "口令", "密钥", "秘钥", "私钥", "令牌"}
 
 // mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
 // long random-looking token, and skip every regex.
@@ -107,10 +116,10 @@ func mayContainSecret(text string) bool {
 }
 
 // hasLongToken reports a run of token characters that could be a generated secret: 12+ with a digit,
-// or 20+ mixing upper and lower case (some tokens are letters only). Every gitleaks rule worth running
+// or 20+ letters (AWS ids and Hugging Face tokens can lack digits). Every gitleaks rule worth running
 // on chat text needs one, so text without it skips the detector.
 func hasLongToken(text string) bool {
-	n, digit, upper, lower := 0, false, false, false
+	n, digit, letter := 0, false, false
 	for i := 0; i <= len(text); i++ {
 		var c byte = ' '
 		if i < len(text) {
@@ -119,16 +128,14 @@ func hasLongToken(text string) bool {
 		switch {
 		case c >= '0' && c <= '9':
 			digit = true
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		case c >= 'a' && c <= 'z':
-			lower = true
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+			letter = true
 		case c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~' || c == '%' || c == ':':
 		default:
-			if (n >= 12 && digit) || (n >= 20 && upper && lower) {
+			if (n >= 12 && digit) || (n >= 20 && letter) {
 				return true
 			}
-			n, digit, upper, lower = 0, false, false, false
+			n, digit, letter = 0, false, false
 			continue
 		}
 		n++
@@ -224,6 +231,9 @@ func acceptValue(v string, class valueClass) bool {
 	}
 	if digits+letters == 0 {
 		return false
+	}
+	if class == classGenerated {
+		return len(v) >= 16 && digits > 0 && letters > 0
 	}
 	if class == classPassword {
 		return len(v) >= 3 && !notPasswords[strings.ToLower(v)]
