@@ -63,7 +63,8 @@ var contextRules = []contextRule{
 	// names in env files, YAML, JSON, query strings and logs.
 	{re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])["']?(?P<k>[A-Za-z0-9_.\-]*(?:` + passwordKeys + `|` + tokenKeys + `)[A-Za-z0-9_.\-]*)["']?\s*(?:=|:=|:|：)\s*` + quotedOrBare), classOf: classOfKey},
 	// "the root password on", "my password is en": a password said in a sentence.
-	{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was|=)\s*:?\s+` + quotedOrBare), classOf: classOfKey},
+	// In prose a password ends at whitespace only, so "Tr0ub4dor&3" stays whole.
+	{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
 	// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword
 	// followed by an ASCII value; "密码是什么" or "口令验证失败" continue in Chinese and stay.
 	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌)\s*(?:是|为|:|：|=)?\s*(?P<v>[\x21-\x7e]+)`), class: classPassword},
@@ -157,13 +158,16 @@ func contextSpans(text string) []span {
 				switch name {
 				case "k":
 					key = text[m[2*g]:m[2*g+1]]
+					if strings.HasSuffix(text[:m[2*g]], "://") {
+						key = "" // user:password in a URL; the URL rule takes only the password
+					}
 				case "v":
 					if vs < 0 {
 						vs, ve = m[2*g], m[2*g+1]
 					}
 				}
 			}
-			if vs < 0 {
+			if vs < 0 || (key == "" && r.classOf != nil) {
 				continue
 			}
 			class := r.class

@@ -30,6 +30,8 @@ func TestRedact(t *testing.T) {
 		{"json password", `{"username": "bob", "password": "s3cr3t value"}`, []string{"s3cr3t"}, []string{`"username": "bob"`}},
 		{"token:", "token: 9f8e7d6c5b4a39281706", []string{"9f8e7d6c5b4a39281706"}, []string{"token:"}},
 		{"url creds", "DATABASE_URL=postgres://admin:Pa55w0rd@db.internal:5432/app", []string{"Pa55w0rd"}, []string{"postgres://admin:", "@db.internal:5432/app"}},
+		{"token as url user", "git remote set-url origin https://x-access-token:ghs_abcdefghijklmnopqrstuvwxyz0123456789@github.com/acme/api.git", []string{"ghs_abc"}, []string{"https://x-access-token:", "@github.com/acme/api.git"}},
+		{"password with ampersand in prose", "The root password on staging is Tr0ub4dor&3", []string{"&3"}, []string{"The root password on staging is "}},
 		{"chinese password", "服务器密码是 Abc!2345，别告诉别人", []string{"Abc!2345"}, []string{"服务器", "别告诉别人"}},
 	}
 	for _, tt := range tests {
