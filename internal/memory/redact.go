@@ -1,62 +1,133 @@
 package memory
 
 import (
-	"regexp"
+	"sort"
 	"strings"
+	"sync"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
 // Redacted replaces every secret Redact removes.
 const Redacted = "[REDACTED]"
 
-type redactRule struct {
-	re   *regexp.Regexp
-	repl string
-}
-
-// redactRules run in order; each keeps enough context (key name, scheme, user) to stay readable.
-var redactRules = []redactRule{
-	// PEM private keys, also when the END line was cut off by the message cap.
-	{regexp.MustCompile(`-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----(?s:.*?)(?:-----END ((?:[A-Z0-9]+ )*)PRIVATE KEY-----|\z)`), "-----BEGIN ${1}PRIVATE KEY----- " + Redacted + " -----END ${1}PRIVATE KEY-----"},
-	// Credentials in URLs: scheme://user:password@host.
-	{regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.\-]*://)([^/\s:@'"]+):([^/\s@'"]+)@`), "${1}${2}:" + Redacted + "@"},
-	// Authorization: Bearer/Basic/token values.
-	{regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/]{8,}=*`), "${1}${2}" + Redacted},
-	// OpenAI / Anthropic / DeepSeek style keys.
-	{regexp.MustCompile(`\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}`), Redacted},
-	// AWS access key ids.
-	{regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b`), Redacted},
-	// GitHub tokens.
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})\b`), Redacted},
-	// Slack tokens.
-	{regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`), Redacted},
-	// Google API keys.
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z\-_]{35}\b`), Redacted},
-	// key=value / key: value / "key": "value" for password-like keys.
-	{regexp.MustCompile(`(?i)((?:^|[^A-Za-z0-9_])"?(?:password|passwd|pwd|passphrase|secret|client_secret|api[_\-]?key|access[_\-]?token|refresh[_\-]?token|auth[_\-]?token|token|private[_\-]?key)"?\s*[=:]\s*)("[^"\n]+"|'[^'\n]+'|[^\s,;&"'}\]]+)`), "${1}" + Redacted},
-	// Chinese: 密码/口令/密钥 followed by a colon or "是".
-	{regexp.MustCompile(`((?:密码|口令|密钥)\s*(?:[:：=]|是)\s*)([^\s，。,;；]+)`), "${1}" + Redacted},
-}
-
-// redactTriggers are cheap substrings (lowercase) without which no rule can match; most messages have none.
-var redactTriggers = []string{"private key", "://", "bearer", "basic", "sk-", "akia", "asia", "agpa", "aida", "aroa",
-	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "aiza", "pass", "pwd", "secret", "key", "token", "密码", "口令", "密钥"}
-
-// Redact removes credentials from text before it reaches disk: API keys (sk-…, AKIA…, ghp_…, xox…),
-// bearer tokens, private key blocks, password=/token= values and credentials in URLs.
+// Redact removes credentials from text before it reaches disk. Every session, tool and dream log line
+// passes through it, so it is the one place where secrets are stopped.
+//
+// Known token formats come from the gitleaks rule set (regexes with keywords, entropy thresholds and
+// allowlists, maintained upstream); redact_rules.go adds only what those rules do not see in chat and
+// shell text. Only the secret value is replaced, so key names, schemes and users stay readable.
 func Redact(text string) string {
-	if text == "" || !mayContainSecret(text) {
-		return text
-	}
-	for _, r := range redactRules {
-		text = r.re.ReplaceAllString(text, r.repl)
-	}
-	return text
+	out, _ := RedactCount(text)
+	return out
 }
 
-func mayContainSecret(text string) bool {
-	lower := strings.ToLower(text)
-	for _, t := range redactTriggers {
-		if strings.Contains(lower, t) {
+// RedactCount is Redact that also reports how many secrets it replaced.
+func RedactCount(text string) (string, int) {
+	if text == "" || !mayContainSecret(text) {
+		return text, 0
+	}
+	spans := contextSpans(text)
+	if hasLongToken(text) {
+		spans = append(spans, detectorSpans(text)...)
+	}
+	return applySpans(text, spans)
+}
+
+var (
+	detectorOnce sync.Once
+	detector     *detect.Detector
+)
+
+// detectorSpans finds the gitleaks findings in text. The detector is built once (compiling ~200 rules
+// takes tens of milliseconds) and only read afterwards, so concurrent calls share it.
+func detectorSpans(text string) []span {
+	detectorOnce.Do(func() {
+		// gitleaks logs to stderr by default; a sidecar must not print anything about what it scanned.
+		logging.Logger = zerolog.Nop()
+		d, err := detect.NewDetectorDefaultConfig()
+		if err != nil {
+			return // the embedded config is fixed at build time; the context rules still run
+		}
+		// Decoded findings (base64 inside base64) have no substring in text to replace.
+		d.MaxDecodeDepth = 0
+		detector = d
+	})
+	if detector == nil {
+		return nil
+	}
+	var spans []span
+	for _, f := range detector.DetectString(text) {
+		// The PEM context rule redacts the same blocks but keeps the header.
+		if f.RuleID == "private-key" || len(f.Secret) < minSecretLen {
+			continue
+		}
+		for off := 0; ; {
+			i := strings.Index(text[off:], f.Secret)
+			if i < 0 {
+				break
+			}
+			spans = append(spans, span{off + i, off + i + len(f.Secret)})
+			off += i + len(f.Secret)
+		}
+	}
+	return spans
+}
+
+// minSecretLen keeps a short captured value from being replaced everywhere it happens to occur.
+const minSecretLen = 6
+
+type span struct{ start, end int }
+
+// applySpans merges overlapping spans and replaces each with Redacted in one pass. A span inside an
+// earlier marker is dropped so that running Redact on its own output changes nothing.
+func applySpans(text string, spans []span) (string, int) {
+	if len(spans) == 0 {
+		return text, 0
+	}
+	markers := markerSpans(text)
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	var b strings.Builder
+	b.Grow(len(text))
+	last, n := 0, 0
+	for i := 0; i < len(spans); {
+		s := spans[i]
+		for i++; i < len(spans) && spans[i].start <= s.end; i++ {
+			s.end = max(s.end, spans[i].end)
+		}
+		if s.start < last || insideMarker(s, markers) {
+			continue
+		}
+		b.WriteString(text[last:s.start])
+		b.WriteString(Redacted)
+		last = s.end
+		n++
+	}
+	if n == 0 {
+		return text, 0
+	}
+	b.WriteString(text[last:])
+	return b.String(), n
+}
+
+func markerSpans(text string) []span {
+	var m []span
+	for off := 0; ; {
+		i := strings.Index(text[off:], Redacted)
+		if i < 0 {
+			return m
+		}
+		m = append(m, span{off + i, off + i + len(Redacted)})
+		off += i + len(Redacted)
+	}
+}
+
+// insideMarker reports whether s touches a marker, i.e. it is a rule firing on an earlier redaction.
+func insideMarker(s span, markers []span) bool {
+	for _, m := range markers {
+		if s.start < m.end && m.start < s.end {
 			return true
 		}
 	}

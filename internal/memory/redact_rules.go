@@ -1,0 +1,249 @@
+package memory
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Context rules cover what gitleaks does not see: it is tuned for source files, so a password said in
+// a sentence, typed into a shell command or written after a Chinese keyword passes it. Each rule names
+// the corpus lines (testdata/secrets/secrets.jsonl) that need it. The secret is every group named v.
+
+type valueClass int
+
+const (
+	// classPassword values are chosen by people: any non-trivial word counts.
+	classPassword valueClass = iota
+	// classToken values are generated: they must look random, which keeps "max_tokens=4096" intact.
+	classToken
+	// classGenerated values need letters and digits and 16+ characters: the rule has little context.
+	classGenerated
+	// classAny values are taken as they are because the rule's context already says "secret".
+	classAny
+)
+
+type contextRule struct {
+	re    *regexp.Regexp
+	class valueClass
+	// classOf picks the class from the matched key name when it varies (key=value rules).
+	classOf func(key string) valueClass
+}
+
+const (
+	quotedOrBare = `(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"'` + "`" + `,;&<>()\[\]{}]+))`
+	passwordKeys = `password|passwd|passphrase|passcode|pwd|pass|pw`
+	tokenKeys    = `secret|token|credentials?|api[_\-]?key|access[_\-]?key|account[_\-]?key|private[_\-]?key|auth[_\-]?key|secret[_\-]?key|encryption[_\-]?key|signing[_\-]?key|server[_\-]?key|sig|key`
+)
+
+var contextRules = []contextRule{
+	// PEM blocks, also when the message cap cut off the END line ("pem cut off"); the header stays so a
+	// reader sees which key was pasted. Replaces gitleaks' private-key rule, which takes the header too.
+	{re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<v>(?s:.+?))(?:-----END|\z)`), class: classAny},
+	// "putty private key": PuTTY's .ppk format has no PEM armour.
+	{re: regexp.MustCompile(`PuTTY-User-Key-File-\d+:(?s:.*?)Private-Lines:\s*\d+\r?\n(?P<v>(?s:.+?))(?:\r?\nPrivate-MAC:|\z)`), class: classAny},
+	// "postgres url", "mysql url", "redis url no user", "mongodb srv", "amqp url": the user may be empty.
+	{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@'"]*:(?P<v>[^/\s@'"]+)@`), class: classAny},
+	// "basic auth header": base64 of user:password; only after Authorization so "basic understanding" stays.
+	{re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token)\s+(?P<v>[A-Za-z0-9\-._~+/]{6,}=*)`), class: classAny},
+	// "curl -u": user:password after -u/--user.
+	{re: regexp.MustCompile(`(?:^|\s)(?:-u|--user)(?:\s+|=)["']?[^\s:'"]*:(?P<v>[^\s'"]+)`), class: classAny},
+	// "mysql -p": the password is glued to -p; "-p shop" with a space is the prompt and a database name.
+	{re: regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"]+))`), class: classAny},
+	// "sshpass -p", "docker login password", "redis-cli -a", "mongosh -p": per-command password flags,
+	// limited to commands where -p/-a means password (in "docker run -p" or "mkdir -p" it does not).
+	{re: regexp.MustCompile(`\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:\s+registry)?)\s+login|sshpass|mongo(?:sh)?|twine(?:\s+upload)?|redis-cli|smbclient|lftp)\b[^\n|;&]*?\s(?:-p|-a|--pass|--password|--passwd)(?:\s+|=)` + quotedOrBare), class: classPassword},
+	// "docker login long flag", "azure storage key cli": --password v, --account-key v.
+	{re: regexp.MustCompile(`(?i)(?:^|\s)--(?P<k>(?:[a-z0-9]+-)*(?:` + passwordKeys + `|` + tokenKeys + `))(?:\s+|=)` + quotedOrBare), classOf: classOfKey},
+	// "openssl passout": -passout pass:secret.
+	{re: regexp.MustCompile(`\s-pass(?:in|out)?\s+pass:(?P<v>\S+)`), class: classAny},
+	// "ssh-keygen passphrase": -N/-P carry the passphrase.
+	{re: regexp.MustCompile(`\bssh-keygen\b[^\n|;&]*?\s-[NP]\s+(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"-]\S*))`), class: classAny},
+	// "db password env", "json password", "yaml password", "password log line", "azure sas token",
+	// "twitter bearer token", "firebase server key", "wechat appsecret": key = value for secret-like key
+	// names in env files, YAML, JSON, query strings and logs.
+	{re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])["']?(?P<k>[A-Za-z0-9_.\-]*(?:` + passwordKeys + `|` + tokenKeys + `)[A-Za-z0-9_.\-]*)["']?\s*(?:=|:=|:|：)\s*` + quotedOrBare), classOf: classOfKey},
+	// "the root password on", "my password is en": a password said in a sentence.
+	// In prose a password ends at whitespace only, so "Tr0ub4dor&3" stays whole.
+	{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
+	// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword
+	// followed by an ASCII value; "密码是什么" or "口令验证失败" continue in Chinese and stay.
+	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌)\s*(?:是|为|:|：|=)?\s*(?P<v>[\x21-\x7e]+)`), class: classPassword},
+	// "token 是", "api key 是": an English key name with a Chinese copula.
+	{re: regexp.MustCompile(`(?i)\b(?P<k>token|api[ _\-]?key|secret|password|passwd|key)\s*(?:是|为|：)\s*(?P<v>[\x21-\x7e]+)`), class: classPassword},
+	// "telegram bot token": <bot id>:AA<33 chars>, also inside api.telegram.org/bot… URLs.
+	{re: regexp.MustCompile(`(?P<v>\b\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b|/bot(?P<v>\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b`), class: classAny},
+	// "deepseek api key" and short sk-ant-/sk-proj- test keys: gitleaks knows OpenAI keys only by their
+	// T3BlbkFJ marker and Anthropic keys only at full length. A digit is required so sk-learn stays.
+	{re: regexp.MustCompile(`\b(?P<v>sk-(?:[a-z0-9]+-)*[A-Za-z0-9_\-]{16,})`), class: classGenerated},
+	// "discord bot token": base64 user id, timestamp and HMAC; gitleaks only finds it next to "discord".
+	{re: regexp.MustCompile(`\b(?P<v>[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})\b`), class: classGenerated},
+	// "notion token": a key name followed directly by a generated-looking value, no "is" or colon.
+	{re: regexp.MustCompile(`(?i)\b(?:secret|token|key)\s+(?P<v>[A-Za-z0-9_\-.]{16,})`), class: classGenerated},
+	// "discord webhook": the id/token path of webhook URLs is the credential.
+	{re: regexp.MustCompile(`https://(?:(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/(?:services|workflows|triggers))/(?P<v>[A-Za-z0-9/_\-]+)`), class: classAny},
+}
+
+func classOfKey(key string) valueClass {
+	k := strings.ToLower(key)
+	for _, p := range []string{"pass", "pwd", "pin"} {
+		if strings.Contains(k, p) {
+			return classPassword
+		}
+	}
+	if k == "pw" || strings.HasSuffix(k, "_pw") || strings.HasSuffix(k, "-pw") {
+		return classPassword
+	}
+	return classToken
+}
+
+// contextTriggers are lowercase substrings without which no context rule can match.
+var contextTriggers = []string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
+	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
+	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "密码", "口令", "密钥", "秘钥", "私钥", "令牌"}
+
+// mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
+// long random-looking token, and skip every regex.
+func mayContainSecret(text string) bool {
+	if hasLongToken(text) {
+		return true
+	}
+	lower := strings.ToLower(text)
+	for _, t := range contextTriggers {
+		if strings.Contains(lower, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasLongToken reports a run of token characters that could be a generated secret: 12+ with a digit,
+// or 20+ letters (AWS ids and Hugging Face tokens can lack digits). Every gitleaks rule worth running
+// on chat text needs one, so text without it skips the detector.
+func hasLongToken(text string) bool {
+	n, digit, letter := 0, false, false
+	for i := 0; i <= len(text); i++ {
+		var c byte = ' '
+		if i < len(text) {
+			c = text[i]
+		}
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z':
+			letter = true
+		case c == '_' || c == '-' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~' || c == '%' || c == ':':
+		default:
+			if (n >= 12 && digit) || (n >= 20 && letter) {
+				return true
+			}
+			n, digit, letter = 0, false, false
+			continue
+		}
+		n++
+	}
+	return false
+}
+
+// contextSpans returns the value spans of all context rules that pass their class check.
+func contextSpans(text string) []span {
+	var spans []span
+	for _, r := range contextRules {
+		names := r.re.SubexpNames()
+		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			key, vs, ve := "", -1, -1
+			for g, name := range names {
+				if m[2*g] < 0 {
+					continue
+				}
+				switch name {
+				case "k":
+					key = text[m[2*g]:m[2*g+1]]
+					if strings.HasSuffix(text[:m[2*g]], "://") {
+						key = "" // user:password in a URL; the URL rule takes only the password
+					}
+				case "v":
+					if vs < 0 {
+						vs, ve = m[2*g], m[2*g+1]
+					}
+				}
+			}
+			if vs < 0 || (key == "" && r.classOf != nil) {
+				continue
+			}
+			class := r.class
+			if r.classOf != nil {
+				class = r.classOf(key)
+			}
+			// Sentence punctuation after a bare value belongs to the sentence.
+			for ve > vs && strings.IndexByte(".,;:)", text[ve-1]) >= 0 {
+				ve--
+			}
+			if ve < len(text) && (text[ve] == '(' || text[ve] == '[') {
+				continue // a call or an index: code that reads a secret, not the secret
+			}
+			if acceptValue(text[vs:ve], class) {
+				spans = append(spans, span{vs, ve})
+			}
+		}
+	}
+	return spans
+}
+
+// notPasswords are words that follow "password is" / "password:" in ordinary prose and docs.
+var notPasswords = map[string]bool{
+	"a": true, "an": true, "the": true, "too": true, "not": true, "no": true, "incorrect": true, "wrong": true,
+	"correct": true, "invalid": true, "valid": true, "required": true, "missing": true, "empty": true, "blank": true,
+	"set": true, "unset": true, "stored": true, "saved": true, "hashed": true, "encrypted": true, "expired": true,
+	"weak": true, "strong": true, "short": true, "long": true, "same": true, "different": true, "changed": true,
+	"reset": true, "what": true, "which": true, "where": true, "how": true, "here": true, "there": true,
+	"this": true, "that": true, "it": true, "in": true, "on": true, "at": true, "for": true, "of": true, "to": true,
+	"and": true, "or": true, "being": true, "still": true, "now": true, "also": true, "just": true, "very": true,
+	"case": true, "null": true, "none": true, "nil": true, "true": true, "false": true, "yes": true, "ok": true,
+	"unknown": true, "optional": true, "needed": true, "used": true, "sent": true, "only": true, "your": true,
+	"my": true, "our": true, "their": true, "his": true, "her": true, "prompt": true, "ignored": true,
+}
+
+func acceptValue(v string, class valueClass) bool {
+	if v == "" || strings.HasPrefix(v, Redacted) || strings.HasPrefix(v, "[REDACTED") {
+		return false
+	}
+	if class == classAny {
+		return true
+	}
+	// Placeholders, variables and paths are how docs and configs refer to a secret without holding one.
+	switch v[0] {
+	case '$', '<', '{', '%', '/', '~', '*':
+		return false
+	}
+	if strings.HasPrefix(v, "./") || strings.Contains(v, "://") || strings.Contains(v, "...") {
+		return false
+	}
+	var digits, letters, upper, lower, other int
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c >= 'A' && c <= 'Z':
+			letters++
+			upper++
+		case c >= 'a' && c <= 'z':
+			letters++
+			lower++
+		default:
+			other++
+		}
+	}
+	if digits+letters == 0 {
+		return false
+	}
+	if class == classGenerated {
+		return len(v) >= 16 && digits > 0 && letters > 0
+	}
+	if class == classPassword {
+		return len(v) >= 3 && !notPasswords[strings.ToLower(v)]
+	}
+	if len(v) < 8 || letters == 0 {
+		return false
+	}
+	return digits > 0 || (upper > 0 && lower > 0) || other > 0
+}
