@@ -64,7 +64,13 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 			s.call("session.tool", map[string]any{"sessionId": "c", "call": "exec-shell(" + l.Text + ")", "result": l.Text, "reason": l.Text}, nil)
 		}},
 		{name: "add_intention", feed: func(t *testing.T, s *proc, l corpusLine) {
-			s.tool("add_intention", map[string]any{"what": strings.ReplaceAll(l.Text, "\n", " "), "cue": l.Secret})
+			what := strings.ReplaceAll(l.Text, "\n", " ")
+			if len([]rune(what)) > 500 { // over the description bound: refused whole, so nothing to leak
+				what = string([]rune(what)[:480])
+			}
+			// A bare secret without its context is undetectable anywhere, so the
+			// cue carries the same sentence, not the secret alone.
+			s.tool("add_intention", map[string]any{"what": what, "cue": what})
 		}},
 		{name: "dream writes", bulk: dreamCopying},
 	}

@@ -32,6 +32,12 @@ func RedactCount(text string) (string, int) {
 	spans := contextSpans(text)
 	if hasLongToken(text) {
 		spans = append(spans, detectorSpans(text)...)
+		// gitleaks rules end a token at quotes, blanks or line ends; a tool
+		// call summary wraps it in brackets (`exec-shell(npm_…)`). The spaced
+		// copy gives them that boundary; findings are located in the original.
+		if spaced := strings.Map(bracketToSpace, text); spaced != text {
+			spans = append(spans, detectorSpans(spaced)...)
+		}
 	}
 	return applySpans(text, spans)
 }
@@ -132,4 +138,12 @@ func insideMarker(s span, markers []span) bool {
 		}
 	}
 	return false
+}
+
+func bracketToSpace(r rune) rune {
+	switch r {
+	case '(', ')', '[', ']', '{', '}', '<', '>', '|', ',':
+		return ' '
+	}
+	return r
 }

@@ -39,8 +39,9 @@ var contextRules = []contextRule{
 	// PEM blocks, also when the message cap cut off the END line ("pem cut off"); the header stays so a
 	// reader sees which key was pasted. Replaces gitleaks' private-key rule, which takes the header too.
 	{re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<v>(?s:.+?))(?:-----END|\z)`), class: classAny},
-	// "putty private key": PuTTY's .ppk format has no PEM armour.
-	{re: regexp.MustCompile(`PuTTY-User-Key-File-\d+:(?s:.*?)Private-Lines:\s*\d+\r?\n(?P<v>(?s:.+?))(?:\r?\nPrivate-MAC:|\z)`), class: classAny},
+	// "putty private key": PuTTY's .ppk format has no PEM armour; blanks, not
+	// only newlines, separate its lines once a caller has put it on one line.
+	{re: regexp.MustCompile(`PuTTY-User-Key-File-\d+:(?s:.*?)Private-Lines:\s*\d+\s+(?P<v>(?s:.+?))(?:\s+Private-MAC:|\z)`), class: classAny},
 	// "postgres url", "mysql url", "redis url no user", "mongodb srv", "amqp url": the user may be empty.
 	{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@'"]*:(?P<v>[^/\s@'"]+)@`), class: classAny},
 	// "basic auth header": base64 of user:password; only after Authorization so "basic understanding" stays.
