@@ -1,0 +1,115 @@
+//go:build unix
+
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWritesNeverFollowLinks: the dreamer's and the tools' writes refuse an
+// entry, profile or intention that is a link, and leave its target alone.
+func TestWritesNeverFollowLinks(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name  string
+		at    string // link inside the memory dir
+		write func(s *Store) error
+	}{
+		{"update_knowledge", "knowledge/evil/SKILL.md", func(s *Store) error {
+			_, err := s.UpdateKnowledge(ctx, "evil", "", "new body", 0, 0)
+			return err
+		}},
+		{"update_about_user", "users/default/about_user.md", func(s *Store) error {
+			_, err := s.UpdateAboutUser("default", "the user likes tea")
+			return err
+		}},
+		{"update_about_me", "about_me.md", func(s *Store) error {
+			_, err := s.UpdateAboutMe("I am the agent")
+			return err
+		}},
+		{"complete_intention", "intentions/pi-20261201-001/INTENT.md", func(s *Store) error {
+			_, err := s.CompleteIntention(ctx, "pi-20261201-001")
+			return err
+		}},
+		{"fold of a recall hit", "knowledge/evil/SKILL.md", func(s *Store) error {
+			if err := s.NoteRecall([]string{filepath.Join(s.MemoryDir(), "knowledge/evil/SKILL.md")}); err != nil {
+				return err
+			}
+			_, err := s.FoldUsage(ctx)
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestStore(t)
+			outside := filepath.Join(t.TempDir(), "target.md")
+			const orig = "---\nname: evil\ndescription: outside\ntype: fact\n---\n\nkeep me\n"
+			if err := os.WriteFile(outside, []byte(orig), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(s.MemoryDir(), tc.at)
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, link); err != nil {
+				t.Fatal(err)
+			}
+			_ = tc.write(s) // refused or a no-op; either way nothing outside changes
+			if got, _ := os.ReadFile(outside); string(got) != orig {
+				t.Fatalf("wrote outside the data dir:\n%s", got)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("the link was replaced: %v", err)
+			}
+			des, _ := os.ReadDir(filepath.Dir(outside))
+			if len(des) != 1 {
+				t.Fatalf("files appeared beside the target: %v", des)
+			}
+		})
+	}
+}
+
+// TestRestartContinuesTheSessionLog: a sidecar restarted mid-conversation
+// (the host respawns it) keeps writing the session's log instead of
+// splitting one conversation over two files.
+func TestRestartContinuesTheSessionLog(t *testing.T) {
+	a := newTestStore(t)
+	if _, err := a.Capture().Append("chat-7", "user", "first half of the turn", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	a.Capture().CloseAll() // what shutdown does
+	b, err := Open(Config{DataDir: a.DataDir(), Now: a.now, Logger: a.log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Capture().Append("chat-7", "agent", "second half", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Capture().Append("other-chat", "user", "a different conversation", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	b.Capture().CloseAll()
+	logs, _ := b.SessionLogFiles(context.Background(), false)
+	if len(logs) != 2 {
+		t.Fatalf("logs %v, want one for chat-7 and one for other-chat", logs)
+	}
+	l, err := b.ReadSessionLog(logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Blocks) != 2 || !strings.Contains(l.Blocks[1].Text, "second half") || l.Meta.Value("message_count") != "2" {
+		t.Fatalf("the session did not continue in its log: %d blocks, count %s\n%s", len(l.Blocks), l.Meta.Value("message_count"), l.Raw)
+	}
+	// Once this process closed it, the session starts a new log (a dream may be archiving the old one).
+	if _, err := b.Capture().Append("chat-7", "user", "after close", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	b.Capture().CloseAll()
+	if logs, _ := b.SessionLogFiles(context.Background(), false); len(logs) != 3 {
+		t.Fatalf("logs after a close in the same process: %v", logs)
+	}
+}
