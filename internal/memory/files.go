@@ -59,7 +59,15 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) error {
 // sealed is the last step before bytes reach disk: secrets are redacted here,
 // for every writer. A document is redacted value by value and re-rendered, so
 // a redaction marker never breaks its header.
+//
+// Session logs are the exception: every block and header value in them was
+// redacted when it was captured (capture is the only writer of their
+// content), and rescanning a whole log at every rotation would cost capture
+// a tenth of its speed.
 func (s *Store) sealed(path string, data []byte) []byte {
+	if kind, _, _, ok := s.classify(path); ok && kind == KindSessionLog {
+		return data
+	}
 	text := string(data)
 	if Redact(text) == text {
 		return data
@@ -84,13 +92,19 @@ func (s *Store) readFile(path string, limit int64) ([]byte, error) {
 // moveDir renames src to a fresh name under destParent (suffixing -2, -3 … when taken) and returns it.
 // Archiving never overwrites or deletes an earlier archived copy.
 func (s *Store) moveDir(src, destParent, base string) (string, error) {
+	return s.moveToFreeName(src, destParent, base, "")
+}
+
+// moveToFreeName renames src to destParent/<base><ext>, or <base>-2<ext>, -3 …
+// when taken (by us or another process: the rename itself refuses a taken name).
+func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error) {
 	if err := s.fs.MkdirAll(destParent); err != nil {
 		return "", fmt.Errorf("memory: create dir %s: %w", destParent, err)
 	}
 	for i := 1; i < 10000; i++ {
-		name := base
+		name := base + ext
 		if i > 1 {
-			name = fmt.Sprintf("%s-%d", base, i)
+			name = fmt.Sprintf("%s-%d%s", base, i, ext)
 		}
 		dest := filepath.Join(destParent, name)
 		err := s.fs.Rename(src, dest)

@@ -122,7 +122,7 @@ func checkSessionID(id string) error {
 }
 
 // label is a header or speaker label as written: redacted, one line, capped.
-func label(s string) string { return oneLine(Redact(s), LabelMaxChars) }
+func label(s string) string { return oneLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
 
 // normalizeRole maps host role names onto the log's block tags.
 func normalizeRole(role string) (string, error) {
@@ -158,7 +158,7 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 	b = append(b, "] "...)
 	b = c.s.now().AppendFormat(b, logTimeLayout)
 	b = append(b, '\n')
-	b = appendMessage(b, capMessage(Redact(text)))
+	b = appendMessage(b, capMessage(redactHead(text, MessageMaxChars), utf8.RuneCountInString(text)))
 	b = append(b, "\n\n"...)
 	w.buf = b
 	if err := c.write(w, b); err != nil {
@@ -178,15 +178,15 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	b = append(b, "[tool] "...)
 	b = c.s.now().AppendFormat(b, logTimeLayout)
 	b = append(b, '\n')
-	if r := oneLine(Redact(reason), ToolResultMaxChars); r != "" {
+	if r := oneLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
 		b = append(b, "reason: "...)
 		b = append(b, r...)
 		b = append(b, '\n')
 	}
 	b = append(b, "call: "...)
-	b = append(b, oneLine(Redact(call), MessageMaxChars)...)
+	b = append(b, oneLine(redactHead(call, MessageMaxChars), MessageMaxChars)...)
 	b = append(b, "\nresult: "...)
-	b = append(b, oneLine(Redact(result), ToolResultMaxChars)...)
+	b = append(b, oneLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
 	b = append(b, "\n\n"...)
 	w.buf = b
 	return c.write(w, b)
@@ -196,7 +196,9 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 func (c *Capture) write(w *sessionWriter, block []byte) error {
 	if w.f != nil {
 		// The dreamer (or a person) may have moved the file away: never recreate a headerless log.
-		if !c.s.fs.Exists(w.path) {
+		// A stat by name of the file we hold open reads nothing through any
+		// link, and a per-append Root resolution would cost a third of capture.
+		if _, err := os.Lstat(w.path); err != nil {
 			_ = w.f.Close()
 			w.f, w.path = nil, ""
 		} else if w.size > SessionLogMaxBytes {
@@ -558,24 +560,7 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 	} else {
 		s.log.Warn("memory: session log unparsable, archived without rewriting", "file", p, "err", perr)
 	}
-	archDir := filepath.Join(s.sessionLogDir(), "archived")
-	base := strings.TrimSuffix(filepath.Base(p), ".md")
-	for i := 1; i < 10000; i++ {
-		name := base + ".md"
-		if i > 1 {
-			name = fmt.Sprintf("%s-%d.md", base, i)
-		}
-		dest := filepath.Join(archDir, name)
-		err := s.fs.Rename(p, dest)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("memory: archive %s: %w", p, err)
-		}
-		return dest, nil
-	}
-	return "", fmt.Errorf("memory: no free archive name for %s", p)
+	return s.moveToFreeName(p, filepath.Join(s.sessionLogDir(), "archived"), strings.TrimSuffix(filepath.Base(p), ".md"), ".md")
 }
 
 // LogBlock is one block of a session log.
@@ -722,12 +707,31 @@ func cleanSpeaker(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// capMessage keeps the first 4000 characters and notes how long the original was.
-func capMessage(text string) string {
-	if utf8.RuneCountInString(text) <= MessageMaxChars {
+// redactMargin is how far past a field's cut redaction still looks, so a
+// secret that straddles the cut is seen whole (the longest formats in the
+// secret corpus are private key blocks of ~3 KB).
+const redactMargin = 4096
+
+// redactHead redacts the part of text a field keeps (limit runes) and a
+// margin past it: a 10 MB paste costs a scan of a few KiB, not of 10 MB.
+func redactHead(text string, limit int) string {
+	if len(text) > 4*(limit+redactMargin) {
+		cut, n := 0, 0
+		for n < limit+redactMargin && cut < len(text) {
+			_, size := utf8.DecodeRuneInString(text[cut:])
+			cut += size
+			n++
+		}
+		text = text[:cut]
+	}
+	return Redact(text)
+}
+
+// capMessage keeps the first 4000 characters and notes how long the original (n characters) was.
+func capMessage(text string, n int) string {
+	if utf8.RuneCountInString(text) <= MessageMaxChars && n <= MessageMaxChars {
 		return text
 	}
-	n := utf8.RuneCountInString(text)
 	cut := 0
 	for i := 0; i < MessageMaxChars; i++ {
 		_, size := utf8.DecodeRuneInString(text[cut:])
