@@ -20,10 +20,14 @@
 // Files are read leniently (ParseDocument: YAML first, then the flat `key: value` form) and written in
 // the compat key order with unknown keys kept in their order and bodies byte for byte (RenderDocument).
 // A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
-// Every write is atomic (temp file in the same directory, fsync, rename, fsync dir).
+// Every file access goes through the store's safefs.FS (files.go): links never lead out of the memory
+// and skill roots, nothing is written through a link, only regular files are read and each read is
+// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in Store.sealed,
+// and every rewrite is a compare-and-swap on the bytes read (rewrite in lifecycle.go, header patching
+// in patch.go). Recall journals its hits (usage.go) instead of rewriting files; a dream folds them in.
 //
 // API overview: Open(Config) → *Store; Scan/Load/List/Find/Save for entries; lifecycle numbers and
-// RecordUsage/ReinforceRecall/DecayAll in lifecycle.go; CreateKnowledge/UpdateKnowledge/CreateSkill/
+// RecordUsage/DecayAll in lifecycle.go; NoteRecall/FoldUsage in usage.go; Audit/CheckFile for doctor; CreateKnowledge/UpdateKnowledge/CreateSkill/
 // UpdateSkill/Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer; AddIntention/
 // CompleteIntention/CancelIntention/Intentions/ExpireIdle/SelectIntentions for prospective memory;
 // AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser for identity; Store.Capture() for session capture
