@@ -1,3 +1,5 @@
+//go:build unix
+
 package safefs
 
 import (
@@ -5,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -47,9 +48,7 @@ func TestReadRule(t *testing.T) {
 	must(os.Symlink("../outside/secret.md", filepath.Join(root, "rel-escape.md")))
 	must(os.Symlink(outside, filepath.Join(root, "dirlink")))
 	must(os.WriteFile(filepath.Join(root, "big.md"), make([]byte, 2048), 0o644))
-	if runtime.GOOS != "windows" {
-		must(syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o644))
-	}
+	must(syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o644))
 	tests := []struct {
 		name string
 		path string
@@ -69,9 +68,6 @@ func TestReadRule(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "fifo does not block" && runtime.GOOS == "windows" {
-				t.Skip("no FIFOs")
-			}
 			done := make(chan error, 1)
 			go func() { _, err := f.ReadFile(tc.path, 1024); done <- err }()
 			select {
