@@ -85,7 +85,8 @@ func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) str
 	if err != nil {
 		return errorf("read_session_log: %v (only files in memory/session-log can be read)", err)
 	}
-	data := headForPrompt(l.Raw)
+	// exec clips every answer for the prompt and names the log's real size at the cut.
+	data := l.Raw
 	if l.Archived {
 		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", shownName(filepath.Base(l.Path)), data)
 	}
@@ -104,17 +105,6 @@ func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) s
 	c.out.Changed = true
 	c.out.ProcessedLog = logKey(a.Path)
 	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", shownName(logKey(a.Path)), tb.rel(dest))
-}
-
-// headForPrompt is the part of a log the prompt shows: what exec's clip keeps
-// (at most 4 bytes a rune) plus one byte, so the clip still sees it is
-// longer. The clip's marker can only count what it saw, so the log's real
-// size goes in front, where the clip keeps it.
-func headForPrompt(raw []byte) string {
-	if len(raw) <= 4*MaxReadRunes {
-		return string(raw)
-	}
-	return fmt.Sprintf("(this log is %d bytes, too long to show whole; its start follows)\n\n%s", len(raw), raw[:4*MaxReadRunes+1])
 }
 
 // systemPrompt assembles role, strategy (the user's override when present) and workflow.
