@@ -31,15 +31,15 @@ func (s *Store) Audit(ctx context.Context) ([]Problem, error) {
 			switch t := d.Type(); {
 			case t&fs.ModeSymlink != 0:
 				if _, serr := s.fs.Stat(p); serr != nil && !errors.Is(serr, fs.ErrNotExist) {
-					out = append(out, Problem{Path: p, Reason: "refused: " + refusal(serr)})
+					out = append(out, Problem{Path: p, Reason: "refused: " + refusal(serr), Refused: true})
 				}
 			case d.IsDir():
 			case !strings.HasSuffix(d.Name(), ".md") || safefs.IsTempName(d.Name()):
 			case !t.IsRegular():
-				out = append(out, Problem{Path: p, Reason: fmt.Sprintf("refused: %s (%s)", safefs.ErrNotRegular, t)})
+				out = append(out, Problem{Path: p, Reason: fmt.Sprintf("refused: %s (%s)", safefs.ErrNotRegular, t), Refused: true})
 			default:
 				if info, ierr := d.Info(); ierr == nil && info.Size() > s.limitFor(p) {
-					out = append(out, Problem{Path: p, Reason: fmt.Sprintf("refused: %d bytes is over the %d-byte limit; it is neither read nor rewritten", info.Size(), s.limitFor(p))})
+					out = append(out, Problem{Path: p, Reason: fmt.Sprintf("refused: %d bytes is over the %d-byte limit; it is neither read nor rewritten", info.Size(), s.limitFor(p)), Refused: true})
 				}
 			}
 			return nil
@@ -96,14 +96,4 @@ func (e *Entry) Incomplete() string {
 		miss = append(miss, "body")
 	}
 	return strings.Join(miss, ", ")
-}
-
-// IsRefusal reports whether a problem reason is one of the boundary's refusals.
-func IsRefusal(reason string) bool {
-	for _, e := range []error{safefs.ErrOutside, safefs.ErrSymlink, safefs.ErrNotRegular, safefs.ErrTooLarge} {
-		if strings.Contains(reason, e.Error()) {
-			return true
-		}
-	}
-	return false
 }

@@ -37,6 +37,10 @@ type Problem struct {
 	Path   string
 	Line   int
 	Reason string
+	// Refused is set when the data directory's boundary refused the file (a
+	// link out, not a regular file, over its size bound) rather than it
+	// failing to parse.
+	Refused bool
 }
 
 func (p Problem) String() string {
@@ -427,7 +431,7 @@ func (s *Store) problem(path string, err error) (Problem, bool) {
 	if errors.Is(err, ErrNotFound) {
 		return Problem{}, false // removed while we were listing
 	}
-	p := Problem{Path: path, Reason: err.Error()}
+	p := Problem{Path: path, Reason: err.Error(), Refused: safefs.IsRefusal(err)}
 	var pe *ParseError
 	if errors.As(err, &pe) {
 		p.Line, p.Reason = pe.Line, pe.Reason

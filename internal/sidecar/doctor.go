@@ -43,7 +43,7 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 	}
 	for _, p := range problems {
 		kind := "unparsable"
-		if memory.IsRefusal(p.Reason) {
+		if p.Refused {
 			kind = "refused"
 		}
 		out = append(out, Finding{Path: p.Path, Line: p.Line, Kind: kind, Reason: p.Reason})
