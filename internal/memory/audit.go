@@ -72,7 +72,7 @@ func refusal(err error) string {
 // CheckFile reads a store file through the boundary and parses it: nil when
 // it is missing or fine.
 func (s *Store) CheckFile(p string) error {
-	data, err := s.readFile(p, s.limitFor(p))
+	data, err := s.fs.ReadFile(p, s.limitFor(p))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -94,7 +94,7 @@ func (s *Store) ReadDreamLog(path string) (string, error) {
 	if err := checkWithin(s.dreamLogDir(), p); err != nil {
 		return "", fmt.Errorf("memory: read dream log: %w", err)
 	}
-	data, err := s.readFile(p, MaxEntryBytes)
+	data, err := s.fs.ReadFile(p, MaxEntryBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("memory: read dream log %s: %w", path, ErrNotFound)

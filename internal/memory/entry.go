@@ -64,8 +64,7 @@ type Entry struct {
 	ModTime  time.Time
 	Size     int64
 
-	version safefs.Version // what Load read, for the compare-and-swap of the next Save
-	raw     []byte         // the bytes Load read; a rewrite patches them instead of re-rendering
+	version safefs.Version // what was read or written last, for the compare-and-swap of the next Save; a rewrite patches its bytes
 	framed  bool           // the file had a front-matter block
 }
 

@@ -34,26 +34,20 @@ const (
 
 // writeNew creates path with data atomically; fs.ErrExist if it is there.
 func (s *Store) writeNew(path string, data []byte) error {
-	if err := s.fs.Create(path, s.sealed(path, data)); err != nil {
+	if _, err := s.fs.Create(path, s.sealed(path, data)); err != nil {
 		return fmt.Errorf("memory: create %s: %w", path, err)
 	}
 	return nil
 }
 
-// overwrite replaces a file only somni writes (a session log it holds).
-func (s *Store) overwrite(path string, data []byte) error {
-	if err := s.fs.Overwrite(path, s.sealed(path, data)); err != nil {
-		return fmt.Errorf("memory: write %s: %w", path, err)
+// replace writes data over path only if it still holds the version read, and
+// returns the version written (its bytes differ from data when sealed redacted them).
+func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.Version, error) {
+	ver, err := s.fs.Replace(path, s.sealed(path, data), prev)
+	if err != nil {
+		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", path, err)
 	}
-	return nil
-}
-
-// replace writes data over path only if it still holds the version read.
-func (s *Store) replace(path string, data []byte, prev safefs.Version) error {
-	if err := s.fs.Replace(path, s.sealed(path, data), prev); err != nil {
-		return fmt.Errorf("memory: write %s: %w", path, err)
-	}
-	return nil
+	return ver, nil
 }
 
 // sealed is the last step before bytes reach disk: secrets are redacted here,
@@ -82,11 +76,6 @@ func (s *Store) sealed(path string, data []byte) []byte {
 		meta.Set(k, Redact(doc.Meta.Value(k)))
 	}
 	return RenderDocument(meta, Redact(doc.Body))
-}
-
-// readFile reads a regular file inside the store, at most limit bytes.
-func (s *Store) readFile(path string, limit int64) ([]byte, error) {
-	return s.fs.ReadFile(path, limit)
 }
 
 // moveDir renames src to a fresh name under destParent (suffixing -2, -3 … when taken) and returns it.
@@ -123,10 +112,8 @@ func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error
 // root) for what people and models read: no home directory in hints or logs.
 func (s *Store) Rel(path string) string {
 	for _, root := range []string{s.dataDir, s.memDir, s.skillDir} {
-		if root == "" {
-			continue
-		}
-		if r, err := filepath.Rel(root, path); err == nil && r != ".." && !filepath.IsAbs(r) && (len(r) < 3 || r[:3] != ".."+string(filepath.Separator)) {
+		if root != "" && checkWithin(root, path) == nil {
+			r, _ := filepath.Rel(root, path)
 			return filepath.ToSlash(r)
 		}
 	}

@@ -104,7 +104,7 @@ func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
 	p.Meta.Set("has_data", "true")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if err := s.replace(p.Path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
+	if _, err := s.replace(p.Path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -146,7 +146,7 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if err := s.replace(path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
+	if _, err := s.replace(path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -146,15 +146,12 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 		}
 		path := filepath.Join(s.intentionsDir(), id, "INTENT.md")
 		e := s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
-		err := s.writeNew(path, RenderDocument(e.Meta, e.Body))
+		err := s.Save(e)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("memory: add intention %s: %w", id, err)
-		}
-		if err := s.reload(e); err != nil {
-			return nil, err
 		}
 		return intentionFromEntry(e), nil
 	}

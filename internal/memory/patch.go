@@ -11,8 +11,8 @@ import (
 // person's key order, comments and spacing stay as they wrote them); any
 // other change renders the document in the compat format.
 func (e *Entry) render() []byte {
-	if e.raw != nil && e.framed {
-		if out, ok := patchHeader(e.raw, e.Meta, e.Body); ok {
+	if raw := e.version.Data(); raw != nil && e.framed {
+		if out, ok := patchHeader(raw, e.Meta, e.Body); ok {
 			return out
 		}
 	}

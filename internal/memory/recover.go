@@ -75,7 +75,7 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 	doc.Meta.SetPlain("end_time", info.ModTime().In(c.s.now().Location()).Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
-	if err := c.s.replace(path, doc.Render(), ver); err != nil {
+	if _, err := c.s.replace(path, doc.Render(), ver); err != nil {
 		return false, err
 	}
 	c.s.log.Info("memory: finalised a session log left open by a crash", "file", path, "messages", count)

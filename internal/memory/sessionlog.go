@@ -304,7 +304,7 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 	doc.Meta.SetPlain("end_time", c.s.now().Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
-	if err := c.s.replace(path, doc.Render(), ver); err != nil {
+	if _, err := c.s.replace(path, doc.Render(), ver); err != nil {
 		return path, err
 	}
 	return path, nil
@@ -554,7 +554,7 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 		if !doc.HasFrontMatter {
 			out = RenderDocument(doc.Meta, doc.Body)
 		}
-		if err := s.replace(p, out, ver); err != nil {
+		if _, err := s.replace(p, out, ver); err != nil {
 			return "", err
 		}
 	} else {
@@ -657,12 +657,12 @@ func (s *Store) ReadSessionLog(path string) (*SessionLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.readFile(p, MaxLogBytes)
+	data, err := s.fs.ReadFile(p, MaxLogBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The dreamer may name a log that has just been archived.
 			alt := filepath.Join(s.sessionLogDir(), "archived", filepath.Base(p))
-			if data2, err2 := s.readFile(alt, MaxLogBytes); err2 == nil {
+			if data2, err2 := s.fs.ReadFile(alt, MaxLogBytes); err2 == nil {
 				l := ParseSessionLog(alt, data2)
 				l.Archived = true
 				return l, nil

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -149,7 +150,7 @@ func (s *Store) StrategyOverridePath() string {
 
 // StrategyOverride reads the user's override of the dreamer prompt (fs.ErrNotExist when there is none).
 func (s *Store) StrategyOverride() ([]byte, error) {
-	return s.readFile(s.StrategyOverridePath(), MaxEntryBytes)
+	return s.fs.ReadFile(s.StrategyOverridePath(), MaxEntryBytes)
 }
 
 // root describes one directory tree of active entries.
@@ -387,7 +388,7 @@ func (s *Store) Load(path string) (*Entry, error) {
 	}
 	info := ver.Info()
 	e := &Entry{Kind: kind, Path: abs, Meta: doc.Meta, Body: doc.Body, Learned: learned, Archived: archived,
-		ModTime: info.ModTime(), Size: info.Size(), version: ver, raw: data, framed: doc.HasFrontMatter}
+		ModTime: info.ModTime(), Size: info.Size(), version: ver, framed: doc.HasFrontMatter}
 	e.Name = strings.TrimSpace(doc.Meta.Value(KeyName))
 	if e.Name == "" {
 		e.Name = filepath.Base(filepath.Dir(abs))
@@ -505,23 +506,25 @@ func (s *Store) Save(e *Entry) error {
 		return fmt.Errorf("memory: save %s: %w", e.Path, errOutside(abs))
 	}
 	out := e.render()
-	if err := s.replace(abs, out, e.version); err != nil {
+	ver, err := s.replace(abs, out, e.version)
+	if err != nil {
 		if !e.version.Exists() && errors.Is(err, safefs.ErrChanged) {
 			return fmt.Errorf("memory: save %s: %w", s.Rel(abs), fs.ErrExist)
 		}
 		return err
 	}
 	e.Path = abs
-	return s.reload(e)
-}
-
-// reload refreshes e's version after a write, so a second Save of the same
-// entry compares against what the first one wrote.
-func (s *Store) reload(e *Entry) error {
-	fresh, err := s.Load(e.Path)
-	if err != nil {
-		return fmt.Errorf("memory: reread %s: %w", e.Path, err)
+	if !bytes.Equal(ver.Data(), out) {
+		// Redacted on the way to disk: e must hold what the file says.
+		fresh, err := s.Load(abs)
+		if err != nil {
+			return fmt.Errorf("memory: reread %s: %w", abs, err)
+		}
+		*e = *fresh
+		return nil
 	}
-	*e = *fresh
+	// A second Save of e compares against what this one wrote, without reading it back.
+	e.version, e.framed = ver, true
+	e.ModTime, e.Size = ver.Info().ModTime(), ver.Info().Size()
 	return nil
 }

@@ -74,7 +74,8 @@ func (s *Store) NoteRecall(paths []string) error {
 // path inside it, so the journal survives moving the data directory.
 func (s *Store) usageRef(p string) (tag, rel string, ok bool) {
 	for _, r := range []struct{ tag, dir string }{{"m", s.memDir}, {"s", s.skillDir}} {
-		if rel, err := filepath.Rel(r.dir, p); err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel) {
+		if checkWithin(r.dir, p) == nil {
+			rel, _ := filepath.Rel(r.dir, p)
 			return r.tag, filepath.ToSlash(rel), true
 		}
 	}
@@ -101,7 +102,7 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("memory: claim usage journal: %w", err)
 		}
 	}
-	data, err := s.readFile(folding, MaxUsageJournalBytes+MaxUsageJournalBytes/4)
+	data, err := s.fs.ReadFile(folding, MaxUsageJournalBytes+MaxUsageJournalBytes/4)
 	if err != nil {
 		return 0, fmt.Errorf("memory: read usage journal: %w", err)
 	}

@@ -16,8 +16,8 @@
 //   - Every read has a byte limit chosen by the caller (ErrTooLarge past it).
 //
 // Map: fs.go (FS, roots, errors, stat/list/walk), read.go (bounded reads that
-// return the Version read), write.go (atomic create/replace, compare-and-swap
-// Replace, rename, append opens), swap_linux.go / swap_other.go (how Replace
+// return the Version read), write.go (atomic Create, compare-and-swap Replace,
+// both returning the Version written; rename, append opens), swap_linux.go / swap_other.go (how Replace
 // swaps the new bytes in: renameat2 RENAME_EXCHANGE where the kernel has it,
 // so a file replaced by someone else between check and swap is put back).
 package safefs

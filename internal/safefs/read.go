@@ -21,6 +21,9 @@ func (v Version) Exists() bool { return v.info != nil }
 // Info is the file info of the read (nil when the file did not exist).
 func (v Version) Info() fs.FileInfo { return v.info }
 
+// Data is the bytes read or written (the caller must not change them).
+func (v Version) Data() []byte { return v.data }
+
 // Missing is the version of a file that is not there yet: Replace with it
 // creates the file and fails if someone else created it first.
 var Missing = Version{}

@@ -95,15 +95,26 @@ func TestWriteRule(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "dirlink")); err != nil {
 		t.Fatal(err)
 	}
+	// A Version of some real file: a replace must refuse a link before it compares anything.
+	if err := os.WriteFile(filepath.Join(root, "ok.md"), []byte("fine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, real, err := f.ReadVersion(filepath.Join(root, "ok.md"), 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
 	writes := []struct {
 		name string
 		do   func() error
 		want error
 	}{
-		{"overwrite a link out", func() error { return f.Overwrite(filepath.Join(root, "link.md"), []byte("x")) }, ErrSymlink},
-		{"overwrite a link inside", func() error { return f.Overwrite(filepath.Join(root, "inner-link.md"), []byte("x")) }, ErrSymlink},
-		{"create through a linked dir", func() error { return f.Create(filepath.Join(root, "dirlink", "new.md"), []byte("x")) }, ErrOutside},
-		{"create over a link", func() error { return f.Create(filepath.Join(root, "link.md"), []byte("x")) }, ErrSymlink},
+		{"replace a link out", func() error { _, err := f.Replace(filepath.Join(root, "link.md"), []byte("x"), real); return err }, ErrSymlink},
+		{"replace a link inside", func() error {
+			_, err := f.Replace(filepath.Join(root, "inner-link.md"), []byte("x"), real)
+			return err
+		}, ErrSymlink},
+		{"create through a linked dir", func() error { _, err := f.Create(filepath.Join(root, "dirlink", "new.md"), []byte("x")); return err }, ErrOutside},
+		{"create over a link", func() error { _, err := f.Create(filepath.Join(root, "link.md"), []byte("x")); return err }, ErrSymlink},
 		{"append to a link", func() error { _, err := f.OpenAppend(filepath.Join(root, "link.md"), false); return err }, ErrSymlink},
 		{"mkdir through a linked dir", func() error { return f.MkdirAll(filepath.Join(root, "dirlink", "d")) }, ErrOutside},
 		{"rename into a linked dir", func() error {
@@ -144,25 +155,30 @@ func TestReplace(t *testing.T) {
 	if err := os.WriteFile(p, []byte("hand"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Replace(p, []byte("ours"), v); !errors.Is(err, ErrChanged) {
+	if _, err := f.Replace(p, []byte("ours"), v); !errors.Is(err, ErrChanged) {
 		t.Fatalf("Replace over an edit = %v, want ErrChanged", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "hand" {
 		t.Fatalf("edit lost: %q", b)
 	}
 	_, v, _ = f.ReadVersion(p, 1<<20)
-	if err := f.Replace(p, []byte("ours"), v); err != nil {
+	written, err := f.Replace(p, []byte("ours"), v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := os.ReadFile(p); string(b) != "ours" {
+	// The Version Replace returns is what a read now returns: a second swap needs no read.
+	if _, err := f.Replace(p, []byte("ours again"), written); err != nil {
+		t.Fatalf("replace against the written version: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "ours again" {
 		t.Fatalf("got %q", b)
 	}
 	// Creating with Missing fails once someone else created it.
 	q := filepath.Join(root, "new.md")
-	if err := f.Replace(q, []byte("a"), Missing); err != nil {
+	if _, err := f.Replace(q, []byte("a"), Missing); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Replace(q, []byte("b"), Missing); !errors.Is(err, ErrChanged) {
+	if _, err := f.Replace(q, []byte("b"), Missing); !errors.Is(err, ErrChanged) {
 		t.Fatalf("second create = %v", err)
 	}
 	des, _ := os.ReadDir(root)

@@ -73,7 +73,9 @@ func (d *parent) checkTarget(p string) (exists bool, err error) {
 }
 
 // writeTemp writes data to a fresh temp file beside the target and fsyncs it.
-func (d *parent) writeTemp(p string, data []byte) (string, error) {
+// The Version is the temp file's: once it is swapped or linked in, it is the
+// target's, so the writer can compare-and-swap again without reading it back.
+func (d *parent) writeTemp(p string, data []byte) (string, Version, error) {
 	var rnd [6]byte
 	for try := 0; try < 8; try++ {
 		_, _ = rand.Read(rnd[:])
@@ -83,20 +85,24 @@ func (d *parent) writeTemp(p string, data []byte) (string, error) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("safefs: temp file for %s: %w", p, err)
+			return "", Version{}, fmt.Errorf("safefs: temp file for %s: %w", p, err)
 		}
 		_, werr := file.Write(data)
 		if werr == nil {
 			werr = file.Sync()
 		}
+		var info fs.FileInfo
+		if werr == nil {
+			info, werr = file.Stat()
+		}
 		cerr := file.Close()
 		if err := errors.Join(werr, cerr); err != nil {
 			_ = d.root.Remove(name)
-			return "", fmt.Errorf("safefs: write temp file for %s: %w", p, err)
+			return "", Version{}, fmt.Errorf("safefs: write temp file for %s: %w", p, err)
 		}
-		return name, nil
+		return name, Version{info: info, data: data}, nil
 	}
-	return "", fmt.Errorf("safefs: no free temp name beside %s", p)
+	return "", Version{}, fmt.Errorf("safefs: no free temp name beside %s", p)
 }
 
 // sync makes a rename in the directory durable; file systems that cannot
@@ -114,50 +120,28 @@ func (d *parent) sync() error {
 }
 
 // Create writes a new file p atomically and fails with fs.ErrExist instead of
-// replacing one (link(2) refuses an existing name, rename(2) would not).
-func (f *FS) Create(p string, data []byte) error {
+// replacing one (link(2) refuses an existing name, rename(2) would not). It
+// returns the Version written.
+func (f *FS) Create(p string, data []byte) (Version, error) {
 	d, err := f.openParent("create", p, true)
 	if err != nil {
-		return err
+		return Version{}, err
 	}
 	defer d.close()
 	if exists, err := d.checkTarget(p); err != nil {
-		return err
+		return Version{}, err
 	} else if exists {
-		return &fs.PathError{Op: "create", Path: p, Err: fs.ErrExist}
+		return Version{}, &fs.PathError{Op: "create", Path: p, Err: fs.ErrExist}
 	}
-	tmp, err := d.writeTemp(p, data)
+	tmp, ver, err := d.writeTemp(p, data)
 	if err != nil {
-		return err
+		return Version{}, err
 	}
 	defer d.root.Remove(tmp)
 	if err := d.root.Link(tmp, d.base); err != nil {
-		return mapErr("create", p, err)
+		return Version{}, mapErr("create", p, err)
 	}
-	return d.sync()
-}
-
-// Overwrite replaces p with data atomically whatever it holds now (a link is
-// still refused). For files only somni writes; anything a person may edit
-// goes through Replace.
-func (f *FS) Overwrite(p string, data []byte) error {
-	d, err := f.openParent("write", p, true)
-	if err != nil {
-		return err
-	}
-	defer d.close()
-	if _, err := d.checkTarget(p); err != nil {
-		return err
-	}
-	tmp, err := d.writeTemp(p, data)
-	if err != nil {
-		return err
-	}
-	if err := d.root.Rename(tmp, d.base); err != nil {
-		_ = d.root.Remove(tmp)
-		return mapErr("write", p, err)
-	}
-	return d.sync()
+	return ver, d.sync()
 }
 
 // Replace writes data over p only if p still holds what prev read (a
@@ -168,49 +152,49 @@ func (f *FS) Overwrite(p string, data []byte) error {
 // The check and the swap cannot be one step on a file system, so Replace
 // swaps with an exchange where the kernel offers one and then checks what it
 // displaced: an edit that landed between check and swap (in place or by
-// rename) is swapped back, never lost.
-func (f *FS) Replace(p string, data []byte, prev Version) error {
+// rename) is swapped back, never lost. It returns the Version written.
+func (f *FS) Replace(p string, data []byte, prev Version) (Version, error) {
 	if !prev.Exists() {
-		err := f.Create(p, data)
+		ver, err := f.Create(p, data)
 		if errors.Is(err, fs.ErrExist) {
-			return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+			return Version{}, &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
 		}
-		return err
+		return ver, err
 	}
 	d, err := f.openParent("replace", p, false)
 	if err != nil {
-		return err
+		return Version{}, err
 	}
 	defer d.close()
 	if exists, err := d.checkTarget(p); err != nil {
-		return err
+		return Version{}, err
 	} else if !exists {
-		return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+		return Version{}, &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
 	}
 	if !d.holds(d.base, prev) {
-		return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+		return Version{}, &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
 	}
-	tmp, err := d.writeTemp(p, data)
+	tmp, ver, err := d.writeTemp(p, data)
 	if err != nil {
-		return err
+		return Version{}, err
 	}
 	exchanged, err := d.swap(tmp)
 	if err != nil {
 		_ = d.root.Remove(tmp)
-		return mapErr("replace", p, err)
+		return Version{}, mapErr("replace", p, err)
 	}
 	if exchanged && !d.holds(tmp, prev) {
 		// Someone wrote between our check and the swap: put their file back.
 		if _, err := d.swap(tmp); err != nil {
-			return fmt.Errorf("safefs: replace %s: restoring a concurrent edit (kept as %s): %w", p, tmp, err)
+			return Version{}, fmt.Errorf("safefs: replace %s: restoring a concurrent edit (kept as %s): %w", p, tmp, err)
 		}
 		_ = d.root.Remove(tmp)
-		return &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
+		return Version{}, &fs.PathError{Op: "replace", Path: p, Err: ErrChanged}
 	}
 	if exchanged {
 		_ = d.root.Remove(tmp)
 	}
-	return d.sync()
+	return ver, d.sync()
 }
 
 // holds reports whether name is still the file and the bytes prev read.
