@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -73,22 +71,6 @@ func TestHugeQueryIsBounded(t *testing.T) {
 	// (339 MiB more before the bound).
 	if grew := s.peakRSS() - base; grew > 200<<20 {
 		t.Errorf("peak memory grew by %d MiB over 10 MB queries", grew>>20)
-	}
-}
-
-// dreamHost wires a scripted model to the binary's llm.chat.
-func dreamHost(s *proc, model *dreamtest.Model) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.onCall = func(w wire) (any, *wireErr) {
-		if w.Method != "llm.chat" {
-			return nil, &wireErr{Code: -32601, Message: "method not found: " + w.Method}
-		}
-		out, err := model.ServeLLMChat(context.Background(), w.Params)
-		if err != nil {
-			return nil, &wireErr{Code: -32000, Message: err.Error()}
-		}
-		return json.RawMessage(out), nil
 	}
 }
 

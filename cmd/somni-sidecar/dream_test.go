@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,18 +37,7 @@ func TestFullDreamThroughBinary(t *testing.T) {
 		Summary:  "1 log consolidated: db-billing-port",
 		Usage:    dream.Usage{PromptTokens: 120, CompletionTokens: 12},
 	})...)
-	s.mu.Lock()
-	s.onCall = func(w wire) (any, *wireErr) {
-		if w.Method != "llm.chat" {
-			return nil, &wireErr{Code: -32601, Message: "method not found: " + w.Method}
-		}
-		out, err := model.ServeLLMChat(context.Background(), w.Params)
-		if err != nil {
-			return nil, &wireErr{Code: -32000, Message: err.Error()}
-		}
-		return json.RawMessage(out), nil
-	}
-	s.mu.Unlock()
+	dreamHost(s, model)
 
 	var run struct {
 		Status, Summary, Reason string

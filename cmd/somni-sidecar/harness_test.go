@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/dream/dreamtest"
 )
 
 // binPath is the real binary, built once by TestMain.
@@ -102,6 +105,22 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// dreamHost wires a scripted model to the binary's llm.chat.
+func dreamHost(s *proc, model *dreamtest.Model) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onCall = func(w wire) (any, *wireErr) {
+		if w.Method != "llm.chat" {
+			return nil, &wireErr{Code: -32601, Message: "method not found: " + w.Method}
+		}
+		out, err := model.ServeLLMChat(context.Background(), w.Params)
+		if err != nil {
+			return nil, &wireErr{Code: -32000, Message: err.Error()}
+		}
+		return json.RawMessage(out), nil
+	}
 }
 
 // start launches the binary on dataDir with extra args and env.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -141,15 +140,7 @@ func dreamCopying(t *testing.T, s *proc, ls []corpusLine) {
 		Summary:  "copied",
 		Usage:    dream.Usage{PromptTokens: 1},
 	})...)
-	s.mu.Lock()
-	s.onCall = func(w wire) (any, *wireErr) {
-		out, err := model.ServeLLMChat(context.Background(), w.Params)
-		if err != nil {
-			return nil, &wireErr{Code: -32000, Message: err.Error()}
-		}
-		return json.RawMessage(out), nil
-	}
-	s.mu.Unlock()
+	dreamHost(s, model)
 	var run struct{ Status, Reason string }
 	s.call("sleep.run", map[string]any{"trigger": "test"}, &run)
 	if run.Status != "deep_sleep" {
