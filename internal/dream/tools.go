@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // toolOutcome is what one tool call did, as far as the loop cares.
@@ -302,18 +303,10 @@ func (tb *toolbox) rel(p string) string {
 	return shownName(p)
 }
 
-// clipText cuts s to n runes with an ellipsis. It walks the string rather
-// than converting it to runes: it clips files of any size for the prompt.
+// clipText cuts s to n runes with an ellipsis.
 func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	seen := 0
-	for i := range s {
-		if seen == n {
-			return s[:i] + "…"
-		}
-		seen++
+	if head, cut := textseg.Prefix(s, n); cut {
+		return head + "…"
 	}
 	return s
 }

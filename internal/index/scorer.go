@@ -49,17 +49,7 @@ const (
 // query text comes in (EmbedQuery, ScoreDocs, rank), which every recall
 // path goes through: the index, conversation turns and assoc cues.
 func boundQuery(text string) (string, bool) {
-	if len(text) <= maxQueryRunes { // bytes bound runes
-		return text, false
-	}
-	n := 0
-	for i := range text {
-		if n == maxQueryRunes {
-			return text[:i], true
-		}
-		n++
-	}
-	return text, false
+	return textseg.Prefix(text, maxQueryRunes)
 }
 
 // DefaultCalibration is the compat floor/span (SOMNI_COS_FLOOR 0.40,

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Session-log limits (compat).
@@ -715,29 +717,17 @@ const redactMargin = 4096
 // redactHead redacts the part of text a field keeps (limit runes) and a
 // margin past it: a 10 MB paste costs a scan of a few KiB, not of 10 MB.
 func redactHead(text string, limit int) string {
-	if len(text) > 4*(limit+redactMargin) {
-		cut, n := 0, 0
-		for n < limit+redactMargin && cut < len(text) {
-			_, size := utf8.DecodeRuneInString(text[cut:])
-			cut += size
-			n++
-		}
-		text = text[:cut]
-	}
-	return Redact(text)
+	head, _ := textseg.Prefix(text, limit+redactMargin)
+	return Redact(head)
 }
 
 // capMessage keeps the first 4000 characters and notes how long the original (n characters) was.
 func capMessage(text string, n int) string {
-	if utf8.RuneCountInString(text) <= MessageMaxChars && n <= MessageMaxChars {
+	head, cut := textseg.Prefix(text, MessageMaxChars)
+	if !cut && n <= MessageMaxChars {
 		return text
 	}
-	cut := 0
-	for i := 0; i < MessageMaxChars; i++ {
-		_, size := utf8.DecodeRuneInString(text[cut:])
-		cut += size
-	}
-	return text[:cut] + "\n...(truncated, original " + strconv.Itoa(n) + " chars)"
+	return head + "\n...(truncated, original " + strconv.Itoa(n) + " chars)"
 }
 
 // appendMessage writes text, indenting any line that would read as a block header by one space.
