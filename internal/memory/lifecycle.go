@@ -239,6 +239,7 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 		}
 		changed := false
 		err := s.rewrite(e, func(e *Entry) error {
+			changed = false // a retry starts over from the file as it is now
 			last, ok := e.LastDecay()
 			if !ok {
 				// Never decayed: start the clock today rather than guessing an age.
