@@ -31,13 +31,11 @@ func RedactCount(text string) (string, int) {
 	}
 	spans := contextSpans(text)
 	if hasLongToken(text) {
-		spans = append(spans, detectorSpans(text)...)
 		// gitleaks rules end a token at quotes, blanks or line ends; a tool
-		// call summary wraps it in brackets (`exec-shell(npm_…)`). The spaced
-		// copy gives them that boundary; findings are located in the original.
-		if spaced := strings.Map(bracketToSpace, text); spaced != text {
-			spans = append(spans, detectorSpans(spaced)...)
-		}
+		// call summary wraps it in brackets (`exec-shell(npm_…)`). The rules
+		// read a copy with brackets as blanks (same length), and each finding
+		// is located in the original.
+		spans = append(spans, detectorSpans(strings.Map(bracketToSpace, text))...)
 	}
 	return applySpans(text, spans)
 }
