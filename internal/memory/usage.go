@@ -24,6 +24,9 @@ const (
 	// MaxUsageJournalBytes bounds the journal: about 40k hits. Past it hits
 	// are dropped with a warning until the next dream folds it.
 	MaxUsageJournalBytes = 4 << 20
+	// usageReadBytes is what a fold reads: the journal may pass its bound by
+	// the one append that found it just under (a recall's hits, a few KiB).
+	usageReadBytes = MaxUsageJournalBytes + 64<<10
 )
 
 // NoteRecall journals that recall returned these entry files today.
@@ -102,7 +105,7 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 			return 0, fmt.Errorf("memory: claim usage journal: %w", err)
 		}
 	}
-	data, err := s.fs.ReadFile(folding, MaxUsageJournalBytes+MaxUsageJournalBytes/4)
+	data, err := s.fs.ReadFile(folding, usageReadBytes)
 	if err != nil {
 		return 0, fmt.Errorf("memory: read usage journal: %w", err)
 	}
