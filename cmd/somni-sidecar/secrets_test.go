@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,36 +9,8 @@ import (
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
-
-type corpusLine struct {
-	Name   string `json:"name"`
-	Text   string `json:"text"`
-	Secret string `json:"secret"`
-}
-
-func readCorpus(t *testing.T, name string) []corpusLine {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "secrets", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []corpusLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var l corpusLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, l)
-	}
-	return out
-}
 
 // TestSecretsNeverReachDisk sends the secret corpus down every channel that
 // writes to disk — capture (messages and tool calls), add_intention, and a
@@ -49,20 +19,20 @@ func readCorpus(t *testing.T, name string) []corpusLine {
 // included) for each secret. The look-alike corpus goes through capture and
 // must come out unchanged.
 func TestSecretsNeverReachDisk(t *testing.T) {
-	secrets := readCorpus(t, "secrets.jsonl")
-	ordinary := readCorpus(t, "ordinary.jsonl")
+	secrets := testutil.SecretCorpus(t, "secrets.jsonl")
+	ordinary := testutil.SecretCorpus(t, "ordinary.jsonl")
 	channels := []struct {
 		name string
-		feed func(t *testing.T, s *proc, l corpusLine)
-		bulk func(t *testing.T, s *proc, ls []corpusLine) // one call for all lines
+		feed func(t *testing.T, s *proc, l testutil.SecretLine)
+		bulk func(t *testing.T, s *proc, ls []testutil.SecretLine) // one call for all lines
 	}{
-		{name: "session.append", feed: func(t *testing.T, s *proc, l corpusLine) {
+		{name: "session.append", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			s.call("session.append", map[string]any{"sessionId": "c", "role": "user", "text": l.Text}, nil)
 		}},
-		{name: "session.tool", feed: func(t *testing.T, s *proc, l corpusLine) {
+		{name: "session.tool", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			s.call("session.tool", map[string]any{"sessionId": "c", "call": "exec-shell(" + l.Text + ")", "result": l.Text, "reason": l.Text}, nil)
 		}},
-		{name: "add_intention", feed: func(t *testing.T, s *proc, l corpusLine) {
+		{name: "add_intention", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			what := strings.ReplaceAll(l.Text, "\n", " ")
 			if len([]rune(what)) > 500 { // over the description bound: refused whole, so nothing to leak
 				what = string([]rune(what)[:480])
@@ -124,7 +94,7 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 }
 
 // dreamCopying runs a dream whose model copies every secret into what it writes.
-func dreamCopying(t *testing.T, s *proc, ls []corpusLine) {
+func dreamCopying(t *testing.T, s *proc, ls []testutil.SecretLine) {
 	var body strings.Builder
 	for _, l := range ls {
 		body.WriteString(l.Text + "\n\n")
@@ -151,7 +121,7 @@ func dreamCopying(t *testing.T, s *proc, ls []corpusLine) {
 	}
 }
 
-func secretsOf(ls []corpusLine) []string {
+func secretsOf(ls []testutil.SecretLine) []string {
 	var out []string
 	for _, l := range ls {
 		out = append(out, l.Secret)

@@ -1,14 +1,12 @@
 package memory
 
 import (
-	"bufio"
-	"encoding/json"
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 func TestRedact(t *testing.T) {
@@ -73,38 +71,6 @@ func TestRedactLeavesNormalTextAlone(t *testing.T) {
 	}
 }
 
-type corpusLine struct {
-	Name   string `json:"name"`
-	Text   string `json:"text"`
-	Secret string `json:"secret"`
-}
-
-func loadCorpus(tb testing.TB, file string) []corpusLine {
-	tb.Helper()
-	f, err := os.Open(filepath.Join("..", "..", "testdata", "secrets", file))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	var lines []corpusLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var l corpusLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			tb.Fatalf("%s: %v: %s", file, err, sc.Text())
-		}
-		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return lines
-}
-
 // heldOut splits the corpus by a property of the name alone, so adding a line never moves others
 // between halves; rules are tuned on the other half and the held-out numbers are the honest ones.
 func heldOut(name string) bool {
@@ -121,7 +87,7 @@ func half(name string) string {
 }
 
 func TestRedactCorpusSecrets(t *testing.T) {
-	lines := loadCorpus(t, "secrets.jsonl")
+	lines := testutil.SecretCorpus(t, "secrets.jsonl")
 	total, leaks := map[string]int{}, map[string]int{}
 	for _, l := range lines {
 		h := half(l.Name)
@@ -141,7 +107,7 @@ func TestRedactCorpusSecrets(t *testing.T) {
 }
 
 func TestRedactCorpusOrdinary(t *testing.T) {
-	lines := loadCorpus(t, "ordinary.jsonl")
+	lines := testutil.SecretCorpus(t, "ordinary.jsonl")
 	total, changed := map[string]int{}, map[string]int{}
 	for _, l := range lines {
 		h := half(l.Name)
@@ -163,7 +129,7 @@ func TestRedactCorpusOrdinary(t *testing.T) {
 func TestRedactProperties(t *testing.T) {
 	var texts []string
 	for _, f := range []string{"secrets.jsonl", "ordinary.jsonl"} {
-		for _, l := range loadCorpus(t, f) {
+		for _, l := range testutil.SecretCorpus(t, f) {
 			texts = append(texts, l.Text)
 		}
 	}
@@ -184,7 +150,7 @@ func TestRedactProperties(t *testing.T) {
 }
 
 func TestRedactConcurrent(t *testing.T) {
-	lines := loadCorpus(t, "secrets.jsonl")
+	lines := testutil.SecretCorpus(t, "secrets.jsonl")
 	done := make(chan string, 8)
 	for g := 0; g < 8; g++ {
 		go func() {
@@ -206,7 +172,7 @@ func TestRedactConcurrent(t *testing.T) {
 
 func BenchmarkRedactCorpus(b *testing.B) {
 	for _, f := range []string{"ordinary.jsonl", "secrets.jsonl"} {
-		lines := loadCorpus(b, f)
+		lines := testutil.SecretCorpus(b, f)
 		b.Run(strings.TrimSuffix(f, ".jsonl"), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
