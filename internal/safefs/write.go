@@ -183,6 +183,9 @@ func (f *FS) Replace(p string, data []byte, prev Version) (Version, error) {
 		_ = d.root.Remove(tmp)
 		return Version{}, mapErr("replace", p, err)
 	}
+	if exchanged {
+		d.settle(tmp)
+	}
 	if exchanged && !d.holds(tmp, prev) {
 		// Someone wrote between our check and the swap: put their file back.
 		if _, err := d.swap(tmp); err != nil {
