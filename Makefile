@@ -1,13 +1,17 @@
 # somni — see README.md. Every target is a thin wrapper; the logic lives in scripts/ and Go.
 GO ?= go
 BIN := bin/somni-sidecar
+# One version for the binary and every npm package: the VERSION file, or SOMNI_VERSION=x.y.z make …
+SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
+export SOMNI_VERSION
+LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build test test-go test-plugin bench eval models demo install vet fmt fmt-check
+.PHONY: all build test test-go test-plugin test-install bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/somni-sidecar
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/somni-sidecar
 
 vet:
 	$(GO) vet ./...
@@ -18,13 +22,17 @@ fmt:
 fmt-check:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: build fmt-check vet test-go test-plugin
+test: build fmt-check vet test-go test-plugin test-install
 
 test-go:
 	$(GO) test -count=1 ./...
 
 test-plugin:
 	bash plugin-ts/scripts/test.sh
+
+# The packages as a user gets them: a local registry, `dsh plugin add dsh-somni`, one turn, upgrade, removal.
+test-install:
+	bash scripts/test-install.sh
 
 bench: build
 	bash scripts/bench.sh
@@ -38,5 +46,14 @@ models:
 demo: build
 	bash plugin-ts/scripts/demo.sh
 
-install: build
+# npm tarballs of the plugin, the 5 platform packages and the model package, into dist/.
+dist:
+	bash scripts/dist.sh
+
+# make install PROFILE=web: add the dist packages to a DSH profile (a newer version replaces the old).
+install: dist
 	bash plugin-ts/scripts/install.sh $(PROFILE)
+
+# make uninstall PROFILE=web: remove dsh-somni from a DSH profile (memory in $$DSH_HOME/somni stays).
+uninstall:
+	bash plugin-ts/scripts/install.sh --uninstall $(PROFILE)
