@@ -7,7 +7,8 @@
 #   dsh-somni-model-use-lite-<V>.tgz   use-lite/{model.onnx,vocab.json,cedict_ts.u8}, "somni": {modelDir}
 # V is the root VERSION file, or $SOMNI_VERSION. Templates: packaging/. Tools: `npm pkg set` writes
 # the manifests, `npm pack` makes the tarballs (what `npm publish` uploads, byte for byte).
-# Needs `make models` first (the model files and the onnxruntime-node tarball in .cache/models).
+# Needs `make models` first (the model files and the onnxruntime-node tarball in .cache/models);
+# `scripts/dist.sh --fetch` only fetches the ONNX Runtime tarballs (1.24.3, and 1.23.2 for darwin-x64).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -79,6 +80,14 @@ render() {
 pack() {
   (cd "$1" && npm pack --ignore-scripts --silent --pack-destination "$DIST" | tail -n1)
 }
+
+# --fetch: only put the pinned ONNX Runtime tarballs in the cache (CI's set-up step).
+if [[ "${1:-}" == --fetch ]]; then
+  ort_tarball 1.24.3 >/dev/null
+  ort_tarball 1.23.2 >/dev/null
+  log "ONNX Runtime tarballs in $CACHE"
+  exit 0
+fi
 
 for f in model.onnx vocab.json cedict_ts.u8; do
   [[ -s "$MODELS/$f" ]] || die "$MODELS/$f missing: run 'make models' first"
