@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/ort"
 )
 
 // localFamily is the kind of model a models/<name>/ folder holds.
@@ -183,8 +185,10 @@ func localIsFile(p string) bool {
 }
 
 // localModelsRoots lists where a models/ folder is looked for, in order: next
-// to the binary (<bin>/../models, the install layout) and this source tree's
-// models/ (tests, `go run` in a checkout).
+// to the binary (<bin>/../models) and this source tree's models/ (tests, `go
+// run` in a checkout). A -trimpath build (every release binary) records no
+// absolute source path, so it never finds a checkout's models: installed, the
+// plugin passes the model and runtime packages' paths explicitly.
 func localModelsRoots() []string {
 	var roots []string
 	if exe, err := os.Executable(); err == nil {
@@ -193,7 +197,7 @@ func localModelsRoots() []string {
 		}
 		roots = append(roots, filepath.Join(filepath.Dir(exe), "..", "models"))
 	}
-	if _, file, _, ok := runtime.Caller(0); ok {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		roots = append(roots, filepath.Join(filepath.Dir(file), "..", "..", "models"))
 	}
 	return roots
@@ -216,7 +220,7 @@ func localDefaultModelDir() (string, error) {
 // $SOMNI_ORT_LIB, else <ModelDir>/../lib, else models/lib next to the binary
 // or in this source tree. Explicit choices must exist; no silent fallthrough.
 func localFindORTLib(configured, modelDir string) (string, error) {
-	const name = "libonnxruntime.so.1"
+	name := ort.LibraryName
 	if configured != "" {
 		if !localIsFile(configured) {
 			return "", fmt.Errorf("index: ONNX Runtime library %s (EmbedConfig.ORTLib) not found", configured)
