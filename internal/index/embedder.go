@@ -57,6 +57,20 @@ func Degradation(e Embedder) string {
 	return ""
 }
 
+// FileBacked is implemented by embedders that load files: the model folder
+// and the ONNX Runtime library in use.
+type FileBacked interface {
+	Files() (modelDir, runtimeLib string)
+}
+
+// EmbedderFiles names the files e loaded ("" for embedders that load none).
+func EmbedderFiles(e Embedder) (modelDir, runtimeLib string) {
+	if f, ok := e.(FileBacked); ok {
+		return f.Files()
+	}
+	return "", ""
+}
+
 // fallback is the hash embedder standing in for a local model that could not
 // load; it carries the reason so ping and doctor can say it.
 type fallback struct {

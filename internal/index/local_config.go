@@ -216,22 +216,17 @@ func localDefaultModelDir() (string, error) {
 	return "", fmt.Errorf("index: no local model configured and none found in %s (run `make models`)", strings.Join(tried, ", "))
 }
 
-// localFindORTLib picks libonnxruntime: the configured path, else
-// $SOMNI_ORT_LIB, else <ModelDir>/../lib, else models/lib next to the binary
-// or in this source tree. Explicit choices must exist; no silent fallthrough.
+// localFindORTLib picks libonnxruntime: the configured path (the sidecar's
+// --ort-lib / SOMNI_ORT_LIB), else <ModelDir>/../lib, else models/lib next to
+// the binary or in this source tree. An explicit choice must exist; no silent
+// fallthrough.
 func localFindORTLib(configured, modelDir string) (string, error) {
 	name := ort.LibraryName
 	if configured != "" {
 		if !localIsFile(configured) {
-			return "", fmt.Errorf("index: ONNX Runtime library %s (EmbedConfig.ORTLib) not found", configured)
+			return "", fmt.Errorf("index: ONNX Runtime library %s (--ort-lib / SOMNI_ORT_LIB) not found", configured)
 		}
 		return configured, nil
-	}
-	if env := os.Getenv("SOMNI_ORT_LIB"); env != "" {
-		if !localIsFile(env) {
-			return "", fmt.Errorf("index: ONNX Runtime library %s (SOMNI_ORT_LIB) not found", env)
-		}
-		return env, nil
 	}
 	candidates := []string{filepath.Join(modelDir, "..", "lib", name)}
 	for _, root := range localModelsRoots() {
@@ -245,5 +240,5 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 	for i := range candidates {
 		candidates[i] = filepath.Clean(candidates[i])
 	}
-	return "", fmt.Errorf("index: ONNX Runtime library not found (looked in %s; run `make models` or set SOMNI_ORT_LIB)", strings.Join(candidates, ", "))
+	return "", fmt.Errorf("index: ONNX Runtime library not found (looked in %s; run `make models` or pass --ort-lib)", strings.Join(candidates, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
@@ -47,6 +48,7 @@ func ortThreads() int {
 type localEmbedder struct {
 	cfg localModelConfig
 	id  string
+	lib string // the ONNX Runtime library in use
 
 	spm  *useLiteTokenizer // USE-lite family
 	fuse localFuse         // USE-lite family; its glossary is loaded in the background
@@ -93,7 +95,7 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, mc.ModelPath)
 	}
-	e := &localEmbedder{cfg: mc, ready: make(chan struct{})}
+	e := &localEmbedder{cfg: mc, lib: lib, ready: make(chan struct{})}
 	var inputs, outputs []string
 	switch mc.Family {
 	case localFamilyUSELite:
@@ -172,6 +174,11 @@ func (e *localEmbedder) ID() string { return e.id }
 // localMeasureCalibration); a BERT model reports the compat defaults until
 // its background load has measured its own.
 func (e *localEmbedder) Calibration() Calibration { return *e.calib.Load() }
+
+// Files names the model folder and runtime library this embedder loaded.
+func (e *localEmbedder) Files() (modelDir, runtimeLib string) {
+	return filepath.Dir(e.cfg.ModelPath), e.lib
+}
 
 // Degradation is the background load's error once it failed: the index then
 // keeps ranking by keyword, and ping says why.
