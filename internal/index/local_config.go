@@ -217,9 +217,10 @@ func localDefaultModelDir() (string, error) {
 }
 
 // localFindORTLib picks libonnxruntime: the configured path (the sidecar's
-// --ort-lib / SOMNI_ORT_LIB), else <ModelDir>/../lib, else models/lib next to
-// the binary or in this source tree. An explicit choice must exist; no silent
-// fallthrough.
+// --ort-lib / SOMNI_ORT_LIB), else <ModelDir>/../lib, else lib/ beside the
+// binary's folder (a platform package: bin/somni-sidecar + lib/), else
+// models/lib next to the binary or in this source tree. An explicit choice
+// must exist; no silent fallthrough.
 func localFindORTLib(configured, modelDir string) (string, error) {
 	name := ort.LibraryName
 	if configured != "" {
@@ -229,6 +230,12 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 		return configured, nil
 	}
 	candidates := []string{filepath.Join(modelDir, "..", "lib", name)}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "..", "lib", name))
+	}
 	for _, root := range localModelsRoots() {
 		candidates = append(candidates, filepath.Join(root, "lib", name))
 	}
