@@ -3,6 +3,7 @@ module github.com/somni-dev/somni
 go 1.26.8
 
 require (
+	github.com/ebitengine/purego v0.11.3
 	github.com/rs/zerolog v1.33.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3

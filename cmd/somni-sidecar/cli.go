@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,6 +81,13 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "somni-sidecar doctor: %v\n", err)
 		return 1
 	}
+	inst := sidecar.CheckInstall(ctx, o.cfg)
+	findings = append(inst.Findings, findings...)
+	if !o.jsonOut {
+		for _, l := range inst.Lines() {
+			fmt.Fprintln(stdout, l)
+		}
+	}
 	if o.jsonOut {
 		if findings == nil {
 			findings = []sidecar.Finding{}
@@ -137,3 +145,67 @@ func cmdStats(o *options, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// embedReport is what `embed` prints: the embedder that made the vectors
+// (which may be a fallback, said in degraded) and one vector per text.
+type embedReport struct {
+	sidecar.EmbedInfo
+	Vectors [][]float32 `json:"vectors"`
+}
+
+// cmdEmbed embeds texts with the configured embedder and prints them as
+// JSON: a way to check an install ("does this machine embed locally?") and
+// to compare builds. It touches no data dir.
+func cmdEmbed(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
+	texts := o.args
+	if len(texts) == 0 {
+		sc := bufio.NewScanner(io.LimitReader(stdin, maxEmbedInput))
+		sc.Buffer(make([]byte, 64<<10), maxEmbedInput)
+		for sc.Scan() {
+			if t := strings.TrimSpace(sc.Text()); t != "" {
+				texts = append(texts, t)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			fmt.Fprintf(stderr, "somni-sidecar embed: read stdin: %v\n", err)
+			return 1
+		}
+	}
+	if len(texts) > maxEmbedTexts {
+		fmt.Fprintf(stderr, "somni-sidecar embed: %d texts; at most %d at a time\n", len(texts), maxEmbedTexts)
+		return 2
+	}
+	ctx, cancel := cliContext()
+	defer cancel()
+	emb, err := index.NewEmbedder(o.cfg.Embed, o.cfg.Logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
+		return 1
+	}
+	defer emb.Close()
+	if w, ok := emb.(interface{ WaitReady(context.Context) error }); ok {
+		if err := w.WaitReady(ctx); err != nil {
+			fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
+			return 1
+		}
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
+		return 1
+	}
+	rep := embedReport{EmbedInfo: sidecar.DescribeEmbedder(o.cfg.Embed.Provider, emb), Vectors: vecs}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, string(b))
+	return 0
+}
+
+// Bounds on what `embed` reads.
+const (
+	maxEmbedInput = 4 << 20 // bytes of stdin
+	maxEmbedTexts = 1024
+)

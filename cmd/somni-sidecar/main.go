@@ -51,14 +51,14 @@ func main() {
 type options struct {
 	cfg      sidecar.Config
 	level    slog.Level
-	command  string // "" (serve) | recall | doctor | stats
+	command  string // "" (serve) | recall | doctor | stats | embed
 	args     []string
 	jsonOut  bool
 	recallN  int
 	recallTy string
 }
 
-var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true}
+var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true, "embed": true}
 
 // parseArgs reads the compat argv and environment. A leading
 // `-m somni_memory` (the Python launch form) is accepted and ignored, also
@@ -87,6 +87,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	llm := fs.String("llm", "host", "dream model: host (reverse llm.chat) or openai")
 	embed := fs.String("embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
 	modelDir := fs.String("embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
+	ortLib := fs.String("ort-lib", env("SOMNI_ORT_LIB", ""), "local: the ONNX Runtime shared library")
 	thr := fs.Float64("assoc-threshold", 0.52, "association score threshold")
 	gap := fs.Float64("assoc-gap", 0.04, "association score gap to the runner-up")
 	maxItems := fs.Int("assoc-max-items", 2, "max associations per hint (min 1)")
@@ -100,7 +101,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	rest := fs.Args()
 	if o.command == "" && len(rest) > 0 {
 		if !subcommands[rest[0]] {
-			return nil, fmt.Errorf("unknown command %q (want recall, doctor or stats)", rest[0])
+			return nil, fmt.Errorf("unknown command %q (want recall, doctor, stats or embed)", rest[0])
 		}
 		o.command, rest = rest[0], rest[1:]
 		// Flags may also follow the subcommand.
@@ -143,6 +144,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	c.Embed = index.EmbedConfig{
 		Provider: *embed,
 		ModelDir: *modelDir,
+		ORTLib:   *ortLib,
 		Pooling:  env("SOMNI_EMBED_POOLING", ""),
 		BaseURL:  env("SOMNI_EMBED_BASE_URL", ""),
 		Model:    env("SOMNI_EMBED_MODEL", ""),
@@ -235,17 +237,20 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdDoctor(o, stdout, stderr)
 	case "stats":
 		return cmdStats(o, stdout, stderr)
+	case "embed":
+		return cmdEmbed(o, stdin, stdout, stderr)
 	}
 	return 2
 }
 
 const usage = `usage:
   somni-sidecar [--data-dir DIR] [--llm host|openai] [--embed local|http|hash|off]
-                [--embed-model-dir DIR] [--assoc-threshold F] [--assoc-gap F]
+                [--embed-model-dir DIR] [--ort-lib FILE] [--assoc-threshold F] [--assoc-gap F]
                 [--assoc-max-items N] [--log-level LEVEL]      serve JSON-RPC on stdio
   somni-sidecar [flags] recall [--limit N] [--types T] "query"
   somni-sidecar [flags] doctor [--json]
   somni-sidecar [flags] stats [--json]
+  somni-sidecar [flags] embed ["text" ...]                     print vectors as JSON (texts from stdin, one per line, when none given)
 `
 
 // serve runs the stdio protocol until shutdown, stdin EOF or a signal; all

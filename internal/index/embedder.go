@@ -39,7 +39,43 @@ type EmbedConfig struct {
 	APIKeyEnv string // http: name of the env var holding the key (default SOMNI_EMBED_API_KEY)
 }
 
-// localFactory builds the ONNX-backed "local" embedder. It is set by the
-// cgo-only local embedder files; nil means this build cannot run ONNX and the
-// caller falls back to the hash embedder with one clear log line.
-var localFactory func(cfg EmbedConfig) (Embedder, error)
+// localFactory builds the ONNX-backed "local" embedder; tests swap it.
+var localFactory = newLocalEmbedder
+
+// Degraded is implemented by embedders that are not what was asked for, or
+// no longer work: the reason, or "" while all is well. It never blocks.
+type Degraded interface {
+	Degradation() string
+}
+
+// Degradation reports why e is not the embedder its config asked for ("" if
+// it is, or if it cannot tell).
+func Degradation(e Embedder) string {
+	if d, ok := e.(Degraded); ok {
+		return d.Degradation()
+	}
+	return ""
+}
+
+// FileBacked is implemented by embedders that load files: the model folder
+// and the ONNX Runtime library in use.
+type FileBacked interface {
+	Files() (modelDir, runtimeLib string)
+}
+
+// EmbedderFiles names the files e loaded ("" for embedders that load none).
+func EmbedderFiles(e Embedder) (modelDir, runtimeLib string) {
+	if f, ok := e.(FileBacked); ok {
+		return f.Files()
+	}
+	return "", ""
+}
+
+// fallback is the hash embedder standing in for a local model that could not
+// load; it carries the reason so ping and doctor can say it.
+type fallback struct {
+	Embedder
+	reason string
+}
+
+func (f fallback) Degradation() string { return f.reason }

@@ -253,15 +253,10 @@ func NewEmbedder(cfg EmbedConfig, logger *slog.Logger) (Embedder, error) {
 	case "http":
 		return NewHTTP(cfg)
 	case "local", "":
-		f := localFactory // set once by an init() in the cgo-only local files
-		if f == nil {
-			logger.Warn("local embedder unavailable in this build (no cgo/ONNX); using hash embedder")
-			return Hash(), nil
-		}
-		e, err := f(cfg)
+		e, err := localFactory(cfg)
 		if err != nil {
 			logger.Warn("local embedder failed to load; using hash embedder", "err", err, "model_dir", cfg.ModelDir)
-			return Hash(), nil
+			return fallback{Embedder: Hash(), reason: "local embedder unavailable, using hash: " + err.Error()}, nil
 		}
 		return e, nil
 	}

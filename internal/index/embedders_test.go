@@ -151,13 +151,13 @@ func TestNewEmbedder(t *testing.T) {
 		wantID  string
 		wantErr bool
 		wantLog string
+		wantDeg string
 	}{
 		{name: "off", cfg: EmbedConfig{Provider: "off"}, wantID: "off"},
 		{name: "hash", cfg: EmbedConfig{Provider: "hash"}, wantID: Hash().ID()},
-		{name: "local missing", cfg: EmbedConfig{Provider: "local"}, wantID: Hash().ID(), wantLog: "unavailable in this build"},
 		{name: "local fails", cfg: EmbedConfig{Provider: "local", ModelDir: "/nope"},
 			factory: func(EmbedConfig) (Embedder, error) { return nil, errors.New("no model.onnx") },
-			wantID:  Hash().ID(), wantLog: "no model.onnx"},
+			wantID:  Hash().ID(), wantLog: "no model.onnx", wantDeg: "using hash: no model.onnx"},
 		{name: "local ok", cfg: EmbedConfig{Provider: ""},
 			factory: func(EmbedConfig) (Embedder, error) { return &countingEmbedder{Embedder: Hash(), id: "local:x"}, nil },
 			wantID:  "local:x"},
@@ -180,6 +180,9 @@ func TestNewEmbedder(t *testing.T) {
 			}
 			if e.ID() != tc.wantID {
 				t.Errorf("ID %q, want %q", e.ID(), tc.wantID)
+			}
+			if got := Degradation(e); !strings.Contains(got, tc.wantDeg) || (tc.wantDeg == "" && got != "") {
+				t.Errorf("Degradation %q, want %q", got, tc.wantDeg)
 			}
 			if !strings.Contains(logs.String(), tc.wantLog) || (tc.wantLog == "" && logs.Len() > 0) {
 				t.Errorf("log %q, want %q", logs.String(), tc.wantLog)

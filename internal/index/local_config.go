@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/ort"
 )
 
 // localFamily is the kind of model a models/<name>/ folder holds.
@@ -183,8 +185,10 @@ func localIsFile(p string) bool {
 }
 
 // localModelsRoots lists where a models/ folder is looked for, in order: next
-// to the binary (<bin>/../models, the install layout) and this source tree's
-// models/ (tests, `go run` in a checkout).
+// to the binary (<bin>/../models) and this source tree's models/ (tests, `go
+// run` in a checkout). A -trimpath build (every release binary) records no
+// absolute source path, so it never finds a checkout's models: installed, the
+// plugin passes the model and runtime packages' paths explicitly.
 func localModelsRoots() []string {
 	var roots []string
 	if exe, err := os.Executable(); err == nil {
@@ -193,7 +197,7 @@ func localModelsRoots() []string {
 		}
 		roots = append(roots, filepath.Join(filepath.Dir(exe), "..", "models"))
 	}
-	if _, file, _, ok := runtime.Caller(0); ok {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		roots = append(roots, filepath.Join(filepath.Dir(file), "..", "..", "models"))
 	}
 	return roots
@@ -212,24 +216,26 @@ func localDefaultModelDir() (string, error) {
 	return "", fmt.Errorf("index: no local model configured and none found in %s (run `make models`)", strings.Join(tried, ", "))
 }
 
-// localFindORTLib picks libonnxruntime: the configured path, else
-// $SOMNI_ORT_LIB, else <ModelDir>/../lib, else models/lib next to the binary
-// or in this source tree. Explicit choices must exist; no silent fallthrough.
+// localFindORTLib picks libonnxruntime: the configured path (the sidecar's
+// --ort-lib / SOMNI_ORT_LIB), else <ModelDir>/../lib, else lib/ beside the
+// binary's folder (a platform package: bin/somni-sidecar + lib/), else
+// models/lib next to the binary or in this source tree. An explicit choice
+// must exist; no silent fallthrough.
 func localFindORTLib(configured, modelDir string) (string, error) {
-	const name = "libonnxruntime.so.1"
+	name := ort.LibraryName
 	if configured != "" {
 		if !localIsFile(configured) {
-			return "", fmt.Errorf("index: ONNX Runtime library %s (EmbedConfig.ORTLib) not found", configured)
+			return "", fmt.Errorf("index: ONNX Runtime library %s (--ort-lib / SOMNI_ORT_LIB) not found", configured)
 		}
 		return configured, nil
 	}
-	if env := os.Getenv("SOMNI_ORT_LIB"); env != "" {
-		if !localIsFile(env) {
-			return "", fmt.Errorf("index: ONNX Runtime library %s (SOMNI_ORT_LIB) not found", env)
-		}
-		return env, nil
-	}
 	candidates := []string{filepath.Join(modelDir, "..", "lib", name)}
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "..", "lib", name))
+	}
 	for _, root := range localModelsRoots() {
 		candidates = append(candidates, filepath.Join(root, "lib", name))
 	}
@@ -241,5 +247,5 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 	for i := range candidates {
 		candidates[i] = filepath.Clean(candidates[i])
 	}
-	return "", fmt.Errorf("index: ONNX Runtime library not found (looked in %s; run `make models` or set SOMNI_ORT_LIB)", strings.Join(candidates, ", "))
+	return "", fmt.Errorf("index: ONNX Runtime library not found (looked in %s; run `make models` or pass --ort-lib)", strings.Join(candidates, ", "))
 }

@@ -1,5 +1,3 @@
-//go:build cgo
-
 package index
 
 import (
@@ -7,18 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
-	ort "github.com/yalue/onnxruntime_go"
+	"github.com/somni-dev/somni/internal/ort"
 )
-
-// The local embedder is only built with cgo: onnxruntime_go dlopens
-// libonnxruntime through C. Without cgo localFactory stays nil and the index
-// uses the hash embedder.
-func init() { localFactory = newLocalEmbedder }
 
 // localBatchSize bounds how many texts go into one ONNX run: big enough to
 // amortise per-run overhead, small enough that padding to the longest text in
@@ -34,42 +28,6 @@ var localDefaultCalibration = Calibration{Floor: 0.40, Span: 0.30}
 // fails if the model or tokenizer drift away from these numbers). The
 // embedder itself scores fused vectors and reports useLiteFusedCalibration.
 var useLiteCalibration = Calibration{Floor: 0.44, Span: 0.27}
-
-// ortEnv tracks the process-wide ONNX Runtime environment: the library can be
-// loaded once per process, so every embedder must agree on its path.
-var ortEnv struct {
-	mu   sync.Mutex
-	path string
-	err  error
-}
-
-// ortInit loads libonnxruntime from lib and initialises the environment once.
-func ortInit(lib string) error {
-	ortEnv.mu.Lock()
-	defer ortEnv.mu.Unlock()
-	if ortEnv.path != "" {
-		if ortEnv.err != nil {
-			return ortEnv.err
-		}
-		if !ortSameFile(ortEnv.path, lib) {
-			return fmt.Errorf("index: ONNX Runtime already loaded from %s; cannot also load %s in one process", ortEnv.path, lib)
-		}
-		return nil
-	}
-	ortEnv.path = lib
-	ort.SetSharedLibraryPath(lib)
-	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-		// onnxruntime_go asks for ORT API 24, so ORT < 1.24 fails here.
-		ortEnv.err = fmt.Errorf("index: load ONNX Runtime %s (need ≥ 1.24): %w", lib, err)
-	}
-	return ortEnv.err
-}
-
-func ortSameFile(a, b string) bool {
-	sa, errA := os.Stat(a)
-	sb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(sa, sb)
-}
 
 // ortThreads is the intra-op thread count: 1 unless SOMNI_ORT_THREADS says
 // otherwise, because indexing runs in the background next to the host and a
@@ -90,6 +48,7 @@ func ortThreads() int {
 type localEmbedder struct {
 	cfg localModelConfig
 	id  string
+	lib string // the ONNX Runtime library in use
 
 	spm  *useLiteTokenizer // USE-lite family
 	fuse localFuse         // USE-lite family; its glossary is loaded in the background
@@ -99,7 +58,7 @@ type localEmbedder struct {
 	loadErr error         // set before ready closes
 
 	mu      sync.RWMutex // Embed holds R, Close holds W
-	session *ort.DynamicAdvancedSession
+	session *ort.Session
 	closed  bool
 
 	calib     atomic.Pointer[Calibration]
@@ -125,8 +84,8 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ortInit(lib); err != nil {
-		return nil, err
+	if err := ort.Load(lib); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
 	}
 	model, err := os.ReadFile(mc.ModelPath)
 	if err != nil {
@@ -136,7 +95,7 @@ func newLocalEmbedder(cfg EmbedConfig) (Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, mc.ModelPath)
 	}
-	e := &localEmbedder{cfg: mc, ready: make(chan struct{})}
+	e := &localEmbedder{cfg: mc, lib: lib, ready: make(chan struct{})}
 	var inputs, outputs []string
 	switch mc.Family {
 	case localFamilyUSELite:
@@ -181,22 +140,7 @@ func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
 		}
 		e.fuse.gloss = g
 	}
-	opts, err := ort.NewSessionOptions()
-	if err != nil {
-		e.loadErr = fmt.Errorf("index: onnx session options: %w", err)
-		return
-	}
-	defer opts.Destroy()
-	threads := ortThreads()
-	if err := opts.SetIntraOpNumThreads(threads); err != nil {
-		e.loadErr = fmt.Errorf("index: onnx intra-op threads: %w", err)
-		return
-	}
-	if err := opts.SetInterOpNumThreads(1); err != nil {
-		e.loadErr = fmt.Errorf("index: onnx inter-op threads: %w", err)
-		return
-	}
-	s, err := ort.NewDynamicAdvancedSessionWithONNXData(model, inputs, outputs, opts)
+	s, err := ort.NewSession(model, inputs, outputs, ort.Options{IntraOpThreads: ortThreads(), InterOpThreads: 1})
 	if err != nil {
 		e.loadErr = fmt.Errorf("index: load %s: %w", e.cfg.ModelPath, err)
 		return
@@ -204,7 +148,7 @@ func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
 	e.mu.Lock()
 	if e.closed { // Close ran while we were loading
 		e.mu.Unlock()
-		s.Destroy()
+		_ = s.Close()
 		e.loadErr = errors.New("index: local embedder closed")
 		return
 	}
@@ -230,6 +174,24 @@ func (e *localEmbedder) ID() string { return e.id }
 // localMeasureCalibration); a BERT model reports the compat defaults until
 // its background load has measured its own.
 func (e *localEmbedder) Calibration() Calibration { return *e.calib.Load() }
+
+// Files names the model folder and runtime library this embedder loaded.
+func (e *localEmbedder) Files() (modelDir, runtimeLib string) {
+	return filepath.Dir(e.cfg.ModelPath), e.lib
+}
+
+// Degradation is the background load's error once it failed: the index then
+// keeps ranking by keyword, and ping says why.
+func (e *localEmbedder) Degradation() string {
+	select {
+	case <-e.ready:
+		if e.loadErr != nil {
+			return e.loadErr.Error()
+		}
+	default:
+	}
+	return ""
+}
 
 // WaitReady blocks until the model is loaded, returning the load error.
 func (e *localEmbedder) WaitReady(ctx context.Context) error {
@@ -336,17 +298,8 @@ func (e *localEmbedder) runUSELite(toks [][]int32, idx []int) ([][]float32, erro
 		}
 	}
 	n := int64(len(values))
-	ti, err := ort.NewTensor(ort.NewShape(n, 2), indices)
-	if err != nil {
-		return nil, fmt.Errorf("index: use-lite indices tensor: %w", err)
-	}
-	defer ti.Destroy()
-	tv, err := ort.NewTensor(ort.NewShape(n), values)
-	if err != nil {
-		return nil, fmt.Errorf("index: use-lite values tensor: %w", err)
-	}
-	defer tv.Destroy()
-	return ortRunPooled(e.session, []ort.Value{ti, tv}, len(idx), nil, "")
+	inputs := []ort.Int64Tensor{{Shape: []int64{n, 2}, Data: indices}, {Shape: []int64{n}, Data: values}}
+	return ortRunPooled(e.session, inputs, len(idx), nil, "")
 }
 
 // runBERT pads one batch to its longest text and runs the encoder.
@@ -372,18 +325,9 @@ func (e *localEmbedder) runBERT(encs []bertEncoding, idx []int) ([][]float32, er
 		}
 	}
 	byName := map[string][]int64{"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-	var inputs []ort.Value
-	defer func() {
-		for _, v := range inputs {
-			v.Destroy()
-		}
-	}()
+	inputs := make([]ort.Int64Tensor, 0, len(e.bert.inputs))
 	for _, name := range e.bert.inputs {
-		t, err := ort.NewTensor(ort.NewShape(b, l), byName[name])
-		if err != nil {
-			return nil, fmt.Errorf("index: bert %s tensor: %w", name, err)
-		}
-		inputs = append(inputs, t)
+		inputs = append(inputs, ort.Int64Tensor{Shape: []int64{b, l}, Data: byName[name]})
 	}
 	pooling := e.cfg.Pooling
 	if e.bert.outputRank == 2 {
@@ -396,17 +340,12 @@ func (e *localEmbedder) runBERT(encs []bertEncoding, idx []int) ([][]float32, er
 // normalised vector per row: a [batch, dim] output is used as is; a [batch,
 // seq, dim] output is pooled on the first token ("cls") or averaged over the
 // tokens whose mask is 1 ("mean").
-func ortRunPooled(s *ort.DynamicAdvancedSession, inputs []ort.Value, rows int, mask []int64, pooling string) ([][]float32, error) {
-	outputs := []ort.Value{nil}
-	if err := s.Run(inputs, outputs); err != nil {
-		return nil, fmt.Errorf("index: onnx run: %w", err)
+func ortRunPooled(s *ort.Session, inputs []ort.Int64Tensor, rows int, mask []int64, pooling string) ([][]float32, error) {
+	t, err := s.Run(inputs)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
 	}
-	defer outputs[0].Destroy()
-	t, ok := outputs[0].(*ort.Tensor[float32])
-	if !ok {
-		return nil, fmt.Errorf("index: onnx output is %T, want a float32 tensor", outputs[0])
-	}
-	shape, data := t.GetShape(), t.GetData()
+	shape, data := t.Shape, t.Data
 	if len(shape) == 0 || shape[0] != int64(rows) {
 		return nil, fmt.Errorf("index: onnx output shape %v for a batch of %d", shape, rows)
 	}
@@ -465,7 +404,7 @@ func (e *localEmbedder) Close() error {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		if e.session != nil {
-			if derr := e.session.Destroy(); derr != nil {
+			if derr := e.session.Close(); derr != nil {
 				err = fmt.Errorf("index: close onnx session: %w", derr)
 			}
 			e.session = nil

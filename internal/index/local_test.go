@@ -1,5 +1,3 @@
-//go:build cgo
-
 package index
 
 import (
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/ort"
 )
 
 // localTestUSELiteID is the ID of the fused USE-lite embedder that `make
@@ -380,7 +380,7 @@ func TestLocalFactoryErrors(t *testing.T) {
 		{"different ORT lib than the loaded one", EmbedConfig{ModelDir: useLite, ORTLib: mk("otherlib", map[string]string{"libonnxruntime.so.1": "x"}) + "/libonnxruntime.so.1"}, "already loaded"},
 	}
 	// Make sure ORT is loaded from the real library first.
-	if err := ortInit(lib); err != nil {
+	if err := ort.Load(lib); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range tests {

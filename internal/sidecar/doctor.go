@@ -16,11 +16,14 @@ import (
 type Finding struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line,omitempty"`
-	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date
+	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | install
 	Reason string `json:"reason"`
 }
 
 func (f Finding) String() string {
+	if f.Path == "" {
+		return fmt.Sprintf("%s: %s", f.Kind, f.Reason)
+	}
 	loc := f.Path
 	if f.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", f.Path, f.Line)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // LoggerKey is the attribute that names a logger ("somni.memory"); the
@@ -78,7 +80,7 @@ func (h *LineHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	b.WriteString(name)
 	b.WriteByte(' ')
-	b.WriteString(oneLine(r.Message))
+	b.WriteString(oneLine(memory.Redact(r.Message)))
 	b.WriteString(h.attrs)
 	b.WriteString(rest.String())
 	b.WriteByte('\n')
@@ -126,6 +128,10 @@ func levelWord(l slog.Level) string {
 	return "DEBUG"
 }
 
+// appendAttr writes one attr as key=value. Logs leave the memory folders'
+// guard (the plugin keeps them in logs/, people paste them into bug
+// reports), so messages and values pass the same detector as every memory
+// write, before quoting hides their shape from it.
 func appendAttr(b *strings.Builder, prefix string, a slog.Attr) {
 	a.Value = a.Value.Resolve()
 	if a.Equal(slog.Attr{}) {
@@ -145,7 +151,7 @@ func appendAttr(b *strings.Builder, prefix string, a slog.Attr) {
 	b.WriteString(prefix)
 	b.WriteString(a.Key)
 	b.WriteByte('=')
-	b.WriteString(quoteIfNeeded(a.Value.String()))
+	b.WriteString(quoteIfNeeded(memory.Redact(a.Value.String())))
 }
 
 // quoteIfNeeded keeps simple values bare and quotes the rest, so a value can

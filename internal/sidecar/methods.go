@@ -10,7 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
@@ -147,13 +149,26 @@ type okResult struct {
 
 // PingResult is the `ping` reply.
 type PingResult struct {
-	Version     string `json:"version"`
-	DataDir     string `json:"dataDir"`
-	MemoryDir   string `json:"memoryDir"`
-	SkillDir    string `json:"skillDir"`
-	LLM         string `json:"llm"`
-	Vector      bool   `json:"vector"`
-	PendingLogs int    `json:"pendingLogs"`
+	Version     string    `json:"version"`
+	DataDir     string    `json:"dataDir"`
+	MemoryDir   string    `json:"memoryDir"`
+	SkillDir    string    `json:"skillDir"`
+	LLM         string    `json:"llm"`
+	Vector      bool      `json:"vector"`
+	PendingLogs int       `json:"pendingLogs"`
+	Embed       EmbedInfo `json:"embed"`
+}
+
+// EmbedInfo says which embedder recall uses and, when it is not the one
+// configured or has stopped working, why — so the plugin and doctor can tell
+// the user instead of recall silently getting worse.
+type EmbedInfo struct {
+	Provider   string `json:"provider"`             // as configured
+	ID         string `json:"id,omitempty"`         // the embedder in use, once the index is open
+	Runtime    string `json:"runtime,omitempty"`    // how ONNX Runtime is bound: onnxruntime_go or purego
+	ModelDir   string `json:"modelDir,omitempty"`   // local: the model folder loaded
+	RuntimeLib string `json:"runtimeLib,omitempty"` // local: the ONNX Runtime library loaded
+	Degraded   string `json:"degraded,omitempty"`   // why recall is not using what was configured
 }
 
 // pingTTL is how long ping may reuse its pending-log count and vector
@@ -195,6 +210,7 @@ func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 	}
 	res.PendingLogs, res.Vector = c.pending, c.vector
 	c.mu.Unlock()
+	res.Embed = s.embedInfo()
 	if !res.Vector {
 		// "Not yet" is never cached: the host's readiness ping comes before
 		// the index opens, and the check (a channel poll and a pass under a
@@ -202,6 +218,38 @@ func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 		res.Vector = s.vectorReady()
 	}
 	return res, nil
+}
+
+// embedInfo describes the embedder; before the index opens only the
+// configured provider is known.
+func (s *Server) embedInfo() EmbedInfo {
+	select {
+	case <-s.ixReady:
+	default:
+		return DescribeEmbedder(s.cfg.Embed.Provider, nil)
+	}
+	if s.ixErr != nil {
+		info := DescribeEmbedder(s.cfg.Embed.Provider, nil)
+		info.Degraded = s.ixErr.Error()
+		return info
+	}
+	return DescribeEmbedder(s.cfg.Embed.Provider, s.emb)
+}
+
+// DescribeEmbedder fills an EmbedInfo for the configured provider and the
+// embedder built from it (nil while it is not built yet).
+func DescribeEmbedder(provider string, e index.Embedder) EmbedInfo {
+	info := EmbedInfo{Provider: provider, Runtime: ort.Backend}
+	if info.Provider == "" {
+		info.Provider = "local"
+	}
+	if e == nil {
+		return info
+	}
+	info.ID = e.ID()
+	info.ModelDir, info.RuntimeLib = index.EmbedderFiles(e)
+	info.Degraded = index.Degradation(e)
+	return info
 }
 
 // vectorReady reports whether the index is open and every entry carries a

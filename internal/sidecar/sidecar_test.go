@@ -50,6 +50,20 @@ func TestLineHandler(t *testing.T) {
 	}
 }
 
+// A log line leaves the data dir (the plugin keeps it in logs/somni.log), so
+// no secret of the corpus survives in one, whether in the message or an attr.
+func TestLineHandlerRedacts(t *testing.T) {
+	var buf bytes.Buffer
+	l := slog.New(NewLineHandler(&buf, slog.LevelDebug))
+	for _, sec := range testutil.SecretCorpus(t, "secrets.jsonl") {
+		buf.Reset()
+		l.Warn("tool failed: "+sec.Text, "err", sec.Text)
+		if strings.Contains(buf.String(), sec.Secret) {
+			t.Errorf("%s: secret %q in log line %q", sec.Name, sec.Secret, buf.String())
+		}
+	}
+}
+
 func TestParseLevel(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -52,3 +52,15 @@ func Pydata(t testing.TB) string {
 	CopyTree(t, Testdata("pydata"), dst)
 	return dst
 }
+
+// Model returns the absolute path of models/<elem...> (what `make models`
+// installs), skipping the test when it is not there.
+func Model(tb testing.TB, elem ...string) string {
+	tb.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(append([]string{filepath.Dir(file), "..", "..", "models"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		tb.Skipf("%s missing: run `make models` first", p)
+	}
+	return p
+}
