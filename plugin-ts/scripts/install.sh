@@ -2,10 +2,10 @@
 # `make install PROFILE=web`: installs the npm packages `make dist` wrote (dist/, or $SOMNI_DIST_DIR)
 # into a DSH profile, the way `dsh plugin add dsh-somni` installs them from a registry: the plugin,
 # the model package and this machine's platform package. No registry is needed: the tarballs are
-# copied to $DSH_HOME/somni-dist/<version>/, the profile's package.json gets pnpm overrides pointing
+# copied to $DSH_HOME/somni-dist/<version>-<hash>/, the profile's package.json gets pnpm overrides pointing
 # the plugin's dependencies at them (the other platforms' optional packages at "-", i.e. dropped),
 # and `dsh plugin --profile P add file:…/dsh-somni-<version>.tgz` installs and applies the bundle
-# patch. Installing a newer version replaces plugin, binary and model; the old copies are deleted.
+# patch. Installing a newer version (or a rebuild) replaces plugin, binary and model; old copies are deleted.
 # `make uninstall PROFILE=web` (`install.sh --uninstall P`): `dsh plugin --profile P remove dsh-somni`,
 # and the overrides and copies this script added. The memory ($DSH_HOME/somni) is never touched.
 # DSH_HOME decides which user's profiles are changed (default ~/.dsh).
@@ -65,12 +65,16 @@ case "$(uname -s)-$(uname -m)" in
   MINGW* | MSYS* | CYGWIN*) host=win32-x64 ;;
   *) die "no somni platform package for $(uname -s) $(uname -m)" ;;
 esac
-dest="$KEEP/$VERSION"
-rm -rf "$dest" && mkdir -p "$dest"
+tgzs=()
 for p in dsh-somni dsh-somni-model-use-lite "dsh-somni-$host"; do
   [ -f "$DIST/$p-$VERSION.tgz" ] || die "$DIST/$p-$VERSION.tgz missing: run 'make dist'"
-  cp "$DIST/$p-$VERSION.tgz" "$dest/"
+  tgzs+=("$DIST/$p-$VERSION.tgz")
 done
+# The folder is named by version and content: pnpm keeps a file: dependency whose path did not
+# change, so a rebuilt package of the same version must arrive under a new path to replace the old.
+dest="$KEEP/$VERSION-$(cat "${tgzs[@]}" | sha256sum | cut -c1-12)"
+rm -rf "$dest" && mkdir -p "$dest"
+cp "${tgzs[@]}" "$dest/"
 
 # The profile must exist before its package.json can carry the overrides (dsh initialises it).
 [ -f "$PROFILE_DIR/package.json" ] || dsh plugin --profile "$PROFILE" list >/dev/null
