@@ -174,14 +174,12 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     });
   }
 
+  let downReason = '';
   const onTrouble = (t: SidecarTrouble): void => {
     if (t.kind === 'start-failed') {
-      notices.report({
-        key: 'start',
-        severity: 'off',
-        message: `${explainStartFailure(t.why, t.stderrTail, binary)} Memory features are off while it is down (it is retried a few times).`,
-        summary: 'memory off: the somni sidecar did not start',
-      });
+      downReason = explainStartFailure(t.why, t.stderrTail, binary, 'Memory features are off while it is down (it is retried a few times).');
+      notices.report({ key: 'start', severity: 'off', message: downReason, summary: 'memory off: the somni sidecar did not start' });
+      registerUnavailableTools();
     } else {
       const tail = t.stderrTail.length > 0 ? ` Its last output: ${t.stderrTail.join(' ⏎ ')}` : '';
       notices.report({
@@ -219,7 +217,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     sidecarLog,
     handlers,
     startTimeoutMs: T.start,
-    onStderrLine: (line) => logFile.writeRaw(line),
+    onStderrLine: (line) => logFile.writeStderr(line),
     onTrouble,
     disabled: offReason || undefined,
   });
@@ -278,28 +276,34 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   let toolsRegistered = false;
   let toolsGeneration = 0;
   const ownSchemas: { name: string; description: string; parameters: Record<string, unknown> }[] = [];
-  const register = (def: ReturnType<typeof dreamNowDefinition>): void => {
-    ctx.tools.register(def);
+  const register = (def: ReturnType<typeof dreamNowDefinition>): (() => void) => {
+    const dispose = ctx.tools.register(def);
     ownTools.add(def.name);
     ownSchemas.push({ name: def.name, description: def.description, parameters: def.parameters as Record<string, unknown> });
+    return () => {
+      if (typeof dispose === 'function') dispose();
+      const i = ownSchemas.findIndex((t) => t.name === def.name);
+      if (i >= 0) ownSchemas.splice(i, 1);
+    };
   };
-  // With memory off for good (no binary, or given up) before the sidecar listed its tools, the work
+  // While the sidecar has never listed its tools (no binary, a start that failed, given up), the work
   // tools are registered as stand-ins whose calls say why, so a model (or a skill naming
-  // recall_memories) gets the reason instead of "unknown tool".
+  // recall_memories) gets the reason instead of "unknown tool". A later successful start replaces them.
+  const standIns: (() => void)[] = [];
   function registerUnavailableTools(): void {
-    if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
-    toolsRegistered = true;
-    const reason = (): string => `${sidecar.unavailableReason || offReason || 'the somni sidecar is down'} (details: ${logFile.path})`;
-    for (const name of WORK_TOOL_NAMES) register(unavailableToolDefinition(name, reason));
-    register(dreamNowDefinition(scheduler));
+    if (!config.tools.enabled || !canRegisterTools || toolsRegistered || standIns.length > 0) return;
+    const reason = (): string => `${sidecar.unavailableReason || offReason || downReason || 'the somni sidecar is not running'} (details: ${logFile.path})`;
+    for (const name of WORK_TOOL_NAMES) standIns.push(register(unavailableToolDefinition(name, reason)));
+    standIns.push(register(dreamNowDefinition(scheduler)));
     toolsGeneration++;
-    log.info('memory is off: registered %d memory tools that report why', WORK_TOOL_NAMES.length + 1);
+    log.info('memory is off: registered %d memory tools that report why', standIns.length);
   }
   const registerTools = async (): Promise<void> => {
     if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
     toolsRegistered = true;
     try {
       const tools = toSidecarTools(await call('tools.list', {}, T.list));
+      for (const dispose of standIns.splice(0)) dispose();
       for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
       register(dreamNowDefinition(scheduler));
       toolsGeneration++;

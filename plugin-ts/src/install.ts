@@ -297,8 +297,9 @@ function makeExecutable(file: string, platformName: string): string {
  * @param why - the sidecar manager's account (`exited (code 127, …)`, `failed to start: spawn … ENOENT`).
  * @param stderrTail - its last stderr lines.
  * @param binary - the executable.
+ * @param consequence - what it means for the user, placed before the quoted output.
  */
-export function explainStartFailure(why: string, stderrTail: readonly string[], binary: string): string {
+export function explainStartFailure(why: string, stderrTail: readonly string[], binary: string, consequence = ''): string {
   why = why.replace(/^somni sidecar /, '');
   const tail = stderrTail.length > 0 ? ` Its last output: ${stderrTail.join(' ⏎ ')}` : '';
   let hint = '';
@@ -307,5 +308,5 @@ export function explainStartFailure(why: string, stderrTail: readonly string[], 
   else if (/ENOENT/.test(why) && existsSync(binary)) hint = ' The file exists but its program loader is missing (e.g. a glibc build on a musl system such as Alpine).';
   else if (/error while loading shared libraries|Library not loaded|GLIBC_/i.test(tail)) hint = ' A shared library it needs is missing or too old on this system.';
   else if (/code 127\b/.test(why)) hint = ' The system could not run it as a program (wrong format, missing loader or library).';
-  return `the somni sidecar ${binary} did not start: ${why}.${hint}${tail}`;
+  return `the somni sidecar ${binary} did not start: ${why}.${hint}${consequence ? ` ${consequence}` : ''}${tail}`;
 }

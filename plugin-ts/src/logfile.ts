@@ -69,6 +69,16 @@ export class LogFile {
   }
 
   /**
+   * Writes one line of the sidecar's stderr. Its own log lines already read `<time> LEVEL logger
+   * message` and go in as they are; anything else on its stderr (a loader error, a Go panic, a
+   * wrapper script's complaint) is not the sidecar's logging and gets a time and ERROR in front.
+   */
+  writeStderr(line: string): void {
+    if (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(line)) this.writeRaw(line);
+    else this.write('ERROR', 'somni:sidecar', line);
+  }
+
+  /**
    * Writes `<ISO time> LEVEL logger message`, the sidecar's own line shape.
    * @param level - level word.
    * @param logger - logger name (e.g. `somni`).

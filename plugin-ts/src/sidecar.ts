@@ -4,7 +4,7 @@
  * that fails fast while the sidecar is down, so every feature can degrade instead of blocking a turn.
  */
 import type { SubprocessHandle, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess';
-import { RpcError, RpcPeer, RPC_CLOSED, lineReader, type CallOptions, type Json, type RequestHandler } from './rpc.js';
+import { RpcError, RpcPeer, RPC_CLOSED, RPC_TIMEOUT, lineReader, type CallOptions, type Json, type RequestHandler } from './rpc.js';
 
 /** The subset of a cordis logger the plugin uses. */
 export interface Log {
@@ -293,15 +293,29 @@ export class Sidecar {
       }
       return info;
     } catch (err) {
+      let why = (err as Error).message;
+      if (!(err instanceof RpcError && err.code === RPC_TIMEOUT)) {
+        // A child that dies at once makes the ping write fail (EPIPE) before its exit is observed;
+        // its exit code and stderr say far more than the broken pipe, so wait a moment for them.
+        const exit = await Promise.race([
+          handle.done.then(
+            (o) => `exited (code ${o.exitCode ?? 'none'}, signal ${o.signal ?? 'none'})`,
+            (e: unknown) => `failed to start: ${e instanceof Error ? e.message : String(e)}`,
+          ),
+          delay(1_000).then(() => undefined),
+        ]);
+        if (exit) why = exit;
+      }
       // Read through a wider type: TS narrowed `state` at the top, but onExit may have moved it since.
       const now = this.state as State;
-      if (now !== 'stopping' && now !== 'stopped') this.trouble('start-failed', (err as Error).message);
+      if (now !== 'stopping' && now !== 'stopped') this.trouble('start-failed', why);
       if (this.handle === handle && this.state === 'starting') {
-        log.error('somni sidecar did not become ready: %s', (err as Error).message);
+        log.error('somni sidecar did not become ready: %s', why);
         handle.terminate();
         // onExit (from `done`) schedules the restart once the process is gone.
       }
-      throw err instanceof SidecarUnavailable ? err : new SidecarUnavailable((err as Error).message);
+      if (err instanceof SidecarUnavailable && why === err.message) throw err;
+      throw new SidecarUnavailable(why);
     }
   }
 
