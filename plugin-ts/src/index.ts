@@ -158,16 +158,32 @@ export function apply(ctx: Context, rawConfig: unknown): void {
 
   const install = resolveInstall(config);
   for (const note of install.notes) log.info('%s', note);
-  for (const problem of install.problems) report(problem);
+  // A missing model or ONNX Runtime is what the plugin can see from outside; the sidecar may still find
+  // one itself (it searches beside its binary and the model). So these wait for ping's `embed` to
+  // settle: told when it confirms the fallback (or the sidecar is too old to say), dropped when the
+  // local embedder loaded after all. They are logged now either way.
+  const provisional: Problem[] = [];
+  for (const problem of install.problems) {
+    if (problem.severity === 'off') report(problem);
+    else {
+      log.warn('%s (unless the sidecar finds one itself: checked once it is up)', problem.message);
+      provisional.push(problem);
+    }
+  }
   const binary = install.binary ?? '';
   log.info('sidecar %s (%s, %s)%s%s', binary || '(none)', install.binarySource, install.platform,
     install.modelDir ? `, model ${install.modelDir}` : '', install.ortLib ? `, onnxruntime ${install.ortLib}` : '');
 
   const handlers: Record<string, (p: Json, s: AbortSignal) => Promise<Json>> = {};
   if (config.dream.llm === 'host') {
+    // Checked per call: a harness without these fails the dream with a reason, not the plugin.
     handlers['llm.chat'] = llmChatHandler({
-      stream: (options) => ctx.llm.stream(options),
+      stream: (options) => {
+        if (typeof ctx.llm?.stream !== 'function') throw new Error('this harness has no llm.stream; set dream.llm to openai');
+        return ctx.llm.stream(options);
+      },
       route: () => {
+        if (typeof ctx.agentDefaultModel?.currentSelection !== 'function') throw new Error('this harness has no agentDefaultModel.currentSelection; set dream.llm to openai');
         const sel = ctx.agentDefaultModel.currentSelection();
         return { provider: sel.provider, model: sel.model };
       },
@@ -191,21 +207,61 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       registerUnavailableTools();
     }
   };
-  const onReady = (info: PingInfo): void => {
-    // A start that failed and then came up is no longer news for sessions that have not heard it.
-    notices.resolve('start');
-    const degraded = info.embed?.degraded ?? '';
-    if (degraded) {
-      const using = info.embed?.provider ? ` Recall uses the ${info.embed.provider} embedder${info.embed.id ? ` (${info.embed.id})` : ''} instead.` : '';
+  // The embedder's state: ping carries `embed` (newer sidecars), and its `id`/`degraded` are known
+  // only once the index is open, which is after the readiness ping. Returns whether it is settled.
+  const settleProvisional = (confirmed: boolean): void => {
+    for (const p of provisional.splice(0)) {
+      if (confirmed) notices.report(p, { logged: true });
+      else log.info('the sidecar loaded its local embedder after all (%s was only a guess from outside)', p.key);
+    }
+  };
+  const onEmbed = (info: PingInfo): boolean => {
+    const e = info.embed;
+    if (!e) {
+      settleProvisional(true); // an older sidecar: nothing more to learn, so the plugin's view stands
+      return true;
+    }
+    if (e.degraded) {
+      settleProvisional(true);
+      const using = e.id ? ` Recall uses ${e.id} instead.` : '';
       notices.report({
         key: 'embed-degraded',
         severity: 'degraded',
-        message: `the local embedder is not used: ${degraded}.${using} Recall still works, with weaker matching of related wording.`,
-        summary: `embedder degraded: ${degraded}`,
+        message: `the ${e.provider || 'configured'} embedder is not used: ${e.degraded}.${using} Recall still works, with weaker matching of related wording.`,
+        summary: `embedder degraded: ${e.degraded}`,
       });
-    } else {
+    } else if (e.id) {
       notices.resolve('embed-degraded');
+      settleProvisional(false);
     }
+    return e.degraded !== '' || e.id !== '';
+  };
+  let lastEmbedCheck = 0;
+  const checkEmbed = (): Promise<boolean> => {
+    lastEmbedCheck = Date.now();
+    return sidecar.ping().then(onEmbed, (err: Error) => {
+      log.debug('ping: %s', err.message);
+      return false;
+    });
+  };
+  // After a (re)start, ask again each second until the index opened (a minute at most).
+  let embedPoll: ReturnType<typeof setTimeout> | undefined;
+  const pollEmbed = (left: number): void => {
+    if (embedPoll) clearTimeout(embedPoll);
+    embedPoll = setTimeout(() => {
+      embedPoll = undefined;
+      if (!sidecar.isUp) return;
+      void checkEmbed().then((settled) => {
+        if (!settled && left > 1) pollEmbed(left - 1);
+      });
+    }, 1_000);
+    embedPoll.unref?.();
+  };
+  const onReady = (info: PingInfo): void => {
+    // A start that failed and then came up is no longer news for sessions that have not heard it.
+    notices.resolve('start');
+    lastEmbedCheck = Date.now();
+    if (!onEmbed(info)) pollEmbed(60);
   };
 
   const sidecar = new Sidecar({
@@ -251,7 +307,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const scheduler = new DreamScheduler({
     call,
     isUp: () => sidecar.isUp,
-    allIdle: () => ctx.agents.list().every((a: Agent) => a.status === 'idle'),
+    // Without a listing the harness's agents cannot be known idle, so no automatic dream (dream_now still works).
+    allIdle: () => typeof ctx.agents?.list === 'function' && ctx.agents.list().every((a: Agent) => a.status === 'idle'),
     flushCapture: () => capture.flushAll(),
     afterDream: () => void refreshPrompt(),
     idleMs: config.dream.idleMs,
@@ -357,7 +414,10 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   // `system-prompt/assemble` waterfall waits for it (bounded) and patches our sections' text.
   const pendingRefresh = new Map<string, Promise<unknown>>();
   ctx.on('agent/inbox/claimed', ({ agent, message }) => {
-    if (!anySection || isSubagent(agent.session.header) || message.source.kind !== 'user') return;
+    if (isSubagent(agent.session.header) || message.source.kind !== 'user') return;
+    // An embedder can also stop working later: the user's turns re-check it, at most every 30 s.
+    if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
+    if (!anySection) return;
     const text = admittedUserText([message]);
     if (text) pendingRefresh.set(agent.id, withTimeout(refreshPrompt(text), T.promptInTurn));
   });
@@ -399,6 +459,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
+    if (embedPoll) clearTimeout(embedPoll);
     await withTimeout(capture.flushAll(), T.capture);
     await sidecar.stop();
     logFile.close();

@@ -66,12 +66,13 @@ export class Notices {
   /**
    * Records a problem. The same key with the same message is a no-op (a sidecar restarting into
    * the same degraded state is not news); a changed message is logged again but not re-noticed to
-   * sessions that already heard about that key.
+   * sessions that already heard about that key. `logged`: the caller logged it already.
    */
-  report(problem: Problem): void {
+  report(problem: Problem, options: { logged?: boolean } = {}): void {
     const had = this.problems.get(problem.key);
     if (had && had.message === problem.message) return;
     this.problems.set(problem.key, problem);
+    if (options.logged) return;
     if (problem.severity === 'off') this.log.error('%s', problem.message);
     else this.log.warn('%s', problem.message);
   }

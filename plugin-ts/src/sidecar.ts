@@ -194,6 +194,16 @@ export class Sidecar {
   }
 
   /**
+   * Pings the running sidecar and keeps the answer in {@link info} (its embedder's state settles
+   * after the readiness ping, once the index is open).
+   */
+  async ping(timeoutMs = 5_000): Promise<PingInfo> {
+    const info = toPingInfo(await this.call('ping', {}, { timeoutMs }));
+    this.info = info;
+    return info;
+  }
+
+  /**
    * Stops the sidecar: `shutdown`, up to `stopGraceMs` for it to exit, then `terminate()`.
    * Cancels any pending restart. Idempotent.
    */

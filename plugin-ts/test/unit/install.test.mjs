@@ -213,18 +213,26 @@ test('no platform package: the plugin loads, memory is off, the notice says why 
 
 test('a degraded embedder reported by ping is noticed once per session, not per turn; an absent field is fine', async () => {
   const t = fakeTree();
-  const env = { FAKE_SIDECAR_PING_EXTRA: JSON.stringify({ embed: { provider: 'hash', id: 'hash-256', degraded: 'onnxruntime: cannot load libonnxruntime.so.1' } }) };
+  // As the real sidecar answers: the readiness ping knows only the configured provider; the index
+  // opens after it, and then ping says which embedder is used and why.
+  const env = {
+    FAKE_SIDECAR_PING_EXTRA: JSON.stringify({ embed: { provider: 'local' } }),
+    FAKE_SIDECAR_PING_LATER: JSON.stringify({ embed: { provider: 'local', id: 'hash-256', degraded: 'onnxruntime: cannot load libonnxruntime.so.1' } }),
+  };
   const { host } = await load(t, {}, env);
   await waitFor(() => host.tools.has('recall_memories'), 5000, 'sidecar up');
+  assert.deepEqual(noticesIn(await preStep(host, 's0', 'before the index opened')), [], 'nothing known yet');
+  await waitFor(async () => noticesIn(await preStep(host, 's0', 'poll')).length === 1, 4000, 'the degraded embedder noticed after a later ping');
   const seen = [];
   for (let turn = 0; turn < 3; turn++) seen.push(...noticesIn(await preStep(host, 's1', `turn ${turn}`)));
   assert.equal(seen.length, 1, 'one notice in three turns');
-  assert.match(seen[0].content[0].text, /local embedder is not used: onnxruntime: cannot load libonnxruntime\.so\.1\. Recall uses the hash embedder \(hash-256\)/);
+  assert.match(seen[0].content[0].text, /the local embedder is not used: onnxruntime: cannot load libonnxruntime\.so\.1\. Recall uses hash-256 instead\./);
   assert.match(seen[0].source.summary, /^dsh-somni: embedder degraded: onnxruntime/);
   assert.ok(seen[0].source.summary.length <= 120);
   assert.equal(noticesIn(await preStep(host, 's2', 'other session')).length, 1);
   await host.unload();
-  assert.match(readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8'), /WARNING somni the local embedder is not used/);
+  const log = readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8');
+  assert.equal(log.match(/WARNING somni the local embedder is not used/g)?.length, 1, 'logged once however often ping says it');
 });
 
 test('a binary that cannot run: the start failure is noticed with the exit and its last output', async () => {
@@ -260,4 +268,25 @@ test('a start that fails once: stand-in tools until the restart succeeds, then t
   assert.match(r, /recalled for tea/);
   assert.deepEqual(noticesIn(await preStep(host, 's2', 'later session')), [], 'a resolved start failure is not news');
   await host.unload();
+});
+
+test('a missing ONNX Runtime is told when the sidecar cannot say otherwise, and dropped when it embeds locally after all', async () => {
+  // An older sidecar (no embed field in ping): the plugin's own finding is all there is.
+  const older = fakeTree({ ortLib: false });
+  const a = await load(older, {});
+  await waitFor(() => a.host.tools.has('recall_memories'), 5000, 'sidecar up');
+  const told = noticesIn(await preStep(a.host, 's1', 'hi'));
+  assert.equal(told.length, 1);
+  assert.match(told[0].content[0].text, /ONNX Runtime library .*libonnxruntime\.so\.1 is missing from dsh-somni-.*falls back/);
+  await a.host.unload();
+  assert.match(readFileSync(join(older.dataDir, 'logs/somni.log'), 'utf8'), /WARNING somni the ONNX Runtime library/);
+
+  // A sidecar that found a runtime itself and loaded the model: nothing to tell.
+  const found = fakeTree({ ortLib: false });
+  const env = { FAKE_SIDECAR_PING_EXTRA: JSON.stringify({ embed: { provider: 'local' } }), FAKE_SIDECAR_PING_LATER: JSON.stringify({ embed: { provider: 'local', id: 'local:use-lite' } }) };
+  const b = await load(found, {}, env);
+  await waitFor(() => b.host.tools.has('recall_memories'), 5000, 'sidecar up');
+  await new Promise((r) => setTimeout(r, 1500)); // the embedder check after the readiness ping
+  assert.deepEqual(noticesIn(await preStep(b.host, 's1', 'hi')), []);
+  await b.host.unload();
 });
