@@ -4,7 +4,7 @@
  * the host-model bridge for the dreamer. Runtime imports are Node built-ins only; everything from
  * `@deepseek-ai/*` is type-only (see config.ts for why).
  */
-import { accessSync, chmodSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,11 +20,14 @@ import { admittedUserText, Associator, PLUGIN_NAME } from './assoc.js';
 import { Capture, isSubagent } from './capture.js';
 import { Config, resolveConfig, type SomniConfig } from './config.js';
 import { DreamScheduler } from './dream.js';
+import { explainStartFailure, resolveInstall, type Install, type Problem } from './install.js';
 import { llmChatHandler } from './llm-bridge.js';
+import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
+import { Notices } from './notice.js';
 import { PromptCache, SECTIONS, toPromptTexts } from './prompt.js';
 import type { Json } from './rpc.js';
-import { Sidecar, type Log } from './sidecar.js';
-import { DREAM_NOW, dreamNowDefinition, toSidecarTools, workToolDefinition } from './tools.js';
+import { Sidecar, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
+import { DREAM_NOW, dreamNowDefinition, toSidecarTools, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
 
 export { Config };
 export type { SomniConfig } from './config.js';
@@ -38,9 +41,9 @@ export const inject = ['subprocess', 'systemPrompt', 'tools', 'llm', 'agentDefau
 /** Timeouts for sidecar calls (the original host's values; assoc is kept short so turns never wait). */
 const T = { start: 20_000, build: 15_000, list: 15_000, capture: 10_000, assoc: 4_000, promptInTurn: 5_000 };
 
-/** Where the packaged sidecar binary lives: `<package>/bin/somni-sidecar`. */
+/** Where a sidecar binary packed into the plugin itself lives (the dev and `make install` layout). */
 export function packagedBinary(): string {
-  return fileURLToPath(new URL('../bin/somni-sidecar', import.meta.url));
+  return fileURLToPath(new URL(process.platform === 'win32' ? '../bin/somni-sidecar.exe' : '../bin/somni-sidecar', import.meta.url));
 }
 
 /** Resolves the data directory: config, else `$DSH_HOME/somni` (DSH_HOME defaults to ~/.dsh). */
@@ -49,10 +52,16 @@ export function dataDirOf(config: SomniConfig, env: NodeJS.ProcessEnv = process.
   return join(env.DSH_HOME || join(homedir(), '.dsh'), 'somni');
 }
 
-/** The sidecar's argv for a config (binary first). */
-export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string): string[] {
+/**
+ * The sidecar's argv for a config (binary first).
+ * @param found - model dir and ONNX Runtime library resolved from the installed packages
+ *   ({@link resolveInstall}); without them, `config.embed.modelDir` is passed as configured.
+ */
+export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string, found: Pick<Install, 'modelDir' | 'ortLib'> = { modelDir: undefined, ortLib: undefined }): string[] {
   const argv = [binary, '--data-dir', dataDir, '--llm', config.dream.llm, '--embed', config.embed.provider];
-  if (config.embed.modelDir) argv.push('--embed-model-dir', config.embed.modelDir);
+  const modelDir = found.modelDir || config.embed.modelDir;
+  if (modelDir) argv.push('--embed-model-dir', modelDir);
+  if (found.ortLib) argv.push('--ort-lib', found.ortLib);
   argv.push(
     '--assoc-threshold', String(config.assoc.threshold),
     '--assoc-gap', String(config.assoc.gap),
@@ -86,22 +95,6 @@ export function sidecarEnv(config: SomniConfig, env: NodeJS.ProcessEnv = process
   return out;
 }
 
-/**
- * Package managers do not keep the exec bit of files outside `bin` (pnpm installs the packed
- * sidecar as 0644), so the packaged binary is made executable on load.
- */
-function ensureExecutable(binary: string): void {
-  try {
-    accessSync(binary, constants.X_OK);
-  } catch {
-    try {
-      chmodSync(binary, 0o755);
-    } catch (err) {
-      throw new Error(`dsh-somni: ${binary} is not executable and chmod failed: ${(err as Error).message}`);
-    }
-  }
-}
-
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   return new Promise((resolve) => {
     const t = setTimeout(() => resolve(undefined), ms);
@@ -119,42 +112,170 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
  */
 export function apply(ctx: Context, rawConfig: unknown): void {
   const config = resolveConfig(rawConfig);
-  const log: Log = ctx.logger('somni');
-  const sidecarLog: Log = ctx.logger('somni:sidecar');
-
-  const binary = config.binary || packagedBinary();
-  if (!existsSync(binary)) {
-    throw new Error(config.binary
-      ? `dsh-somni: config binary ${binary} does not exist`
-      : `dsh-somni: the packaged sidecar ${binary} is missing; set config.binary to a somni-sidecar executable`);
-  }
-  ensureExecutable(binary);
   const dataDir = dataDirOf(config);
-  mkdirSync(dataDir, { recursive: true });
+  const logFile = new LogFile(logFilePath(dataDir));
+  const log: Log = teeLog(ctx.logger('somni'), logFile, 'somni', levelWord(config.logLevel));
+  // The sidecar's stderr reaches somni.log raw (it already reads `<time> LEVEL logger message` and the
+  // sidecar redacts it); the host logger gets it re-levelled.
+  const sidecarLog: Log = ctx.logger('somni:sidecar');
 
   const ownMessageIds = new Set<string>();
   const ownTools = new Set<string>();
+  const notices = new Notices(log, ownMessageIds, logFile.path);
+  // Memory off is a state the plugin lives in, not a boot failure: the first `off` problem found while
+  // loading becomes the reason every memory call and tool gives (later trouble is the sidecar's own).
+  let offReason = '';
+  const report = (problem: Problem): void => {
+    notices.report(problem);
+    if (problem.severity === 'off' && !offReason) offReason = problem.message;
+  };
+
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    report({
+      key: 'data-dir',
+      severity: 'off',
+      message: `the memory folder ${dataDir} cannot be created (${(err as Error).message}). Memory features are off. Fix: set config.dataDir to a writable folder.`,
+      summary: 'memory off: the memory folder cannot be created',
+    });
+  }
+  // Services the plugin calls are declared in `inject`, but their methods are checked: a harness
+  // whose service lacks one keeps memory off with a reason instead of throwing mid-turn.
+  const canSpawn = typeof ctx.subprocess?.spawn === 'function';
+  if (!canSpawn) {
+    report({
+      key: 'host-subprocess',
+      severity: 'off',
+      message: 'this harness has no subprocess.spawn, so the somni sidecar cannot be started. Memory features are off. Fix: use @deepseek-ai/dsh 0.1.0-rc.8 or later.',
+      summary: 'memory off: the harness cannot spawn the sidecar',
+    });
+  }
+  const canRegisterTools = typeof ctx.tools?.register === 'function';
+  const canAddSections = typeof ctx.systemPrompt?.section === 'function';
+  if (!canRegisterTools) log.warn('this harness has no tools.register: memory tools are not offered');
+  if (!canAddSections) log.warn('this harness has no systemPrompt.section: identity, intentions and discipline stay out of the prompt');
+
+  const install = resolveInstall(config);
+  for (const note of install.notes) log.info('%s', note);
+  // A missing model or ONNX Runtime is what the plugin can see from outside; the sidecar may still find
+  // one itself (it searches beside its binary and the model). So these wait for ping's `embed` to
+  // settle: told when it confirms the fallback (or the sidecar is too old to say), dropped when the
+  // local embedder loaded after all. They are logged now either way.
+  const provisional: Problem[] = [];
+  for (const problem of install.problems) {
+    if (problem.severity === 'off') report(problem);
+    else {
+      log.warn('%s (unless the sidecar finds one itself: checked once it is up)', problem.message);
+      provisional.push(problem);
+    }
+  }
+  const binary = install.binary ?? '';
+  log.info('sidecar %s (%s, %s)%s%s', binary || '(none)', install.binarySource, install.platform,
+    install.modelDir ? `, model ${install.modelDir}` : '', install.ortLib ? `, onnxruntime ${install.ortLib}` : '');
 
   const handlers: Record<string, (p: Json, s: AbortSignal) => Promise<Json>> = {};
   if (config.dream.llm === 'host') {
+    // Checked per call: a harness without these fails the dream with a reason, not the plugin.
     handlers['llm.chat'] = llmChatHandler({
-      stream: (options) => ctx.llm.stream(options),
+      stream: (options) => {
+        if (typeof ctx.llm?.stream !== 'function') throw new Error('this harness has no llm.stream; set dream.llm to openai');
+        return ctx.llm.stream(options);
+      },
       route: () => {
+        if (typeof ctx.agentDefaultModel?.currentSelection !== 'function') throw new Error('this harness has no agentDefaultModel.currentSelection; set dream.llm to openai');
         const sel = ctx.agentDefaultModel.currentSelection();
         return { provider: sel.provider, model: sel.model };
       },
     });
   }
 
+  let downReason = '';
+  const onTrouble = (t: SidecarTrouble): void => {
+    if (t.kind === 'start-failed') {
+      downReason = explainStartFailure(t.why, t.stderrTail, binary, 'Memory features are off while it is down (it is retried a few times).');
+      notices.report({ key: 'start', severity: 'off', message: downReason, summary: 'memory off: the somni sidecar did not start' });
+      registerUnavailableTools();
+    } else {
+      const tail = t.stderrTail.length > 0 ? ` Its last output: ${t.stderrTail.join(' ⏎ ')}` : '';
+      notices.report({
+        key: 'gave-up',
+        severity: 'off',
+        message: `the somni sidecar ${t.why} and was given up after its restarts. Memory features are off until the harness restarts.${tail}`,
+        summary: 'memory off: the somni sidecar was given up after restarts',
+      });
+      registerUnavailableTools();
+    }
+  };
+  // The embedder's state: ping carries `embed` (newer sidecars), and its `id`/`degraded` are known
+  // only once the index is open, which is after the readiness ping. Returns whether it is settled.
+  const settleProvisional = (confirmed: boolean): void => {
+    for (const p of provisional.splice(0)) {
+      if (confirmed) notices.report(p, { logged: true });
+      else log.info('the sidecar loaded its local embedder after all (%s was only a guess from outside)', p.key);
+    }
+  };
+  const onEmbed = (info: PingInfo): boolean => {
+    const e = info.embed;
+    if (!e) {
+      settleProvisional(true); // an older sidecar: nothing more to learn, so the plugin's view stands
+      return true;
+    }
+    if (e.degraded) {
+      settleProvisional(true);
+      const using = e.id ? ` Recall uses ${e.id} instead.` : '';
+      notices.report({
+        key: 'embed-degraded',
+        severity: 'degraded',
+        message: `the ${e.provider || 'configured'} embedder is not used: ${e.degraded}.${using} Recall still works, with weaker matching of related wording.`,
+        summary: `embedder degraded: ${e.degraded}`,
+      });
+    } else if (e.id) {
+      notices.resolve('embed-degraded');
+      settleProvisional(false);
+    }
+    return e.degraded !== '' || e.id !== '';
+  };
+  let lastEmbedCheck = 0;
+  const checkEmbed = (): Promise<boolean> => {
+    lastEmbedCheck = Date.now();
+    return sidecar.ping().then(onEmbed, (err: Error) => {
+      log.debug('ping: %s', err.message);
+      return false;
+    });
+  };
+  // After a (re)start, ask again each second until the index opened (a minute at most).
+  let embedPoll: ReturnType<typeof setTimeout> | undefined;
+  const pollEmbed = (left: number): void => {
+    if (embedPoll) clearTimeout(embedPoll);
+    embedPoll = setTimeout(() => {
+      embedPoll = undefined;
+      if (!sidecar.isUp) return;
+      void checkEmbed().then((settled) => {
+        if (!settled && left > 1) pollEmbed(left - 1);
+      });
+    }, 1_000);
+    embedPoll.unref?.();
+  };
+  const onReady = (info: PingInfo): void => {
+    // A start that failed and then came up is no longer news for sessions that have not heard it.
+    notices.resolve('start');
+    lastEmbedCheck = Date.now();
+    if (!onEmbed(info)) pollEmbed(60);
+  };
+
   const sidecar = new Sidecar({
     spawn: (spec) => ctx.subprocess.spawn(spec),
-    argv: sidecarArgv(binary, config, dataDir),
+    argv: sidecarArgv(binary, config, dataDir, install),
     env: sidecarEnv(config),
     cwd: dataDir,
     log,
     sidecarLog,
     handlers,
     startTimeoutMs: T.start,
+    onStderrLine: (line) => logFile.writeStderr(line),
+    onTrouble,
+    disabled: offReason || undefined,
   });
   const call = (method: string, params: Record<string, Json>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> =>
     sidecar.call(method, params, { timeoutMs, signal });
@@ -175,8 +296,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     async (currentMessage) => toPromptTexts(await call('prompt.build', currentMessage ? { currentMessage } : {}, T.build)),
     quiet('prompt.build'),
   );
-  const anySection = SECTIONS.some((s) => config.inject[s.key]);
-  for (const s of SECTIONS) {
+  const anySection = canAddSections && SECTIONS.some((s) => config.inject[s.key]);
+  for (const s of canAddSections ? SECTIONS : []) {
     if (!config.inject[s.key]) continue;
     ctx.systemPrompt.section({ name: s.name, order: s.order, text: () => prompt.text(s.key) });
   }
@@ -186,7 +307,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const scheduler = new DreamScheduler({
     call,
     isUp: () => sidecar.isUp,
-    allIdle: () => ctx.agents.list().every((a: Agent) => a.status === 'idle'),
+    // Without a listing the harness's agents cannot be known idle, so no automatic dream (dream_now still works).
+    allIdle: () => typeof ctx.agents?.list === 'function' && ctx.agents.list().every((a: Agent) => a.status === 'idle'),
     flushCapture: () => capture.flushAll(),
     afterDream: () => void refreshPrompt(),
     idleMs: config.dream.idleMs,
@@ -211,16 +333,34 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   let toolsRegistered = false;
   let toolsGeneration = 0;
   const ownSchemas: { name: string; description: string; parameters: Record<string, unknown> }[] = [];
-  const register = (def: ReturnType<typeof dreamNowDefinition>): void => {
-    ctx.tools.register(def);
+  const register = (def: ReturnType<typeof dreamNowDefinition>): (() => void) => {
+    const dispose = ctx.tools.register(def);
     ownTools.add(def.name);
     ownSchemas.push({ name: def.name, description: def.description, parameters: def.parameters as Record<string, unknown> });
+    return () => {
+      if (typeof dispose === 'function') dispose();
+      const i = ownSchemas.findIndex((t) => t.name === def.name);
+      if (i >= 0) ownSchemas.splice(i, 1);
+    };
   };
+  // While the sidecar has never listed its tools (no binary, a start that failed, given up), the work
+  // tools are registered as stand-ins whose calls say why, so a model (or a skill naming
+  // recall_memories) gets the reason instead of "unknown tool". A later successful start replaces them.
+  const standIns: (() => void)[] = [];
+  function registerUnavailableTools(): void {
+    if (!config.tools.enabled || !canRegisterTools || toolsRegistered || standIns.length > 0) return;
+    const reason = (): string => `${sidecar.unavailableReason || offReason || downReason || 'the somni sidecar is not running'} (details: ${logFile.path})`;
+    for (const name of WORK_TOOL_NAMES) standIns.push(register(unavailableToolDefinition(name, reason)));
+    standIns.push(register(dreamNowDefinition(scheduler)));
+    toolsGeneration++;
+    log.info('memory is off: registered %d memory tools that report why', standIns.length);
+  }
   const registerTools = async (): Promise<void> => {
-    if (!config.tools.enabled || toolsRegistered) return;
+    if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
     toolsRegistered = true;
     try {
       const tools = toSidecarTools(await call('tools.list', {}, T.list));
+      for (const dispose of standIns.splice(0)) dispose();
       for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
       register(dreamNowDefinition(scheduler));
       toolsGeneration++;
@@ -230,19 +370,26 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       log.error('tools.list failed; memory tools unavailable until the sidecar restarts: %s', (err as Error).message);
     }
   };
-  sidecar.onReady(() => {
+  sidecar.onReady((info) => {
+    onReady(info);
     void registerTools();
     void refreshPrompt();
   });
 
   // Startup: not awaited by apply (a broken sidecar must not hold up boot); the first pre-step waits for it.
-  const startup = sidecar.start().then(
-    async () => {
-      await registerTools();
-      await refreshPrompt();
-    },
-    (err: Error) => log.error('somni sidecar failed to start (%s); memory is off until it restarts', err.message),
-  );
+  let startup: Promise<void>;
+  if (offReason) {
+    registerUnavailableTools();
+    startup = Promise.resolve();
+  } else {
+    startup = sidecar.start().then(
+      async () => {
+        await registerTools();
+        await refreshPrompt();
+      },
+      (err: Error) => log.error('somni sidecar failed to start (%s); memory is off until it restarts', err.message),
+    );
+  }
 
   ctx.on('session/event', (session: Session, event) => {
     if (isSubagent(session.header)) return;
@@ -253,6 +400,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (config.capture.enabled && !isSubagent(session.header)) await capture.flush(session.id);
   });
   ctx.on('session/disposed', (session: Session) => {
+    notices.forget(session.id);
     if (isSubagent(session.header)) return;
     if (config.capture.enabled) void capture.close(session.id);
     call('assoc.reset', { sessionId: session.id }, T.capture).catch(quiet('assoc.reset'));
@@ -266,7 +414,10 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   // `system-prompt/assemble` waterfall waits for it (bounded) and patches our sections' text.
   const pendingRefresh = new Map<string, Promise<unknown>>();
   ctx.on('agent/inbox/claimed', ({ agent, message }) => {
-    if (!anySection || isSubagent(agent.session.header) || message.source.kind !== 'user') return;
+    if (isSubagent(agent.session.header) || message.source.kind !== 'user') return;
+    // An embedder can also stop working later: the user's turns re-check it, at most every 30 s.
+    if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
+    if (!anySection) return;
     const text = admittedUserText([message]);
     if (text) pendingRefresh.set(agent.id, withTimeout(refreshPrompt(text), T.promptInTurn));
   });
@@ -282,6 +433,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       pendingRefresh.delete(agentId);
     }
     const result = await next();
+    // Shapes checked, not assumed: a later harness may change the assembly.
+    if (!Array.isArray(result.sections) || !Array.isArray(result.tools)) return result;
     for (const section of result.sections) {
       const def = SECTIONS.find((x) => x.name === section.name);
       if (def) section.text = prompt.text(def.key);
@@ -299,13 +452,16 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     return result;
   });
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
+  ctx.on('agent/pre-step', (payload, next) => notices.preStep(payload, next));
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
+    if (embedPoll) clearTimeout(embedPoll);
     await withTimeout(capture.flushAll(), T.capture);
     await sidecar.stop();
+    logFile.close();
   }, 'dsh-somni sidecar');
 }

@@ -4,7 +4,7 @@
  * that fails fast while the sidecar is down, so every feature can degrade instead of blocking a turn.
  */
 import type { SubprocessHandle, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess';
-import { RpcError, RpcPeer, RPC_CLOSED, lineReader, type CallOptions, type Json, type RequestHandler } from './rpc.js';
+import { RpcError, RpcPeer, RPC_CLOSED, RPC_TIMEOUT, lineReader, type CallOptions, type Json, type RequestHandler } from './rpc.js';
 
 /** The subset of a cordis logger the plugin uses. */
 export interface Log {
@@ -23,6 +23,20 @@ export interface PingInfo {
   llm: string;
   vector: boolean;
   pendingLogs: number;
+  /**
+   * The embedder in use, when the sidecar reports it: `degraded` says why the configured local
+   * embedder is not used ('' when it is). Older sidecars do not send it.
+   */
+  embed?: { provider: string; id: string; degraded: string };
+}
+
+/** Something the user should hear about: a start that failed, or the manager giving up. */
+export interface SidecarTrouble {
+  kind: 'start-failed' | 'gave-up';
+  /** The manager's account (`exited (code 127, signal none)`, a spawn error, a ping timeout). */
+  why: string;
+  /** The last stderr lines of the process that failed, oldest first. */
+  stderrTail: string[];
 }
 
 /** Raised by `call()` while the sidecar is not serving; callers degrade on it. */
@@ -58,9 +72,21 @@ export interface SidecarOptions {
   stopGraceMs?: number;
   /** Uptime after which the restart budget is refilled (default 60 s). */
   stableAfterMs?: number;
+  /** Called with every raw stderr line (the plugin copies them into somni.log). */
+  onStderrLine?: (line: string) => void;
+  /** Called when a start fails and when restarts are given up. */
+  onTrouble?: (trouble: SidecarTrouble) => void;
+  /**
+   * When set, nothing is spawned: the manager stays `failed` and every call fails with this reason
+   * (no binary for this platform). Lets the plugin load with memory off instead of failing boot.
+   */
+  disabled?: string;
 }
 
 type State = 'idle' | 'starting' | 'up' | 'restarting' | 'failed' | 'stopping' | 'stopped';
+
+/** Stderr lines kept of the current process, to explain a start that failed. */
+const STDERR_TAIL_LINES = 5;
 
 /**
  * Re-emits one sidecar stderr line at its level; the sidecar writes `<time> LEVEL logger message`.
@@ -86,7 +112,11 @@ export class Sidecar {
   private upSince = 0;
   private lifetime = new AbortController();
   private readonly readyListeners = new Set<(info: PingInfo) => void>();
-  private readonly opts: Required<Omit<SidecarOptions, 'handlers'>> & { handlers: Record<string, RequestHandler> };
+  private readonly opts: Required<Omit<SidecarOptions, 'handlers' | 'onStderrLine' | 'onTrouble' | 'disabled'>> &
+    Pick<SidecarOptions, 'onStderrLine' | 'onTrouble' | 'disabled'> & { handlers: Record<string, RequestHandler> };
+  private stderrTail: string[] = [];
+  /** Why calls are not served once the manager is `failed` ('' otherwise). */
+  unavailableReason = '';
   /** The last successful ping, if any. */
   info: PingInfo | undefined;
   /** Number of processes spawned so far (diagnostics, tests). */
@@ -102,6 +132,10 @@ export class Sidecar {
       handlers: {},
       ...options,
     };
+    if (options.disabled) {
+      this.state = 'failed';
+      this.unavailableReason = options.disabled;
+    }
   }
 
   /** True while calls are being served. */
@@ -138,6 +172,7 @@ export class Sidecar {
    * A failed first start is treated like a crash (restarts are scheduled) and rejects.
    */
   start(): Promise<PingInfo> {
+    if (this.opts.disabled) return Promise.reject(new SidecarUnavailable(`somni memory is off: ${this.opts.disabled}`));
     if (!this.startPromise) this.startPromise = this.launch();
     return this.startPromise;
   }
@@ -152,9 +187,20 @@ export class Sidecar {
     }
     const peer = this.peer;
     if (this.state !== 'up' || !peer) {
+      if (this.state === 'failed' && this.unavailableReason) throw new SidecarUnavailable(`somni memory is off: ${this.unavailableReason}; ${method} not served`);
       throw new SidecarUnavailable(`somni sidecar is ${this.state === 'restarting' ? 'restarting' : this.state === 'failed' ? 'down (gave up restarting)' : this.state}; ${method} not served`);
     }
     return (await peer.call(method, params, opts)) as T;
+  }
+
+  /**
+   * Pings the running sidecar and keeps the answer in {@link info} (its embedder's state settles
+   * after the readiness ping, once the index is open).
+   */
+  async ping(timeoutMs = 5_000): Promise<PingInfo> {
+    const info = toPingInfo(await this.call('ping', {}, { timeoutMs }));
+    this.info = info;
+    return info;
   }
 
   /**
@@ -191,6 +237,8 @@ export class Sidecar {
 
   private async launch(): Promise<PingInfo> {
     this.state = 'starting';
+    const tail: string[] = [];
+    this.stderrTail = tail;
     const { log } = this.opts;
     let handle: SubprocessHandle;
     try {
@@ -202,20 +250,36 @@ export class Sidecar {
         env: this.opts.env,
       });
     } catch (err) {
-      this.onExit(undefined, `spawn failed: ${(err as Error).message}`);
+      const why = `spawn failed: ${(err as Error).message}`;
+      this.trouble('start-failed', why);
+      this.onExit(undefined, why);
       throw new SidecarUnavailable(`cannot spawn ${this.opts.argv[0]}: ${(err as Error).message}`);
     }
     this.spawned++;
     this.handle = handle;
     if (!handle.stdin || !handle.stdout) {
       handle.terminate();
+      this.trouble('start-failed', 'spawned without stdio pipes');
       this.onExit(handle, 'no stdio pipes');
       throw new SidecarUnavailable('sidecar spawned without stdio pipes');
     }
     const peer = new RpcPeer(handle.stdout, handle.stdin, (msg) => log.warn('%s', msg));
     for (const [method, fn] of Object.entries(this.opts.handlers)) peer.handle(method, fn);
     this.peer = peer;
-    if (handle.stderr) lineReader(handle.stderr, (line) => relayStderrLine(line, this.opts.sidecarLog));
+    if (handle.stderr) {
+      lineReader(handle.stderr, (line) => {
+        if (line.trim() !== '') {
+          tail.push(line.length > 300 ? `${line.slice(0, 300)}…` : line);
+          if (tail.length > STDERR_TAIL_LINES) tail.shift();
+        }
+        try {
+          this.opts.onStderrLine?.(line);
+        } catch {
+          // a failing sink must not cost the relay below
+        }
+        relayStderrLine(line, this.opts.sidecarLog);
+      });
+    }
     handle.done.then(
       (outcome) => this.onExit(handle, `exited (code ${outcome.exitCode ?? 'none'}, signal ${outcome.signal ?? 'none'})`),
       (err: unknown) => this.onExit(handle, `failed to start: ${err instanceof Error ? err.message : String(err)}`),
@@ -239,12 +303,37 @@ export class Sidecar {
       }
       return info;
     } catch (err) {
+      let why = (err as Error).message;
+      if (!(err instanceof RpcError && err.code === RPC_TIMEOUT)) {
+        // A child that dies at once makes the ping write fail (EPIPE) before its exit is observed;
+        // its exit code and stderr say far more than the broken pipe, so wait a moment for them.
+        const exit = await Promise.race([
+          handle.done.then(
+            (o) => `exited (code ${o.exitCode ?? 'none'}, signal ${o.signal ?? 'none'})`,
+            (e: unknown) => `failed to start: ${e instanceof Error ? e.message : String(e)}`,
+          ),
+          delay(1_000).then(() => undefined),
+        ]);
+        if (exit) why = exit;
+      }
+      // Read through a wider type: TS narrowed `state` at the top, but onExit may have moved it since.
+      const now = this.state as State;
+      if (now !== 'stopping' && now !== 'stopped') this.trouble('start-failed', why);
       if (this.handle === handle && this.state === 'starting') {
-        log.error('somni sidecar did not become ready: %s', (err as Error).message);
+        log.error('somni sidecar did not become ready: %s', why);
         handle.terminate();
         // onExit (from `done`) schedules the restart once the process is gone.
       }
-      throw err instanceof SidecarUnavailable ? err : new SidecarUnavailable((err as Error).message);
+      if (err instanceof SidecarUnavailable && why === err.message) throw err;
+      throw new SidecarUnavailable(why);
+    }
+  }
+
+  private trouble(kind: SidecarTrouble['kind'], why: string): void {
+    try {
+      this.opts.onTrouble?.({ kind, why, stderrTail: [...this.stderrTail] });
+    } catch (err) {
+      this.opts.log.warn('trouble listener failed: %s', (err as Error).message);
     }
   }
 
@@ -258,7 +347,9 @@ export class Sidecar {
     if (this.state === 'up' && Date.now() - this.upSince >= this.opts.stableAfterMs) this.restarts = 0;
     if (this.restarts >= this.opts.maxRestarts) {
       this.state = 'failed';
+      this.unavailableReason = `the sidecar ${why}; gave up after ${this.restarts} restarts (memory features stay off until the plugin reloads)`;
       log.error('somni sidecar %s; gave up after %d restarts (memory features stay off until the plugin reloads)', why, this.restarts);
+      this.trouble('gave-up', why);
       return;
     }
     this.restarts++;
@@ -289,5 +380,13 @@ function toPingInfo(raw: Json): PingInfo {
     llm: typeof r.llm === 'string' ? r.llm : '',
     vector: r.vector === true,
     pendingLogs: typeof r.pendingLogs === 'number' ? r.pendingLogs : 0,
+    ...embedOf(r.embed),
   };
+}
+
+/** The optional `embed` field of ping; absent or malformed ⇒ nothing (older sidecars). */
+function embedOf(raw: Json | undefined): Pick<PingInfo, 'embed'> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
+  const s = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
+  return { embed: { provider: s(raw.provider), id: s(raw.id), degraded: s(raw.degraded).trim() } };
 }

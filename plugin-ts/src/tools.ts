@@ -125,3 +125,37 @@ export function dreamNowDefinition(scheduler: Pick<DreamScheduler, 'runNow'>): T
     },
   };
 }
+
+/**
+ * The sidecar's work tools by name (the Python sidecar's tool names, which prompts and skills in the
+ * wild call), for when the sidecar never listed them: no binary for this platform, or it never came
+ * up. Registered so a call gets a clear error instead of "unknown tool".
+ */
+export const WORK_TOOL_NAMES: readonly string[] = [
+  'recall_memories',
+  'search_knowledge',
+  'search_episodes',
+  'search_recent_conversation',
+  'add_intention',
+  'complete_intention',
+  'cancel_intention',
+  'list_intentions',
+];
+
+/**
+ * A stand-in for one work tool while memory is off: any arguments, and every call fails with why.
+ * @param name - tool name.
+ * @param reason - the current reason memory is off (read at call time).
+ */
+export function unavailableToolDefinition(name: string, reason: () => string): ToolDefinition {
+  return {
+    name,
+    description: 'Long-term memory tool (dsh-somni). Unavailable right now because memory is off; a call returns the reason.',
+    parameters: { type: 'object', properties: {}, additionalProperties: true },
+    output: { schema: TEXT_OUTPUT, render },
+    isConcurrencySafe: () => true,
+    async execute(): Promise<string> {
+      throw new Error(`${name} is unavailable: ${reason()}`);
+    },
+  };
+}

@@ -3,7 +3,7 @@
 // real somni-sidecar and a scripted fake model on 127.0.0.1. Each check asserts on what a user would
 // see: the model's received requests, the harness's printed answer, and files in the memory folder.
 // Usage: node test/e2e/run.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
@@ -213,6 +213,44 @@ await check('no sidecar process outlives the harness', async () => {
   await sleep(300);
   const left = sidecarPids(dataDir);
   expect(left.length === 0, `left running: ${left.join(',')}`);
+});
+
+await check('somni.log in the data dir holds the sidecar\'s and the plugin\'s lines, mode 0600', async () => {
+  const file = join(dataDir, 'logs/somni.log');
+  expect(existsSync(file), `no ${file}`);
+  const mode = statSync(file).mode & 0o777;
+  expect(mode === 0o600, `mode ${mode.toString(8)}`);
+  const text = readFileSync(file, 'utf8');
+  expect(/ INFO somni\.main sidecar ready /.test(text), 'no sidecar stderr line');
+  expect(/ INFO somni somni sidecar \S+ up /.test(text), 'no plugin line');
+  expect(/ WARNING somni somni sidecar exited .*restart 1\/3/.test(text), 'session 4\'s crash and restart not logged');
+});
+
+// --- A sidecar that cannot run (config.binary names a text file): the turn completes, the model is
+// told once through the plugin's notice, and somni.log says what happened.
+await check('broken binary: the turn completes, the notice reaches the model once, somni.log names the problem', async () => {
+  const brokenData = join(root, 'broken-data');
+  const bogus = join(root, 'not-a-sidecar');
+  writeFileSync(bogus, 'this is not a program\n', { mode: 0o644 });
+  const brokenPatch = join(root, 'broken.yml');
+  writePatch(brokenPatch, { modelUrl: model.url, pluginConfig: pluginConfig({ binary: bogus, dataDir: brokenData }) });
+  const reqs = [];
+  handler = (req) => {
+    reqs.push(req);
+    return reqs.length === 1 ? { toolCalls: [{ name: 'recall_memories', arguments: { query: 'anything' } }] } : { content: 'Answered without memory.' };
+  };
+  const r = await runDsh({ home, patch: brokenPatch, prompt: 'Do you remember my cat?', cwd: work });
+  expect(r.code === 0, `dsh exit ${r.code}: ${r.stderr.slice(-2000)}`);
+  expect(r.stdout.includes('Answered without memory.'), `answer: ${r.stdout}`);
+  const noticesOf = (req) => textsOf(req, 'user').filter((t) => t.includes('[dsh-somni] Long-term memory notice'));
+  const first = noticesOf(reqs[0]);
+  expect(first.length === 1, `notices in the first request: ${JSON.stringify(textsOf(reqs[0], 'user')).slice(0, 1500)}`);
+  expect(first[0].includes(bogus) && /did not start/.test(first[0]), `notice: ${first[0]}`);
+  expect(noticesOf(reqs[1]).length === 1, 'the notice was added again in the second step');
+  const out = lastToolResult(reqs[1]);
+  expect(/unavailable|memory is off|restarting|not served/i.test(out), `recall_memories during the outage: ${out}`);
+  const log = readFileSync(join(brokenData, 'logs/somni.log'), 'utf8');
+  expect(log.includes(bogus) && /ERROR somni the somni sidecar .*did not start: exited \(code 127/.test(log), `somni.log: ${log.slice(-1500)}`);
 });
 
 // --- Session 5: a long-lived host (the e2e driver plugin stands in for the web/TUI app): the idle
