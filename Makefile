@@ -6,7 +6,7 @@ SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
 export SOMNI_VERSION
 LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build test test-go test-plugin test-install bench eval models demo dist install uninstall vet fmt fmt-check
+.PHONY: all build test test-go test-plugin test-install test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
@@ -33,6 +33,10 @@ test-plugin:
 # The packages as a user gets them: a local registry, `dsh plugin add dsh-somni`, one turn, upgrade, removal.
 test-install:
 	bash scripts/test-install.sh
+
+# The dist linux-arm64 package under qemu-aarch64 (needs qemu-user-static and the arm64 cross libc).
+test-qemu:
+	bash scripts/test-qemu.sh
 
 bench: build
 	bash scripts/bench.sh
