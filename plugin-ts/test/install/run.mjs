@@ -125,6 +125,7 @@ const port = await freePort();
 const REG = `http://127.0.0.1:${port}/`;
 let registry;
 let regLog = '';
+process.on('exit', () => registry?.kill()); // never leave the registry behind, even on a crash
 
 /** The environment of a user on a fresh machine: PATH (node, pnpm, dsh), a temp HOME, the registry. */
 function userEnv(home, dshHome, extra = {}) {
