@@ -22,10 +22,14 @@ fmt:
 fmt-check:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: build fmt-check vet test-go test-plugin test-install
+test: build fmt-check vet test-go test-plugin test-install test-qemu
 
+# Every package with cgo (the yalue ONNX binding), then the ones that touch ONNX Runtime again
+# without it (purego), as every release binary is built.
 test-go:
 	$(GO) test -count=1 ./...
+	CGO_ENABLED=0 $(GO) vet ./...
+	CGO_ENABLED=0 $(GO) test -count=1 ./internal/ort ./internal/index ./internal/sidecar
 
 test-plugin:
 	bash plugin-ts/scripts/test.sh
@@ -34,7 +38,8 @@ test-plugin:
 test-install:
 	bash scripts/test-install.sh
 
-# The dist linux-arm64 package under qemu-aarch64 (needs qemu-user-static and the arm64 cross libc).
+# The dist linux-arm64 package under qemu-aarch64 (needs qemu-user-static and the arm64 cross
+# libc/libstdc++); runs on the dist/ test-install built.
 test-qemu:
 	bash scripts/test-qemu.sh
 

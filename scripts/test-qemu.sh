@@ -12,9 +12,9 @@ SYSROOT=/usr/aarch64-linux-gnu
 fail() { echo "test-qemu: FAIL: $*" >&2; exit 1; }
 [ -n "$QEMU" ] || fail "qemu-aarch64 not installed (apt-get install qemu-user-static)"
 [ -f "$SYSROOT/lib/libstdc++.so.6" ] || fail "$SYSROOT lacks libstdc++ (apt-get install libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross)"
-arm_tgz="$(ls "$DIST"/dsh-somni-linux-arm64-*.tgz 2>/dev/null | head -n1)"
-model_tgz="$(ls "$DIST"/dsh-somni-model-use-lite-*.tgz 2>/dev/null | head -n1)"
-x64_tgz="$(ls "$DIST"/dsh-somni-linux-x64-*.tgz 2>/dev/null | head -n1)"
+arm_tgz="$(ls "$DIST"/dsh-somni-linux-arm64-*.tgz 2>/dev/null | head -n1 || true)"
+model_tgz="$(ls "$DIST"/dsh-somni-model-use-lite-*.tgz 2>/dev/null | head -n1 || true)"
+x64_tgz="$(ls "$DIST"/dsh-somni-linux-x64-*.tgz 2>/dev/null | head -n1 || true)"
 [ -n "$arm_tgz" ] && [ -n "$model_tgz" ] && [ -n "$x64_tgz" ] || fail "no linux-arm64, linux-x64 or model package in $DIST (run make dist)"
 
 work="$(mktemp -d)"
