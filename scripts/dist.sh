@@ -143,7 +143,7 @@ log "$(pack "$dir")"
 bash "$ROOT/plugin-ts/scripts/build.sh" # setup (cached) + tsc → plugin-ts/lib
 dir="$STAGE/dsh-somni"
 mkdir -p "$dir"
-cp -R "$ROOT/plugin-ts/lib" "$ROOT/plugin-ts/examples" "$dir/"
+cp -R "$ROOT/plugin-ts/lib" "$ROOT/plugin-ts/src" "$ROOT/plugin-ts/examples" "$dir/" # src/: lib's source maps point there
 cp "$ROOT/plugin-ts/package.json" "$ROOT/plugin-ts/cordis.patch.yml" "$ROOT/plugin-ts/README.md" "$ROOT/plugin-ts/LICENSE" "$dir/"
 tmpl="$(sed "s/\"0\.0\.0\"/\"$VERSION\"/g" "$PKG/plugin/package.json")"
 field() { node -e 'const o = JSON.parse(process.argv[1]); process.stdout.write(JSON.stringify(o[process.argv[2]]))' "$tmpl" "$1"; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Compiles the plugin (src → lib) and copies the sidecar binary into plugin-ts/bin/ so a packed
-# tarball carries it. Runs setup first (cached).
+# Compiles the plugin (src → lib) and copies the sidecar binary into plugin-ts/bin/: the dev layout,
+# where the plugin folder mounted by path finds its sidecar beside it (the npm packages carry theirs in
+# the platform package instead). Runs setup first (cached).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 bash "$PLUGIN_DIR/scripts/setup.sh"
