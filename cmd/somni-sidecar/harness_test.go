@@ -370,6 +370,19 @@ func (s *proc) assertProtocolOnly() {
 	}
 }
 
+// runCLI runs the binary to completion and returns its stdout and exit code.
+func runCLI(t testing.TB, args ...string) (string, int) {
+	t.Helper()
+	out, err := exec.Command(binPath, args...).Output()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
 func readFile(t testing.TB, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)

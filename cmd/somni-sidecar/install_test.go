@@ -140,15 +140,7 @@ func TestDoctorChecksInstall(t *testing.T) {
 	model := testutil.Model(t, "use-lite")
 	lib := testutil.Model(t, "lib", ort.LibraryName)
 	run := func(args ...string) (string, int) {
-		cmd := exec.Command(binPath, append([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args...)...)
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+		return runCLI(t, append([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args...)...)
 	}
 	out, code := run("--embed-model-dir", model, "--ort-lib", lib, "doctor")
 	if code != 0 {

@@ -394,15 +394,7 @@ func TestArgs(t *testing.T) {
 func TestCLI(t *testing.T) {
 	dir := testutil.Pydata(t)
 	run := func(args ...string) (string, int) {
-		cmd := exec.Command(binPath, append([]string{"--data-dir", dir, "--embed", "off", "--log-level", "error"}, args...)...)
-		out, err := cmd.Output()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+		return runCLI(t, append([]string{"--data-dir", dir, "--embed", "off", "--log-level", "error"}, args...)...)
 	}
 	out, code := run("recall", "BuildKit cache")
 	if code != 0 || !strings.Contains(out, "docker-build-cache") {
