@@ -18,7 +18,7 @@ export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
 export interface SomniConfig {
   /** Memory data directory; '' ⇒ `$DSH_HOME/somni` (DSH_HOME defaulting to ~/.dsh). */
   dataDir: string;
-  /** Sidecar executable; '' ⇒ the binary shipped in the package's `bin/`. */
+  /** Sidecar executable; '' ⇒ the platform package's (`dsh-somni-<os>-<cpu>`), else the package-local `bin/` of a dev checkout. */
   binary: string;
   capture: { enabled: boolean; maxMessageChars: number };
   inject: { identity: boolean; intentions: boolean; discipline: boolean };
