@@ -100,20 +100,38 @@ func checkFields(fields ...fieldCheck) error {
 	return nil
 }
 
+// The write tools of knowledge, skills and profiles check sizes first, then
+// that nothing in them is an instruction to the agent (see directive.go).
+
 func (a createKnowledgeArgs) check() error {
-	return checkFields(tokenArg("name", a.Name), tokenArg("entry_type", a.EntryType), lineArg("description", a.Description), bodyArg("body", a.Body))
+	return checkAll(kindKnowledge, tokenArg("name", a.Name), tokenArg("entry_type", a.EntryType), lineArg("description", a.Description), bodyArg("body", a.Body))
 }
 
 func (a updateKnowledgeArgs) check() error {
-	return checkFields(tokenArg("name", a.Name), lineArg("description", a.Description), bodyArg("body", a.Body))
+	return checkAll(kindKnowledge, tokenArg("name", a.Name), lineArg("description", a.Description), bodyArg("body", a.Body))
 }
 
 func (a createSkillArgs) check() error {
-	return checkFields(tokenArg("name", a.Name), lineArg("description", a.Description), bodyArg("body", a.Body))
+	return checkAll(kindSkill, tokenArg("name", a.Name), lineArg("description", a.Description), bodyArg("body", a.Body))
 }
 
 func (a updateSkillArgs) check() error {
-	return checkFields(tokenArg("name", a.Name), lineArg("description", a.Description), bodyArg("body", a.Body), lineArg("merge_note", a.MergeNote))
+	return checkAll(kindSkill, tokenArg("name", a.Name), lineArg("description", a.Description), bodyArg("body", a.Body), lineArg("merge_note", a.MergeNote))
+}
+
+// checkAll is checkFields, then checkDirectives over the free-text fields
+// (tokens such as names are too short to carry an instruction).
+func checkAll(kind memoryKind, fields ...fieldCheck) error {
+	if err := checkFields(fields...); err != nil {
+		return err
+	}
+	var text []fieldCheck
+	for _, f := range fields {
+		if !f.token {
+			text = append(text, f)
+		}
+	}
+	return checkDirectives(kind, text...)
 }
 
 func (a recordEpisodeArgs) check() error {
@@ -123,10 +141,10 @@ func (a recordEpisodeArgs) check() error {
 
 func (a dreamLogArgs) check() error { return checkFields(bodyArg("content", a.Content)) }
 
-func (a aboutMeArgs) check() error { return checkFields(bodyArg("content", a.Content)) }
+func (a aboutMeArgs) check() error { return checkAll(kindProfile, bodyArg("content", a.Content)) }
 
 func (a aboutUserArgs) check() error {
-	return checkFields(bodyArg("content", a.Content), tokenArg("user_id", a.UserID))
+	return checkAll(kindProfile, bodyArg("content", a.Content), tokenArg("user_id", a.UserID))
 }
 
 // checker is implemented by the arguments of the write tools; handler runs

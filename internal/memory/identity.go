@@ -34,16 +34,34 @@ func (p *Profile) Name() string {
 func (s *Store) aboutMePath() string     { return filepath.Join(s.memDir, "about_me.md") }
 func (s *Store) legacyAboutUser() string { return filepath.Join(s.memDir, "about_user.md") }
 
-// UserProfilePath returns memory/users/<safe id>/about_user.md, refusing ids that would leave users/.
+// UserProfilePath returns memory/users/<id>/about_user.md, where the Python sidecar keeps it too (see
+// UserDirName), refusing ids that would leave users/.
 func (s *Store) UserProfilePath(userID string) (string, error) {
 	if strings.TrimSpace(userID) == "" {
 		userID = DefaultUserID
 	}
-	dir, err := SafeName(userID)
+	dir, err := UserDirName(userID)
 	if err != nil {
 		return "", fmt.Errorf("memory: user id: %w", err)
 	}
 	return within(filepath.Join(s.memDir, "users"), dir, "about_user.md")
+}
+
+// mappedProfilePath is where earlier somni versions kept a profile: the id through SafeName
+// (feishu:ou_123 → users/feishu-ou_123/). It returns "" when that is the current location anyway.
+func (s *Store) mappedProfilePath(userID string) string {
+	dir, err := SafeName(userID)
+	if err != nil {
+		return ""
+	}
+	p, err := within(filepath.Join(s.memDir, "users"), dir, "about_user.md")
+	if err != nil {
+		return ""
+	}
+	if cur, err := s.UserProfilePath(userID); err == nil && filepath.Clean(cur) == filepath.Clean(p) {
+		return ""
+	}
+	return p
 }
 
 func (s *Store) readProfile(path, userID string) (*Profile, error) {
@@ -65,7 +83,10 @@ func (s *Store) readProfile(path, userID string) (*Profile, error) {
 // AboutMe returns the agent's self-description, or nil when there is none.
 func (s *Store) AboutMe() (*Profile, error) { return s.readProfile(s.aboutMePath(), "") }
 
-// AboutUser returns a user's profile, or nil when there is none; "default" falls back to the legacy file.
+// AboutUser returns a user's profile, or nil when there is none. It looks where the Python sidecar
+// keeps it, then in the folder earlier somni versions mapped the id to (only a file that names this very
+// user_id: two ids can map to one folder, and one user must never get another's profile), and for
+// "default" in the legacy memory/about_user.md.
 func (s *Store) AboutUser(userID string) (*Profile, error) {
 	if strings.TrimSpace(userID) == "" {
 		userID = DefaultUserID
@@ -75,8 +96,20 @@ func (s *Store) AboutUser(userID string) (*Profile, error) {
 		return nil, err
 	}
 	p, err := s.readProfile(path, userID)
-	if p != nil || err != nil || userID != DefaultUserID {
+	if p != nil || err != nil {
 		return p, err
+	}
+	if old := s.mappedProfilePath(userID); old != "" {
+		p, err := s.readProfile(old, userID)
+		if err != nil {
+			return nil, err
+		}
+		if p != nil && strings.TrimSpace(p.Meta.Value("user_id")) == strings.TrimSpace(userID) {
+			return p, nil
+		}
+	}
+	if userID != DefaultUserID {
+		return nil, nil
 	}
 	return s.readProfile(s.legacyAboutUser(), DefaultUserID)
 }
@@ -133,8 +166,12 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if p == nil {
 		p = &Profile{UserID: userID, Meta: NewFrontMatter()}
 	}
-	if p.Path != path {
-		p.version = safefs.Missing // a legacy default profile migrates to users/default/
+	from := ""
+	if p.Path != "" && p.Path != path {
+		// A legacy default profile migrates to users/default/, and one in an earlier somni's mapped
+		// folder to the Python location.
+		p.version = safefs.Missing
+		from = p.Path
 	}
 	p.Path = path
 	if p.Meta.Value("user_id") == "" {
@@ -148,6 +185,16 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	p.Body = body
 	if _, err := s.replace(path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
+	}
+	if from != "" && from != s.legacyAboutUser() {
+		// The mapped copy would now be stale and shadowed: remove it (and its folder when empty) so
+		// users/ holds one profile per user. The legacy memory/about_user.md stays: the Python sidecar
+		// still reads it for "default".
+		if err := s.fs.Remove(from); err != nil {
+			s.log.Warn("memory: could not remove the moved profile", "file", s.Rel(from), "err", err)
+		} else {
+			_ = s.fs.Remove(filepath.Dir(from)) // fails while anything else is in it, which is fine
+		}
 	}
 	return p, nil
 }

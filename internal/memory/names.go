@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -135,4 +136,75 @@ func existingSpelling(name string, dirs ...string) string {
 		}
 	}
 	return name
+}
+
+// maxUserDirBytes is the common file-system limit on one path element: a longer id could never have
+// been written by the Python sidecar either.
+const maxUserDirBytes = 255
+
+// UserDirName returns the directory under memory/users/ that holds a user's profile.
+//
+// It is the id itself, as the Python sidecar stores it: a `channel:user` id such as feishu:ou_123 lives
+// in users/feishu:ou_123/, and mapping it to another name would make the profile vanish for whichever
+// sidecar reads the directory next. Only what is unsafe is refused: empty ids, `.` and `..`, path
+// separators (`/` and `\`, the latter a separator on Windows), absolute paths, NUL and other control
+// characters, and names longer than a path element may be.
+//
+// On Windows, where `< > : " | ? *`, a trailing dot or space and the device names (CON, NUL, COM1, …)
+// cannot be file names, such an id gets SafeName's mapped form instead (feishu:ou_123 → feishu-ou_123):
+// the Python sidecar could not have created the verbatim folder there either.
+func UserDirName(userID string) (string, error) { return userDirName(userID, runtime.GOOS) }
+
+func userDirName(userID, goos string) (string, error) {
+	id := strings.TrimSpace(userID)
+	switch {
+	case id == "":
+		return "", fmt.Errorf("%w: empty user id", ErrUnsafeName)
+	case !utf8.ValidString(id):
+		return "", fmt.Errorf("%w: user id %q is not valid UTF-8", ErrUnsafeName, userID)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return "", fmt.Errorf("%w: user id %q contains a control character", ErrUnsafeName, userID)
+	case id == "." || id == "..":
+		return "", fmt.Errorf("%w: user id %q is a relative directory reference", ErrUnsafeName, userID)
+	case strings.ContainsAny(id, `/\`):
+		return "", fmt.Errorf("%w: user id %q contains a path separator", ErrUnsafeName, userID)
+	case filepath.IsAbs(id) || filepath.VolumeName(id) != "":
+		return "", fmt.Errorf("%w: user id %q is an absolute path", ErrUnsafeName, userID)
+	case len(id) > maxUserDirBytes:
+		return "", fmt.Errorf("%w: user id is %d bytes, longer than a file name may be (%d)", ErrUnsafeName, len(id), maxUserDirBytes)
+	}
+	if goos != "windows" {
+		return id, nil
+	}
+	dir := id
+	if strings.ContainsAny(id, `<>:"|?*`) || strings.HasSuffix(id, ".") {
+		// Windows drops a trailing dot itself; dropping it here keeps the name we use the one on disk.
+		mapped, err := SafeName(id)
+		if err != nil {
+			return "", err
+		}
+		if dir = strings.TrimRight(mapped, "."); dir == "" {
+			return "", fmt.Errorf("%w: user id %q has no usable characters", ErrUnsafeName, userID)
+		}
+	}
+	if windowsDeviceName(dir) {
+		return "", fmt.Errorf("%w: user id %q is a reserved device name on Windows", ErrUnsafeName, userID)
+	}
+	return dir, nil
+}
+
+// windowsDeviceName reports whether name (before any extension) is a DOS device name, which Windows
+// resolves to the device instead of a folder.
+func windowsDeviceName(name string) bool {
+	base, _, _ := strings.Cut(strings.ToUpper(name), ".")
+	base = strings.TrimRight(base, " ")
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(base) == 4 && (strings.HasPrefix(base, "COM") || strings.HasPrefix(base, "LPT")) {
+		c := base[3]
+		return c >= '1' && c <= '9'
+	}
+	return false
 }

@@ -157,3 +157,51 @@ func sameFile(t *testing.T, a, b string) bool {
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
+
+func TestUserDirName(t *testing.T) {
+	tests := []struct {
+		in, goos, want string
+		refuse         bool
+	}{
+		{in: "alice", goos: "linux", want: "alice"},
+		{in: "feishu:ou_123", goos: "linux", want: "feishu:ou_123"},
+		{in: "feishu:ou_123", goos: "darwin", want: "feishu:ou_123"},
+		{in: "feishu:ou_123", goos: "windows", want: "feishu-ou_123"},
+		{in: "张三", goos: "linux", want: "张三"},
+		{in: "wx:张 三", goos: "linux", want: "wx:张 三"},
+		{in: "  padded  ", goos: "linux", want: "padded"},
+		{in: ".dotted", goos: "linux", want: ".dotted"},
+		{in: "a?b", goos: "windows", want: "a-b"},
+		{in: "trailing.", goos: "windows", want: "trailing"},
+		{in: "CON", goos: "linux", want: "CON"},
+		{in: "CON", goos: "windows", refuse: true},
+		{in: "com1.txt", goos: "windows", refuse: true},
+		{in: "COM10", goos: "windows", want: "COM10"},
+		{in: "nul?", goos: "windows", refuse: true},
+		{in: "", goos: "linux", refuse: true},
+		{in: ".", goos: "linux", refuse: true},
+		{in: "..", goos: "linux", refuse: true},
+		{in: "../../etc", goos: "linux", refuse: true},
+		{in: "a/b", goos: "linux", refuse: true},
+		{in: `a\b`, goos: "linux", refuse: true},
+		{in: "/abs", goos: "linux", refuse: true},
+		{in: "nul\x00", goos: "linux", refuse: true},
+		{in: "line\nbreak", goos: "linux", refuse: true},
+		{in: "bad\xff", goos: "linux", refuse: true},
+		{in: strings.Repeat("x", 256), goos: "linux", refuse: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.goos+"/"+tt.in, func(t *testing.T) {
+			got, err := userDirName(tt.in, tt.goos)
+			if tt.refuse {
+				if !errors.Is(err, ErrUnsafeName) {
+					t.Fatalf("userDirName(%q, %s) = %q, %v; want ErrUnsafeName", tt.in, tt.goos, got, err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Fatalf("userDirName(%q, %s) = %q, %v; want %q", tt.in, tt.goos, got, err, tt.want)
+			}
+		})
+	}
+}

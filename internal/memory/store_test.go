@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -543,5 +544,70 @@ func TestScanUnder(t *testing.T) {
 				t.Errorf("ScanUnder(%s)\n got %q\nwant %q", tc.p, g, want)
 			}
 		})
+	}
+}
+
+// TestChannelUserProfile checks the `channel:user` ids the Python sidecar
+// stores verbatim: read and written there, a profile in the folder earlier
+// somni versions mapped the id to is still found (and moved on update), and
+// a mapped folder of another user is never served.
+func TestChannelUserProfile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("':' cannot be in a Windows file name; the mapped folder is used there")
+	}
+	dir := t.TempDir()
+	mem := filepath.Join(dir, "memory")
+	write := func(rel, text string) {
+		t.Helper()
+		p := filepath.Join(mem, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("users/feishu:ou_123/about_user.md", "---\nuser_id: \"feishu:ou_123\"\nname: Ann\ntype: identity\n---\n\nWritten by Python.\n")
+	write("users/slack-u9/about_user.md", "---\nuser_id: \"slack:u9\"\nname: Bo\ntype: identity\n---\n\nWritten by an older somni.\n")
+	write("users/wx-7/about_user.md", "---\nuser_id: wx-7\nname: Cy\ntype: identity\n---\n\nA different user.\n")
+	s, err := Open(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, err := s.AboutUser("feishu:ou_123")
+	if err != nil || ann == nil || ann.Body != "Written by Python.\n" {
+		t.Fatalf("python location: %+v %v", ann, err)
+	}
+	bo, err := s.AboutUser("slack:u9")
+	if err != nil || bo == nil || bo.Body != "Written by an older somni.\n" {
+		t.Fatalf("mapped location: %+v %v", bo, err)
+	}
+	if p, err := s.AboutUser("wx:7"); p != nil || err != nil {
+		t.Fatalf("wx:7 got wx-7's profile: %+v %v", p, err)
+	}
+
+	if _, err := s.UpdateAboutUser("feishu:ou_123", "Updated by somni."); err != nil {
+		t.Fatal(err)
+	}
+	if raw := readFile(t, filepath.Join(mem, "users", "feishu:ou_123", "about_user.md")); !strings.HasSuffix(raw, "\n\nUpdated by somni.\n") || !strings.Contains(raw, "name: Ann") {
+		t.Errorf("python location rewritten badly:\n%s", raw)
+	}
+	if _, err := os.Stat(filepath.Join(mem, "users", "feishu-ou_123")); !os.IsNotExist(err) {
+		t.Errorf("a mapped folder appeared: %v", err)
+	}
+	if _, err := s.UpdateAboutUser("slack:u9", "Moved."); err != nil {
+		t.Fatal(err)
+	}
+	if raw := readFile(t, filepath.Join(mem, "users", "slack:u9", "about_user.md")); !strings.Contains(raw, "name: Bo") || !strings.HasSuffix(raw, "\n\nMoved.\n") {
+		t.Errorf("moved profile:\n%s", raw)
+	}
+	if _, err := os.Stat(filepath.Join(mem, "users", "slack-u9")); !os.IsNotExist(err) {
+		t.Errorf("the old mapped folder is still there: %v", err)
+	}
+	if _, err := s.UpdateAboutUser("wx:7", "New user."); err != nil {
+		t.Fatal(err)
+	}
+	if raw := readFile(t, filepath.Join(mem, "users", "wx-7", "about_user.md")); !strings.Contains(raw, "A different user.") {
+		t.Errorf("another user's profile was touched:\n%s", raw)
 	}
 }

@@ -21,8 +21,8 @@ const convLogsScanned = 60
 const convTurnChars = 1500
 
 type convArgs struct {
-	Query string `json:"query" desc:"words to look for; empty returns the latest turns" default:""`
-	Limit int    `json:"limit" desc:"max turns (1-50)" default:"20" clamp:"1,50"`
+	Query string `json:"query" desc:"words to look for" default:""`
+	Limit int    `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
 }
 
 // turn is one block of a session log.

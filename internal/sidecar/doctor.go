@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/somni-dev/somni/internal/memory"
 )
@@ -16,7 +19,7 @@ import (
 type Finding struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line,omitempty"`
-	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | install
+	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | profile-folder | install
 	Reason string `json:"reason"`
 }
 
@@ -25,6 +28,9 @@ func (f Finding) String() string {
 		return fmt.Sprintf("%s: %s", f.Kind, f.Reason)
 	}
 	loc := f.Path
+	if strings.IndexFunc(loc, unicode.IsControl) >= 0 {
+		loc = strconv.Quote(loc) // a folder named with a newline must not forge a report line
+	}
 	if f.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
 	}
@@ -66,6 +72,7 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 	}
 	// Identity files and session logs are read on every prompt or dream.
 	out = append(out, checkIdentity(st)...)
+	out = append(out, checkUserFolders(st)...)
 	logs, err := st.SessionLogFiles(ctx, true)
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
@@ -150,6 +157,67 @@ func checkIdentity(st *memory.Store) []Finding {
 		}
 	}
 	return out
+}
+
+// checkUserFolders reports profile folders under memory/users/ that no user id reads: a folder name
+// that is not a usable id, a front-matter user_id the folder does not match, and profiles in the folder
+// an older somni mapped a `channel:user` id to (feishu-ou_123 for feishu:ou_123), which the Python
+// sidecar never finds. A profile nobody reads vanishes silently from every prompt.
+func checkUserFolders(st *memory.Store) []Finding {
+	root := filepath.Join(st.MemoryDir(), "users")
+	des, err := os.ReadDir(root)
+	if err != nil {
+		return nil // no users/ yet
+	}
+	var out []Finding
+	for _, de := range des {
+		if !de.IsDir() {
+			continue
+		}
+		name := de.Name()
+		file := filepath.Join(root, name, "about_user.md")
+		if _, err := os.Lstat(file); err != nil {
+			continue
+		}
+		report := func(format string, args ...any) {
+			out = append(out, Finding{Path: file, Kind: "profile-folder", Reason: fmt.Sprintf(format, args...)})
+		}
+		dir, err := memory.UserDirName(name)
+		if err != nil || dir != name {
+			report("no user id maps to folder %q (%s): this profile is never read; rename the folder to the user's id", name, orReason(err, "the id would use folder "+strconv.Quote(dir)))
+			continue
+		}
+		p, err := st.AboutUser(name)
+		if err != nil || p == nil || filepath.Clean(p.Path) != filepath.Clean(file) {
+			continue // unparsable ones are reported by checkIdentity
+		}
+		uid := strings.TrimSpace(p.Meta.Value("user_id"))
+		if uid == "" || uid == name {
+			continue
+		}
+		if mapped, err := memory.SafeName(uid); err == nil && mapped == name {
+			if cur, err := st.UserProfilePath(uid); err == nil && fileExists(cur) {
+				report("user %q has a newer profile in %s; this older copy is not read: merge anything missing and remove this folder", uid, cur)
+			} else {
+				report("user %q's profile is in the folder older somni versions used; somni reads it, the Python sidecar looks in users/%s/: the next profile update moves it there", uid, uid)
+			}
+			continue
+		}
+		report("front-matter user_id %q does not match folder %q: the profile is read as user %q's, never as %q's", uid, name, name, uid)
+	}
+	return out
+}
+
+func orReason(err error, other string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return other
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // checkParses reports whether the file at p (if it exists) has readable

@@ -26,30 +26,30 @@ const recallBodyChars = 400
 func newWorkTools(s *Server) (*toolspec.Registry[ToolEnv], error) {
 	return toolspec.NewRegistry(
 		toolspec.MustTool("recall_memories",
-			"Search long-term memory (knowledge, skills, episodes) for what you learned before. Use it when the user refers to past work, preferences, people or projects.",
+			"Search long-term memory (knowledge, skills, episodes). Use when the user refers to past work, preferences, people or projects.",
 			s.recallMemories),
 		toolspec.MustTool("search_episodes",
-			"Find past episodes (things that happened: tasks, outcomes, incidents) by words, date range or tags. With no query, lists the most recent.",
+			"Find past events (tasks, incidents, outcomes) by words, dates or tags; no query lists the latest.",
 			s.searchEpisodes),
 		toolspec.MustTool("search_recent_conversation",
-			"Search this conversation's earlier turns (then older conversations) for what was said. With no query, returns the latest turns.",
+			"Search what was said earlier in this conversation, then older ones; no query returns the latest turns.",
 			s.searchRecentConversation),
 		toolspec.MustTool("search_knowledge",
-			"Search stored knowledge (facts, decisions, pitfalls, preferences, experience), optionally one entry type. With no query, lists the strongest entries.",
+			"Search stored facts, decisions, pitfalls and preferences; no query lists the strongest.",
 			s.searchKnowledge),
 		toolspec.MustTool("add_intention",
-			"Remember to do something later: a reminder with an optional due date and cue words that bring it back up.",
+			"Set a reminder to do something later, with an optional due date and cue words that bring it back.",
 			s.addIntention),
-		toolspec.MustTool("complete_intention", "Mark an open intention as done.", s.completeIntention),
-		toolspec.MustTool("cancel_intention", "Drop an open intention that no longer applies.", s.cancelIntention),
-		toolspec.MustTool("list_intentions", "List every open intention with its id, due date, cues and priority.", s.listIntentions),
+		toolspec.MustTool("complete_intention", "Mark an intention done.", s.completeIntention),
+		toolspec.MustTool("cancel_intention", "Drop an intention that no longer applies.", s.cancelIntention),
+		toolspec.MustTool("list_intentions", "List open intentions: ids, due dates, cues.", s.listIntentions),
 	)
 }
 
 type recallArgs struct {
-	Query string `json:"query" desc:"what to look for, in the user's words or as key terms"`
-	Types string `json:"types" desc:"optional comma list to narrow: knowledge, skill, episode, or an entry type such as fact, pitfall, preference" default:""`
-	Limit int    `json:"limit" desc:"max results (1-20)" default:"5" clamp:"1,20"`
+	Query string `json:"query" desc:"key terms or the user's words"`
+	Types string `json:"types" desc:"comma list: knowledge, skill, episode, or an entry type" default:""`
+	Limit int    `json:"limit" desc:"1-20" default:"5" clamp:"1,20"`
 }
 
 func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (string, error) {
@@ -87,11 +87,11 @@ func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (s
 }
 
 type episodeArgs struct {
-	Query string `json:"query" desc:"words to look for; empty lists the most recent episodes" default:""`
-	Since string `json:"since" desc:"earliest date, YYYY-MM-DD (inclusive)" default:""`
-	Until string `json:"until" desc:"latest date, YYYY-MM-DD (inclusive)" default:""`
-	Tags  string `json:"tags" desc:"comma list; an episode must carry one of them" default:""`
-	Limit int    `json:"limit" desc:"max results (1-50)" default:"20" clamp:"1,50"`
+	Query string `json:"query" desc:"words to look for" default:""`
+	Since string `json:"since" desc:"from YYYY-MM-DD" default:""`
+	Until string `json:"until" desc:"to YYYY-MM-DD, inclusive" default:""`
+	Tags  string `json:"tags" desc:"comma list; any one matches" default:""`
+	Limit int    `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
 }
 
 func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (string, error) {
@@ -119,9 +119,9 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 }
 
 type knowledgeArgs struct {
-	Query     string `json:"query" desc:"words to look for; empty lists the strongest entries" default:""`
-	EntryType string `json:"entry_type" desc:"only this type: fact, decision, pitfall, preference, experience, user, …" default:""`
-	Limit     int    `json:"limit" desc:"max results (1-20)" default:"10" clamp:"1,20"`
+	Query     string `json:"query" desc:"words to look for" default:""`
+	EntryType string `json:"entry_type" desc:"fact, decision, pitfall, preference, experience, user…" default:""`
+	Limit     int    `json:"limit" desc:"1-20" default:"10" clamp:"1,20"`
 }
 
 func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs) (string, error) {
@@ -245,11 +245,11 @@ func (s *Server) reinforce(hits []index.Hit) {
 }
 
 type addIntentionArgs struct {
-	What     string `json:"what" desc:"what to do, as one short sentence"`
-	Due      string `json:"due" desc:"due date YYYY-MM-DD, empty if none" default:""`
-	Cue      string `json:"cue" desc:"comma list of words that should bring it up when the user mentions them" default:""`
+	What     string `json:"what" desc:"what to do, one sentence"`
+	Due      string `json:"due" desc:"YYYY-MM-DD, or empty" default:""`
+	Cue      string `json:"cue" desc:"comma list of words that bring it up when mentioned" default:""`
 	Priority string `json:"priority" desc:"high, mid or low" default:"mid"`
-	Source   string `json:"source" desc:"where it came from, e.g. the user's words" default:""`
+	Source   string `json:"source" desc:"origin, e.g. the user's words" default:""`
 }
 
 func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs) (string, error) {
@@ -261,7 +261,7 @@ func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs
 }
 
 type intentionIDArgs struct {
-	IntentionID string `json:"intention_id" desc:"the id, like pi-20260101-001"`
+	IntentionID string `json:"intention_id" desc:"e.g. pi-20260101-001"`
 }
 
 func (s *Server) completeIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {

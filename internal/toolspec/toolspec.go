@@ -14,7 +14,10 @@
 //   - `json:"name"` names the argument; fields without a json name or with
 //     `json:"-"` are not arguments.
 //   - An argument is required unless it has a `default` tag or its json tag
-//     says `omitempty`. A default is shown in the schema; omitempty is not.
+//     says `omitempty`. A default is shown in the schema, except an empty
+//     string default: the Python sidecar's schemas leave that out (hosts and
+//     tests compare against them), and `"default":""` tells the model nothing.
+//     omitempty is never shown.
 //   - null counts as absent; for a required string, "" counts as absent too.
 //   - `clamp:"lo,hi"` (integers only) pulls out-of-range values into range
 //     instead of failing: models often ask for 50 results or 0.
@@ -214,7 +217,9 @@ func Compile[P any]() (*Params[P], error) {
 				return nil, fmt.Errorf("toolspec: %s.%s: bad default %q: %s", t, sf.Name, d, err.Msg)
 			}
 			f.def = v
-			f.prop.Default = v.Interface()
+			if !(f.prop.Type == "string" && d == "") {
+				f.prop.Default = v.Interface()
+			}
 		} else if !strings.Contains(","+opts+",", ",omitempty,") {
 			f.required = true
 			ps.schema.Required = append(ps.schema.Required, name)

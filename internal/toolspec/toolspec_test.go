@@ -31,7 +31,7 @@ func TestSchema(t *testing.T) {
 	}
 	want := `{"name":"recall_memories","description":"Recall.","parameters":{"type":"object","properties":{` +
 		`"query":{"type":"string","description":"what to look for"},` +
-		`"types":{"type":"string","description":"comma list of entry types","default":""},` +
+		`"types":{"type":"string","description":"comma list of entry types"},` +
 		`"limit":{"type":"integer","description":"max results (1-20)","default":5},` +
 		`"deep":{"type":"boolean","description":"search archives too","default":false},` +
 		`"boost":{"type":"number","description":"score boost"},` +
