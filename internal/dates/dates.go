@@ -99,7 +99,7 @@ func ZoneLabel(now time.Time) string {
 	if name == "Local" || name == "" {
 		name = abbr
 	}
-	if name == "UTC" && off == 0 {
+	if off == 0 && (name == "UTC" || name == "Etc/UTC" || name == "UCT" || name == "Zulu" || name == "Etc/Zulu") {
 		return "UTC"
 	}
 	if name == "" || strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-") {

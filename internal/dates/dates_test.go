@@ -156,6 +156,7 @@ func TestToday(t *testing.T) {
 		{"Asia/Kolkata", "2026-12-01T20:00:00Z", "Wednesday, 2026-12-02 (Asia/Kolkata, UTC+05:30)"},
 		{"America/New_York", "2026-07-01T02:00:00Z", "Tuesday, 2026-06-30 (America/New_York, UTC-04:00)"},
 		{"UTC", "2026-12-01T09:00:00Z", "Tuesday, 2026-12-01 (UTC)"},
+		{"Etc/UTC", "2026-12-01T09:00:00Z", "Tuesday, 2026-12-01 (UTC)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.zone, func(t *testing.T) {
