@@ -200,7 +200,7 @@ func TestMethods(t *testing.T) {
 		if code != -32602 || !strings.Contains(msg, "not an intention id") {
 			t.Fatalf("traversal id: %d %s", code, msg)
 		}
-		code, _ = s.callErr("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "x", "due": "tomorrow"}})
+		code, _ = s.callErr("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "x", "due": "someday maybe"}})
 		if code != -32602 {
 			t.Fatalf("bad due: code %d", code)
 		}
@@ -948,6 +948,14 @@ func TestParseArgs(t *testing.T) {
 		{name: "bad conv budget", env: map[string]string{"CONV_SEARCH_CHAR_BUDGET": "lots"}, wantErr: "CONV_SEARCH_CHAR_BUDGET"},
 		{name: "bad max iters", env: map[string]string{"SLEEP_MAX_ITERS": "0x10"}, wantErr: "SLEEP_MAX_ITERS"},
 		{name: "bad max logs", env: map[string]string{"SLEEP_MAX_LOGS": "-2"}, wantErr: "SLEEP_MAX_LOGS"},
+		{name: "bad timezone", args: []string{"--timezone", "UTC+8"}, wantErr: "--timezone"},
+		{name: "bad test clock", env: map[string]string{"SOMNI_TEST_NOW": "tomorrow"}, wantErr: "SOMNI_TEST_NOW"},
+		{name: "timezone", args: []string{"--timezone", "Asia/Tokyo"},
+			check: func(t *testing.T, o *options) {
+				if o.cfg.Location == nil || o.cfg.Location.String() != "Asia/Tokyo" {
+					t.Fatalf("location = %v", o.cfg.Location)
+				}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
