@@ -32,14 +32,16 @@ func (s *Server) dayArg(name, v string) (day time.Time, echo string, err error) 
 	return day, dayEcho(day, v), nil
 }
 
-// dayEcho is "2026-12-04 (Friday)" for a date given as such, and
-// `2026-12-04 (Friday, "next friday")` for one given in words.
+// dayEcho is "Fri 2026-12-04" for a date given as such and `Fri
+// 2026-12-04 from "next friday"` for one given in words: the weekday lets a
+// reader catch a wrong guess at a glance, and no parentheses, since tool
+// results already wrap it in theirs.
 func dayEcho(day time.Time, said string) string {
-	iso := dates.Format(day)
-	if said == iso {
-		return iso + " (" + day.Weekday().String() + ")"
+	iso := day.Format("Mon ") + dates.Format(day)
+	if said == dates.Format(day) {
+		return iso
 	}
-	return iso + " (" + day.Weekday().String() + ", " + strconv.Quote(clipRunes(oneLineText(said), maxQuoteRunes)) + ")"
+	return iso + " from " + strconv.Quote(clipRunes(oneLineText(said), maxQuoteRunes))
 }
 
 // endOfDay makes a day an inclusive upper bound.

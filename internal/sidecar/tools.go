@@ -300,7 +300,7 @@ func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (str
 func describeIntention(it *memory.Intention) string { return describeIntentionDue(it, "") }
 
 // describeIntentionDue is describeIntention with the due date restated as
-// dueEcho (dayEcho's "2026-12-04 (Friday, "next friday")") when given.
+// dueEcho (dayEcho's `Fri 2026-12-04 from "next friday"`) when given.
 func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 	var notes []string
 	if dueEcho != "" {
