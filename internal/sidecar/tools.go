@@ -88,8 +88,8 @@ func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (s
 
 type episodeArgs struct {
 	Query string `json:"query" desc:"words to look for; empty lists the most recent episodes" default:""`
-	Since string `json:"since" desc:"earliest day (inclusive): YYYY-MM-DD or words like \"last friday\", \"3 days ago\", \"上周\"" default:""`
-	Until string `json:"until" desc:"latest day (inclusive), same forms as since" default:""`
+	Since string `json:"since" desc:"earliest day: YYYY-MM-DD or words (\"last friday\", \"3 days ago\")" default:""`
+	Until string `json:"until" desc:"latest day (inclusive), same forms" default:""`
 	Tags  string `json:"tags" desc:"comma list; an episode must carry one of them" default:""`
 	Limit int    `json:"limit" desc:"max results (1-50)" default:"20" clamp:"1,50"`
 }
@@ -230,7 +230,7 @@ func (s *Server) reinforce(hits []index.Hit) {
 
 type addIntentionArgs struct {
 	What     string `json:"what" desc:"what to do, as one short sentence"`
-	Due      string `json:"due" desc:"due day: YYYY-MM-DD or the user's words, e.g. \"next friday\", \"in 3 days\", \"end of month\", \"明天\"; empty if none" default:""`
+	Due      string `json:"due" desc:"YYYY-MM-DD or the user's words (\"next friday\", \"in 3 days\", \"明天\"); empty: none" default:""`
 	Cue      string `json:"cue" desc:"comma list of words that should bring it up when the user mentions them" default:""`
 	Priority string `json:"priority" desc:"high, mid or low" default:"mid"`
 	Source   string `json:"source" desc:"where it came from, e.g. the user's words" default:""`
