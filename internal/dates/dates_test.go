@@ -190,3 +190,30 @@ func mustZone(t *testing.T, name string) *time.Location {
 	}
 	return loc
 }
+
+// Tool calls run concurrently and share one parser.
+func TestResolveConcurrent(t *testing.T) {
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	done := make(chan string)
+	for _, p := range []string{"tomorrow", "next friday", "in 3 days", "明天", "三天后", "Dec 24"} {
+		go func() {
+			var last string
+			for range 200 {
+				d, err := Resolve(p, now)
+				if err != nil {
+					last = err.Error()
+					break
+				}
+				last = Format(d)
+			}
+			done <- p + "=" + last
+		}()
+	}
+	want := map[string]bool{"tomorrow=2026-12-02": true, "next friday=2026-12-04": true, "in 3 days=2026-12-04": true,
+		"明天=2026-12-02": true, "三天后=2026-12-04": true, "Dec 24=2026-12-24": true}
+	for range want {
+		if got := <-done; !want[got] {
+			t.Errorf("concurrent Resolve: %s", got)
+		}
+	}
+}
