@@ -117,10 +117,18 @@ func midnight(t time.Time) time.Time {
 // "by tomorrow", "下周五之前").
 var fillerRe = regexp.MustCompile(`(?i)^(?:(?:on|by|before|until|till|due|at|the|around)\s+|在|到|于)+|(?:之前|以前)$`)
 
+// zhClockRe is a Chinese time of day after the date ("明天下午三点",
+// "周五上午10点半"). A date has no time, so it is dropped; when's own
+// Chinese time rules are left out because they panic (see parser).
+var zhClockRe = regexp.MustCompile(`(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?(?:[零一二两三四五六七八九十0-9]{1,3}[点點时](?:半|[零一二三四五六七八九十0-9]{1,3}分?)?)?$`)
+
 func stripFillers(s string) string {
 	s = strings.TrimSpace(s)
 	for {
 		t := strings.TrimSpace(fillerRe.ReplaceAllString(s, ""))
+		if u := zhClockRe.ReplaceAllString(t, ""); u != "" {
+			t = strings.TrimSpace(u)
+		}
 		if t == s {
 			return s
 		}
