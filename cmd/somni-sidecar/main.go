@@ -25,7 +25,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	// Zone data inside the binary: Windows and slim containers have no
+	// zoneinfo, and --timezone must work there too.
+	_ "time/tzdata"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -92,6 +96,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	gap := fs.Float64("assoc-gap", 0.04, "association score gap to the runner-up")
 	maxItems := fs.Int("assoc-max-items", 2, "max associations per hint (min 1)")
 	logLevel := fs.String("log-level", env("SOMNI_LOG_LEVEL", "info"), "debug, info, warning or error")
+	timezone := fs.String("timezone", env("SOMNI_TIMEZONE", ""), "IANA time zone for dates (default: the machine's)")
 	fs.BoolVar(&o.jsonOut, "json", false, "stats/doctor: print JSON")
 	fs.IntVar(&o.recallN, "limit", 10, "recall: max results")
 	fs.StringVar(&o.recallTy, "types", "", "recall: comma list of kinds or entry types")
@@ -181,6 +186,22 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		c.LinkSpread = n
 	}
 	c.AssocThreshold, c.AssocGap, c.AssocMaxItems = *thr, *gap, *maxItems
+	if strings.TrimSpace(*timezone) == "" {
+		c.Location = dates.MachineZone()
+	} else if c.Location, err = dates.LoadZone(*timezone); err != nil {
+		return nil, fmt.Errorf("--timezone (or SOMNI_TIMEZONE): %w", err)
+	}
+	// SOMNI_TEST_NOW (RFC 3339) starts the clock at a fixed instant, for tests
+	// that need a known "today"; it runs on from there, so order and timeouts
+	// still hold. Read here only; nothing else looks at it.
+	if v := strings.TrimSpace(getenv("SOMNI_TEST_NOW")); v != "" {
+		t0, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return nil, fmt.Errorf("SOMNI_TEST_NOW %q: want an RFC 3339 time: %w", v, err)
+		}
+		started := time.Now()
+		c.Now = func() time.Time { return t0.Add(time.Since(started)) }
+	}
 	if c.ConvCharBudget, err = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET"); err != nil {
 		return nil, err
 	}
@@ -225,6 +246,10 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "somni-sidecar: %v\n%s", err, usage)
 		return 2
 	}
+	// The configured zone becomes the process's local zone before anything
+	// runs: session-log timestamps and episode dates are written and read as
+	// local time, and must agree with the dates the tools resolve.
+	time.Local = o.cfg.Location
 	logger := slog.New(sidecar.NewLineHandler(stderr, o.level))
 	slog.SetDefault(logger)
 	o.cfg.Logger = logger
@@ -246,7 +271,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 const usage = `usage:
   somni-sidecar [--data-dir DIR] [--llm host|openai] [--embed local|http|hash|off]
                 [--embed-model-dir DIR] [--ort-lib FILE] [--assoc-threshold F] [--assoc-gap F]
-                [--assoc-max-items N] [--log-level LEVEL]      serve JSON-RPC on stdio
+                [--assoc-max-items N] [--log-level LEVEL] [--timezone ZONE]
+                                                               serve JSON-RPC on stdio
   somni-sidecar [flags] recall [--limit N] [--types T] "query"
   somni-sidecar [flags] doctor [--json]
   somni-sidecar [flags] stats [--json]

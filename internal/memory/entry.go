@@ -1,12 +1,13 @@
 package memory
 
 import (
-	"github.com/somni-dev/somni/internal/safefs"
-
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // Kind says what an entry is; it is derived from where the file lives, never from its path text.
@@ -37,7 +38,7 @@ const (
 )
 
 // dateLayout is the ISO date the compat format uses for created/last_used/last_decay.
-const dateLayout = "2006-01-02"
+const dateLayout = dates.Layout
 
 // Ref is the cheap identity of an entry file, as returned by Scan.
 type Ref struct {

@@ -48,6 +48,9 @@ const (
 	IntentionCapUpcoming = 5
 	IntentionCapUndated  = 5
 	IntentionCapCued     = 3
+	// IntentionCapLater bounds the one-line mention of intentions due after
+	// the window: enough for the agent to know they exist, not a list.
+	IntentionCapLater = 3
 	// IntentionUpcomingDays is the monitoring window after today.
 	IntentionUpcomingDays = 3
 )
@@ -293,13 +296,17 @@ type IntentionSelection struct {
 	Upcoming []*Intention // due in the next 1–3 days (≤5)
 	Undated  []*Intention // no due date (≤5)
 	Cued     []*Intention // cue matched the current message and not listed above (≤3, high>mid>low)
+	// Later are the next ones due after the window and in no group above
+	// (≤3, earliest first); LaterMore counts the rest of them.
+	Later     []*Intention
+	LaterMore int
 	// CuedIDs marks every intention whose cue matched, including ones listed in other groups.
 	CuedIDs map[string]bool
 }
 
 // Empty reports whether nothing is selected.
 func (sel IntentionSelection) Empty() bool {
-	return len(sel.Due)+len(sel.Upcoming)+len(sel.Undated)+len(sel.Cued) == 0
+	return len(sel.Due)+len(sel.Upcoming)+len(sel.Undated)+len(sel.Cued)+len(sel.Later) == 0
 }
 
 // SelectIntentions picks the intentions to inject into the prompt for today and the current message.
@@ -315,6 +322,7 @@ func selectIntentions(all []*Intention, today time.Time, message string) Intenti
 	sel := IntentionSelection{CuedIDs: map[string]bool{}}
 	t0 := dayOf(today)
 	listed := map[string]bool{}
+	var later []*Intention
 	for _, it := range all { // all is sorted by due date, then id
 		d, ok := parseDate(it.Due)
 		switch {
@@ -333,17 +341,29 @@ func selectIntentions(all []*Intention, today time.Time, message string) Intenti
 				sel.Upcoming = append(sel.Upcoming, it)
 				listed[it.ID] = true
 			}
+		default:
+			later = append(later, it)
 		}
 	}
-	msg := strings.ToLower(message)
+	sel.Cued = cuedIntentions(all, strings.ToLower(message), listed, sel.CuedIDs)
+	for _, it := range sel.Cued {
+		listed[it.ID] = true
+	}
+	sel.Later, sel.LaterMore = pickLater(later, listed)
+	return sel
+}
+
+// cuedIntentions are those whose cue occurs in msg (all marked in ids),
+// the unlisted ones returned ranked high>mid>low and capped.
+func cuedIntentions(all []*Intention, msg string, listed, ids map[string]bool) []*Intention {
 	if strings.TrimSpace(msg) == "" {
-		return sel
+		return nil
 	}
 	var cued []*Intention
 	for _, it := range all {
 		for _, c := range it.Cues {
 			if c = strings.ToLower(c); c != "" && strings.Contains(msg, c) {
-				sel.CuedIDs[it.ID] = true
+				ids[it.ID] = true
 				if !listed[it.ID] {
 					cued = append(cued, it)
 				}
@@ -356,6 +376,22 @@ func selectIntentions(all []*Intention, today time.Time, message string) Intenti
 	if len(cued) > IntentionCapCued {
 		cued = cued[:IntentionCapCued]
 	}
-	sel.Cued = cued
-	return sel
+	return cued
+}
+
+// pickLater keeps the first few later intentions no group shows (later is
+// in due order) and counts the others.
+func pickLater(later []*Intention, listed map[string]bool) ([]*Intention, int) {
+	var out []*Intention
+	more := 0
+	for _, it := range later {
+		switch {
+		case listed[it.ID]:
+		case len(out) < IntentionCapLater:
+			out = append(out, it)
+		default:
+			more++
+		}
+	}
+	return out, more
 }

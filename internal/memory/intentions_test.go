@@ -89,6 +89,18 @@ func TestSelectIntentions(t *testing.T) {
 	if !sel.CuedIDs["in4"] || !sel.CuedIDs["far-low"] {
 		t.Errorf("cued ids %v", sel.CuedIDs)
 	}
+	// Due after the window and shown nowhere else (cued ones past the cue cap included).
+	if ids(sel.Later) != "in4,far-low" || sel.LaterMore != 0 {
+		t.Errorf("later %s +%d", ids(sel.Later), sel.LaterMore)
+	}
+	// Without a message nothing is cued: the first three later ones, the rest counted.
+	if quiet := selectIntentions(all, today, ""); ids(quiet.Later) != "in4,far-high,far-low" || quiet.LaterMore != 2 {
+		t.Errorf("later without cues %s +%d", ids(quiet.Later), quiet.LaterMore)
+	}
+	onlyLater := selectIntentions([]*Intention{mk("far", "2027-06-01", "mid")}, today, "")
+	if onlyLater.Empty() || len(onlyLater.Later) != 1 {
+		t.Errorf("a lone far intention must still show: %+v", onlyLater)
+	}
 	if empty := selectIntentions(nil, today, "x"); !empty.Empty() {
 		t.Error("empty selection not empty")
 	}

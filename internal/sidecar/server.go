@@ -51,6 +51,10 @@ type Config struct {
 
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Location is the user's time zone (--timezone); nil ⇒ time.Local.
+	// Every clock reading the server makes is in it, so "today", due dates
+	// and intention ids follow the user's calendar.
+	Location *time.Location
 }
 
 // Server is one sidecar instance over one data directory.
@@ -98,6 +102,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	clock, loc := cfg.Now, cfg.Location
+	cfg.Now = func() time.Time { return clock().In(loc) }
 	if cfg.ConvCharBudget <= 0 {
 		cfg.ConvCharBudget = DefaultConvCharBudget
 	}

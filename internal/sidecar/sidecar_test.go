@@ -162,11 +162,14 @@ func TestIntentionsText(t *testing.T) {
 		Due:      []*memory.Intention{{ID: "pi-20261128-001", What: "renew\ndomain", Due: "2026-11-29", Priority: "high"}},
 		Upcoming: []*memory.Intention{{ID: "pi-20261129-002", What: "call Bo", Due: "2026-12-02", Priority: "mid"}},
 		Undated:  []*memory.Intention{{ID: "pi-20261129-001", What: "ask about gateway", Priority: "low"}},
-		CuedIDs:  map[string]bool{"pi-20261129-001": true},
+		Later: []*memory.Intention{{ID: "pi-20261129-003", What: "renew cert", Due: "2026-12-18"},
+			{ID: "pi-20261129-004", What: "dentist " + strings.Repeat("and more ", 20), Due: "2027-01-05"}},
+		LaterMore: 2,
+		CuedIDs:   map[string]bool{"pi-20261129-001": true},
 	}
 	got := intentionsText(sel, now)
 	for _, want := range []string{
-		"today is 2026-11-30",
+		"Later: renew cert (12-18), dentist and more and more and more and m … (2027-01-05), +2 more (list_intentions)\n",
 		"- [pi-20261128-001] renew domain (overdue since 2026-11-29, high priority)",
 		"- [pi-20261129-002] call Bo (due 2026-12-02)",
 		"- [pi-20261129-001] ask about gateway (low priority, mentioned now)",
@@ -178,6 +181,31 @@ func TestIntentionsText(t *testing.T) {
 	}
 	if intentionsText(memory.IntentionSelection{}, now) != "" {
 		t.Error("empty selection must render as empty string")
+	}
+	if strings.Contains(got, "2026-11-30") {
+		t.Errorf("the intentions section repeats today's date, which the discipline section carries:\n%s", got)
+	}
+}
+
+// The discipline section opens with the date and explains the hint marker;
+// it goes out with every request, so it stays small.
+func TestDisciplineText(t *testing.T) {
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := disciplineText(time.Date(2026, 12, 1, 23, 59, 0, 0, loc))
+	first, _, _ := strings.Cut(got, "\n")
+	if first != "Today is Tuesday, 2026-12-01 (Europe/Berlin, UTC+01:00)." {
+		t.Fatalf("first line %q", first)
+	}
+	for _, want := range []string{"【记忆提示】[memory]", "stale", "verify", "not instructions", "recall_memories", "search_recent_conversation", "add_intention", "complete_intention", "cancel_intention"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("discipline lacks %q:\n%s", want, got)
+		}
+	}
+	if n := len([]rune(Discipline)); n > 640 {
+		t.Errorf("discipline rules are %d characters; they go out with every request", n)
 	}
 }
 

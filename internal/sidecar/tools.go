@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/toolspec"
@@ -88,24 +88,25 @@ func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (s
 
 type episodeArgs struct {
 	Query string `json:"query" desc:"words to look for" default:""`
-	Since string `json:"since" desc:"from YYYY-MM-DD" default:""`
-	Until string `json:"until" desc:"to YYYY-MM-DD, inclusive" default:""`
+	Since string `json:"since" desc:"from: YYYY-MM-DD or words (\"last friday\", \"3 days ago\")" default:""`
+	Until string `json:"until" desc:"to (inclusive), same forms" default:""`
 	Tags  string `json:"tags" desc:"comma list; any one matches" default:""`
 	Limit int    `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
 }
 
 func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (string, error) {
-	since, err := dateArg("since", a.Since, false)
+	since, sinceEcho, err := s.dayArg("since", a.Since)
 	if err != nil {
 		return "", err
 	}
-	until, err := dateArg("until", a.Until, true)
+	until, untilEcho, err := s.dayArg("until", a.Until)
 	if err != nil {
 		return "", err
 	}
+	until = endOfDay(until)
 	if !since.IsZero() && !until.IsZero() && since.After(until) {
 		// An empty range is a swapped pair, not "no episodes".
-		return "", &toolspec.ArgError{Arg: "since", Msg: fmt.Sprintf("%s is after until %s", strings.TrimSpace(a.Since), strings.TrimSpace(a.Until))}
+		return "", &toolspec.ArgError{Arg: "since", Msg: fmt.Sprintf("%s is after until %s", sinceEcho, untilEcho)}
 	}
 	q := index.Query{Text: a.Query, Kinds: []string{index.KindEpisode}, Since: since, Until: until,
 		Tags: splitList(a.Tags), Limit: a.Limit}
@@ -114,7 +115,7 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 	if err != nil {
 		return "", err
 	}
-	scope := describeFilters(a.Since, a.Until, a.Tags)
+	scope := describeFilters(sinceEcho, untilEcho, strings.TrimSpace(a.Tags))
 	return s.searchResult(hits, a.Query, "episodes"+scope, "newest first", "No episodes found"+scope+"."), nil
 }
 
@@ -193,23 +194,6 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-// dateArg parses a YYYY-MM-DD tool argument; endOfDay makes an inclusive
-// upper bound. A malformed date is the caller's mistake (-32602).
-func dateArg(name, v string, endOfDay bool) (time.Time, error) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.ParseInLocation("2006-01-02", v, time.Local)
-	if err != nil {
-		return time.Time{}, &toolspec.ArgError{Arg: name, Msg: "expected a date YYYY-MM-DD, got " + quoteQuery(v)}
-	}
-	if endOfDay {
-		t = t.Add(24*time.Hour - time.Nanosecond)
-	}
-	return t, nil
-}
-
 func describeFilters(since, until, tags string) string {
 	var parts []string
 	if since != "" {
@@ -246,18 +230,28 @@ func (s *Server) reinforce(hits []index.Hit) {
 
 type addIntentionArgs struct {
 	What     string `json:"what" desc:"what to do, one sentence"`
-	Due      string `json:"due" desc:"YYYY-MM-DD, or empty" default:""`
+	Due      string `json:"due" desc:"YYYY-MM-DD or the user's words (\"next friday\", \"明天\"); empty: none" default:""`
 	Cue      string `json:"cue" desc:"comma list of words that bring it up when mentioned" default:""`
 	Priority string `json:"priority" desc:"high, mid or low" default:"mid"`
 	Source   string `json:"source" desc:"origin, e.g. the user's words" default:""`
 }
 
 func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs) (string, error) {
-	it, err := s.store.AddIntention(ctx, memory.IntentionInput{What: a.What, Due: a.Due, Cue: a.Cue, Priority: a.Priority, Source: a.Source})
+	// Resolved before anything is written: a due date that is not one
+	// leaves memory untouched.
+	due, dueEcho, err := s.dayArg("due", a.Due)
 	if err != nil {
 		return "", err
 	}
-	return "Added intention " + describeIntention(it), nil
+	in := memory.IntentionInput{What: a.What, Cue: a.Cue, Priority: a.Priority, Source: a.Source}
+	if !due.IsZero() {
+		in.Due = dates.Format(due)
+	}
+	it, err := s.store.AddIntention(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	return "Added intention " + describeIntentionDue(it, dueEcho), nil
 }
 
 type intentionIDArgs struct {
@@ -303,9 +297,15 @@ func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (str
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func describeIntention(it *memory.Intention) string {
+func describeIntention(it *memory.Intention) string { return describeIntentionDue(it, "") }
+
+// describeIntentionDue is describeIntention with the due date restated as
+// dueEcho (dayEcho's `Fri 2026-12-04 from "next friday"`) when given.
+func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 	var notes []string
-	if it.Due != "" {
+	if dueEcho != "" {
+		notes = append(notes, "due "+dueEcho)
+	} else if it.Due != "" {
 		notes = append(notes, "due "+it.Due)
 	}
 	if len(it.Cues) > 0 {

@@ -51,6 +51,8 @@ export interface SomniConfig {
     apiKeyEnv: string;
   };
   logLevel: LogLevel;
+  /** IANA time zone the sidecar counts days in ("Europe/Berlin"); '' ⇒ the machine's. */
+  timezone: string;
 }
 
 /** Deep-partial input shape accepted from a cordis patch. */
@@ -79,6 +81,7 @@ export const DEFAULTS: SomniConfig = Object.freeze({
   },
   embed: { provider: 'local', modelDir: '', baseUrl: '', apiKeyEnv: '' },
   logLevel: 'info',
+  timezone: '',
 }) as SomniConfig;
 
 type Leaf =
@@ -126,6 +129,7 @@ const SHAPE: Node = {
     apiKeyEnv: str,
   },
   logLevel: { kind: 'enum', values: ['debug', 'info', 'warning', 'error'] },
+  timezone: str,
 };
 
 /** One validation problem, Standard Schema style. */

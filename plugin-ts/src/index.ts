@@ -68,11 +68,13 @@ export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string
     '--assoc-max-items', String(config.assoc.maxItems),
     '--log-level', config.logLevel,
   );
+  // Only when set: without the flag the sidecar uses the machine's zone.
+  if (config.timezone.trim()) argv.push('--timezone', config.timezone.trim());
   return argv;
 }
 
 /** Ambient names the config owns: removed from the child unless the config sets them. */
-const OWNED_ENV = /^(SOMNI_DATA_DIR|SOMNI_EMBED_\w+|SOMNI_LOG_LEVEL|SLEEP_\w+|OPENAI_\w+|MEMORY_ROOT_PATH|SKILL_ROOT_PATH)$/;
+const OWNED_ENV = /^(SOMNI_DATA_DIR|SOMNI_EMBED_\w+|SOMNI_LOG_LEVEL|SOMNI_TIMEZONE|SLEEP_\w+|OPENAI_\w+|MEMORY_ROOT_PATH|SKILL_ROOT_PATH)$/;
 
 /**
  * The explicit env for the sidecar: only what the config names (the harness already strips

@@ -94,5 +94,14 @@ test('sidecar argv and env come from the config only', () => {
   assert.deepEqual(host, { OPENAI_API_KEY: undefined }, 'host mode forwards no key');
   assert.deepEqual(sidecarArgv('/s', resolveConfig({ embed: { modelDir: '/m' } }), '/d').slice(5, 9), ['--embed', 'local', '--embed-model-dir', '/m']);
   assert.equal(dataDirOf(resolveConfig({}), { DSH_HOME: '/h' }), '/h/somni');
+});
+
+test('timezone: passed as --timezone only when set; the ambient SOMNI_TIMEZONE is the config\'s to set', () => {
+  assert.equal(resolveConfig({}).timezone, '');
+  assert.ok(!sidecarArgv('/s', resolveConfig({}), '/d').includes('--timezone'), 'unset: the sidecar uses the machine zone');
+  assert.ok(!sidecarArgv('/s', resolveConfig({ timezone: '  ' }), '/d').includes('--timezone'), 'blank counts as unset');
+  assert.deepEqual(sidecarArgv('/s', resolveConfig({ timezone: 'Europe/Berlin' }), '/d').slice(-2), ['--timezone', 'Europe/Berlin']);
+  assert.throws(() => resolveConfig({ timezone: 8 }), /timezone must be a string/);
+  assert.deepEqual(sidecarEnv(resolveConfig({}), { SOMNI_TIMEZONE: 'Asia/Tokyo' }), { SOMNI_TIMEZONE: undefined });
   assert.equal(dataDirOf(resolveConfig({ dataDir: '/x' }), {}), '/x');
 });

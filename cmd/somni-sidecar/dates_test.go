@@ -1,0 +1,165 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A fixed instant that is still 2026-12-01 in UTC but already Wednesday
+// 2026-12-02 in Shanghai: the sidecar must count days in the user's zone.
+const testNow = "2026-12-01T22:30:00Z"
+
+type promptTexts struct{ Identity, Intentions, Discipline string }
+
+func (s *proc) prompt(msg string) promptTexts {
+	var pb promptTexts
+	params := map[string]any{}
+	if msg != "" {
+		params["currentMessage"] = msg
+	}
+	s.call("prompt.build", params, &pb)
+	return pb
+}
+
+// TestPromptStatesToday: the system prompt gives date, weekday and zone even
+// with nothing in memory, from --timezone, else SOMNI_TIMEZONE, else the
+// machine's zone; and it explains the hint marker.
+func TestPromptStatesToday(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"flag", []string{"--timezone", "Asia/Shanghai"}, nil, "Today is Wednesday, 2026-12-02 (Asia/Shanghai, UTC+08:00)."},
+		{"env", nil, []string{"SOMNI_TIMEZONE=America/Los_Angeles"}, "Today is Tuesday, 2026-12-01 (America/Los_Angeles, UTC-08:00)."},
+		{"flag beats env", []string{"--timezone", "Europe/Berlin"}, []string{"SOMNI_TIMEZONE=America/Los_Angeles"}, "Today is Tuesday, 2026-12-01 (Europe/Berlin, UTC+01:00)."},
+		{"machine zone", nil, []string{"TZ=Asia/Kolkata", "SOMNI_TIMEZONE="}, "Today is Wednesday, 2026-12-02 (Asia/Kolkata, UTC+05:30)."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := start(t, t.TempDir(), tc.args, append([]string{"SOMNI_TEST_NOW=" + testNow}, tc.env...)...)
+			pb := s.prompt("")
+			if pb.Intentions != "" || pb.Identity != "" {
+				t.Fatalf("empty memory yet identity %q intentions %q", pb.Identity, pb.Intentions)
+			}
+			if first, _, _ := strings.Cut(pb.Discipline, "\n"); first != tc.want {
+				t.Fatalf("first discipline line %q, want %q", first, tc.want)
+			}
+			mustContain(t, "discipline", pb.Discipline, "【记忆提示】[memory]", "stale", "verify before acting")
+		})
+	}
+}
+
+// TestTimezoneFlagRejectsUnknownZone: a typo in the zone stops the start
+// with a message naming the flag, rather than running on the wrong day.
+func TestTimezoneFlagRejectsUnknownZone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"flag", []string{"--timezone", "Mars/Olympus"}, nil},
+		{"env", nil, []string{"SOMNI_TIMEZONE=Mars/Olympus"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(binPath, append([]string{"--data-dir", t.TempDir(), "--embed", "off"}, tc.args...)...)
+			cmd.Env = append(os.Environ(), tc.env...)
+			out, err := cmd.CombinedOutput()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 2 {
+				t.Fatalf("exit %v, want 2; output:\n%s", err, out)
+			}
+			mustContain(t, "startup error", string(out), "--timezone", `"Mars/Olympus"`, "IANA")
+		})
+	}
+}
+
+// TestDueDatesInWords: add_intention takes what people say, resolves it on
+// the sidecar's clock in the user's zone, writes the ISO date and says which
+// day it understood; a phrase that is no date is refused and writes nothing.
+func TestDueDatesInWords(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, []string{"--timezone", "Asia/Shanghai"}, "SOMNI_TEST_NOW="+testNow) // Wednesday 2026-12-02 there
+	cases := []struct {
+		what, due, echo string
+	}{
+		{"call the bank", "tomorrow", `due Thu 2026-12-03 from "tomorrow"`},
+		{"send the report", "next friday", `due Fri 2026-12-04 from "next friday"`},
+		{"renew the cert", "in 3 days", `due Sat 2026-12-05 from "in 3 days"`},
+		{"pay rent", "end of month", `due Thu 2026-12-31 from "end of month"`},
+		{"团队周会", "下周五", `due Fri 2026-12-11 from "下周五"`},
+		{"买票", "明天", `due Thu 2026-12-03 from "明天"`},
+		{"交报告", "三天后", `due Sat 2026-12-05 from "三天后"`},
+		{"book flights", "2026-12-24", "due Thu 2026-12-24;"},
+	}
+	for _, tc := range cases {
+		out := s.tool("add_intention", map[string]any{"what": tc.what, "due": tc.due})
+		mustContain(t, "add_intention due "+tc.due, out, tc.echo)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md"))
+	if len(files) != len(cases) {
+		t.Fatalf("%d intention files, want %d", len(files), len(cases))
+	}
+	body, err := os.ReadFile(filepath.Join(dir, "memory/intentions/pi-20261202-002/INTENT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustContain(t, "stored due", string(body), "- due: 2026-12-04\n", "- created: 2026-12-02\n")
+
+	for _, bad := range []string{"when pigs fly", "next friday or so", "2026-02-30"} {
+		code, msg := s.callErr("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "x", "due": bad}})
+		if code != -32602 {
+			t.Fatalf("due %q: code %d %s", bad, code, msg)
+		}
+		mustContain(t, "error for "+bad, msg, `argument "due"`, "did not understand", "YYYY-MM-DD", "next friday", "明天")
+	}
+	if after, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md")); len(after) != len(cases) {
+		t.Fatalf("a refused due date wrote an intention: %d files", len(after))
+	}
+}
+
+// TestLaterIntentionsLine: intentions due after the three-day window are
+// named on one short line (the next three, then a count), so the model knows
+// they exist without a cue.
+func TestLaterIntentionsLine(t *testing.T) {
+	s := start(t, t.TempDir(), []string{"--timezone", "Asia/Shanghai"}, "SOMNI_TEST_NOW="+testNow) // Wednesday 2026-12-02
+	for _, a := range []map[string]any{
+		{"what": "send the report", "due": "next friday"}, // 12-04: coming up
+		{"what": "dentist", "due": "2027-01-05"},
+		{"what": "renew cert", "due": "2026-12-18"},
+		{"what": "团队周会", "due": "下周五"}, // 12-11
+		{"what": "pay rent", "due": "end of month"},
+		{"what": "file taxes", "due": "2027-03-31", "cue": "taxes"},
+	} {
+		s.tool("add_intention", a)
+	}
+	pb := s.prompt("")
+	mustContain(t, "intentions", pb.Intentions,
+		"send the report (due 2026-12-04)",
+		"Later: 团队周会 (12-11), renew cert (12-18), pay rent (12-31), +2 more (list_intentions)\n")
+	// A cue still lifts a far one into its own group and off the Later line.
+	pb = s.prompt("did you do the taxes?")
+	mustContain(t, "cued", pb.Intentions, "file taxes (due 2027-03-31, mentioned now)", "+1 more (list_intentions)")
+}
+
+// TestEpisodeRangeInWords: search_episodes' since/until take the same words
+// and echo the days they became.
+func TestEpisodeRangeInWords(t *testing.T) {
+	s := start(t, t.TempDir(), []string{"--timezone", "Asia/Shanghai"}, "SOMNI_TEST_NOW="+testNow) // Wednesday 2026-12-02
+	out := s.tool("search_episodes", map[string]any{"since": "3 days ago", "until": "昨天"})
+	mustContain(t, "range", out, `since Sun 2026-11-29 from "3 days ago"`, `until Tue 2026-12-01 from "昨天"`)
+	out = s.tool("search_episodes", map[string]any{"since": "上周"})
+	mustContain(t, "上周", out, `since Mon 2026-11-23 from "上周"`)
+	code, msg := s.callErr("tools.call", map[string]any{"name": "search_episodes", "args": map[string]any{"since": "tomorrow", "until": "yesterday"}})
+	if code != -32602 || !strings.Contains(msg, "is after until") {
+		t.Fatalf("swapped range: %d %s", code, msg)
+	}
+	code, msg = s.callErr("tools.call", map[string]any{"name": "search_episodes", "args": map[string]any{"since": "the other day"}})
+	if code != -32602 || !strings.Contains(msg, `argument "since"`) || !strings.Contains(msg, "did not understand") {
+		t.Fatalf("bad since: %d %s", code, msg)
+	}
+}

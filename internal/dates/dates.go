@@ -1,0 +1,326 @@
+// Package dates turns what people say about a day ("tomorrow", "next
+// friday", "in 3 days", "end of month", "下周五", "三天后", 2026-12-24) into a
+// calendar date, and says what today is. It is the one home of the date
+// layout memory files use.
+//
+// English phrases and most Chinese ones go to github.com/olebedev/when; a
+// few rules of our own cover what it gets wrong or lacks: strict ISO dates
+// (its rules read "2026-12-24" as the time 12:24), period ends ("end of
+// month", "月底"), Chinese weeks (its 下周X counts weeks from Sunday, so
+// "下周五" said on a Sunday lands two Fridays out), month steps (its month
+// arithmetic does not carry the year), and Chinese "N天前/N个月后".
+package dates
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/olebedev/when"
+	"github.com/olebedev/when/rules"
+	"github.com/olebedev/when/rules/en"
+	"github.com/olebedev/when/rules/zh"
+)
+
+// Layout is the ISO calendar date memory files and tools use.
+const Layout = "2006-01-02"
+
+// Accepted lists example forms, for tool descriptions and error messages.
+const Accepted = `YYYY-MM-DD, "today", "tomorrow", "friday", "next friday", "in 3 days", "2 weeks ago", "Dec 24", "end of month", "明天", "下周五", "三天后", "三天前", "月底"`
+
+// Error is a phrase that is not a date; Unknown is the part not understood.
+type Error struct {
+	Input   string
+	Unknown string
+}
+
+func (e *Error) Error() string {
+	if e.Unknown != "" && e.Unknown != e.Input {
+		return fmt.Sprintf("did not understand %q in %q; use %s", e.Unknown, e.Input, Accepted)
+	}
+	return fmt.Sprintf("did not understand %q as a date; use %s", e.Input, Accepted)
+}
+
+// Resolve returns the calendar day phrase names, as midnight in now's
+// location (the user's zone: "tomorrow" is relative to their calendar, not
+// UTC's). The phrase must be a date as a whole: "next friday" is, "next
+// friday or so" is an *Error naming " or so"; small words like "on", "by",
+// "before" around it are ignored.
+func Resolve(phrase string, now time.Time) (time.Time, error) {
+	in := strings.TrimSpace(phrase)
+	s := normalize(in)
+	if s == "" {
+		return time.Time{}, &Error{Input: in}
+	}
+	// The day's noon as the reference: relative phrases move in whole days,
+	// and from noon a daylight-saving jump can never tip them into the
+	// neighbouring date, as it can from 23:30.
+	y, m, d := now.Date()
+	ref := time.Date(y, m, d, 12, 0, 0, 0, now.Location())
+	if t, ok, err := ownRules(s, ref); ok || err != nil {
+		if err != nil {
+			return time.Time{}, err
+		}
+		return midnight(t), nil
+	}
+	t, rest, ok := library(s, ref)
+	if !ok {
+		return time.Time{}, &Error{Input: in}
+	}
+	if rest = strings.TrimSpace(stripFillers(rest)); rest != "" {
+		return time.Time{}, &Error{Input: in, Unknown: rest}
+	}
+	return midnight(t), nil
+}
+
+// Format writes t as YYYY-MM-DD.
+func Format(t time.Time) string { return t.Format(Layout) }
+
+// Today is the one-line statement of the date for a system prompt:
+// "Tuesday, 2026-12-01 (Europe/Berlin, UTC+01:00)".
+func Today(now time.Time) string {
+	return fmt.Sprintf("%s, %s (%s)", now.Weekday(), Format(now), ZoneLabel(now))
+}
+
+// ZoneLabel names now's zone and offset: "Europe/Berlin, UTC+01:00"; a zone
+// without an IANA name ("Local" on a machine whose zone we could not name)
+// shows its abbreviation instead.
+func ZoneLabel(now time.Time) string {
+	abbr, off := now.Zone()
+	sign := '+'
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	utc := fmt.Sprintf("UTC%c%02d:%02d", sign, off/3600, off%3600/60)
+	name := now.Location().String()
+	if name == "Local" || name == "" {
+		name = abbr
+	}
+	if off == 0 && (name == "UTC" || name == "Etc/UTC" || name == "UCT" || name == "Zulu" || name == "Etc/Zulu") {
+		return "UTC"
+	}
+	if name == "" || strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-") {
+		return utc
+	}
+	return name + ", " + utc
+}
+
+func midnight(t time.Time) time.Time {
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+}
+
+// fillers are words around a date that do not change it ("due on friday",
+// "by tomorrow", "下周五之前").
+var fillerRe = regexp.MustCompile(`(?i)^(?:(?:on|by|before|until|till|due|at|the|around)\s+|在|到|于)+|(?:之前|以前)$`)
+
+// zhClockRe is a Chinese time of day after the date ("明天下午三点",
+// "周五上午10点半"). A date has no time, so it is dropped; when's own
+// Chinese time rules are left out because they panic (see parser).
+var zhClockRe = regexp.MustCompile(`(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?(?:[零一二两三四五六七八九十0-9]{1,3}[点點时](?:半|[零一二三四五六七八九十0-9]{1,3}分?)?)?$`)
+
+func stripFillers(s string) string {
+	s = strings.TrimSpace(s)
+	for {
+		t := strings.TrimSpace(fillerRe.ReplaceAllString(s, ""))
+		if u := zhClockRe.ReplaceAllString(t, ""); u != "" {
+			t = strings.TrimSpace(u)
+		}
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
+// normalize lowercases, folds spaces and drops fillers and trailing
+// punctuation, so the anchored rules below see just the date words.
+func normalize(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	s = strings.TrimRight(s, ".。!！?？,，;；")
+	return stripFillers(s)
+}
+
+var (
+	isoRe      = regexp.MustCompile(`^\d{4}-\d{1,2}-\d{1,2}$`)
+	monthEndRe = regexp.MustCompile(`^(?:(?:the )?end of (?:the |this )?month|eom|月底|月末|本月底|本月末|这个月底|这个月末)$`)
+	nextMEndRe = regexp.MustCompile(`^(?:(?:the )?end of next month|下个?月底|下个?月末)$`)
+	yearEndRe  = regexp.MustCompile(`^(?:(?:the )?end of (?:the |this )?year|eoy|年底|年末|今年底|今年年底)$`)
+	// 周五, 下周五, 上星期一, 这个礼拜天, 下下周三; also a bare 下周 (its Monday).
+	zhWeekRe = regexp.MustCompile(`^(上上|上|这|本|下下|下)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])?$`)
+	enWeekRe = regexp.MustCompile(`^(last|this|next) week$`)
+	// 三天前, 2周后, 两个月以后, 十天之前.
+	zhRelRe = regexp.MustCompile(`^([0-9]{1,3}|[零一二两三四五六七八九十]{1,3})\s*(天|日|周|星期|个?礼拜|个?月|年)(前|以前|之前|后|以后|之后)$`)
+	// Month steps are ours: when's month arithmetic wraps modulo 12 without
+	// carrying the year ("in 1 month" said in December gives January of the
+	// same year).
+	enMonthsRe = regexp.MustCompile(`^(?:in (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months?|(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months? ago|(next|last) month)$`)
+	zhMonthRe  = regexp.MustCompile(`^(下下|上上|下|上)个?月$`)
+)
+
+var zhWeekday = map[string]int{"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7,
+	"1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7}
+
+// ownRules resolves the phrases the library does not (or not correctly);
+// ok is false when none applies.
+func ownRules(s string, ref time.Time) (time.Time, bool, error) {
+	y, m, _ := ref.Date()
+	loc := ref.Location()
+	switch {
+	case isoRe.MatchString(s):
+		// Strict: 2026-02-30 is a mistake to report, not March 2nd.
+		parts := strings.Split(s, "-")
+		yy, _ := strconv.Atoi(parts[0])
+		mm, _ := strconv.Atoi(parts[1])
+		dd, _ := strconv.Atoi(parts[2])
+		t := time.Date(yy, time.Month(mm), dd, 12, 0, 0, 0, loc)
+		if t.Year() != yy || int(t.Month()) != mm || t.Day() != dd {
+			return time.Time{}, false, &Error{Input: s, Unknown: s + " (no such calendar day)"}
+		}
+		return t, true, nil
+	case monthEndRe.MatchString(s):
+		return time.Date(y, m+1, 0, 12, 0, 0, 0, loc), true, nil
+	case nextMEndRe.MatchString(s):
+		return time.Date(y, m+2, 0, 12, 0, 0, 0, loc), true, nil
+	case yearEndRe.MatchString(s):
+		return time.Date(y, 12, 31, 12, 0, 0, 0, loc), true, nil
+	}
+	if g := enWeekRe.FindStringSubmatch(s); g != nil {
+		// A week as a date is its Monday: the start of a search range, and
+		// the first day a "next week" reminder is due.
+		return weekStart(ref).AddDate(0, 0, map[string]int{"last": -7, "this": 0, "next": 7}[g[1]]), true, nil
+	}
+	if g := zhWeekRe.FindStringSubmatch(s); g != nil {
+		monday := weekStart(ref)
+		if g[2] == "" { // 下周, 上周, 本周: the week's Monday
+			if g[1] == "" {
+				return time.Time{}, false, nil
+			}
+			return monday.AddDate(0, 0, 7*zhWeekShift[g[1]]), true, nil
+		}
+		wd := zhWeekday[g[2]]
+		if g[1] == "" {
+			// A bare 周五 is the coming one, today included.
+			return ref.AddDate(0, 0, (wd-isoWeekday(ref)+7)%7), true, nil
+		}
+		// Chinese weeks run Monday to Sunday: 下周五 is the Friday of the
+		// week after this one, whatever today is.
+		return monday.AddDate(0, 0, 7*zhWeekShift[g[1]]+wd-1), true, nil
+	}
+	if g := zhRelRe.FindStringSubmatch(s); g != nil {
+		n, ok := zhNumber(g[1])
+		if !ok {
+			return time.Time{}, false, nil
+		}
+		if strings.HasSuffix(g[3], "前") {
+			n = -n
+		}
+		switch unit := strings.TrimPrefix(g[2], "个"); unit {
+		case "天", "日":
+			return ref.AddDate(0, 0, n), true, nil
+		case "周", "星期", "礼拜":
+			return ref.AddDate(0, 0, 7*n), true, nil
+		case "月":
+			return addMonths(ref, n), true, nil
+		default: // 年
+			return addMonths(ref, 12*n), true, nil
+		}
+	}
+	if g := zhMonthRe.FindStringSubmatch(s); g != nil {
+		return addMonths(ref, map[string]int{"下下": 2, "下": 1, "上": -1, "上上": -2}[g[1]]), true, nil
+	}
+	if g := enMonthsRe.FindStringSubmatch(s); g != nil {
+		switch {
+		case g[1] != "":
+			return addMonths(ref, enNumber(g[1])), true, nil
+		case g[2] != "":
+			return addMonths(ref, -enNumber(g[2])), true, nil
+		case g[3] == "next":
+			return addMonths(ref, 1), true, nil
+		default:
+			return addMonths(ref, -1), true, nil
+		}
+	}
+	return time.Time{}, false, nil
+}
+
+// addMonths moves n calendar months, keeping the day of month where it
+// exists and the month's last day where it does not: a month after
+// January 31st is February 28th, not March 3rd.
+func addMonths(t time.Time, n int) time.Time {
+	y, m, d := t.Date()
+	last := time.Date(y, m+time.Month(n)+1, 0, 12, 0, 0, 0, t.Location()).Day()
+	return time.Date(y, m+time.Month(n), min(d, last), 12, 0, 0, 0, t.Location())
+}
+
+// enNumber reads "3", "a", "an" or a number word up to twelve.
+func enNumber(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	if s == "a" || s == "an" {
+		return 1
+	}
+	return en.INTEGER_WORDS[s]
+}
+
+var zhWeekShift = map[string]int{"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
+
+// isoWeekday is Monday=1 … Sunday=7.
+func isoWeekday(t time.Time) int {
+	if wd := int(t.Weekday()); wd != 0 {
+		return wd
+	}
+	return 7
+}
+
+// weekStart is the Monday of t's week (weeks run Monday to Sunday, ISO 8601).
+func weekStart(t time.Time) time.Time { return t.AddDate(0, 0, 1-isoWeekday(t)) }
+
+// zhNumber reads 1–999 written in digits or as Chinese numerals up to 九十九.
+func zhNumber(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, n > 0
+	}
+	if n, ok := zh.INTEGER_WORDS[s]; ok && n > 0 {
+		return n, true
+	}
+	// 二十四 and the like beyond the library's table: tens 十 units.
+	digits := map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+	r := []rune(s)
+	if len(r) == 3 && r[1] == '十' && digits[r[0]] > 0 && digits[r[2]] > 0 {
+		return 10*digits[r[0]] + digits[r[2]], true
+	}
+	return 0, false
+}
+
+// parser is built once: when's Parser is safe for concurrent Parse calls
+// once its options are set.
+var parser = sync.OnceValue(func() *when.Parser {
+	p := when.New(&rules.Options{Distance: 5, Afternoon: 15, Evening: 18, Morning: 8, Noon: 12})
+	p.Add(en.All...)
+	// Not zh.All: in v1.1.0 its time-of-day rules panic on most text (an
+	// all-optional pattern matches empty and is sliced at -1), and its
+	// weekday rule counts weeks from Sunday; ownRules covers weeks.
+	p.Add(zh.CasualDate(rules.Override), zh.AfterTime(rules.Override))
+	return p
+})
+
+// library asks when; rest is the input outside the matched phrase.
+func library(s string, ref time.Time) (t time.Time, rest string, ok bool) {
+	defer func() {
+		// A rule's bug must be a "not understood", never a crashed tool call.
+		if r := recover(); r != nil {
+			ok = false
+		}
+	}()
+	r, err := parser().Parse(s, ref)
+	if err != nil || r == nil {
+		return time.Time{}, "", false
+	}
+	rest = s[:r.Index] + " " + s[r.Index+len(r.Text):]
+	return r.Time.In(ref.Location()), rest, true
+}
