@@ -164,3 +164,13 @@ func TestPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestFillersLeaveKeywordTerms(t *testing.T) {
+	a, b := Tokenize("which port does staging postgres use now?"), Tokenize("what port is staging postgres on?")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("paraphrase terms %q, want %q", a, b)
+	}
+	if IsStopword("now") || IsStopword("use") {
+		t.Error("fillers must stay out of IsStopword: the hash embedder reads it")
+	}
+}
