@@ -36,6 +36,7 @@ func main() {
 	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | heldout: evaluate and list only this half of the queries (the halves are fixed per tier by a hash of the query text)")
 	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text (* = every query)")
 	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
+	flag.Float64Var(&threshold, "threshold", assoc.DefaultThreshold, "hint threshold of the gate (sweeps)")
 	flag.BoolVar(&margins, "margins", false, "print each hinted-for cue's best gold and other hybrid score against the threshold")
 	flag.StringVar(&turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
@@ -47,6 +48,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// threshold is -threshold, the gate's hint threshold.
+var threshold float64
 
 // calFloor/calSpan override embedder calibrations when set (-floor/-span).
 var calFloor, calSpan float64
@@ -324,7 +328,7 @@ func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []in
 	if _, err := ix.Sync(ctx); err != nil {
 		return nil, err
 	}
-	g := assoc.New(ix, assoc.Config{AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
+	g := assoc.New(ix, assoc.Config{Threshold: threshold, AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
 	return &system{
 		name: name,
 		search: func(ctx context.Context, q string, k int) ([]string, error) {
@@ -823,7 +827,8 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "Hints are measured with the gate forced on (threshold 0.52, gap 0.04, max 2, fresh session per cue);")
+	fmt.Fprintf(w, "Hints are measured with the gate forced on (threshold %.2f, gap %.2f, max %d, fresh session per cue);\n",
+		threshold, assoc.DefaultGap, assoc.DefaultMaxItems)
 	fmt.Fprintln(w, "embedders marked (quiet) have hints withheld in production because of their false-hint rate.")
 	if ranks {
 		for _, set := range []struct {
