@@ -36,6 +36,8 @@ func main() {
 	flag.StringVar(&listHalfFlag, "half", "all", "all | tune | heldout: evaluate and list only this half of the queries (the halves are fixed per tier by a hash of the query text)")
 	flag.StringVar(&explainQ, "explain", "", "print the ranking signals of queries containing this text (* = every query)")
 	flag.BoolVar(&ranks, "ranks", false, "print each query's rank of its first gold entry per system")
+	flag.Float64Var(&threshold, "threshold", assoc.DefaultThreshold, "hint threshold of the gate (sweeps)")
+	flag.BoolVar(&margins, "margins", false, "print each hinted-for cue's best gold and other hybrid score against the threshold")
 	flag.StringVar(&turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&calSpan, "span", 0, "override every vector embedder's cosine span (tuning)")
@@ -46,6 +48,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// threshold is -threshold, the gate's hint threshold.
+var threshold float64
 
 // calFloor/calSpan override embedder calibrations when set (-floor/-span).
 var calFloor, calSpan float64
@@ -114,6 +119,26 @@ type evalQuery struct {
 	Q    string   `json:"q"`
 	Gold []string `json:"gold"` // doc paths after loading
 	Half string   `json:"-"`    // halfTune or halfHeld (assignHalves)
+	// Tool and Args make the query a tool call (tool-calls.json): hints go
+	// through assoc.Gate.Action and Q is its cue (assoc.ActionCue).
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// halfKey is the text a query's half is hashed from: the query, or for a
+// tool call the tool name and its arguments re-encoded with sorted keys,
+// so the half does not depend on how the cue is derived.
+func (q evalQuery) halfKey() string {
+	if q.Tool == "" {
+		return q.Q
+	}
+	var m map[string]any
+	if json.Unmarshal(q.Args, &m) == nil {
+		if b, err := json.Marshal(m); err == nil {
+			return q.Tool + " " + string(b)
+		}
+	}
+	return q.Tool + " " + string(q.Args)
 }
 
 // loadNotes reads the curated notes set; gold ids become doc paths.
@@ -157,6 +182,65 @@ func loadNotes(dir string) ([]index.Doc, []evalQuery, error) {
 		}
 	}
 	return docs, ns.Queries, nil
+}
+
+// loadToolCalls reads tool-calls.json: tool calls of tier "touch" (their
+// arguments name a host, port, file or identifier of the gold notes) and
+// "ordinary" (everyday coding calls that touch nothing remembered). Gold
+// ids are notes.json ids, mapped to paths like the notes queries'.
+func loadToolCalls(dir string, notes []index.Doc, nq []evalQuery) ([]evalQuery, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "tool-calls.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read tool calls: %w", err)
+	}
+	var set struct {
+		Calls []evalQuery `json:"calls"`
+	}
+	if err := json.Unmarshal(b, &set); err != nil {
+		return nil, fmt.Errorf("parse tool-calls.json: %w", err)
+	}
+	paths, err := noteIDs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range set.Calls {
+		if c.Tool == "" || (c.Tier != "touch" && c.Tier != "ordinary") {
+			return nil, fmt.Errorf("tool call %d: want a tool and tier touch or ordinary", i)
+		}
+		if (c.Tier == "touch") != (len(c.Gold) > 0) {
+			return nil, fmt.Errorf("tool call %d (%s): touching calls and only they have gold", i, c.Tool)
+		}
+		for j, g := range c.Gold {
+			p, ok := paths[g]
+			if !ok {
+				return nil, fmt.Errorf("tool call %d: unknown gold id %s", i, g)
+			}
+			set.Calls[i].Gold[j] = p
+		}
+		set.Calls[i].Q = assoc.ActionCue(c.Tool, c.Args)
+	}
+	return set.Calls, nil
+}
+
+// noteIDs maps notes.json ids to the doc paths loadNotes gives them.
+func noteIDs(dir string) (map[string]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "notes.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read notes: %w", err)
+	}
+	var ns noteSet
+	if err := json.Unmarshal(b, &ns); err != nil {
+		return nil, fmt.Errorf("parse notes.json: %w", err)
+	}
+	sub := map[string]string{"knowledge": "memory/knowledge/", "episode": "memory/episodes/", "skill": "skills/agent_learned_skills/"}
+	out := map[string]string{}
+	for _, n := range ns.Notes {
+		out[n.ID] = sub[n.Kind] + n.Name + "/SKILL.md"
+	}
+	return out, nil
 }
 
 var turnLine = regexp.MustCompile(`^([UA]): (.+)$`)
@@ -244,7 +328,7 @@ func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []in
 	if _, err := ix.Sync(ctx); err != nil {
 		return nil, err
 	}
-	g := assoc.New(ix, assoc.Config{AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
+	g := assoc.New(ix, assoc.Config{Threshold: threshold, AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
 	return &system{
 		name: name,
 		search: func(ctx context.Context, q string, k int) ([]string, error) {
@@ -387,10 +471,12 @@ type tally struct {
 	good             int               // of which gold
 	falseAbs         int               // absent cues that produced a hint
 	absent           int
+	hinted           map[string][2]int // tier → cues whose hints include a gold entry, cues
+	toolHints        [2]int            // hints on touching tool calls, of which gold
 }
 
 func newTally() *tally {
-	return &tally{hit1: map[string][2]int{}, hit3: map[string][2]int{}, hit5: map[string][2]int{}}
+	return &tally{hit1: map[string][2]int{}, hit3: map[string][2]int{}, hit5: map[string][2]int{}, hinted: map[string][2]int{}}
 }
 
 // row is one system's results on one set: the whole set and each half.
@@ -415,7 +501,7 @@ const (
 func assignHalves(qs []evalQuery) {
 	for i := range qs {
 		qs[i].Half = halfHeld
-		if fnv32(qs[i].Q)%2 == 0 {
+		if fnv32(qs[i].halfKey())%2 == 0 {
 			qs[i].Half = halfTune
 		}
 	}
@@ -432,6 +518,10 @@ func fnv32(s string) uint32 {
 func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, listHalf string, w io.Writer) (row, error) {
 	r := row{name: s.name, quiet: s.quiet, by: map[string]*tally{"all": newTally(), halfTune: newTally(), halfHeld: newTally()}}
 	for i, q := range qs {
+		if q.Tool != "" && s.gate == nil {
+			r.ranks = append(r.ranks, 0)
+			continue // tool calls measure hints only
+		}
 		res, err := s.search(ctx, q.Q, 5)
 		if err != nil {
 			return r, err
@@ -450,7 +540,7 @@ func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, list
 		}
 		r.ranks = append(r.ranks, rank)
 		ts := []*tally{r.by["all"], r.by[q.Half]}
-		if q.Tier != "absent" {
+		if q.Tier != "absent" && q.Tool == "" {
 			for _, t := range ts {
 				for k, m := range map[int]map[string][2]int{1: t.hit1, 3: t.hit3, 5: t.hit5} {
 					v := m[q.Tier]
@@ -468,9 +558,31 @@ func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, list
 		if s.gate == nil {
 			continue
 		}
-		hint, err := s.gate.Thought(ctx, fmt.Sprintf("eval-%d", i), q.Q)
+		var hint assoc.Result
+		if q.Tool != "" {
+			hint, err = s.gate.Action(ctx, fmt.Sprintf("eval-%d", i), q.Tool, q.Args)
+		} else {
+			hint, err = s.gate.Thought(ctx, fmt.Sprintf("eval-%d", i), q.Q)
+		}
 		if err != nil {
 			return r, err
+		}
+		if margins && len(q.Gold) > 0 && (listHalf == "" || listHalf == q.Half) {
+			printMargin(ctx, w, s, q, hint)
+		}
+		if q.Tier == "ordinary" {
+			for _, t := range ts {
+				v := t.hinted["ordinary"] // hinted ordinary calls (all false), calls
+				v[1]++
+				if len(hint.Items) > 0 {
+					v[0]++
+				}
+				t.hinted["ordinary"] = v
+			}
+			if list && len(hint.Items) > 0 {
+				fmt.Fprintf(w, "  false hint [%s] tool call %q → %s\n", s.name, q.Q, hint.Items[0].Name)
+			}
+			continue
 		}
 		if q.Tier == "absent" {
 			for _, t := range ts {
@@ -484,8 +596,30 @@ func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, list
 			}
 			continue
 		}
+		found := false
+		for _, it := range hint.Items {
+			found = found || gold[it.Path]
+		}
+		for _, t := range ts {
+			v := t.hinted[q.Tier]
+			v[1]++
+			if found {
+				v[0]++
+			}
+			t.hinted[q.Tier] = v
+		}
+		if list && !found {
+			fmt.Fprintf(w, "  no hint [%s] %s %q\n", s.name, q.Tier, q.Q)
+		}
 		for _, it := range hint.Items {
 			for _, t := range ts {
+				if q.Tool != "" {
+					t.toolHints[0]++
+					if gold[it.Path] {
+						t.toolHints[1]++
+					}
+					continue
+				}
 				t.hints++
 				if gold[it.Path] {
 					t.good++
@@ -497,6 +631,46 @@ func evaluate(ctx context.Context, s *system, qs []evalQuery, verbose bool, list
 		}
 	}
 	return r, nil
+}
+
+// margins is -margins: print where each cue's gold entry lands against
+// the hint threshold.
+var margins bool
+
+// printMargin prints the best gold hybrid among the top 8 and the best
+// other one, so near misses of the threshold are visible.
+func printMargin(ctx context.Context, w io.Writer, s *system, q evalQuery, hint assoc.Result) {
+	hits, err := s.hits(ctx, q.Q, 8)
+	if err != nil {
+		return
+	}
+	gold := map[string]bool{}
+	for _, g := range q.Gold {
+		gold[g] = true
+	}
+	g, o := -1.0, -1.0
+	for _, h := range hits {
+		if gold[h.Doc.Path] {
+			g = max(g, h.Hybrid)
+		} else {
+			o = max(o, h.Hybrid)
+		}
+	}
+	hinted := "no hint"
+	for _, it := range hint.Items {
+		if gold[it.Path] {
+			hinted = "HINT"
+		}
+	}
+	fmt.Fprintf(w, "  margin [%s] %s/%s gold %.3f other %.3f %s %q\n", s.name, q.Tier, q.Half, g, o, hinted, q.Q)
+}
+
+// frac is "hits/total (share)".
+func frac(v [2]int) string {
+	if v[1] == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d/%d (%.2f)", v[0], v[1], float64(v[0])/float64(v[1]))
 }
 
 func head(s []string, n int) []string {
@@ -545,8 +719,13 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	if err != nil {
 		return err
 	}
+	tq, err := loadToolCalls(dir, notes, nq)
+	if err != nil {
+		return err
+	}
 	assignHalves(nq)
 	assignHalves(cq)
+	assignHalves(tq)
 	embs := embedders(logger, modelDir)
 	defer func() {
 		for _, e := range embs {
@@ -567,8 +746,9 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		return fmt.Errorf("-half %q: want all, tune or heldout", listHalfFlag)
 	}
 	if listHalf != "" {
-		nq, cq = keepHalf(nq, listHalf), keepHalf(cq, listHalf)
+		nq, cq, tq = keepHalf(nq, listHalf), keepHalf(cq, listHalf), keepHalf(tq, listHalf)
 	}
+	nqAll := append(append([]evalQuery(nil), nq...), tq...) // notes queries, then tool calls
 	fmt.Fprintf(w, "# somni recall eval\n\nnotes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
 		len(notes), len(nq), len(turns), len(cq))
 	var noteRows, convRows []row
@@ -576,7 +756,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		docs []index.Doc
 		qs   []evalQuery
 		rows *[]row
-	}{{notes, nq, &noteRows}, {turns, cq, &convRows}} {
+	}{{notes, nqAll, &noteRows}, {turns, cq, &convRows}} {
 		systems := []*system{bm25System(set.docs, false)}
 		if set.docs[len(set.docs)-1].Context != "" {
 			systems = append(systems, bm25System(set.docs, true))
@@ -602,22 +782,40 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	}
 	for _, part := range []struct{ key, title string }{
 		{"all", "all queries"},
-		{halfHeld, fmt.Sprintf("held-out half (%d notes queries, %d questions)", countHalf(nq, halfHeld), countHalf(cq, halfHeld))},
-		{halfTune, fmt.Sprintf("tuning half (%d notes queries, %d questions)", countHalf(nq, halfTune), countHalf(cq, halfTune))},
+		{halfHeld, fmt.Sprintf("held-out half (%d notes queries, %d questions, %d tool calls)", countHalf(nq, halfHeld), countHalf(cq, halfHeld), countCalls(tq, halfHeld))},
+		{halfTune, fmt.Sprintf("tuning half (%d notes queries, %d questions, %d tool calls)", countHalf(nq, halfTune), countHalf(cq, halfTune), countCalls(tq, halfTune))},
 	} {
 		if listHalf != "" && part.key != listHalf {
 			continue // -half: only that half was evaluated
 		}
 		fmt.Fprintf(w, "## curated notes, %s (hit@1 / hit@3 per tier)\n\n", part.title)
-		fmt.Fprintln(w, "| system | exact | domain | generic | cross-lingual | all | false hints (absent) | hint precision | hints |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| system | exact | domain | generic | cross-lingual | all | paraphrase | false hints (absent) | hint precision | hints |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
 		for _, r := range noteRows {
 			t := r.by[part.key]
 			all1, all3 := sum(t.hit1, noteTiers...), sum(t.hit3, noteTiers...)
-			fmt.Fprintf(w, "| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s | %s | %s |\n", r.name,
+			fmt.Fprintf(w, "| %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s / %s | %s | %s | %s |\n", r.name,
 				pct(t.hit1["exact"]), pct(t.hit3["exact"]), pct(t.hit1["domain"]), pct(t.hit3["domain"]),
 				pct(t.hit1["generic"]), pct(t.hit3["generic"]), pct(t.hit1["cross"]), pct(t.hit3["cross"]),
-				pct(all1), pct(all3), hintCell(r, t), precCell(r, t), hintCount(r, t))
+				pct(all1), pct(all3), pct(t.hit1["paraphrase"]), pct(t.hit3["paraphrase"]),
+				hintCell(r, t), precCell(r, t), hintCount(r, t))
+		}
+		fmt.Fprintf(w, "\n## hint recall, %s (cues whose hints include a gold entry)\n\n", part.title)
+		fmt.Fprintln(w, "| system | exact | domain | generic | cross-lingual | paraphrase | tool calls touching memory | false hints, ordinary tool calls | per 50 | tool-call hint precision |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+		for _, r := range noteRows {
+			if strings.HasPrefix(r.name, "bm25 baseline") {
+				continue
+			}
+			t := r.by[part.key]
+			o := t.hinted["ordinary"]
+			per50 := "–"
+			if o[1] > 0 {
+				per50 = fmt.Sprintf("%.1f", 50*float64(o[0])/float64(o[1]))
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %d/%d | %s | %s |\n", r.name,
+				pct(t.hinted["exact"]), pct(t.hinted["domain"]), pct(t.hinted["generic"]), pct(t.hinted["cross"]),
+				pct(t.hinted["paraphrase"]), frac(t.hinted["touch"]), o[0], o[1], per50, pct([2]int{t.toolHints[1], t.toolHints[0]}))
 		}
 		fmt.Fprintf(w, "\n## conversation turns, %s (hit@1 / hit@3 / hit@5)\n\n", part.title)
 		fmt.Fprintln(w, "| system | hit@1 | hit@3 | hit@5 | hint precision | hints |")
@@ -629,7 +827,8 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintln(w, "Hints are measured with the gate forced on (threshold 0.52, gap 0.04, max 2, fresh session per cue);")
+	fmt.Fprintf(w, "Hints are measured with the gate forced on (threshold %.2f, gap %.2f, max %d, fresh session per cue);\n",
+		threshold, assoc.DefaultGap, assoc.DefaultMaxItems)
 	fmt.Fprintln(w, "embedders marked (quiet) have hints withheld in production because of their false-hint rate.")
 	if ranks {
 		for _, set := range []struct {
@@ -666,6 +865,16 @@ func keepHalf(qs []evalQuery, half string) []evalQuery {
 		}
 	}
 	return out
+}
+
+func countCalls(qs []evalQuery, half string) int {
+	n := 0
+	for _, q := range qs {
+		if q.Half == half {
+			n++
+		}
+	}
+	return n
 }
 
 func countHalf(qs []evalQuery, half string) int {

@@ -190,19 +190,27 @@ var memoryTools = map[string]bool{
 // cueKeys are the arguments that carry a tool call's intent, in order.
 var cueKeys = []string{"command", "cmd", "query", "url", "file_path", "path", "pattern"}
 
-// ActionCue derives the cue of a tool call: the first non-empty of
-// command, cmd, query, url, file_path, path, pattern; else
-// "<tool>: <compact args JSON>". Memory tools yield "".
+// ActionCue derives the cue of a tool call: every non-empty one of
+// command, cmd, query, url, file_path, path, pattern, in that order and
+// space-separated; else "<tool>: <compact args JSON>". Memory tools yield
+// "". The compat cue took only the first of them, so a grep's pattern
+// (the symbol searched for) was dropped whenever the call also named a
+// path: grep {pattern: "UNLEASH_TOKEN", path: "."} was cued by "." alone,
+// which is under minCueRunes, and never hinted.
 func ActionCue(toolName string, args json.RawMessage) string {
 	if memoryTools[toolName] {
 		return ""
 	}
 	var m map[string]any
 	if len(args) > 0 && json.Unmarshal(args, &m) == nil {
+		var parts []string
 		for _, k := range cueKeys {
 			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
-				return s
+				parts = append(parts, strings.TrimSpace(s))
 			}
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, " ")
 		}
 	}
 	compact := strings.TrimSpace(string(args))

@@ -59,8 +59,11 @@ func TestActionCue(t *testing.T) {
 		{"bash", `{"command":"redis-cli CONFIG GET maxmemory-policy","timeout":5}`, "redis-cli CONFIG GET maxmemory-policy"},
 		{"shell", `{"cmd":"ls","command":""}`, "ls"},
 		{"web_fetch", `{"url":"https://grafana.internal/d/billing"}`, "https://grafana.internal/d/billing"},
-		{"read_file", `{"file_path":"/etc/redis.conf","path":"/x"}`, "/etc/redis.conf"},
+		{"read_file", `{"file_path":"/etc/redis.conf","path":"/x"}`, "/etc/redis.conf /x"},
 		{"grep", `{"pattern":"UNLEASH_TOKEN","path":""}`, "UNLEASH_TOKEN"},
+		// every cue key counts: a grep's path no longer hides its pattern
+		{"grep", `{"pattern":"UNLEASH_TOKEN","path":"."}`, ". UNLEASH_TOKEN"},
+		{"read", `{"file_path":"/home/ann/docs/staging-postgres-notes.md","offset":10}`, "/home/ann/docs/staging-postgres-notes.md"},
 		{"deploy", `{"env": "prod",  "replicas": 3}`, `deploy: {"env":"prod","replicas":3}`},
 		{"deploy", ``, `deploy: {}`},
 		{"recall_memories", `{"query":"redis"}`, ""},
@@ -233,5 +236,43 @@ func TestCueCacheAndCap(t *testing.T) {
 	defer g.mu.Unlock()
 	if n := g.cachedCues(); n > maxCachedCues {
 		t.Errorf("cue cache grew to %d", n)
+	}
+}
+
+// TestActionSymbols: a tool call naming a remembered host, port or file
+// is hinted on that symbol alone; ordinary calls are not.
+func TestActionSymbols(t *testing.T) {
+	ctx := context.Background()
+	g := New(testIndex(t,
+		note("staging-postgres", "Staging Postgres host and port",
+			"Staging Postgres runs on pg-stage-7, port 6543. Details in docs/staging-postgres-notes.md."),
+		note("staging-redis", "The staging Redis", "The staging Redis is redis-stage-3 on port 6380."),
+		note("go-errors", "Error handling convention in Go services", "Wrap errors with fmt.Errorf and %w."),
+	), Config{AllowNoisy: true}, nil)
+	tests := []struct {
+		tool, args string
+		want       []string
+	}{
+		{"read", `{"file_path":"/home/ann/src/infra/docs/staging-postgres-notes.md"}`, []string{"staging-postgres"}},
+		{"bash", `{"command":"psql -h pg-stage-7 -p 6543"}`, []string{"staging-postgres"}},
+		{"bash", `{"command":"redis-cli -h redis-stage-3"}`, []string{"staging-redis"}},
+		{"grep", `{"pattern":"redis-stage-3","path":"config/"}`, []string{"staging-redis"}},
+		{"bash", `{"command":"go test ./..."}`, nil},
+		{"bash", `{"command":"git status"}`, nil},
+		{"read", `{"file_path":"/home/ann/src/app/package.json"}`, nil},
+		{"bash", `{"command":"git log --oneline -20"}`, nil},
+	}
+	for i, tc := range tests {
+		res, err := g.Action(ctx, fmt.Sprint("s", i), tc.tool, json.RawMessage(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range res.Items {
+			got = append(got, it.Name)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %s: hinted %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
 	}
 }

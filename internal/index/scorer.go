@@ -21,8 +21,23 @@ const (
 	weightKeyword = 0.4
 	literalBonus  = 0.2
 	spreadFactor  = 0.6
-	spreadSeeds   = 3
-	defaultLimit  = 10
+	// symbolBonus is the exact-symbol evidence: it is added to the hybrid
+	// of an entry holding a specific symbol of the query verbatim
+	// (textseg.Specific: a host, port, identifier or multi-component path,
+	// not a flag, a short number or a plain file name). Tool arguments are
+	// symbol-rich and prose-poor, so before it `psql -h pg-stage-7 -p 6543`
+	// scored 0.10–0.38 against the note naming that host and port and no
+	// touching tool call reached the hint threshold on its symbols. A
+	// symbol found in several entries lifts them all alike, so the gate's
+	// gap rule still withholds an ambiguous one. Tuning half of
+	// testdata/recall (tool-calls.json): 0.3/0.35/0.4/0.45/0.52 hinted
+	// 12/12/16/18/19 of 21 touching calls with hash, 0 of 61 ordinary calls
+	// at each, notes hint precision 1.00 throughout; at 0.52 one specific
+	// symbol alone reaches the default threshold (the held-out numbers are
+	// in testdata/recall/README.md).
+	symbolBonus  = 0.52
+	spreadSeeds  = 3
+	defaultLimit = 10
 	// contextLend is how much of a question's cosine the reply to it
 	// borrows (contextCos). On the tuning half of the conversation eval
 	// (hash, with answeredDamp 0.8) hit@1 was 0.57 at 0.9, 0.59 at 0.95
@@ -329,6 +344,7 @@ type cand struct {
 	spreadFrom int32 // seed slot for a spread neighbour, else -1
 	pinnedBy   int16 // index into the query's symbols, else -1
 	pinned     bool
+	specific   bool // holds a specific query symbol (symbolBonus)
 	literal    bool
 	maybeLit   bool // holds every query term: the literal check may still pay
 	cos        float64
@@ -429,6 +445,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	syms := textseg.Symbols(q.Text)
 	for si, sym := range syms {
 		lsym := strings.ToLower(sym)
+		specific := textseg.Specific(sym)
 		for _, s := range symbolCandidates(c, lsym) {
 			e := c.slots[s]
 			if !textseg.ContainsSymbol(e.lower, lsym) {
@@ -446,6 +463,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			if !cd.pinned {
 				cd.pinned, cd.pinnedBy = true, int16(si)
 			}
+			cd.specific = cd.specific || specific
 		}
 	}
 	list := make([]*cand, 0, len(pool))
@@ -461,6 +479,9 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		}
 		if cd.literal {
 			cd.hybrid += literalBonus
+		}
+		if cd.specific {
+			cd.hybrid += symbolBonus
 		}
 		list = append(list, cd)
 	}

@@ -142,3 +142,49 @@ func TestCandidateRules(t *testing.T) {
 		}
 	}
 }
+
+// TestSymbolEvidence: a specific symbol of the query found verbatim in an
+// entry adds symbolBonus to its hybrid; a flag, a short number or a plain
+// file name pins the entry (it still ranks first) but adds nothing.
+func TestSymbolEvidence(t *testing.T) {
+	docs := []Doc{
+		{Path: "pg", Name: "staging-postgres", Description: "staging database",
+			Body: "runs on pg-stage-7, port 6543; see docs/staging-postgres-notes.md and package.json, keep 30 days, use --verbose"},
+		{Path: "other", Name: "unrelated", Description: "something else", Body: "nothing in common"},
+	}
+	sc := NewScorer(Off(), nil)
+	tests := []struct {
+		q        string
+		bonus    bool // the pg entry's hybrid includes symbolBonus
+		pinnedBy string
+	}{
+		{"psql -h pg-stage-7", true, "pg-stage-7"},
+		{"nc -zv somehost 6543", true, "6543"},
+		{"cat /home/ann/src/docs/staging-postgres-notes.md", true, "docs/staging-postgres-notes.md"},
+		{"psql postgres://app@pg-stage-7:6543/app", true, "pg-stage-7"},
+		{"cat package.json", false, "package.json"},
+		{"git log -n 30", false, "30"},
+		{"run it --verbose", false, "--verbose"},
+	}
+	for _, tc := range tests {
+		hits, err := sc.ScoreDocs(context.Background(), Query{Text: tc.q}, docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pg *Hit
+		for i := range hits {
+			if hits[i].Doc.Path == "pg" {
+				pg = &hits[i]
+			}
+		}
+		if pg == nil || hits[0].Doc.Path != "pg" {
+			t.Fatalf("%q: pg entry not ranked first: %+v", tc.q, hits)
+		}
+		if pg.PinnedBy != tc.pinnedBy {
+			t.Errorf("%q: pinned by %q, want %q", tc.q, pg.PinnedBy, tc.pinnedBy)
+		}
+		if got := pg.Hybrid >= symbolBonus; got != tc.bonus {
+			t.Errorf("%q: hybrid %.3f, symbol bonus applied = %v, want %v", tc.q, pg.Hybrid, got, tc.bonus)
+		}
+	}
+}

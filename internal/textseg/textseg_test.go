@@ -67,7 +67,14 @@ func TestSymbols(t *testing.T) {
 		{"set allkeys-lru on redis", []string{"allkeys-lru"}},
 		{"where is UNLEASH_TOKEN set", []string{"UNLEASH_TOKEN"}},
 		{"port 6379 on 10.0.0.5.", []string{"6379", "10.0.0.5"}},
-		{"edit /etc/nginx/nginx.conf now", []string{"/etc/nginx/nginx.conf"}},
+		{"edit /etc/nginx/nginx.conf now", []string{"/etc/nginx/nginx.conf", "nginx/nginx.conf", "etc/nginx/nginx.conf", "nginx.conf"}},
+		// compound fields of tool arguments yield their parts
+		{"psql -h pg-stage-7 -p 6543", []string{"pg-stage-7", "6543"}},
+		{"psql --host=pg-stage-7 --port=6543", []string{"--host=pg-stage-7", "--host", "pg-stage-7", "--port=6543", "--port", "6543"}},
+		{`psql "postgres://app@pg-stage-7:6543/app"`, []string{"postgres://app@pg-stage-7:6543/app", "pg-stage-7", "6543"}},
+		{"/home/ann/src/docs/staging-postgres-notes.md", []string{"/home/ann/src/docs/staging-postgres-notes.md",
+			"docs/staging-postgres-notes.md", "src/docs/staging-postgres-notes.md", "staging-postgres-notes.md"}},
+		{"go test ./...", nil},
 		{"upgrade to v1.2.3", []string{"v1.2.3"}},
 		{"call getUserByID", []string{"getUserByID"}},
 		{"plain words only REDIS cache", nil},
@@ -78,6 +85,40 @@ func TestSymbols(t *testing.T) {
 	for _, tc := range tests {
 		if got := Symbols(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Symbols(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSpecific(t *testing.T) {
+	tests := []struct {
+		sym  string
+		want bool
+	}{
+		{"pg-stage-7", true},
+		{"redis-stage-3", true},
+		{"6543", true},
+		{"10.20.0.15", true},
+		{"UNLEASH_TOKEN", true},
+		{"TestCheckoutFlow", true},
+		{"testclock.New", true},
+		{"staging-postgres-notes.md", true},
+		{"flow_test.go", true},
+		{"/vault/secrets", true},
+		{"bastion.prod.internal", true},
+		{"30", false},           // short numbers: counts, minutes, 443
+		{"443", false},          //
+		{"package.json", false}, // plain file names
+		{"go.sum", false},       //
+		{"README.md", false},    //
+		{"--oneline", false},    // flags are the tool's vocabulary
+		{"--max-old-space-size", false},
+		{"v2", false},    // under four characters
+		{"/tmp", false},  // one-component path
+		{"./...", false}, //
+	}
+	for _, tc := range tests {
+		if got := Specific(tc.sym); got != tc.want {
+			t.Errorf("Specific(%q) = %v, want %v", tc.sym, got, tc.want)
 		}
 	}
 }
@@ -121,5 +162,15 @@ func TestPrefix(t *testing.T) {
 		if got != tc.want || cut != tc.cut {
 			t.Errorf("Prefix(%q, %d) = %q, %v; want %q, %v", tc.in, tc.n, got, cut, tc.want, tc.cut)
 		}
+	}
+}
+
+func TestFillersLeaveKeywordTerms(t *testing.T) {
+	a, b := Tokenize("which port does staging postgres use now?"), Tokenize("what port is staging postgres on?")
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("paraphrase terms %q, want %q", a, b)
+	}
+	if IsStopword("now") || IsStopword("use") {
+		t.Error("fillers must stay out of IsStopword: the hash embedder reads it")
 	}
 }
