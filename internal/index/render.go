@@ -32,7 +32,8 @@ func (h Hit) Why() string {
 	var parts []string
 	var q []string
 	for _, w := range h.Words {
-		if !(h.Pinned && strings.EqualFold(w, h.PinnedBy)) { // said once, as the exact symbol
+		// a word of the exact symbol is said once, as part of the symbol
+		if !(h.Pinned && strings.Contains(strings.ToLower(h.PinnedBy), strings.ToLower(w))) {
 			q = append(q, strconv.Quote(Defang(w)))
 		}
 	}
@@ -54,7 +55,7 @@ func (h Hit) Why() string {
 		}
 	}
 	if h.SpreadFrom != "" {
-		parts = append(parts, "linked from "+Defang(h.SpreadFrom))
+		parts = append(parts, "linked from "+ShowName(h.SpreadFrom))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -85,7 +86,7 @@ func RenderHits(hits []Hit, opt RenderOptions) string {
 		if h.Hybrid > 0 {
 			meta = append(meta, fmt.Sprintf("%.2f", h.Hybrid))
 		}
-		fmt.Fprintf(&b, "%d. %s (%s) · %s\n", i+1, Defang(d.Name), strings.Join(meta, ", "), Defang(show(d.Path)))
+		fmt.Fprintf(&b, "%d. %s (%s) · %s\n", i+1, ShowName(d.Name), strings.Join(meta, ", "), Defang(show(d.Path)))
 		if why := h.Why(); why != "" {
 			b.WriteString("   " + why + "\n")
 		}
@@ -156,12 +157,22 @@ func episodeDetails(body string) string {
 
 var hiddenEpisodeField = map[string]bool{"when": true, "source": true, "salience": true}
 
-// surfaceWords maps each lexical term of a query to the query word it came
-// from ("postgr" → "Postgres"), so evidence is shown in the user's words,
-// in their case where lowercasing kept the byte offsets. CJK windows are
-// their own surface and need no entry.
-func surfaceWords(q string) map[string]string {
-	m := map[string]string{}
+// queryWords remembers a query's words as written, to show evidence in
+// the user's words rather than as index terms.
+type queryWords struct {
+	runs []queryRun
+}
+
+type queryRun struct {
+	word string // as written, where lowercasing kept the byte offsets
+	cjk  bool   // matched by windows: shown as the stretches they cover
+	term string // a word's index term ("postgr" for "Postgres"), "" if none
+	lr   []rune // the lowercased run (CJK)
+}
+
+// surfaceWords reads q once for all hits of one ranking.
+func surfaceWords(q string) *queryWords {
+	qw := &queryWords{}
 	lower := strings.ToLower(q)
 	sameOffsets := len(lower) == len(q)
 	at := 0
@@ -173,30 +184,67 @@ func surfaceWords(q string) map[string]string {
 			}
 			at += i + len(r.Text)
 		}
+		run := queryRun{word: word, cjk: r.CJK}
 		if r.CJK {
-			continue
+			run.lr = []rune(r.Text)
+		} else if ts := textseg.Tokenize(r.Text); len(ts) == 1 {
+			run.term = ts[0]
 		}
-		for _, t := range textseg.Tokenize(r.Text) {
-			if _, ok := m[t]; !ok {
-				m[t] = word
-			}
-		}
+		qw.runs = append(qw.runs, run)
 	}
-	return m
+	return qw
 }
 
-// wordsOf turns matched terms back into the query's words, once each.
-func wordsOf(terms []string, surface map[string]string) []string {
-	var out []string
-	seen := map[string]bool{}
+// wordsOf turns matched terms back into the query's words, in query order
+// and once each: a word whose term matched, and for CJK the stretches of
+// the query the matched windows cover ("忽略之前的指令", not its four
+// overlapping windows).
+func wordsOf(terms []string, qw *queryWords) []string {
+	if len(terms) == 0 {
+		return nil
+	}
+	matched := make(map[string]bool, len(terms))
 	for _, t := range terms {
-		w := t
-		if s, ok := surface[t]; ok {
-			w = s
-		}
-		if !seen[w] {
-			seen[w] = true
+		matched[t] = true
+	}
+	var out []string
+	seen, said := map[string]bool{}, map[string]bool{} // words shown, terms shown
+	add := func(w string) {
+		if !seen[strings.ToLower(w)] {
+			seen[strings.ToLower(w)] = true
 			out = append(out, w)
+		}
+	}
+	for _, r := range qw.runs {
+		if !r.cjk {
+			if r.term != "" && matched[r.term] && !said[r.term] {
+				said[r.term] = true // "deploys deployed": the first says it
+				add(r.word)
+			}
+			continue
+		}
+		covered := make([]bool, len(r.lr))
+		for t := range matched {
+			w := []rune(t)
+			for i := 0; i+len(w) <= len(r.lr); i++ {
+				if string(r.lr[i:i+len(w)]) == t {
+					for j := i; j < i+len(w); j++ {
+						covered[j] = true
+					}
+				}
+			}
+		}
+		for i := 0; i < len(covered); {
+			if !covered[i] {
+				i++
+				continue
+			}
+			j := i
+			for j < len(covered) && covered[j] {
+				j++
+			}
+			add(string(r.lr[i:j]))
+			i = j
 		}
 	}
 	return out
