@@ -346,7 +346,7 @@ func (g *Gate) render(hits []index.Hit) Result {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
 			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
-		line := index.HintTag + index.MemoryMark + " " + index.Defang(d.Name) + ": " + index.Defang(d.Description)
+		line := index.HintTag + index.MemoryMark + " " + index.ShowName(d.Name) + ": " + index.Defang(d.Description)
 		if d.AppliesWhen != "" {
 			line += "｜适用：" + index.Defang(d.AppliesWhen)
 		}
