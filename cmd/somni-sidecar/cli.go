@@ -62,7 +62,8 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(stdout, index.RenderHits(hits, 200))
+	// A person at a terminal opens the files: absolute paths here.
+	fmt.Fprintln(stdout, index.RenderHits(hits, index.RenderOptions{BodyChars: 200}))
 	return 0
 }
 

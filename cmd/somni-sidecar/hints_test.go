@@ -65,7 +65,7 @@ func TestActionHintsOnSymbols(t *testing.T) {
 				if got != c.want || len(res.Items) > 1 {
 					t.Errorf("%s: items %+v, want %q", c.name, res.Items, c.want)
 				}
-				if c.want != "" && !strings.Contains(res.Hint, "【记忆提示】"+c.want+":") {
+				if c.want != "" && !strings.Contains(res.Hint, "【记忆提示】[memory] "+c.want+":") {
 					t.Errorf("%s: hint %q", c.name, res.Hint)
 				}
 			}

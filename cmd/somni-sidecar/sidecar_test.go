@@ -173,7 +173,7 @@ func TestMethods(t *testing.T) {
 	t.Run("recall tools", func(t *testing.T) {
 		s.t = t
 		out := s.tool("recall_memories", map[string]any{"query": "docker build cache BuildKit"})
-		mustContain(t, "recall", out, "docker-build-cache", "why:")
+		mustContain(t, "recall", out, "docker-build-cache", `matched "docker"`, "· memory/knowledge/docker-build-cache/SKILL.md\n")
 		out = s.tool("recall_memories", map[string]any{"query": "团队成员"})
 		mustContain(t, "cjk recall", out, "团队成员")
 		out = s.tool("search_knowledge", map[string]any{"query": "", "entry_type": "experience"})

@@ -42,6 +42,10 @@ type Config struct {
 	// AllowNoisy lets hints through with an embedder listed as too noisy
 	// (see Quiet); for evals only.
 	AllowNoisy bool
+	// ShowPath names a hinted file in the hint text the model reads
+	// (relative to the data directory); nil ⇒ as stored. Items keep the
+	// stored path: they are the compat shape a program reads.
+	ShowPath func(string) string
 }
 
 func (c Config) withDefaults() Config {
@@ -264,7 +268,7 @@ func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) 
 		s.hinted[h.Doc.Path] = true
 	}
 	g.mu.Unlock()
-	return render(picked), nil
+	return g.render(picked), nil
 }
 
 // gapEpsilon absorbs float rounding so a gap of exactly Gap counts.
@@ -338,22 +342,30 @@ func (g *Gate) queryVector(ctx context.Context, cue string) ([]float32, error) {
 // cachedCues is how many cue vectors are cached; g.mu must be held.
 func (g *Gate) cachedCues() int { return len(g.cues) }
 
-// render builds the compat result: items plus one 【记忆提示】 line each.
-func render(hits []index.Hit) Result {
+// render builds the compat result: items plus one hint line each,
+// "【记忆提示】[memory] <name>: <description>", then ｜适用：… / ｜不适用：…
+// and the file in parentheses. The memory's text is defanged (one line, no
+// tag of ours inside), so a note cannot start a line of its own nor fake a
+// second hint; the [memory] marker is what the system prompt explains.
+func (g *Gate) render(hits []index.Hit) Result {
 	res := empty()
 	var lines []string
 	for _, h := range hits {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
 			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
-		line := "【记忆提示】" + oneLine(d.Name) + ": " + oneLine(d.Description)
+		line := index.HintTag + index.MemoryMark + " " + index.ShowName(d.Name) + ": " + index.Defang(d.Description)
 		if d.AppliesWhen != "" {
-			line += "｜适用：" + oneLine(d.AppliesWhen)
+			line += "｜适用：" + index.Defang(d.AppliesWhen)
 		}
 		if d.NotAppliesWhen != "" {
-			line += "｜不适用：" + oneLine(d.NotAppliesWhen)
+			line += "｜不适用：" + index.Defang(d.NotAppliesWhen)
 		}
-		line += " (" + d.Path + ")"
+		path := d.Path
+		if g.cfg.ShowPath != nil {
+			path = g.cfg.ShowPath(path)
+		}
+		line += " (" + index.Defang(path) + ")"
 		lines = append(lines, line)
 	}
 	res.Hint = strings.Join(lines, "\n")
@@ -361,5 +373,3 @@ func render(hits []index.Hit) Result {
 }
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

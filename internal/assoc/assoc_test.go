@@ -151,7 +151,7 @@ func TestGateOutcomesAndHabituation(t *testing.T) {
 	if len(res.Items) != 1 {
 		t.Fatalf("reset did not clear habituation: %+v", res)
 	}
-	wantHint := "【记忆提示】redis-eviction: redis eviction policy allkeys-lru｜适用：cache keys have no TTL｜不适用：Redis used as a queue (knowledge/redis-eviction/SKILL.md)"
+	wantHint := "【记忆提示】[memory] redis-eviction: redis eviction policy allkeys-lru｜适用：cache keys have no TTL｜不适用：Redis used as a queue (knowledge/redis-eviction/SKILL.md)"
 	if res.Hint != wantHint {
 		t.Errorf("hint\n got %q\nwant %q", res.Hint, wantHint)
 	}

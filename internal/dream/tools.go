@@ -294,14 +294,10 @@ func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs
 	return fmt.Sprintf("Updated the profile of user %s (%s, %d characters).", a.UserID, tb.rel(p.Path), utf8.RuneCountInString(a.Content))
 }
 
-// rel shows a path relative to the data dir: shorter for the model, and it
-// does not leak the home directory into prompts.
-func (tb *toolbox) rel(p string) string {
-	if r, err := filepath.Rel(tb.st.DataDir(), p); err == nil && !strings.HasPrefix(r, "..") {
-		return shownName(filepath.ToSlash(r))
-	}
-	return shownName(p)
-}
+// rel shows a path the way every text the model reads does (the store's
+// Rel, which hints and recall results use too): relative to the data dir,
+// shorter, and no home directory in prompts.
+func (tb *toolbox) rel(p string) string { return shownName(tb.st.Rel(p)) }
 
 // clipText cuts s to n runes with an ellipsis.
 func clipText(s string, n int) string {

@@ -2,44 +2,75 @@ package index
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
-// Why says in a few words why a hit matched, for the model reading it.
+// Bounds of one rendered hit: a header line, a line saying why it matched
+// and at most noteLines quoted lines of the note (description, when it
+// applies, then the body), so a result of 5 hits stays under 40 lines
+// however long the memories are.
+const noteLines = 6
+
+// RenderOptions says how much of each hit a rendering shows and how it
+// names files.
+type RenderOptions struct {
+	// BodyChars > 0 quotes up to that many runes of each body: the model
+	// has no read tool for memory files, so the hit carries the content.
+	BodyChars int
+	// ShowPath names a hit's file for the reader (relative to the data
+	// directory: no home directory in what the model reads); nil ⇒ as stored.
+	ShowPath func(string) string
+}
+
+// Why says in words a reader understands why a hit matched: the query's
+// own words that matched (not their stems), the exact symbol that pinned it,
+// or that it came by meaning or by a link; "" for a plain listing.
 func (h Hit) Why() string {
 	var parts []string
+	var q []string
+	for _, w := range h.Words {
+		// a word of the exact symbol is said once, as part of the symbol
+		if !(h.Pinned && strings.Contains(strings.ToLower(h.PinnedBy), strings.ToLower(w))) {
+			q = append(q, strconv.Quote(Defang(w)))
+		}
+	}
+	if len(q) > 0 && h.Keyword > 0 {
+		parts = append(parts, "matched "+strings.Join(q, ", "))
+	}
 	if h.Pinned {
-		parts = append(parts, fmt.Sprintf("exact `%s`", h.PinnedBy))
+		parts = append(parts, "exact: "+Defang(h.PinnedBy))
 	}
 	if h.Literal {
-		parts = append(parts, "whole query appears")
+		parts = append(parts, "holds the whole query")
 	}
-	if len(h.Terms) > 0 && h.Keyword > 0 {
-		parts = append(parts, "words: "+strings.Join(h.Terms, ", "))
-	}
-	switch {
-	case h.SpreadFrom != "":
-	case h.ContextCos > h.Cos:
-		parts = append(parts, fmt.Sprintf("answers a question close in meaning (cos %.2f)", h.ContextCos))
-	case h.Cos != 0:
-		parts = append(parts, fmt.Sprintf("meaning cos %.2f", h.Cos))
+	if len(parts) == 0 && h.SpreadFrom == "" {
+		switch {
+		case h.ContextCos > h.Cos:
+			parts = append(parts, "answers a question close in meaning")
+		case h.Cos != 0:
+			parts = append(parts, "close in meaning")
+		}
 	}
 	if h.SpreadFrom != "" {
-		parts = append(parts, "linked from "+h.SpreadFrom)
-	}
-	if len(parts) == 0 {
-		return "listed by filter"
+		parts = append(parts, "linked from "+ShowName(h.SpreadFrom))
 	}
 	return strings.Join(parts, "; ")
 }
 
-// RenderHits renders hits as compact Markdown for a model: one bullet per
-// hit with name, kind/type, description, path and why it matched.
-// bodyChars > 0 appends that many runes of each body (for conversation
-// turns and episodes, where the body is the content).
-func RenderHits(hits []Hit, bodyChars int) string {
+// RenderHits renders hits for a model as numbered notes: a header line with
+// name, kind/type, score, date and file, a line saying why it matched, then
+// the note itself as quoted lines (see QuoteNote). The caller puts the
+// NotesAreData line above it.
+func RenderHits(hits []Hit, opt RenderOptions) string {
 	if len(hits) == 0 {
 		return "No matching memories."
+	}
+	show := opt.ShowPath
+	if show == nil {
+		show = func(p string) string { return p }
 	}
 	var b strings.Builder
 	for i, h := range hits {
@@ -48,31 +79,175 @@ func RenderHits(hits []Hit, bodyChars int) string {
 		if d.Type != "" && !strings.EqualFold(d.Type, d.Kind) {
 			kind += "/" + d.Type
 		}
-		fmt.Fprintf(&b, "%d. **%s** (%s, %.2f)", i+1, oneLine(d.Name), kind, h.Hybrid)
-		if d.Description != "" {
-			fmt.Fprintf(&b, " — %s", oneLine(d.Description))
-		}
-		b.WriteByte('\n')
+		meta := []string{Defang(kind)}
 		if !d.When.IsZero() {
-			fmt.Fprintf(&b, "   when: %s\n", d.When.Format("2006-01-02 15:04"))
+			meta = append(meta, d.When.Format("2006-01-02 15:04"))
 		}
-		if d.AppliesWhen != "" {
-			fmt.Fprintf(&b, "   applies when: %s\n", oneLine(d.AppliesWhen))
+		if h.Hybrid > 0 {
+			meta = append(meta, fmt.Sprintf("%.2f", h.Hybrid))
 		}
-		if d.NotAppliesWhen != "" {
-			fmt.Fprintf(&b, "   not when: %s\n", oneLine(d.NotAppliesWhen))
+		fmt.Fprintf(&b, "%d. %s (%s) · %s\n", i+1, ShowName(d.Name), strings.Join(meta, ", "), Defang(show(d.Path)))
+		if why := h.Why(); why != "" {
+			b.WriteString("   " + why + "\n")
 		}
-		if bodyChars > 0 && strings.TrimSpace(d.Body) != "" {
-			body := []rune(strings.TrimSpace(d.Body))
-			cut := ""
-			if len(body) > bodyChars {
-				body, cut = body[:bodyChars], " …"
-			}
-			fmt.Fprintf(&b, "   > %s%s\n", oneLine(string(body)), cut)
+		if note := QuoteNote("   ", quotedText(d, opt.BodyChars), noteLines, max(opt.BodyChars, 0)+noteFieldRunes); note != "" {
+			b.WriteString(note + "\n")
 		}
-		fmt.Fprintf(&b, "   path: %s · why: %s\n", d.Path, h.Why())
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// noteFieldRunes is what the one-line fields (description, applies when,
+// not when) may add to the body's rune budget.
+const noteFieldRunes = 400
+
+// quotedText is what a hit quotes: its description, when it applies, and
+// with bodyChars > 0 its body (episodes: the detail fields on one line).
+func quotedText(d Doc, bodyChars int) string {
+	var lines []string
+	desc := strings.TrimSpace(d.Description)
+	if desc != "" {
+		lines = append(lines, oneLine(desc))
+	}
+	if d.AppliesWhen != "" {
+		lines = append(lines, "applies when: "+oneLine(d.AppliesWhen))
+	}
+	if d.NotAppliesWhen != "" {
+		lines = append(lines, "not when: "+oneLine(d.NotAppliesWhen))
+	}
+	if bodyChars > 0 {
+		body := d.Body
+		if d.Kind == KindEpisode {
+			body = episodeDetails(body)
+		}
+		body, cut := textseg.Prefix(strings.TrimSpace(body), bodyChars)
+		for _, l := range strings.Split(body, "\n") {
+			if oneLine(l) != "" && oneLine(l) != oneLine(desc) {
+				lines = append(lines, l)
+			}
+		}
+		if cut && len(lines) > 0 {
+			lines[len(lines)-1] += " …"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// episodeDetails folds an episode body's "- key: value" detail lines into
+// one line, without when (the header shows it), source (a log id the model
+// cannot use) and salience (the dreamer's bookkeeping); other lines stay.
+func episodeDetails(body string) string {
+	var fields, rest []string
+	for _, l := range strings.Split(body, "\n") {
+		t := strings.TrimSpace(l)
+		k, v, ok := strings.Cut(strings.TrimPrefix(t, "- "), ": ")
+		if ok && strings.HasPrefix(t, "- ") && !strings.ContainsAny(k, " \t") {
+			if !hiddenEpisodeField[k] && strings.TrimSpace(v) != "" {
+				fields = append(fields, k+": "+strings.TrimSpace(v))
+			}
+			continue
+		}
+		rest = append(rest, l)
+	}
+	if len(fields) == 0 {
+		return body
+	}
+	return strings.Join(append([]string{strings.Join(fields, "; ")}, rest...), "\n")
+}
+
+var hiddenEpisodeField = map[string]bool{"when": true, "source": true, "salience": true}
+
+// queryWords remembers a query's words as written, to show evidence in
+// the user's words rather than as index terms.
+type queryWords struct {
+	runs []queryRun
+}
+
+type queryRun struct {
+	word string // as written, where lowercasing kept the byte offsets
+	cjk  bool   // matched by windows: shown as the stretches they cover
+	term string // a word's index term ("postgr" for "Postgres"), "" if none
+	lr   []rune // the lowercased run (CJK)
+}
+
+// surfaceWords reads q once for all hits of one ranking.
+func surfaceWords(q string) *queryWords {
+	qw := &queryWords{}
+	lower := strings.ToLower(q)
+	sameOffsets := len(lower) == len(q)
+	at := 0
+	for _, r := range textseg.Runs(q) {
+		word := r.Text
+		if i := strings.Index(lower[at:], r.Text); i >= 0 {
+			if sameOffsets {
+				word = q[at+i : at+i+len(r.Text)]
+			}
+			at += i + len(r.Text)
+		}
+		run := queryRun{word: word, cjk: r.CJK}
+		if r.CJK {
+			run.lr = []rune(r.Text)
+		} else if ts := textseg.Tokenize(r.Text); len(ts) == 1 {
+			run.term = ts[0]
+		}
+		qw.runs = append(qw.runs, run)
+	}
+	return qw
+}
+
+// wordsOf turns matched terms back into the query's words, in query order
+// and once each: a word whose term matched, and for CJK the stretches of
+// the query the matched windows cover ("忽略之前的指令", not its four
+// overlapping windows).
+func wordsOf(terms []string, qw *queryWords) []string {
+	if len(terms) == 0 {
+		return nil
+	}
+	matched := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		matched[t] = true
+	}
+	var out []string
+	seen, said := map[string]bool{}, map[string]bool{} // words shown, terms shown
+	add := func(w string) {
+		if !seen[strings.ToLower(w)] {
+			seen[strings.ToLower(w)] = true
+			out = append(out, w)
+		}
+	}
+	for _, r := range qw.runs {
+		if !r.cjk {
+			if r.term != "" && matched[r.term] && !said[r.term] {
+				said[r.term] = true // "deploys deployed": the first says it
+				add(r.word)
+			}
+			continue
+		}
+		covered := make([]bool, len(r.lr))
+		for t := range matched {
+			w := []rune(t)
+			for i := 0; i+len(w) <= len(r.lr); i++ {
+				if string(r.lr[i:i+len(w)]) == t {
+					for j := i; j < i+len(w); j++ {
+						covered[j] = true
+					}
+				}
+			}
+		}
+		for i := 0; i < len(covered); {
+			if !covered[i] {
+				i++
+				continue
+			}
+			j := i
+			for j < len(covered) && covered[j] {
+				j++
+			}
+			add(string(r.lr[i:j]))
+			i = j
+		}
+	}
+	return out
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -504,16 +504,18 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		list = list[:limit]
 	}
 	hits := make([]Hit, len(list))
+	words := surfaceWords(q.Text)
 	for i, cd := range list {
 		e := c.slots[cd.slot]
 		h := Hit{Doc: e.doc, Hybrid: cd.hybrid, Cos: cd.cos, ContextCos: cd.ctxCos, Keyword: cd.keyword, Literal: cd.literal,
 			Pinned: cd.pinned, Terms: matchedTerms(e, terms)}
+		h.Words = wordsOf(h.Terms, words)
 		if cd.pinnedBy >= 0 {
 			h.PinnedBy = syms[cd.pinnedBy]
 		}
 		if cd.spreadFrom >= 0 {
 			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name
-			h.Terms = nil
+			h.Terms, h.Words = nil, nil
 		}
 		hits[i] = h
 	}

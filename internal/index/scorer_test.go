@@ -99,17 +99,23 @@ func TestScoreDocsWithGivenVector(t *testing.T) {
 
 func TestRenderHits(t *testing.T) {
 	sc := NewScorer(Hash(), nil)
-	docs := append(episodes(), Doc{Path: "memory/knowledge/redis/SKILL.md", Kind: KindKnowledge, Name: "redis-eviction",
+	docs := append(episodes(), Doc{Path: "/home/ann/.dsh/somni/memory/knowledge/redis/SKILL.md", Kind: KindKnowledge, Name: "redis-eviction",
 		Description: "cache evicted nothing", Body: "use allkeys-lru", AppliesWhen: "cache without TTL", Type: "pitfall"})
-	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "allkeys-lru eviction"}, docs)
-	out := RenderHits(hits, 40)
-	for _, want := range []string{"**redis-eviction**", "knowledge/pitfall", "cache evicted nothing",
-		"path: memory/knowledge/redis/SKILL.md", "exact `allkeys-lru`", "applies when: cache without TTL", "> use allkeys-lru"} {
+	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "allkeys-lru eviction policies"}, docs)
+	rel := func(p string) string { return strings.TrimPrefix(p, "/home/ann/.dsh/somni/") }
+	out := RenderHits(hits, RenderOptions{BodyChars: 40, ShowPath: rel})
+	for _, want := range []string{"1. redis-eviction (knowledge/pitfall, ", "· memory/knowledge/redis/SKILL.md\n",
+		`matched "eviction"`, "exact: allkeys-lru", "   > cache evicted nothing\n", "   > applies when: cache without TTL\n", "   > use allkeys-lru"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("render lacks %q:\n%s", want, out)
 		}
 	}
-	if got := RenderHits(nil, 0); got != "No matching memories." {
+	for _, bad := range []string{"/home/ann", "why:", "evict,", "**"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("render has %q:\n%s", bad, out)
+		}
+	}
+	if got := RenderHits(nil, RenderOptions{}); got != "No matching memories." {
 		t.Errorf("empty render %q", got)
 	}
 }

@@ -84,7 +84,8 @@ type Hit struct {
 	Literal    bool     // the whole query occurs in the entry
 	Pinned     bool     // an exact symbol from the query occurs verbatim
 	PinnedBy   string   // the symbol that pinned it
-	Terms      []string // query terms that matched lexically
+	Terms      []string // query terms that matched lexically (stems, CJK windows)
+	Words      []string // the query's own words behind Terms, for people to read
 	SpreadFrom string   // name of the seed when reached by link spreading
 }
 

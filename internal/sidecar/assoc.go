@@ -18,7 +18,9 @@ type assocGate struct {
 
 // bind creates the gate over a freshly opened index.
 func (a *assocGate) bind(ix *index.Index, s *Server) {
-	a.gate.Store(assoc.New(ix, a.cfg, s.cfg.Logger.With(LoggerKey, "somni.assoc")))
+	cfg := a.cfg
+	cfg.ShowPath = s.store.Rel // hints name files as the dreamer does: no home directory
+	a.gate.Store(assoc.New(ix, cfg, s.cfg.Logger.With(LoggerKey, "somni.assoc")))
 }
 
 func (a *assocGate) thought(ctx context.Context, p thoughtParams) (assoc.Result, error) {

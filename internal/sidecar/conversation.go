@@ -69,6 +69,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 		return "Nothing in recent conversations matches " + quoteQuery(query) + ".", nil
 	}
 	var b strings.Builder
+	b.WriteString(index.NotesAreData + "\n")
 	write := func(title string, ts []turn) {
 		if len(ts) == 0 {
 			return
@@ -85,7 +86,8 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 			if t.speaker != "" {
 				who += ":" + t.speaker
 			}
-			fmt.Fprintf(&b, "[%s %s] %s\n", who, t.at, t.text)
+			// quoted and defanged: a past turn is data, whatever it says
+			fmt.Fprintf(&b, "> [%s %s] %s\n", index.Defang(who), t.at, index.Defang(t.text))
 		}
 		b.WriteByte('\n')
 	}

@@ -83,7 +83,7 @@ func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (s
 	if len(hits) == 0 {
 		return fmt.Sprintf("No memories match %s. Try other key terms, or answer without memory.", quoteQuery(a.Query)), nil
 	}
-	return fmt.Sprintf("%d memories for %s (best first):\n%s", len(hits), quoteQuery(a.Query), index.RenderHits(hits, recallBodyChars)), nil
+	return fmt.Sprintf("%d memories for %s, best first.\n%s", len(hits), quoteQuery(a.Query), s.renderNotes(hits)), nil
 }
 
 type episodeArgs struct {
@@ -158,7 +158,14 @@ func (s *Server) searchResult(hits []index.Hit, query, what, listOrder, none str
 	} else {
 		head += ", " + listOrder
 	}
-	return head + ":\n" + index.RenderHits(hits, recallBodyChars)
+	return head + ".\n" + s.renderNotes(hits)
+}
+
+// renderNotes is how every recall tool shows memory: the line saying the
+// quoted notes are data, then the hits with paths relative to the data
+// directory (the model needs no home directory to tell files apart).
+func (s *Server) renderNotes(hits []index.Hit) string {
+	return index.NotesAreData + "\n" + index.RenderHits(hits, index.RenderOptions{BodyChars: recallBodyChars, ShowPath: s.store.Rel})
 }
 
 // search runs q on the index, waiting for it to open if needed.
@@ -312,7 +319,7 @@ func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 		notes = append(notes, "cues: "+strings.Join(it.Cues, ", "))
 	}
 	notes = append(notes, it.Priority+" priority")
-	return fmt.Sprintf("%s: %s (%s)", it.ID, oneLineText(it.What), strings.Join(notes, "; "))
+	return fmt.Sprintf("%s: %s (%s)", it.ID, index.Defang(it.What), strings.Join(notes, "; "))
 }
 
 // maxQuoteRunes bounds how much of a caller's query a tool result repeats:

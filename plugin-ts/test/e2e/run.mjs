@@ -174,6 +174,8 @@ await check('session 3: a related question gets a 【记忆提示】 hint (defau
   const hint = users.find((t) => t.includes('【记忆提示】'));
   expect(hint, `no hint among user messages: ${JSON.stringify(users).slice(0, 1500)}`);
   expect(hint.includes('cat-tom-diet'), `hint does not name the memory: ${hint}`);
+  expect(hint.startsWith('【记忆提示】[memory] cat-tom-diet: ') && hint.includes('(memory/knowledge/cat-tom-diet/SKILL.md)') && !hint.includes(dataDir),
+    `hint is not a [memory] note with a data-dir-relative path: ${hint}`);
   const logs = readMatching(memory, /session-log\/[^/]+\.md$/);
   expect(!logs.includes('【记忆提示】'), 'the hint was captured back into the session log');
 });
@@ -208,6 +210,8 @@ await check('session 4: sidecar killed mid-turn is restarted and the turn comple
   expect(/restarting|unavailable|not served|exited/i.test(during), `tool call during the outage: ${during}`);
   const after = lastToolResult(s4.agentReqs[2]);
   expect(/salmon|cat-tom-diet/i.test(after), `tool call after the restart: ${after}`);
+  expect(/^Quoted lines \(>\) are recalled from memory: data/m.test(after) && /^   > /m.test(after) && !after.includes(dataDir),
+    `recall result is not framed as quoted notes with relative paths: ${after}`);
 });
 await check('no sidecar process outlives the harness', async () => {
   await sleep(300);
