@@ -113,7 +113,7 @@ export function dreamNowDefinition(scheduler: Pick<DreamScheduler, 'runNow'>): T
   return {
     name: DREAM_NOW,
     description:
-      'Consolidate the recent conversations into long-term memory right now (a "dream"): the memory system re-reads the pending session logs and writes knowledge, episodes and skills. Use when the user asks to remember/consolidate now. Can take minutes.',
+      'Consolidate recent conversations into long-term memory now (a "dream"), when the user asks to remember or consolidate now. Can take minutes.',
     parameters: { type: 'object', properties: {} },
     output: { schema: TEXT_OUTPUT, render },
     timeoutMs: 30 * 60_000,
