@@ -6,7 +6,7 @@ SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
 export SOMNI_VERSION
 LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build test test-go test-plugin test-install test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
+.PHONY: all build test test-go test-plugin test-mcp-npm test-install test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
@@ -22,7 +22,7 @@ fmt:
 fmt-check:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: build fmt-check vet test-go test-plugin test-install test-qemu
+test: build fmt-check vet test-go test-plugin test-mcp-npm test-install test-qemu
 
 # Every package with cgo (the yalue ONNX binding), then the ones that touch ONNX Runtime again
 # without it (purego), as every release binary is built.
@@ -33,6 +33,11 @@ test-go:
 
 test-plugin:
 	bash plugin-ts/scripts/test.sh
+
+# `somni-sidecar mcp` driven by an independent MCP client from npm (the TypeScript SDK), compared
+# tool by tool with the JSON-RPC path on the same data.
+test-mcp-npm:
+	bash scripts/test-mcp-npm.sh
 
 # The packages as a user gets them: a local registry, `dsh plugin add dsh-somni`, one turn, upgrade, removal.
 test-install:
