@@ -31,6 +31,7 @@ const TOTAL_TIMEOUT_MS = 60_000;
 const requireSdk = createRequire(path.join(CLIENT_DIR, "package.json"));
 const { Client } = requireSdk("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = requireSdk("@modelcontextprotocol/sdk/client/stdio.js");
+const { CreateMessageRequestSchema } = requireSdk("@modelcontextprotocol/sdk/types.js");
 const SDK_VERSION = JSON.parse(fs.readFileSync(path.join(CLIENT_DIR, "node_modules/@modelcontextprotocol/sdk/package.json"), "utf8")).version;
 
 // ---- results -------------------------------------------------------------------------------------
@@ -235,7 +236,7 @@ function startRpc(dataDir) {
 }
 
 // ---- the MCP path ---------------------------------------------------------------------------------
-async function startMcp(dataDir, { sampling = false } = {}) {
+async function startMcp(dataDir, { onSample } = {}) {
   const transport = new StdioClientTransport({
     command: BIN,
     args: ["mcp", "--data-dir", dataDir, "--embed", "off"],
@@ -244,7 +245,8 @@ async function startMcp(dataDir, { sampling = false } = {}) {
   });
   let stderr = "";
   transport.stderr?.on("data", (c) => (stderr += c));
-  const client = new Client({ name: CLIENT_NAME, version: "1.0.0" }, { capabilities: sampling ? { sampling: {} } : {} });
+  const client = new Client({ name: CLIENT_NAME, version: "1.0.0" }, { capabilities: onSample ? { sampling: {} } : {} });
+  if (onSample) client.setRequestHandler(CreateMessageRequestSchema, onSample);
   await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
   return { client, transport, stderr: () => stderr };
 }
@@ -296,10 +298,54 @@ async function main() {
     await mcp.client.close().catch(() => {});
     const code = await rpc.close();
     check("json-rpc sidecar exits 0", code === 0, `exit ${code}; stderr: ${clip(rpc.stderr())}`);
-    const warn = mcp.stderr().split("\n").filter((l) => / (ERROR|PANIC|FATAL) /.test(l) || /^panic:/.test(l));
-    check("mcp server stderr has no ERROR/panic", warn.length === 0, warn.slice(0, 5).join("\n"));
-    if (failed && mcp.stderr()) console.log(`[mcp-npm] mcp server stderr (tail):\n${mcp.stderr().slice(-2000)}`);
+    checkStderr("mcp server", mcp.stderr());
+  }
+  try {
+    await samplingDream(mcpDir);
+  } finally {
     for (const d of [rpcDir, mcpDir]) fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
+function checkStderr(label, text) {
+  const bad = text.split("\n").filter((l) => / (ERROR|PANIC|FATAL) /.test(l) || /^panic:/.test(l));
+  check(`${label} stderr has no ERROR/panic`, bad.length === 0, bad.slice(0, 5).join("\n"));
+  if (bad.length) console.log(`[mcp-npm] ${label} stderr (tail):\n${text.slice(-2000)}`);
+}
+
+// A second server on the same (now closed) data dir, for a client that offers sampling: dream_now runs the
+// dreamer with this client's "model" over sampling/createMessage. The canned reply keeps nothing, so this
+// checks the wire shape and that the remembered note reaches the dreamer, not what a dream makes of it.
+async function samplingDream(dataDir) {
+  const samples = [];
+  let mcp;
+  try {
+    mcp = await startMcp(dataDir, {
+      onSample: async (req) => {
+        samples.push(req.params);
+        return { role: "assistant", content: { type: "text", text: "Nothing here is worth keeping." }, model: "mcp-npm-canned", stopReason: "endTurn" };
+      },
+    });
+  } catch (e) {
+    fail("initialize with sampling", e.message);
+    return;
+  }
+  try {
+    const res = await mcp.client.callTool({ name: "dream_now", arguments: {} }, undefined, { timeout: 20_000 });
+    const text = mcpText(res);
+    if (VERBOSE) console.log(`---- dream_now with sampling\n${JSON.stringify(res)}\n${samples.length} createMessage requests`);
+    check("dream_now with sampling asks this client's model (sampling/createMessage)", samples.length > 0, `no createMessage request; dream_now answered ${JSON.stringify(res)}`);
+    check("dream_now with sampling does not ask for --llm", !/--llm/.test(text), JSON.stringify(res));
+    if (samples.length) {
+      const sent = JSON.stringify(samples);
+      check("the dream's createMessage carries the remembered note", sent.includes("eu-north-1"), clip(sent, 1500));
+      check("the dream's createMessage carries no secret", !sent.includes("AKIAIDVWTFKTANGPVYQE"), clip(sent, 1500));
+    }
+  } catch (e) {
+    fail("dream_now with sampling", `${e.message}; ${samples.length} createMessage requests`);
+  } finally {
+    await mcp.client.close().catch(() => {});
+    checkStderr("mcp server (sampling)", mcp.stderr());
   }
 }
 
