@@ -305,4 +305,3 @@ func firstBodyLine(t testing.TB, p string) string {
 	t.Fatalf("%s has no body", p)
 	return ""
 }
-

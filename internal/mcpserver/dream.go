@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	
+
 	"strings"
 	"time"
 
@@ -175,4 +175,3 @@ func sampling(ss *mcp.ServerSession) samplingSupport {
 }
 
 var errNoSession = errors.New("no MCP client session to sample from (dreams over sampling start with dream_now)")
-
