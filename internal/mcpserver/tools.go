@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
@@ -133,8 +132,6 @@ func toolError(err error) *mcp.CallToolResult {
 	var re *rpc.Error
 	if errors.As(err, &re) {
 		msg = re.Message
-	} else if toolspec.IsBadCall(err) || errors.Is(err, memory.ErrInvalid) {
-		msg = err.Error()
 	}
 	res := textResult(msg)
 	res.IsError = true
