@@ -7,6 +7,7 @@
 //	somni-sidecar [flags] recall "query"  ranked recall results
 //	somni-sidecar [flags] doctor          report broken files and links (exit 1 if any)
 //	somni-sidecar [flags] stats           counts and index state
+//	somni-sidecar mcp [flags]             serve the memory to an MCP client on stdio
 package main
 
 import (
@@ -55,14 +56,14 @@ func main() {
 type options struct {
 	cfg      sidecar.Config
 	level    slog.Level
-	command  string // "" (serve) | recall | doctor | stats | embed
+	command  string // "" (serve) | recall | doctor | stats | embed | mcp
 	args     []string
 	jsonOut  bool
 	recallN  int
 	recallTy string
 }
 
-var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true, "embed": true}
+var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true, "embed": true, "mcp": true}
 
 // parseArgs reads the compat argv and environment. A leading
 // `-m somni_memory` (the Python launch form) is accepted and ignored, also
@@ -106,7 +107,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	rest := fs.Args()
 	if o.command == "" && len(rest) > 0 {
 		if !subcommands[rest[0]] {
-			return nil, fmt.Errorf("unknown command %q (want recall, doctor, stats or embed)", rest[0])
+			return nil, fmt.Errorf("unknown command %q (want recall, doctor, stats, embed or mcp)", rest[0])
 		}
 		o.command, rest = rest[0], rest[1:]
 		// Flags may also follow the subcommand.
@@ -264,6 +265,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdStats(o, stdout, stderr)
 	case "embed":
 		return cmdEmbed(o, stdin, stdout, stderr)
+	case "mcp":
+		return serveMCP(o, stdin, stdout, logger)
 	}
 	return 2
 }
@@ -277,6 +280,9 @@ const usage = `usage:
   somni-sidecar [flags] doctor [--json]
   somni-sidecar [flags] stats [--json]
   somni-sidecar [flags] embed ["text" ...]                     print vectors as JSON (texts from stdin, one per line, when none given)
+  somni-sidecar mcp [flags]                                    serve the memory as an MCP server on stdio (tools, resources,
+                                                               the somni-context prompt); dream_now dreams with the client's
+                                                               model (MCP sampling) or with --llm openai
 `
 
 // serve runs the stdio protocol until shutdown, stdin EOF or a signal; all

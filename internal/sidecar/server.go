@@ -36,6 +36,10 @@ type Config struct {
 
 	LLM    string // "host" (reverse llm.chat) | "openai"
 	OpenAI dream.OpenAIConfig
+	// HostModel, when set, replaces the reverse llm.chat as the "host"
+	// model: the MCP server passes its client's model (sampling) here.
+	// LLM "openai" still wins, so --llm openai works under every host.
+	HostModel dream.ChatBackend
 	// MaxLogs and MaxIters bound a dream (SLEEP_MAX_LOGS, SLEEP_MAX_ITERS); ≤0 ⇒ defaults.
 	MaxLogs, MaxIters int
 
@@ -155,6 +159,9 @@ func (s *Server) chatBackend() dream.ChatBackend {
 			return nil
 		}
 		return b
+	}
+	if s.cfg.HostModel != nil {
+		return s.cfg.HostModel
 	}
 	return dream.NewHostBackend(hostCaller{s})
 }

@@ -1,0 +1,164 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/toolspec"
+)
+
+// Note bounds. A note is one session-log message, and capture cuts messages
+// at memory.MessageMaxChars; remember refuses a longer note instead, so
+// nothing the caller meant to keep is silently dropped.
+const (
+	MaxNoteChars = memory.MessageMaxChars
+	maxTagsChars = 200
+	// maxClientChars bounds the client name in the log's chat id and speaker label.
+	maxClientChars = 64
+)
+
+// notes writes remember's notes into one session log per client, through
+// the same capture path (and redaction) as DSH's conversations. The log
+// stays open while notes keep coming and is closed noteIdle after the last
+// one, at dream_now and at exit: only a closed log is pending for a dream.
+type notes struct {
+	capture *memory.Capture
+	idle    time.Duration
+	log     *slog.Logger
+
+	mu    sync.Mutex
+	open  map[string]*time.Timer // session id → its idle close
+	count map[string]int         // notes in the open log
+}
+
+func newNotes(c *memory.Capture, idle time.Duration, log *slog.Logger) *notes {
+	return &notes{capture: c, idle: idle, log: log, open: map[string]*time.Timer{}, count: map[string]int{}}
+}
+
+// sessionFor is the chat id of a client's note log: "mcp-<client>", so a
+// person reading session-log/ sees where the notes came from.
+func sessionFor(client string) string {
+	name := strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '-'
+	}, clip(client, maxClientChars))
+	if name = strings.Trim(name, "-"); name == "" {
+		name = "client"
+	}
+	return "mcp-" + name
+}
+
+// add appends one note to the client's log and (re)arms its idle close.
+func (n *notes) add(client, text string) error {
+	sid := sessionFor(client)
+	speaker := clip(strings.Join(strings.Fields(client), " "), maxClientChars)
+	if speaker == "" {
+		speaker = "mcp client"
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if _, err := n.capture.Append(sid, "user", text, memory.DefaultUserID, "mcp", speaker); err != nil {
+		return fmt.Errorf("remember: %w", err)
+	}
+	n.count[sid]++
+	if t := n.open[sid]; t != nil {
+		t.Reset(n.idle)
+	} else {
+		n.open[sid] = time.AfterFunc(n.idle, func() { n.close(sid) })
+	}
+	return nil
+}
+
+// waiting is how many notes sit in the client's still-open log.
+func (n *notes) waiting(client string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.count[sessionFor(client)]
+}
+
+// close finalises a client's note log (status: pending).
+func (n *notes) close(sid string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t := n.open[sid]; t != nil {
+		t.Stop()
+	}
+	delete(n.open, sid)
+	delete(n.count, sid)
+	if _, err := n.capture.Close(sid); err != nil {
+		n.log.Warn("closing a note log", "session", sid, "err", err)
+	}
+}
+
+func (n *notes) closeClient(client string) { n.close(sessionFor(client)) }
+
+func (n *notes) closeAll() {
+	n.mu.Lock()
+	ids := make([]string, 0, len(n.open))
+	for sid := range n.open {
+		ids = append(ids, sid)
+	}
+	n.mu.Unlock()
+	for _, sid := range ids {
+		n.close(sid)
+	}
+}
+
+type rememberArgs struct {
+	Text string `json:"text" desc:"the note, in a sentence or a few; no secrets"`
+	Tags string `json:"tags" desc:"comma list of topic words" default:""`
+}
+
+func (s *Server) remember(_ context.Context, env clientEnv, a rememberArgs) (string, error) {
+	text := strings.TrimSpace(a.Text)
+	if n := utf8.RuneCountInString(text); n > MaxNoteChars {
+		return "", &toolspec.ArgError{Arg: "text", Msg: fmt.Sprintf(
+			"is %d characters; a note holds at most %d: keep the essentials, or split it into several notes", n, MaxNoteChars)}
+	}
+	tags := strings.Join(splitTags(a.Tags), ", ")
+	if utf8.RuneCountInString(tags) > maxTagsChars {
+		return "", &toolspec.ArgError{Arg: "tags", Msg: fmt.Sprintf("are longer than %d characters", maxTagsChars)}
+	}
+	// The dreamer reads this as a message from the client; the prefix says
+	// it is a note meant to be kept, not chat.
+	body := "Remember: " + text
+	if tags != "" {
+		body += "\nTags: " + tags
+	}
+	if err := s.notes.add(env.client, body); err != nil {
+		return "", err
+	}
+	_, redacted := memory.RedactCount(body)
+	msg := "Kept. The next dream files it into long-term memory; recall finds it after that (dream_status shows what is pending)."
+	if redacted > 0 {
+		msg += fmt.Sprintf(" %d secret(s) in it were replaced by placeholders before it was written.", redacted)
+	}
+	return msg, nil
+}
+
+func splitTags(s string) []string {
+	var out []string
+	for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '，' || r == '\n' }) {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// clip cuts s to n runes.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n])
+}
