@@ -97,6 +97,15 @@ updated: 2026-11-29
 
 Robin prefers tabs over spaces and reviews Go code in English.
 `,
+  "memory/users/sam/about_user.md": `---
+user_id: sam
+name: Sam
+type: identity
+updated: 2026-11-28
+---
+
+Sam reviews infra changes and is on call for the Vega gateway.
+`,
   "memory/knowledge/vega-deploy/SKILL.md": `---
 name: vega-deploy
 description: "Vega deploys go through the blue-green pipeline; never push to prod directly"
@@ -236,7 +245,7 @@ function startRpc(dataDir) {
 }
 
 // ---- the MCP path ---------------------------------------------------------------------------------
-async function startMcp(dataDir, { onSample } = {}) {
+async function startMcp(dataDir, { sampling, onSample } = {}) {
   const transport = new StdioClientTransport({
     command: BIN,
     args: ["mcp", "--data-dir", dataDir, "--embed", "off"],
@@ -245,7 +254,7 @@ async function startMcp(dataDir, { onSample } = {}) {
   });
   let stderr = "";
   transport.stderr?.on("data", (c) => (stderr += c));
-  const client = new Client({ name: CLIENT_NAME, version: "1.0.0" }, { capabilities: onSample ? { sampling: {} } : {} });
+  const client = new Client({ name: CLIENT_NAME, version: "1.0.0" }, { capabilities: sampling ? { sampling } : {} });
   if (onSample) client.setRequestHandler(CreateMessageRequestSchema, onSample);
   await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
   return { client, transport, stderr: () => stderr };
@@ -313,39 +322,89 @@ function checkStderr(label, text) {
   if (bad.length) console.log(`[mcp-npm] ${label} stderr (tail):\n${text.slice(-2000)}`);
 }
 
-// A second server on the same (now closed) data dir, for a client that offers sampling: dream_now runs the
-// dreamer with this client's "model" over sampling/createMessage. The canned reply keeps nothing, so this
-// checks the wire shape and that the remembered note reaches the dreamer, not what a dream makes of it.
+// More servers on the same (now closed) data dir, for clients that offer sampling. One offers sampling
+// without tool use: dream_now must say the dreamer needs tool calls. One offers sampling with tools
+// (MCP 2025-11-25): dream_now runs the dreamer with this client's "model", here a script of three turns —
+// read the pending log (the remembered note), mark it processed, finish — so the tool_use/tool_result
+// round trip goes through the TypeScript SDK's own validation of both sides.
+const blocks = (m) => (Array.isArray(m.content) ? m.content : [m.content]);
 async function samplingDream(dataDir) {
-  const samples = [];
-  let mcp;
-  try {
-    mcp = await startMcp(dataDir, {
-      onSample: async (req) => {
-        samples.push(req.params);
-        return { role: "assistant", content: { type: "text", text: "Nothing here is worth keeping." }, model: "mcp-npm-canned", stopReason: "endTurn" };
-      },
-    });
-  } catch (e) {
-    fail("initialize with sampling", e.message);
-    return;
+  // -- sampling without tools
+  {
+    let mcp;
+    const samples = [];
+    try {
+      mcp = await startMcp(dataDir, {
+        sampling: {},
+        onSample: async (req) => {
+          samples.push(req.params);
+          return { role: "assistant", content: { type: "text", text: "ok" }, model: "mcp-npm-canned", stopReason: "endTurn" };
+        },
+      });
+      const res = await mcp.client.callTool({ name: "dream_now", arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS });
+      const text = mcpText(res);
+      check(
+        "dream_now, sampling without tools: no createMessage, says it needs tool use or --llm openai",
+        samples.length === 0 && /tool/i.test(text) && /--llm/.test(text),
+        `${samples.length} createMessage requests; ${JSON.stringify(res)}`,
+      );
+    } catch (e) {
+      fail("dream_now, sampling without tools", e.message);
+    } finally {
+      await mcp?.client.close().catch(() => {});
+      if (mcp) checkStderr("mcp server (sampling, no tools)", mcp.stderr());
+    }
   }
+  // -- sampling with tools: a scripted dream
+  const samples = [];
+  let logPath;
+  let mcp;
+  const script = async (req) => {
+    const p = req.params;
+    samples.push(p);
+    const n = samples.length;
+    const reply = (content, stopReason) => ({ role: "assistant", model: "mcp-npm-scripted", stopReason, content });
+    if (n === 1) {
+      const all = JSON.stringify(p.messages) + (p.systemPrompt || "");
+      logPath = (all.match(/[^\s"'`]*session-log\/[^\s"'`)\\,;]+\.md/) || [])[0];
+      if (!logPath) return reply([{ type: "text", text: "No pending log named; nothing to do." }], "endTurn");
+      return reply([{ type: "tool_use", id: "t1", name: "read_session_log", input: { path: logPath } }], "toolUse");
+    }
+    if (n === 2) return reply([{ type: "text", text: "Reading it." }, { type: "tool_use", id: "t2", name: "mark_log_processed", input: { path: logPath } }], "toolUse");
+    return reply([{ type: "text", text: "Dream done: the log is processed." }], "endTurn");
+  };
   try {
+    mcp = await startMcp(dataDir, { sampling: { tools: {} }, onSample: script });
     const res = await mcp.client.callTool({ name: "dream_now", arguments: {} }, undefined, { timeout: 20_000 });
     const text = mcpText(res);
-    if (VERBOSE) console.log(`---- dream_now with sampling\n${JSON.stringify(res)}\n${samples.length} createMessage requests`);
-    check("dream_now with sampling asks this client's model (sampling/createMessage)", samples.length > 0, `no createMessage request; dream_now answered ${JSON.stringify(res)}`);
-    check("dream_now with sampling does not ask for --llm", !/--llm/.test(text), JSON.stringify(res));
+    if (VERBOSE) console.log(`---- dream_now with sampling+tools\n${JSON.stringify(res)}\n${JSON.stringify(samples).slice(0, 3000)}`);
+    check("dream_now, sampling with tools: asks this client's model (sampling/createMessage)", samples.length > 0, `no createMessage request; dream_now answered ${JSON.stringify(res)}`);
     if (samples.length) {
-      const sent = JSON.stringify(samples);
-      check("the dream's createMessage carries the remembered note", sent.includes("eu-north-1"), clip(sent, 1500));
-      check("the dream's createMessage carries no secret", !sent.includes("AKIAIDVWTFKTANGPVYQE"), clip(sent, 1500));
+      const first = samples[0];
+      const names = (first.tools || []).map((t) => t.name);
+      check(
+        "the dream's createMessage offers the dreamer's tools with object schemas",
+        names.includes("read_session_log") && names.includes("mark_log_processed") && first.tools.every((t) => t.inputSchema?.type === "object"),
+        `tools: ${names.join(", ")}`,
+      );
+      check("the dream's first createMessage names the pending log", !!logPath, clip(JSON.stringify(first), 1500));
     }
+    if (samples.length >= 2) {
+      const last = samples[1].messages.at(-1);
+      const result = blocks(last).find((b) => b.type === "tool_result");
+      const rtext = JSON.stringify(result || {});
+      check("turn 2 answers the tool_use with a tool_result for t1", last.role === "user" && result?.toolUseId === "t1", JSON.stringify(last).slice(0, 800));
+      check("read_session_log's result holds the remembered note", rtext.includes("eu-north-1"), clip(rtext, 800));
+      check("read_session_log's result holds no secret", !JSON.stringify(samples).includes("AKIAIDVWTFKTANGPVYQE"), clip(rtext, 800));
+    }
+    check("dream_now, sampling with tools: three model turns, then done", samples.length === 3 && !res.isError, `${samples.length} turns; ${JSON.stringify(res)}`);
+    const st = await mcp.client.callTool({ name: "dream_status", arguments: {} }, undefined, { timeout: CALL_TIMEOUT_MS });
+    check("dream_status after the dream: no pending logs", /pending[^\n]*:\s*0\b/i.test(mcpText(st)), mcpText(st));
   } catch (e) {
-    fail("dream_now with sampling", `${e.message}; ${samples.length} createMessage requests`);
+    fail("dream_now, sampling with tools", `${e.message}; ${samples.length} createMessage requests`);
   } finally {
-    await mcp.client.close().catch(() => {});
-    checkStderr("mcp server (sampling)", mcp.stderr());
+    await mcp?.client.close().catch(() => {});
+    if (mcp) checkStderr("mcp server (sampling with tools)", mcp.stderr());
   }
 }
 
@@ -392,12 +451,18 @@ async function run(rpc, mcp, rpcDir, mcpDir) {
 
   // -- every work tool, same arguments on both paths, same text
   const called = new Set();
+  // expectError: a tool error (isError) on MCP; "protocol": a JSON-RPC error -32602 is right too (the MCP
+  // spec's own example of a protocol error is an unknown tool).
   const compare = async (label, name, args, { expectError = false } = {}) => {
     called.add(name);
     const { rpc: r, mcp: m } = await callBoth(rpc, mcp, name, args);
     const rt = r.text !== undefined ? norm(r.text, rpcDir) : undefined;
     const mt = m.text !== undefined ? norm(m.text, mcpDir) : undefined;
     if (VERBOSE) console.log(`---- ${label}\n json-rpc: ${JSON.stringify(r)}\n mcp:      ${JSON.stringify(m)}`);
+    if (expectError === "protocol" && m.protocol) {
+      check(`${label}: an error on both paths (mcp: protocol error -32602)`, r.error !== undefined && /-32602/.test(m.error), `json-rpc: ${JSON.stringify(r)}\nmcp:      ${JSON.stringify(m)}`);
+      return r;
+    }
     if (expectError) {
       check(
         `${label}: an error on both paths (mcp: isError result)`,
@@ -446,7 +511,7 @@ async function run(rpc, mcp, rpcDir, mcpDir) {
   await compare("list_intentions after close", "list_intentions", {});
   // failures: the same ones, as tool errors the model can read (isError), not protocol errors
   await compare("complete_intention unknown id", "complete_intention", { intention_id: "pi-20000101-999" });
-  await compare("unknown tool", "no_such_tool", {}, { expectError: true });
+  await compare("unknown tool", "no_such_tool", {}, { expectError: "protocol" });
   await compare("search_episodes bad argument type", "search_episodes", { limit: "many" }, { expectError: true });
   await compare("add_intention missing required", "add_intention", {}, { expectError: true });
   const untested = workNames.filter((n) => !called.has(n));
@@ -462,21 +527,31 @@ async function run(rpc, mcp, rpcDir, mcpDir) {
     `json-rpc: ${intentFiles(rt).join(", ")}\nmcp:      ${intentFiles(mt).join(", ")}`,
   );
 
-  // -- prompt: somni-context carries prompt.build's three parts
-  const pb = (await rpc.request("prompt.build", {})).result;
+  // -- prompt: somni-context carries prompt.build's three parts, without and with its arguments
   try {
     const { prompts } = await client.listPrompts();
     const p = prompts.find((x) => x.name === "somni-context");
     if (check("prompts/list has somni-context", !!p, `prompts: ${prompts.map((x) => x.name).join(", ")}`)) {
-      const args = {};
-      for (const a of p.arguments || []) if (a.required) args[a.name] = "hello";
-      const got = await client.getPrompt({ name: "somni-context", arguments: args });
-      const text = got.messages.map((m) => (m.content?.type === "text" ? m.content.text : "")).join("\n");
-      if (VERBOSE) console.log(`---- somni-context\n${text}\n---- prompt.build\n${JSON.stringify(pb)}`);
-      for (const part of ["identity", "intentions", "discipline"]) {
-        const want = (pb[part] || "").trim();
-        if (!want) continue;
-        check(`somni-context carries prompt.build's ${part}`, text.includes(want), `prompt.build ${part}: ${JSON.stringify(clip(want))}\nsomni-context: ${JSON.stringify(clip(text, 1500))}`);
+      const argNames = (p.arguments || []).map((a) => a.name);
+      const variants = [["defaults", {}, {}]];
+      // the documented arguments, mapped onto prompt.build's speakerUserId and currentMessage
+      if (argNames.includes("user_id") && argNames.includes("message")) {
+        variants.push(["user_id=sam, message", { user_id: "sam", message: "any news on the gateway?" }, { speakerUserId: "sam", currentMessage: "any news on the gateway?" }]);
+      } else {
+        fail("somni-context arguments", `want user_id and message, got ${JSON.stringify(p.arguments)}`);
+      }
+      for (const [label, margs, rargs] of variants) {
+        for (const a of p.arguments || []) if (a.required && !(a.name in margs)) margs[a.name] = "hello";
+        const pb = (await rpc.request("prompt.build", rargs)).result;
+        const got = await client.getPrompt({ name: "somni-context", arguments: margs });
+        const text = got.messages.map((m) => (m.content?.type === "text" ? m.content.text : "")).join("\n");
+        if (VERBOSE) console.log(`---- somni-context ${label}\n${text}\n---- prompt.build\n${JSON.stringify(pb)}`);
+        for (const part of ["identity", "intentions", "discipline"]) {
+          const want = (pb[part] || "").trim();
+          if (!want) continue;
+          check(`somni-context (${label}) carries prompt.build's ${part}`, text.includes(want), `prompt.build ${part}: ${JSON.stringify(clip(want))}\nsomni-context: ${JSON.stringify(clip(text, 1500))}`);
+        }
+        if (label !== "defaults") check(`somni-context (${label}) has sam's profile`, text.includes("Sam reviews infra changes"), clip(text, 1500));
       }
     }
   } catch (e) {
@@ -490,7 +565,8 @@ async function run(rpc, mcp, rpcDir, mcpDir) {
     const find = (re) => resources.find((r) => re.test(r.uri) || re.test(r.name));
     const wantRes = [
       ["about_me", /about[_-]?me/i, "coding assistant for the Vega project"],
-      ["user profile", /profile|about[_-]?user|users?\b/i, "Robin prefers tabs over spaces"],
+      ["the default user's profile", /users\/default\b|user-default/i, "Robin prefers tabs over spaces"],
+      ["sam's profile", /users\/sam\b|user-sam/i, "Sam reviews infra changes"],
       ["open intentions", /intention/i, "pi-20261129-001"],
     ];
     for (const [label, re, needle] of wantRes) {
@@ -502,6 +578,14 @@ async function run(rpc, mcp, rpcDir, mcpDir) {
       if (label === "open intentions") {
         check("open intentions resource leaves out the closed ones", (!id1 || !text.includes(id1)) && (!id2 || !text.includes(id2)), clip(text));
       }
+    }
+    const { resourceTemplates } = await client.listResourceTemplates();
+    const tpl = resourceTemplates.find((t) => /\{user_?id\}/i.test(t.uriTemplate));
+    if (check("resources/templates/list has a user profile template", !!tpl, JSON.stringify(resourceTemplates))) {
+      const uri = tpl.uriTemplate.replace(/\{[^}]+\}/, "sam");
+      const res = await client.readResource({ uri });
+      const text = (res.contents || []).map((c) => c.text || "").join("\n");
+      check(`resources/read ${uri} has sam's profile`, text.includes("Sam reviews infra changes"), clip(text));
     }
   } catch (e) {
     fail("resources", e.message);
