@@ -514,6 +514,15 @@ async function run(rpc, mcp, rpcDir, mcpDir) {
   await compare("unknown tool", "no_such_tool", {}, { expectError: "protocol" });
   await compare("search_episodes bad argument type", "search_episodes", { limit: "many" }, { expectError: true });
   await compare("add_intention missing required", "add_intention", {}, { expectError: true });
+  // what models and clients really send: no arguments at all, nulls, junk, out-of-range limits
+  await compare("list_intentions, arguments omitted", "list_intentions", undefined);
+  await compare("search_knowledge, arguments omitted", "search_knowledge", undefined);
+  await compare("recall_memories, null optional arguments", "recall_memories", { query: "docker", types: null, limit: null });
+  await compare("recall_memories, unknown extra argument", "recall_memories", { query: "docker", junk: { a: 1 }, session: "x" });
+  await compare("search_episodes, limit 500 (clamped to 50)", "search_episodes", { query: "docker", limit: 500 });
+  await compare("search_knowledge, limit 2", "search_knowledge", { limit: 2.0 });
+  await compare("recall_memories, CJK query", "recall_memories", { query: "刘超 网关" });
+  await compare("recall_memories, empty query", "recall_memories", { query: "" }, { expectError: true });
   const untested = workNames.filter((n) => !called.has(n));
   check("every work tool called", untested.length === 0, `not called: ${untested.join(", ")}`);
 
