@@ -26,7 +26,7 @@ const VERBOSE = process.env.MCP_NPM_VERBOSE === "1";
 const CLIENT_DIR = process.argv[2] || path.join(ROOT, ".cache/mcp-client");
 const CLIENT_NAME = "somni-mcp-npm-test";
 const CALL_TIMEOUT_MS = 10_000;
-const TOTAL_TIMEOUT_MS = 60_000;
+const TOTAL_TIMEOUT_MS = 30_000;
 
 const requireSdk = createRequire(path.join(CLIENT_DIR, "package.json"));
 const { Client } = requireSdk("@modelcontextprotocol/sdk/client/index.js");
