@@ -5,10 +5,12 @@
 //     inputSchema and description equal to `tools.list`'s parameters and description;
 //   - every work tool called with the same arguments on two identical seeded data dirs (one served over
 //     MCP, one over JSON-RPC `tools.call`): the same text, the same failures;
-//   - remember (lands in the data dir with its source client named, a secret redacted), dream_status,
-//     dream_now without sampling (says what it needs);
-//   - resources (about_me, the user profile, open intentions) listed and read; the somni-context prompt
-//     carrying prompt.build's identity, intentions and discipline.
+//   - arguments as clients send them (omitted, null, junk, out of range) and bad ones: same text or error;
+//   - remember (lands in the data dir with its source client named, a secret redacted), dream_status;
+//   - dream_now without sampling and with sampling but no tool use (says what it needs), and with sampling
+//     with tools: a scripted three-turn dream over sampling/createMessage (tool_use → tool_result);
+//   - resources (about_me, user profiles, the user template, open intentions) listed and read; the
+//     somni-context prompt, with and without its arguments, carrying prompt.build's three sections.
 // Usage: node run.mjs <client-dir>   (client-dir holds node_modules/@modelcontextprotocol/sdk)
 // Env: SOMNI_SIDECAR_BIN (default bin/somni-sidecar), MCP_NPM_VERBOSE=1 prints every text compared.
 // Last line: "mcp-npm: N passed, N failed"; exit status 1 when anything failed.
@@ -77,7 +79,6 @@ function diff(a, b) {
 }
 
 // ---- seeded data dirs ----------------------------------------------------------------------------
-const TODAY = new Date().toISOString().slice(0, 10);
 const SEED = {
   "memory/about_me.md": `---
 name: about_me
