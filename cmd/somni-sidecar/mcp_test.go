@@ -40,6 +40,11 @@ func TestMCPMatchesJSONRPC(t *testing.T) {
 	if got := m.cs.InitializeResult(); got.ServerInfo.Name != "somni" || !strings.Contains(got.Instructions, "recall_memories") {
 		t.Errorf("initialize: server %+v, instructions %q", got.ServerInfo, got.Instructions)
 	}
+	// The SDK client asks for 2026-07-28 first; sampling needs the server
+	// to fall back to the newest version with server-initiated requests.
+	if v := m.cs.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Errorf("negotiated protocol %s, want 2025-11-25", v)
+	}
 
 	var list struct {
 		Tools []struct {
