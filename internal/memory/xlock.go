@@ -106,3 +106,7 @@ func (s *Store) TryDreamLock() (release func(), ok bool, err error) {
 	}
 	return func() { _ = f.Close() }, true, nil
 }
+
+// IsLockFile reports whether a file name in the memory root is one of the
+// lock files (empty; they hold locks, not memories).
+func IsLockFile(name string) bool { return name == writeLockName || name == dreamLockName }
