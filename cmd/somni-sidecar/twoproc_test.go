@@ -115,7 +115,7 @@ func (d *twoProcDreamer) serve(who string) func(w wire) (any, *wireErr) {
 		}
 		call("create_knowledge", map[string]any{"name": name, "entry_type": "fact",
 			"description": "token " + strings.ReplaceAll(name, "-", "") + " learnt in a dream by " + who,
-			"body": "Dreamt by " + who + ".\n"})
+			"body":        "Dreamt by " + who + ".\n"})
 		call("update_about_user", map[string]any{"content": "Profile as of " + name + "."})
 		call("decay_all_knowledge", map[string]any{})
 		call("write_dream_log", map[string]any{"content": "---\ndream_id: " + name + "\ntrigger: twoproc\n---\n\n## Created\n- " + name + "\n"})
@@ -344,7 +344,7 @@ func TestTwoSidecarsOneDataDir(t *testing.T) {
 		}()
 	}
 	// A person's hand edits, seen by both.
-	for i := 0; time.Now().Add(5*time.Second).Before(deadline); i++ {
+	for i := 0; time.Now().Add(5 * time.Second).Before(deadline); i++ {
 		time.Sleep(run / 6)
 		tok := fmt.Sprintf("handedit%d", i)
 		p := filepath.Join(dir, "memory", "knowledge", tok, "SKILL.md")
@@ -497,4 +497,3 @@ func newCreated(m *twoProcDreamer, before map[string]string, who string) []strin
 	}
 	return out
 }
-

@@ -32,9 +32,9 @@ const (
 	// ReasonOtherProcess is a dream another process on the same data dir
 	// (a second sidecar, an MCP server) is running. Hosts show reasons as
 	// they are ("Dream skipped: …"), so it is written to be read.
-	ReasonOtherProcess = "another process is dreaming"
-	ReasonNoPendingLogs  = "no_pending_logs"
-	ReasonNoLLM          = "no_llm_backend"
+	ReasonOtherProcess  = "another process is dreaming"
+	ReasonNoPendingLogs = "no_pending_logs"
+	ReasonNoLLM         = "no_llm_backend"
 )
 
 // TokenUsage is the summed usage of one dream.
