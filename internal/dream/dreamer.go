@@ -29,8 +29,12 @@ const (
 	StatusInterrupted = "interrupted"
 
 	ReasonAlreadyRunning = "already_running"
-	ReasonNoPendingLogs  = "no_pending_logs"
-	ReasonNoLLM          = "no_llm_backend"
+	// ReasonOtherProcess is a dream another process on the same data dir
+	// (a second sidecar, an MCP server) is running. Hosts show reasons as
+	// they are ("Dream skipped: …"), so it is written to be read.
+	ReasonOtherProcess  = "another process is dreaming"
+	ReasonNoPendingLogs = "no_pending_logs"
+	ReasonNoLLM         = "no_llm_backend"
 )
 
 // TokenUsage is the summed usage of one dream.
@@ -196,6 +200,19 @@ func (d *Dreamer) Run(ctx context.Context, trigger string) Result {
 		d.mu.Unlock()
 		return Result{Status: StatusSkipped, Reason: ReasonAlreadyRunning}
 	}
+	// One dream at a time across every process on the data dir: the dream
+	// lock is an OS file lock, so a killed dreamer never leaves it held.
+	release, ok, err := d.cfg.Store.TryDreamLock()
+	if err != nil {
+		d.mu.Unlock()
+		return Result{Status: StatusError, Reason: err.Error()}
+	}
+	if !ok {
+		d.mu.Unlock()
+		d.log.Info("dream skipped: another process on this data dir is dreaming")
+		return Result{Status: StatusSkipped, Reason: ReasonOtherProcess}
+	}
+	defer release()
 	runCtx, stop := context.WithCancel(ctx)
 	d.running = true
 	d.stop = stop
@@ -207,6 +224,14 @@ func (d *Dreamer) Run(ctx context.Context, trigger string) Result {
 		d.running, d.stop = false, nil
 		d.mu.Unlock()
 	}()
+	// Recall hits since the last dream become score and stability first, so
+	// decay and retirement in this dream see them. Under the dream lock, so
+	// whichever process dreams folds the journal.
+	if n, err := d.cfg.Store.FoldUsage(runCtx); err != nil {
+		d.log.Warn("folding recall usage", "err", err)
+	} else if n > 0 {
+		d.log.Info("recall usage applied", "entries", n)
+	}
 
 	if strings.TrimSpace(trigger) == "" {
 		trigger = "manual"

@@ -261,7 +261,7 @@ func assertOnlyPaths(t *testing.T, root string, want ...string) {
 	t.Helper()
 	got := map[string]bool{}
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && !d.IsDir() && !memory.IsLockFile(d.Name()) {
 			r, _ := filepath.Rel(root, p)
 			got[filepath.ToSlash(r)] = true
 		}
@@ -462,6 +462,42 @@ func TestAlreadyRunning(t *testing.T) {
 	close(release)
 	if res := <-done; res.Status != dream.StatusDeepSleep {
 		t.Errorf("first run = %+v", res)
+	}
+}
+
+// TestAnotherProcessDreaming runs a second dreamer over a second store on
+// the same data dir (as a second sidecar or an MCP server would): while the
+// first dreams, the second is skipped without calling its model; once the
+// first is done, the second dreams.
+func TestAnotherProcessDreaming(t *testing.T) {
+	st := newStore(t, "2026-03-02_002.md")
+	other, err := memory.Open(memory.Config{DataDir: st.DataDir(), Now: now, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	first := dreamtest.NewModel(dreamtest.Step{Block: release}, dreamtest.Step{Content: "done"})
+	second := dreamtest.NewModel(dreamtest.Step{Content: "nothing left"})
+	d1, d2 := newDreamer(st, first), newDreamer(other, second)
+	done := make(chan dream.Result, 1)
+	go func() { done <- d1.Run(context.Background(), "first") }()
+	<-first.Blocked
+	res := d2.Run(context.Background(), "second")
+	if res.Status != dream.StatusSkipped || res.Reason != dream.ReasonOtherProcess {
+		t.Errorf("second process's run = %+v", res)
+	}
+	if b, _ := json.Marshal(res); string(b) != `{"status":"skipped","reason":"another process is dreaming"}` {
+		t.Errorf("wire shape %s", b)
+	}
+	if second.Turns() != 0 {
+		t.Errorf("the skipped dream called its model %d times", second.Turns())
+	}
+	close(release)
+	if res := <-done; res.Status != dream.StatusDeepSleep {
+		t.Errorf("first run = %+v", res)
+	}
+	if res := d2.Run(context.Background(), "after"); res.Status == dream.StatusSkipped && res.Reason == dream.ReasonOtherProcess {
+		t.Errorf("the lock outlived the first dream: %+v", res)
 	}
 }
 

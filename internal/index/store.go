@@ -139,6 +139,16 @@ func openMemStore(ctx context.Context) (*store, error) {
 	return &store{db: db}, nil
 }
 
+// tryOpenStore opens the cache file. Every process on the data dir (the
+// DSH sidecar, an MCP server) shares it: rows are a function of the note
+// and the embedder, and each process reads the file only when it opens, so
+// sharing spares a second process the full re-embed a private file would
+// cost (10k entries at 368 texts/s: 27 s). Measured with two processes each
+// rewriting 15 of 300 notes and syncing 200 times at once
+// (TestCacheSharedByTwoProcesses): no SQLITE_BUSY, sync p50 3.3–3.9 ms and
+// p99 8–13 ms shared against 3.3–6.4 / 8–32 ms with a file each. WAL lets
+// one write while the other reads; busy_timeout covers the other's write
+// transaction, which lasts milliseconds.
 func tryOpenStore(ctx context.Context, p string) (*store, error) {
 	dsn := "file:" + (&url.URL{Path: p}).EscapedPath() +
 		"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"

@@ -22,8 +22,11 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 	if _, err := ParseDocument("dream log", []byte(content)); err != nil {
 		return "", fmt.Errorf("memory: %w: dream log front-matter: %v", ErrInvalid, err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.mustLock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	day := s.today()
 	dir := s.dreamLogDir()
 	next := 1

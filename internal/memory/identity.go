@@ -123,8 +123,11 @@ func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.mustLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p, err := s.AboutMe()
 	if err != nil {
 		return nil, err
@@ -157,8 +160,11 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.mustLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p, err := s.AboutUser(userID)
 	if err != nil {
 		return nil, err

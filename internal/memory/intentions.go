@@ -111,8 +111,11 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	cue := strings.Join(cues, ", ")
 	source := strings.Join(strings.Fields(in.Source), " ")
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	now := s.now()
 	day := now.Format("20060102")
 	next := 1
@@ -176,8 +179,11 @@ func (s *Store) closeIntentionReport(ctx context.Context, id string, reason stri
 	if !ValidIntentionID(id) {
 		return nil, invalid("intention id %q must look like pi-YYYYMMDD-NNN", id)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	e, err := s.Load(filepath.Join(s.intentionsDir(), id, "INTENT.md"))
 	if err != nil {
 		return nil, fmt.Errorf("memory: intention %s: %w", id, err)
@@ -266,8 +272,11 @@ func (s *Store) ArchivedIntentions(ctx context.Context) ([]*Intention, error) {
 
 // ExpireIdle archives (auto_expired) intentions idle for more than 30 days as of now; returns their ids.
 func (s *Store) ExpireIdle(ctx context.Context, now time.Time) ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	return s.expireIdleLocked(ctx, now)
 }
 

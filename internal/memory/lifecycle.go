@@ -126,8 +126,11 @@ func Decayed(score, base float64, stability, days int) float64 {
 // RecordUsage reinforces e (record_usage) and saves it. The change is applied to the file as it is on
 // disk now, so edits made since e was loaded survive; e is refreshed to what was written.
 func (s *Store) RecordUsage(e *Entry) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.mustLock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	return s.rewrite(e, s.usageChange(s.today()))
 }
 
@@ -219,9 +222,12 @@ type DecayReport struct {
 // DecayAll runs decay over knowledge, learned skills and episodes, then retirement, then intention expiry.
 // Skills outside agent_learned_skills belong to the user and are neither decayed nor retired.
 func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var rep DecayReport
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
 	entries, problems, err := s.List(ctx, KindKnowledge, KindSkill, KindEpisode)
 	if err != nil {
 		return rep, err

@@ -1,11 +1,12 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package memory
 
 import "os"
 
-// Without advisory locks, crash recovery trusts that one sidecar owns the
-// data directory (which the host guarantees by spawning one).
-func lockWriter(*os.File) {}
+// Without advisory locks (wasm, plan9) every lock is granted: the store
+// then trusts that one process owns the data directory, which the host
+// guarantees by spawning one.
+func lockFile(*os.File, bool) error { return nil }
 
-func tryLock(*os.File) bool { return true }
+func unlockFile(*os.File) error { return nil }

@@ -3,15 +3,39 @@
 package memory
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
 
-// lockWriter marks f as held by a live session writer. The advisory lock
-// dies with the process, so a log still locked is not a crash leftover.
-func lockWriter(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }
+// lockFile takes f's exclusive advisory lock (flock): it belongs to the open
+// file, so two opens conflict even in one process, and the kernel drops it
+// when the holder dies, kill -9 included. Without wait a held lock is
+// errLocked at once.
+func lockFile(f *os.File, wait bool) error {
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		switch {
+		case err == nil:
+			return nil
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return errLocked
+		default:
+			return &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+		}
+	}
+}
 
-// tryLock reports whether nobody else holds f's writer lock (and takes it).
-func tryLock(f *os.File) bool {
-	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+// unlockFile releases f's lock (closing f releases it too).
+func unlockFile(f *os.File) error {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
+		return &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+	}
+	return nil
 }

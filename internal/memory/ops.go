@@ -167,8 +167,11 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	if strings.TrimSpace(body) == "" {
 		return nil, invalid("body is required")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if dup, why, err := s.FindDuplicate(ctx, kind, name, desc); err != nil {
 		return nil, err
 	} else if dup != nil {
@@ -289,9 +292,12 @@ func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityD
 			return nil, err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	err := s.rewrite(e, func(e *Entry) error {
+	unlock, err := s.mustLock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	err = s.rewrite(e, func(e *Entry) error {
 		if guard != nil {
 			if err := guard(e); err != nil {
 				return err
@@ -333,8 +339,11 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	if e.Kind == KindIntention {
 		return s.closeIntention(ctx, e.Name, "cancelled")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	fresh, err := s.Load(e.Path)
 	if err != nil {
 		return "", fmt.Errorf("memory: archive %s: %w", name, err)
@@ -427,8 +436,11 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	line("salience", sal)
 	line("source", in.Source)
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	name := base
 	for i := 2; ; i++ {
 		name = existingSpelling(name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))

@@ -261,19 +261,16 @@ func (c *Capture) open(w *sessionWriter) error {
 		m.SetPlain("start_time", now.Format(logTimeLayout))
 		header := RenderDocument(m, "")
 		// The header is created whole or not at all (a full disk must not
-		// leave an empty log behind), then opened for the appends.
-		err := c.s.writeNew(path, header)
+		// leave an empty log behind), and locked before its name appears:
+		// another process never sees this live log unlocked, so never takes
+		// it for a pending one or a crash leftover.
+		f, err := c.s.fs.CreateLocked(path, header, lockWriter)
 		if errors.Is(err, fs.ErrExist) {
 			continue // another session or process took it
 		}
 		if err != nil {
 			return fmt.Errorf("memory: create session log %s: %w", path, err)
 		}
-		f, err := c.s.fs.OpenAppend(path, false)
-		if err != nil {
-			return fmt.Errorf("memory: open session log %s: %w", path, err)
-		}
-		lockWriter(f)
 		c.claim(path)
 		w.f, w.path, w.size, w.count, w.lastPath = f, path, int64(len(header)), 0, path
 		return nil
@@ -535,8 +532,11 @@ func (s *Store) MarkLogProcessed(path string) (string, error) {
 			return "", err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.mustLock()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if s.heldElsewhere(p) {
 		return "", invalid("%s is still being written by a live session in another process; it is archived once that session closes", s.Rel(p))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -58,7 +59,8 @@ type Store struct {
 	now                       func() time.Time
 	log                       *slog.Logger
 
-	mu sync.Mutex // serialises every mutation (names, ids, moves)
+	mu sync.Mutex // serialises every mutation (names, ids, moves) in this process
+	xf *os.File   // memory/.somni.lock, the write lock across processes (see lock); guarded by mu
 
 	warnMu sync.Mutex
 	warned map[string]time.Time // broken path → mtime already warned about

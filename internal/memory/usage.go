@@ -90,8 +90,14 @@ func (s *Store) usageRef(p string) (tag, rel string, ok bool) {
 // It returns how many entries it changed. A hit on an entry that is gone,
 // archived or being edited is dropped with the journal.
 func (s *Store) FoldUsage(ctx context.Context) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	// The claim below and the fold run under the write lock: a fold another
+	// process has claimed (.usage.folding exists) is never folded again
+	// here while it is still running.
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
 	journal := filepath.Join(s.memDir, usageJournal)
 	folding := filepath.Join(s.memDir, usageFolding)
 	// Claim the journal with a rename: two processes never fold the same

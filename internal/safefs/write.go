@@ -216,6 +216,74 @@ func (d *parent) holds(name string, prev Version) bool {
 	return err == nil && bytes.Equal(data, prev.data)
 }
 
+// CreateLocked is Create for a file its writer keeps open and locked: the
+// new file is opened for appending, handed to lock (which takes the
+// writer's lock on it) and only then linked under its name, so no other
+// process ever sees p unlocked. It returns the open file; on any failure p
+// is not created.
+func (f *FS) CreateLocked(p string, data []byte, lock func(*os.File) error) (*os.File, error) {
+	d, err := f.openParent("create", p, true)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	if exists, err := d.checkTarget(p); err != nil {
+		return nil, err
+	} else if exists {
+		return nil, &fs.PathError{Op: "create", Path: p, Err: fs.ErrExist}
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := TempPrefix + d.base + TempInfix + hex.EncodeToString(rnd[:])
+	file, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("safefs: temp file for %s: %w", p, err)
+	}
+	defer d.root.Remove(tmp)
+	fail := func(err error) (*os.File, error) {
+		file.Close()
+		return nil, err
+	}
+	if _, err := file.Write(data); err != nil {
+		return fail(fmt.Errorf("safefs: write temp file for %s: %w", p, err))
+	}
+	if err := file.Sync(); err != nil {
+		return fail(fmt.Errorf("safefs: write temp file for %s: %w", p, err))
+	}
+	if err := lock(file); err != nil {
+		return fail(fmt.Errorf("safefs: lock %s: %w", p, err))
+	}
+	if err := d.root.Link(tmp, d.base); err != nil {
+		return fail(mapErr("create", p, err))
+	}
+	if err := d.sync(); err != nil {
+		return fail(err)
+	}
+	return file, nil
+}
+
+// OpenLock opens (creating) the regular file p to hold a lock on: never
+// through a link, never truncating what is there.
+func (f *FS) OpenLock(p string) (*os.File, error) {
+	d, err := f.openParent("lock", p, true)
+	if err != nil {
+		return nil, err
+	}
+	defer d.close()
+	if _, err := d.checkTarget(p); err != nil {
+		return nil, err
+	}
+	file, err := d.root.OpenFile(d.base, os.O_RDWR|os.O_CREATE|oNonblock, 0o644)
+	if err != nil {
+		return nil, mapErr("lock", p, err)
+	}
+	if info, err := file.Stat(); err != nil || !info.Mode().IsRegular() {
+		file.Close()
+		return nil, &fs.PathError{Op: "lock", Path: p, Err: ErrNotRegular}
+	}
+	return file, nil
+}
+
 // OpenAppend opens p for appending. With create it makes a new file and
 // fails with fs.ErrExist if one is there; without, p must be an existing
 // regular file that is not a link.

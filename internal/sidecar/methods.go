@@ -393,13 +393,7 @@ type sleepParams struct {
 // $/cancelRequest interrupts it like sleep.cancel does.
 func (s *Server) sleepRun(ctx context.Context, p sleepParams) (any, error) {
 	defer s.pingC.invalidate()
-	// Recall hits since the last dream become score and stability first, so
-	// decay and retirement in this dream see them.
-	if n, err := s.store.FoldUsage(ctx); err != nil {
-		s.log.Warn("folding recall usage", "err", err)
-	} else if n > 0 {
-		s.log.Info("recall usage applied", "entries", n)
-	}
+	// The dreamer folds the recall usage journal first, under the dream lock.
 	return s.dreamer.Run(ctx, p.Trigger), nil
 }
 
