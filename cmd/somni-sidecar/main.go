@@ -30,6 +30,7 @@ import (
 	// zoneinfo, and --timezone must work there too.
 	_ "time/tzdata"
 
+	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/index"
@@ -93,9 +94,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	embed := fs.String("embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
 	modelDir := fs.String("embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
 	ortLib := fs.String("ort-lib", env("SOMNI_ORT_LIB", ""), "local: the ONNX Runtime shared library")
-	thr := fs.Float64("assoc-threshold", 0.52, "association score threshold")
-	gap := fs.Float64("assoc-gap", 0.04, "association score gap to the runner-up")
-	maxItems := fs.Int("assoc-max-items", 2, "max associations per hint (min 1)")
+	// The gate's defaults live in internal/assoc; an absent flag keeps them.
+	thr := fs.Float64("assoc-threshold", assoc.DefaultThreshold, "association score threshold")
+	gap := fs.Float64("assoc-gap", assoc.DefaultGap, "association score gap to the runner-up")
+	maxItems := fs.Int("assoc-max-items", assoc.DefaultMaxItems, "max associations per hint (min 1)")
 	logLevel := fs.String("log-level", env("SOMNI_LOG_LEVEL", "info"), "debug, info, warning or error")
 	timezone := fs.String("timezone", env("SOMNI_TIMEZONE", ""), "IANA time zone for dates (default: the machine's)")
 	fs.BoolVar(&o.jsonOut, "json", false, "stats/doctor: print JSON")
@@ -132,9 +134,6 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, err
 	}
 	o.level = lvl
-	if *maxItems < 1 {
-		*maxItems = 1
-	}
 	c := &o.cfg
 	c.DataDir = *dataDir
 	c.MemoryDir = env("MEMORY_ROOT_PATH", "")
@@ -186,7 +185,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		}
 		c.LinkSpread = n
 	}
-	c.AssocThreshold, c.AssocGap, c.AssocMaxItems = *thr, *gap, *maxItems
+	c.Assoc = assoc.Config{Threshold: *thr, Gap: *gap, MaxItems: assoc.ResolveMaxItems(*maxItems, true)}
 	if strings.TrimSpace(*timezone) == "" {
 		c.Location = dates.MachineZone()
 	} else if c.Location, err = dates.LoadZone(*timezone); err != nil {

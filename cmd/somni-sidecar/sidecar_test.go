@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -919,8 +920,21 @@ func TestParseArgs(t *testing.T) {
 	}{
 		{name: "python launch line", args: []string{"-m", "somni_memory", "--data-dir", "/d", "--assoc-max-items", "0"},
 			check: func(t *testing.T, o *options) {
-				if o.cfg.DataDir != "/d" || o.cfg.AssocMaxItems != 1 || o.command != "" {
+				if o.cfg.DataDir != "/d" || o.cfg.Assoc.MaxItems != 1 || o.command != "" {
 					t.Fatalf("cfg = %+v, command %q", o.cfg, o.command)
+				}
+			}},
+		{name: "absent gate flags keep assoc's defaults", args: []string{"--data-dir", "/d"},
+			check: func(t *testing.T, o *options) {
+				a := o.cfg.Assoc
+				if a.Threshold != assoc.DefaultThreshold || a.Gap != assoc.DefaultGap || a.MaxItems != assoc.DefaultMaxItems {
+					t.Fatalf("assoc = %+v", a)
+				}
+			}},
+		{name: "gate flags", args: []string{"--assoc-threshold", "0.6", "--assoc-gap", "0.05", "--assoc-max-items", "3"},
+			check: func(t *testing.T, o *options) {
+				if a := o.cfg.Assoc; a.Threshold != 0.6 || a.Gap != 0.05 || a.MaxItems != 3 {
+					t.Fatalf("assoc = %+v", a)
 				}
 			}},
 		{name: "env honoured", args: []string{"--data-dir", "/d"},

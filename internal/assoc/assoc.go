@@ -16,15 +16,30 @@ import (
 	"github.com/somni-dev/somni/internal/index"
 )
 
-// Compat defaults (--assoc-threshold, --assoc-gap, --assoc-max-items).
+// The gate's numbers when nothing sets them. These constants are the only
+// copy: the sidecar's --assoc-threshold, --assoc-gap and --assoc-max-items
+// and somni-eval read them from here. They are the Python sidecar's values,
+// measured on testdata/recall (`make eval`, local embedder, all queries):
+//
+//   - DefaultThreshold 0.52: at 0.45 ordinary tool calls get 5 false hints
+//     in 127 and paraphrases get a right hint 0.65 of the time; at 0.52, 1
+//     in 127 and 0.59; at 0.60, 0 in 127 but paraphrases fall to 0.26.
+//   - DefaultGap 0.04: 0.02 gives the same numbers; 0.08 lets more pairs
+//     through and conversation hint precision falls from 0.56 to 0.50.
+//   - DefaultMaxItems 2: the eval has no cue with two close leaders above
+//     the threshold, so 1 and 2 score the same; 2 keeps the original
+//     host's behaviour (both of two near-equal memories are shown).
 const (
 	DefaultThreshold = 0.52
 	DefaultGap       = 0.04
 	DefaultMaxItems  = 2
-	minCueRunes      = 8
-	maxCueRunes      = 600
-	candidatePool    = 8   // hits the gate looks at
-	maxSessions      = 512 // habituation state kept for this many sessions (LRU)
+)
+
+const (
+	minCueRunes   = 8
+	maxCueRunes   = 600
+	candidatePool = 8   // hits the gate looks at
+	maxSessions   = 512 // habituation state kept for this many sessions (LRU)
 	// maxCachedCues bounds the cue vectors cached for the whole gate
 	// (LRU): a vector depends on the cue text only, so sessions share
 	// them, and the bound is on memory, not per session (512 sessions ×
@@ -34,9 +49,12 @@ const (
 
 // Config holds the gate's numbers.
 type Config struct {
-	Threshold float64 // minimum hybrid score for a hint
-	Gap       float64 // top-1 must lead top-2 by this much to stand alone
-	MaxItems  int     // 1 or 2 (values above 2 behave as 2: three close ones mean ambiguity)
+	// Threshold is the minimum hybrid score for a hint; ≤ 0 ⇒ DefaultThreshold.
+	Threshold float64
+	// Gap is how far top-1 must lead top-2 to stand alone; ≤ 0 ⇒ DefaultGap.
+	Gap float64
+	// MaxItems is 1 or 2 hints per cue; 0 ⇒ DefaultMaxItems (ResolveMaxItems).
+	MaxItems int
 	// Kinds limits what may be hinted; empty ⇒ knowledge, skills, episodes.
 	Kinds []string
 	// AllowNoisy lets hints through with an embedder listed as too noisy
@@ -55,13 +73,28 @@ func (c Config) withDefaults() Config {
 	if c.Gap <= 0 {
 		c.Gap = DefaultGap
 	}
-	if c.MaxItems <= 0 {
-		c.MaxItems = DefaultMaxItems
-	}
+	// Zero is the unset value of a Config; a negative one was set.
+	c.MaxItems = ResolveMaxItems(c.MaxItems, c.MaxItems != 0)
 	if len(c.Kinds) == 0 {
 		c.Kinds = []string{index.KindKnowledge, index.KindSkill, index.KindEpisode}
 	}
 	return c
+}
+
+// ResolveMaxItems is the one rule for how many hints a cue may get, for
+// the gate and for --assoc-max-items alike. Unset (a Config nobody filled
+// in) is DefaultMaxItems. A value someone set that is below 1 is 1: the
+// flag has been "min 1" since the Python sidecar, whose launch line passes
+// 0. Above 2 is kept but behaves as 2: three close leaders mean the cue is
+// ambiguous and nothing is hinted (see Pick).
+func ResolveMaxItems(n int, set bool) int {
+	switch {
+	case !set:
+		return DefaultMaxItems
+	case n < 1:
+		return 1
+	}
+	return n
 }
 
 // Searcher is the part of *index.Index the gate uses.

@@ -41,14 +41,34 @@ func TestPick(t *testing.T) {
 		{"two close, third far", []index.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.60)}, 2, []string{"a", "b"}},
 		{"two close, max 1", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 1, nil},
 		{"three close", []index.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.68)}, 2, nil},
+		{"two close, max unset", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 0, []string{"a", "b"}},
+		{"two close, max negative", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, -3, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := hitNames(Pick(tc.cands, Config{Threshold: 0.52, Gap: 0.04, MaxItems: tc.max}))
+			got := hitNames(Pick(tc.cands, Config{Threshold: DefaultThreshold, Gap: DefaultGap, MaxItems: tc.max}))
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("Pick = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestResolveMaxItems: unset is the default, a set value below 1 is 1
+// (the flag's "min 1"), anything else is kept.
+func TestResolveMaxItems(t *testing.T) {
+	tests := []struct {
+		n    int
+		set  bool
+		want int
+	}{{0, false, DefaultMaxItems}, {0, true, 1}, {-2, true, 1}, {1, true, 1}, {2, true, 2}, {5, true, 5}}
+	for _, tc := range tests {
+		if got := ResolveMaxItems(tc.n, tc.set); got != tc.want {
+			t.Errorf("ResolveMaxItems(%d, %v) = %d, want %d", tc.n, tc.set, got, tc.want)
+		}
+	}
+	if got := New(nil, Config{}, nil).Config(); got.Threshold != DefaultThreshold || got.Gap != DefaultGap || got.MaxItems != DefaultMaxItems {
+		t.Errorf("zero Config = %+v, want the defaults", got)
 	}
 }
 

@@ -47,9 +47,9 @@ type Config struct {
 	Calibration *index.Calibration // SOMNI_COS_FLOOR/SPAN; nil ⇒ the embedder's own
 	LinkSpread  int                // SOMNI_LINK_SPREAD; 0 ⇒ 1, <0 disables
 
-	AssocThreshold float64 // --assoc-threshold
-	AssocGap       float64 // --assoc-gap
-	AssocMaxItems  int     // --assoc-max-items (min 1)
+	// Assoc is the hint gate (--assoc-threshold, --assoc-gap,
+	// --assoc-max-items); zero fields take internal/assoc's defaults.
+	Assoc assoc.Config
 
 	ConvCharBudget int // CONV_SEARCH_CHAR_BUDGET; ≤0 ⇒ 12000
 
@@ -114,9 +114,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ConvCharBudget <= 0 {
 		cfg.ConvCharBudget = DefaultConvCharBudget
 	}
-	if cfg.AssocMaxItems < 1 {
-		cfg.AssocMaxItems = 1
-	}
 	log := cfg.Logger.With(LoggerKey, "somni.sidecar")
 	st, err := memory.Open(memory.Config{DataDir: cfg.DataDir, MemoryDir: cfg.MemoryDir, SkillDir: cfg.SkillDir,
 		Now: cfg.Now, Logger: cfg.Logger.With(LoggerKey, "somni.memory")})
@@ -129,7 +126,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, capture: st.Capture(),
 		ixReady: make(chan struct{}), firstSync: make(chan struct{}), shutdown: make(chan struct{}),
-		assoc: &assocGate{cfg: assoc.Config{Threshold: cfg.AssocThreshold, Gap: cfg.AssocGap, MaxItems: cfg.AssocMaxItems}}}
+		assoc: &assocGate{cfg: cfg.Assoc}}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.dreamer = dream.New(dream.Config{
 		Store:    st,
