@@ -140,6 +140,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	c.SkillDir = env("SKILL_ROOT_PATH", "")
 	c.LLM = *llm
 	c.OpenAI = dream.OpenAIConfigFromEnv(getenv)
+	// The only reader of the dream's limits; 0 (unset) takes dream's defaults.
 	if c.MaxLogs, err = envInt(getenv, "SLEEP_MAX_LOGS"); err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@
 //
 //	backend := dream.ChatBackend(dream.NewHostBackend(conn)) // reverse llm.chat
 //	// or: b, err := dream.NewOpenAIBackend(dream.OpenAIConfigFromEnv(os.Getenv)); err ⇒ llm "none"
-//	cfg := dream.Config{Store: store, Backend: backend, OnChanged: syncIndex}
-//	cfg.LimitsFromEnv(os.Getenv) // SLEEP_MAX_LOGS, SLEEP_MAX_ITERS
+//	cfg := dream.Config{Store: store, Backend: backend, OnChanged: syncIndex,
+//		MaxLogs: maxLogs, MaxIters: maxIters} // cmd reads SLEEP_MAX_LOGS, SLEEP_MAX_ITERS
 //	d := dream.New(cfg)
 //	res := d.Run(ctx, trigger) // JSON-marshals to the compat sleep.run result
 //	d.Cancel()                 // from another goroutine; Run returns "interrupted"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -95,25 +94,16 @@ type Config struct {
 	// Backend answers the model calls; nil means no model is configured
 	// (llm "none"): empty logs are still processed, anything else is an error.
 	Backend ChatBackend
-	// MaxLogs bounds the logs per dream (SLEEP_MAX_LOGS); <= 0 means 5.
+	// MaxLogs bounds the logs per dream; <= 0 means DefaultMaxLogs.
+	// cmd/somni-sidecar reads it from SLEEP_MAX_LOGS.
 	MaxLogs int
-	// MaxIters caps the iteration budget (SLEEP_MAX_ITERS); <= 0 means no cap.
+	// MaxIters caps the iteration budget; <= 0 means no cap.
+	// cmd/somni-sidecar reads it from SLEEP_MAX_ITERS.
 	MaxIters int
 	// OnChanged runs after a dream that changed files (the sidecar syncs the index).
 	OnChanged func(ctx context.Context)
 	Logger    *slog.Logger
 	Now       func() time.Time
-}
-
-// LimitsFromEnv reads SLEEP_MAX_LOGS and SLEEP_MAX_ITERS into cfg; unparsable
-// or non-positive values keep the defaults. getenv is os.Getenv in the binary.
-func (c *Config) LimitsFromEnv(getenv func(string) string) {
-	if n, ok := positiveInt(getenv("SLEEP_MAX_LOGS")); ok {
-		c.MaxLogs = n
-	}
-	if n, ok := positiveInt(getenv("SLEEP_MAX_ITERS")); ok {
-		c.MaxIters = n
-	}
 }
 
 // Dreamer runs at most one dream at a time and can be cancelled from another goroutine.
@@ -442,9 +432,4 @@ func (r *run) chat(msgs []Message, tools []Tool) (Message, Usage, error) {
 	case <-r.ctx.Done():
 		return Message{}, Usage{}, errInterrupted
 	}
-}
-
-func positiveInt(s string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	return n, err == nil && n > 0
 }

@@ -408,7 +408,7 @@ func TestMaxLogsOldestFirst(t *testing.T) {
 	st := newStore(t, "2026-03-02_002.md", "2026-03-02_001.md")
 	model := dreamtest.NewModel(dreamtest.Step{Content: "x"})
 	newDreamer(st, model, func(c *dream.Config) {
-		c.LimitsFromEnv(func(k string) string { return map[string]string{"SLEEP_MAX_LOGS": "1"}[k] })
+		c.MaxLogs = 1
 	}).Run(context.Background(), "test")
 	listed := dreamtest.LogPaths(model.Requests()[0])
 	if len(listed) != 1 || filepath.Base(listed[0]) != "2026-03-02_001.md" {
@@ -435,7 +435,7 @@ func TestSleepMaxItersHonoured(t *testing.T) {
 	}
 	model := dreamtest.NewModel(steps...)
 	res := newDreamer(st, model, func(c *dream.Config) {
-		c.LimitsFromEnv(func(k string) string { return map[string]string{"SLEEP_MAX_ITERS": "4"}[k] })
+		c.MaxIters = 4
 	}).Run(context.Background(), "test")
 	if model.Turns() != 4 {
 		t.Fatalf("model called %d times, want 4", model.Turns())
