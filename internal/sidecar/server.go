@@ -49,6 +49,7 @@ type Config struct {
 
 	// Assoc is the hint gate (--assoc-threshold, --assoc-gap,
 	// --assoc-max-items); zero fields take internal/assoc's defaults.
+	// ShowPath is the server's own (hints name files relative to the data dir).
 	Assoc assoc.Config
 
 	ConvCharBudget int // CONV_SEARCH_CHAR_BUDGET; ≤0 ⇒ 12000
