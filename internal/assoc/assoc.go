@@ -84,9 +84,9 @@ func (c Config) withDefaults() Config {
 // ResolveMaxItems is the one rule for how many hints a cue may get, for
 // the gate and for --assoc-max-items alike. Unset (a Config nobody filled
 // in) is DefaultMaxItems. A value someone set that is below 1 is 1: the
-// flag has been "min 1" since the Python sidecar, whose launch line passes
-// 0. Above 2 is kept but behaves as 2: three close leaders mean the cue is
-// ambiguous and nothing is hinted (see Pick).
+// flag is "min 1", and the original host's launch line, which the sidecar
+// accepts as is, passes 0. Above 2 is kept but behaves as 2: three close
+// leaders mean the cue is ambiguous and nothing is hinted (see Pick).
 func ResolveMaxItems(n int, set bool) int {
 	switch {
 	case !set:
