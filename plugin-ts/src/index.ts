@@ -18,7 +18,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt';
 import type {} from '@deepseek-ai/dsh-tools';
 import { admittedUserText, Associator, PLUGIN_NAME } from './assoc.js';
 import { Capture, isSubagent } from './capture.js';
-import { Config, resolveConfig, type SomniConfig } from './config.js';
+import { CAPTURE_MAX_CHARS, Config, resolveConfig, type SomniConfig } from './config.js';
 import { DreamScheduler } from './dream.js';
 import { explainStartFailure, resolveInstall, type Install, type Problem } from './install.js';
 import { llmChatHandler } from './llm-bridge.js';
@@ -62,12 +62,12 @@ export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string
   const modelDir = found.modelDir || config.embed.modelDir;
   if (modelDir) argv.push('--embed-model-dir', modelDir);
   if (found.ortLib) argv.push('--ort-lib', found.ortLib);
-  argv.push(
-    '--assoc-threshold', String(config.assoc.threshold),
-    '--assoc-gap', String(config.assoc.gap),
-    '--assoc-max-items', String(config.assoc.maxItems),
-    '--log-level', config.logLevel,
-  );
+  // The hint gates only when the user set them: otherwise the sidecar's own defaults apply.
+  const { threshold, gap, maxItems } = config.assoc;
+  if (threshold !== undefined) argv.push('--assoc-threshold', String(threshold));
+  if (gap !== undefined) argv.push('--assoc-gap', String(gap));
+  if (maxItems !== undefined) argv.push('--assoc-max-items', String(maxItems));
+  argv.push('--log-level', config.logLevel);
   // Only when set: without the flag the sidecar uses the machine's zone.
   if (config.timezone.trim()) argv.push('--timezone', config.timezone.trim());
   return argv;
@@ -286,7 +286,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   // Capture.
   const capture = new Capture(
     (method, params) => call(method, params, T.capture),
-    config.capture.maxMessageChars,
+    // Unset: the sidecar caps what its log keeps; the plugin only bounds what crosses the pipe.
+    config.capture.maxMessageChars ?? CAPTURE_MAX_CHARS,
     (id) => ownMessageIds.has(id),
     quiet('capture'),
     // dream_now's result is the dreamer's own output: logging it would feed a dream into the next one.
