@@ -24,10 +24,11 @@ import { explainStartFailure, resolveInstall, type Install, type Problem } from 
 import { llmChatHandler } from './llm-bridge.js';
 import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
-import { PromptCache, SECTIONS, toPromptTexts } from './prompt.js';
+import { LLM_CHAT, type Call } from './methods.js';
+import { PromptCache, SECTIONS } from './prompt.js';
 import type { Json } from './rpc.js';
 import { Sidecar, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
-import { DREAM_NOW, dreamNowDefinition, toSidecarTools, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
+import { DREAM_NOW, dreamNowDefinition, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
 
 export { Config };
 export type { SomniConfig } from './config.js';
@@ -179,7 +180,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const handlers: Record<string, (p: Json, s: AbortSignal) => Promise<Json>> = {};
   if (config.dream.llm === 'host') {
     // Checked per call: a harness without these fails the dream with a reason, not the plugin.
-    handlers['llm.chat'] = llmChatHandler({
+    handlers[LLM_CHAT] = llmChatHandler({
       stream: (options) => {
         if (typeof ctx.llm?.stream !== 'function') throw new Error('this harness has no llm.stream; set dream.llm to openai');
         return ctx.llm.stream(options);
@@ -279,8 +280,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     onTrouble,
     disabled: offReason || undefined,
   });
-  const call = (method: string, params: Record<string, Json>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> =>
-    sidecar.call(method, params, { timeoutMs, signal });
+  const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
   const quiet = (what: string) => (err: Error): void => log.debug('%s: %s', what, err.message);
 
   // Capture.
@@ -296,7 +296,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
 
   // Prompt sections.
   const prompt = new PromptCache(
-    async (currentMessage) => toPromptTexts(await call('prompt.build', currentMessage ? { currentMessage } : {}, T.build)),
+    async (currentMessage) => call('prompt.build', currentMessage ? { currentMessage } : {}, T.build),
     quiet('prompt.build'),
   );
   const anySection = canAddSections && SECTIONS.some((s) => config.inject[s.key]);
@@ -322,7 +322,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
 
   // Hints.
   const assoc = new Associator({
-    call: (m, p, t) => call(m, p, t),
+    call,
     ownTools: () => ownTools,
     ownMessageIds,
     preStep: config.assoc.enabled && config.assoc.preStep,
@@ -362,7 +362,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
     toolsRegistered = true;
     try {
-      const tools = toSidecarTools(await call('tools.list', {}, T.list));
+      const { tools } = await call('tools.list', {}, T.list);
       for (const dispose of standIns.splice(0)) dispose();
       for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
       register(dreamNowDefinition(scheduler));
