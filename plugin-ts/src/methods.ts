@@ -2,7 +2,7 @@
  * The sidecar's JSON-RPC methods in one table: each name with its params and result type, and a
  * small runtime check per method that turns the reply into that type (or throws), so every caller
  * names methods through the table and reads checked results instead of casting what came over the pipe.
- * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.ts checks the
+ * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
 import type { Json } from './rpc.js';
