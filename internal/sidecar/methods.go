@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -238,7 +238,7 @@ func (s *Server) embedInfo() EmbedInfo {
 
 // DescribeEmbedder fills an EmbedInfo for the configured provider and the
 // embedder built from it (nil while it is not built yet).
-func DescribeEmbedder(provider string, e index.Embedder) EmbedInfo {
+func DescribeEmbedder(provider string, e embed.Embedder) EmbedInfo {
 	info := EmbedInfo{Provider: provider, Runtime: ort.Backend}
 	if info.Provider == "" {
 		info.Provider = "local"
@@ -247,8 +247,8 @@ func DescribeEmbedder(provider string, e index.Embedder) EmbedInfo {
 		return info
 	}
 	info.ID = e.ID()
-	info.ModelDir, info.RuntimeLib = index.EmbedderFiles(e)
-	info.Degraded = index.Degradation(e)
+	info.ModelDir, info.RuntimeLib = embed.Files(e)
+	info.Degraded = embed.Degradation(e)
 	return info
 }
 
