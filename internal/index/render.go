@@ -107,13 +107,13 @@ func quotedText(d Doc, bodyChars int) string {
 	var lines []string
 	desc := strings.TrimSpace(d.Description)
 	if desc != "" {
-		lines = append(lines, oneLine(desc))
+		lines = append(lines, textseg.OneLine(desc))
 	}
 	if d.AppliesWhen != "" {
-		lines = append(lines, "applies when: "+oneLine(d.AppliesWhen))
+		lines = append(lines, "applies when: "+textseg.OneLine(d.AppliesWhen))
 	}
 	if d.NotAppliesWhen != "" {
-		lines = append(lines, "not when: "+oneLine(d.NotAppliesWhen))
+		lines = append(lines, "not when: "+textseg.OneLine(d.NotAppliesWhen))
 	}
 	if bodyChars > 0 {
 		body := d.Body
@@ -122,7 +122,7 @@ func quotedText(d Doc, bodyChars int) string {
 		}
 		body, cut := textseg.Prefix(strings.TrimSpace(body), bodyChars)
 		for _, l := range strings.Split(body, "\n") {
-			if oneLine(l) != "" && oneLine(l) != oneLine(desc) {
+			if textseg.OneLine(l) != "" && textseg.OneLine(l) != textseg.OneLine(desc) {
 				lines = append(lines, l)
 			}
 		}
@@ -249,5 +249,3 @@ func wordsOf(terms []string, qw *queryWords) []string {
 	}
 	return out
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

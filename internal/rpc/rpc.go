@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -257,7 +258,7 @@ func (c *Conn) handle(req *request) {
 	h, ok := c.methods[req.method]
 	if !ok {
 		if !req.notif {
-			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", truncate(req.method, 200)), nil)
+			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", textseg.ClipBytes(req.method, 200, "…")), nil)
 		}
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -418,7 +419,7 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 			var e Error
 			if err := json.Unmarshal(p.Error, &e); err != nil || e.Code == 0 {
 				// A peer's broken error fails the pending call, not the connection.
-				e = Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + truncate(string(p.Error), 200)}
+				e = Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + textseg.ClipBytes(string(p.Error), 200, "…")}
 			}
 			r.err, r.result = &e, nil
 		} else if len(r.result) == 0 {
@@ -489,16 +490,6 @@ func validID(id json.RawMessage) bool {
 		n, err := strconv.ParseInt(string(id), 10, 64)
 		return err == nil && n >= 0 && string(id) == strconv.FormatInt(n, 10)
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // appendUnescapedHTML appends b to dst with encoding/json's HTML escapes

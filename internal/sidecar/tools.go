@@ -10,6 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -327,4 +328,6 @@ func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 const maxQuoteRunes = 120
 
 // quoteQuery quotes a query for a tool result, on one line and clipped.
-func quoteQuery(q string) string { return strconv.Quote(clipRunes(oneLineText(q), maxQuoteRunes)) }
+func quoteQuery(q string) string {
+	return strconv.Quote(textseg.Clip(textseg.OneLine(q), maxQuoteRunes, " …"))
+}
