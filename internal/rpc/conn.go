@@ -1,6 +1,5 @@
 // Package rpc speaks newline-delimited JSON-RPC 2.0 in both directions over
-// a reader/writer pair (the sidecar's stdin/stdout), on top of
-// github.com/sourcegraph/jsonrpc2.
+// a reader/writer pair (the sidecar's stdin/stdout).
 //
 // Incoming requests are served concurrently, each with its own context that
 // is cancelled when the connection closes or the peer sends
@@ -9,21 +8,24 @@
 // calls such as `llm.chat`) with string ids `somni-N`; a call abandoned by
 // its context is cancelled at the peer with `$/cancelRequest {id}`.
 //
-// jsonrpc2 owns the connection's life (its read loop, close, disconnect
-// notification). Frames are decoded, dispatched and answered by this
-// package's stream, and replies to our calls are routed here too: jsonrpc2
-// decodes a request about five times over and keeps a cancelled call's id
-// until a reply that may never come (see Call).
+// The files follow the layers: conn.go (a connection's life), options.go
+// (Serve's options), frame.go (one JSON object per line, read and written),
+// message.go (decoding and checking a frame, ids, error objects), serve.go
+// (dispatching requests and writing replies), queue.go (the per-key and
+// barrier ordering), call.go (our calls to the peer).
+//
+// github.com/sourcegraph/jsonrpc2 supplies the reply id type and ErrClosed.
+// Reading, dispatch and the connection's life are this package's own: the
+// library decodes a request about five times over (the largest CPU cost of
+// a session.append burst), closes the connection on any malformed frame,
+// and keeps a cancelled call's id until a reply that may never come.
 package rpc
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +36,6 @@ import (
 // Conn is a served connection.
 type Conn struct {
 	drain   time.Duration
-	jc      *jsonrpc2.Conn
 	stream  *lineStream
 	methods map[string]Handler
 	barrier map[string]bool
@@ -49,10 +50,11 @@ type Conn struct {
 
 	order *orderQueue
 	wg    sync.WaitGroup // running handlers
-	ready chan struct{}  // closed once jc is set: jsonrpc2 reads before NewConn returns
-	// ctx is the parent of every handler context; it is cancelled when the
-	// connection ends, like the context jsonrpc2 hands its handlers.
-	ctx context.Context
+	// ctx is the parent of every handler context; end cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed by end
+	ended  sync.Once
 }
 
 // Serve starts serving methods on r/w and returns at once. The connection
@@ -70,28 +72,42 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, methods map[string]Han
 		inflight: map[string]*inflightReq{},
 		calls:    map[jsonrpc2.ID]chan *response{},
 		drain:    3 * time.Second,
-		ready:    make(chan struct{}),
+		done:     make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(c)
 	}
-	connCtx, cancel := context.WithCancel(ctx)
-	c.ctx = connCtx
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	c.stream = newLineStream(r, w, logger)
 	c.stream.onEnd = c.drainHandlers
-	c.stream.onRequest = func(req *request) {
-		<-c.ready // handlers may use c.jc (Call, Done)
-		c.handle(req)
-	}
+	c.stream.onRequest = c.handle
 	c.stream.onResponse = c.deliver
 	c.order = newOrderQueue(c.flushBatch)
-	c.jc = jsonrpc2.NewConn(connCtx, c.stream, c, jsonrpc2.SetLogger(printfLogger{logger}))
-	close(c.ready)
+	// The read loop starts only now that c is complete, so a handler never
+	// sees a half-built connection.
+	go func() { c.end(c.stream.readLoop()) }()
 	go func() {
-		<-c.jc.DisconnectNotify()
-		cancel()
+		<-c.ctx.Done()
+		c.end(nil)
 	}()
 	return c
+}
+
+// end ends the connection once, for whichever comes first: the input ended
+// or failed (cause), ctx was cancelled or Close was called. Done closes,
+// handler contexts are cancelled, calls waiting for a reply fail, and both
+// ends of the stream are closed. Later calls return ErrClosed.
+func (c *Conn) end(cause error) error {
+	err := ErrClosed
+	c.ended.Do(func() {
+		close(c.done)
+		c.cancel()
+		err = c.stream.Close()
+		if cause != nil && cause != io.EOF && cause != io.ErrUnexpectedEOF {
+			c.logger.Warn("rpc: input failed; connection closed", "err", cause)
+		}
+	})
+	return err
 }
 
 // drainHandlers waits for running handlers, at most c.drain.
@@ -109,13 +125,13 @@ func (c *Conn) drainHandlers() {
 }
 
 // Done is closed when the connection has ended.
-func (c *Conn) Done() <-chan struct{} { return c.jc.DisconnectNotify() }
+func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close ends the connection, cancels in-flight handlers and fails pending
 // calls. It is safe to call more than once.
 func (c *Conn) Close() error {
-	err := c.jc.Close()
-	if errors.Is(err, jsonrpc2.ErrClosed) {
+	err := c.end(nil)
+	if errors.Is(err, ErrClosed) {
 		return nil
 	}
 	return err
@@ -125,29 +141,6 @@ func (c *Conn) Close() error {
 func (c *Conn) Wait() {
 	<-c.Done()
 	c.wg.Wait()
-}
-
-// Handle implements jsonrpc2.Handler. Requests normally never reach
-// jsonrpc2 (the stream decodes and dispatches them itself); this keeps any
-// that do on the same path.
-func (c *Conn) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	<-c.ready
-	r := &request{method: req.Method, notif: req.Notif, params: json.RawMessage("{}")}
-	if req.Params != nil && string(*req.Params) != "null" {
-		r.params = *req.Params
-	}
-	if !req.Notif {
-		r.rawID, _ = req.ID.MarshalJSON() // a string or a uint64: cannot fail
-		r.key = idKey(r.rawID)
-	}
-	c.handle(r)
-}
-
-// printfLogger routes jsonrpc2's own log lines into slog.
-type printfLogger struct{ l *slog.Logger }
-
-func (p printfLogger) Printf(format string, v ...any) {
-	p.l.Warn(strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
 // ErrClosed is returned (wrapped) by Call on a closed connection.

@@ -31,8 +31,7 @@ const oversizeKeep = 4 << 10
 // frameTooLargeError is errFrameTooLarge with the ends of the dropped line.
 type frameTooLargeError struct{ head, tail []byte }
 
-func (e *frameTooLargeError) Error() string { return errFrameTooLarge.Error() }
-
+func (e *frameTooLargeError) Error() string        { return errFrameTooLarge.Error() }
 func (e *frameTooLargeError) Is(target error) bool { return target == errFrameTooLarge }
 
 // keepTail keeps the last oversizeKeep bytes seen of the line.
@@ -83,19 +82,19 @@ func (e *frameTooLargeError) replyID() (jsonrpc2.ID, bool) {
 			id = v
 		}
 	}
-	if len(id) > 0 && reply && validID(id) {
+	if len(id) > 0 && reply && classifyID(id).reply() {
 		return parseID(id), true
 	}
-	if m := tailID.FindSubmatch(e.tail); m != nil && validID(m[1]) {
+	if m := tailID.FindSubmatch(e.tail); m != nil && classifyID(m[1]).reply() {
 		return parseID(m[1]), true
 	}
 	return jsonrpc2.ID{}, false
 }
 
-// lineStream is a jsonrpc2.ObjectStream for newline-delimited JSON: one
-// compact object per line in both directions. It answers malformed frames
-// itself (under the write lock) and keeps reading, because sourcegraph's
-// Conn closes the connection on any ReadObject error.
+// lineStream carries newline-delimited JSON: one compact object per line in
+// both directions. It answers malformed frames itself (under the write
+// lock) and keeps reading: one bad frame from a host must not end the
+// session.
 type lineStream struct {
 	r      *bufio.Reader
 	rc     io.Closer // r's underlying closer, if any
@@ -103,7 +102,7 @@ type lineStream struct {
 	wc     io.Closer // w's underlying closer, if any
 	logger *slog.Logger
 	limit  int // max line length; MaxFrameBytes outside tests
-	// onEnd runs when the input ends, before jsonrpc2 learns of it (and
+	// onEnd runs when the input ends, before readLoop returns (and the Conn
 	// closes everything): the Conn lets in-flight handlers reply first.
 	onEnd func()
 	// onRequest dispatches an incoming request on the reading goroutine.
@@ -131,25 +130,6 @@ func newLineStream(r io.Reader, w io.Writer, logger *slog.Logger) *lineStream {
 		s.wc = c
 	}
 	return s
-}
-
-// WriteObject marshals obj as one line. encoding/json escapes <, > and &
-// inside nested Marshal calls that we cannot configure, so the escapes are
-// undone afterwards: the wire carries raw UTF-8 text.
-func (s *lineStream) WriteObject(obj any) error {
-	var b []byte
-	var err error
-	if m, ok := obj.(json.Marshaler); ok {
-		// jsonrpc2's messages marshal themselves compactly; calling that
-		// directly skips json.Marshal's extra validate-and-compact pass.
-		b, err = m.MarshalJSON()
-	} else {
-		b, err = json.Marshal(obj)
-	}
-	if err != nil {
-		return fmt.Errorf("rpc: encode frame: %w", err)
-	}
-	return s.writeFrame(b)
 }
 
 // writeFrame queues b (one frame, or several joined by newlines) and writes
@@ -200,8 +180,8 @@ func (s *lineStream) flushLocked() error {
 	return err
 }
 
-// writeError sends an error response built here rather than by jsonrpc2, so
-// that ids jsonrpc2 cannot represent (or no id at all) are echoed verbatim.
+// writeError sends an error response for a frame that was not dispatched,
+// echoing its id verbatim (null when it has none or an unusable one).
 func (s *lineStream) writeError(id json.RawMessage, code int64, msg string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
@@ -272,12 +252,11 @@ func (s *lineStream) readLine() ([]byte, error) {
 	}
 }
 
-// ReadObject is jsonrpc2's read loop. Every frame is handled here: requests
-// go to onRequest and replies to onResponse on this goroutine, malformed
-// frames are answered and skipped. It only returns (with the error that
-// ends the connection) when the input fails or ends, so jsonrpc2 never
-// decodes a frame itself.
-func (s *lineStream) ReadObject(any) error {
+// readLoop is the connection's read loop. Every frame is handled here:
+// requests go to onRequest and replies to onResponse on this goroutine,
+// malformed frames are answered and skipped. It only returns (with the
+// error that ends the connection) when the input fails or ends.
+func (s *lineStream) readLoop() error {
 	for {
 		line, err := s.readLine()
 		if errors.Is(err, errFrameTooLarge) {

@@ -54,11 +54,11 @@ type probe struct {
 	Error  json.RawMessage `json:"error"`
 }
 
-// request is an incoming call or notification, decoded by the stream
-// itself: jsonrpc2's own request decoding parses a frame about five times
-// (validate, interface{} probe, validate again, a map of every member,
-// re-marshal of params), which was the largest CPU cost of a
-// session.append burst. jsonrpc2 still routes responses to our calls.
+// request is an incoming call or notification, decoded here with one
+// json.Unmarshal into probe: jsonrpc2's own request decoding parses a frame
+// about five times (validate, interface{} probe, validate again, a map of
+// every member, re-marshal of params), which was the largest CPU cost of a
+// session.append burst.
 type request struct {
 	key    string          // idKey(rawID): what $/cancelRequest names it by
 	rawID  json.RawMessage // as the peer wrote it, echoed verbatim; nil for notifications
@@ -83,7 +83,7 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 		// now rather than leave it to its timeout (600 s for llm.chat).
 		var p probe
 		if json.Unmarshal(line, &p) == nil && len(p.Method) == 0 && (len(p.Result) > 0 || len(p.Error) > 0) &&
-			len(p.ID) > 0 && string(p.ID) != "null" && validID(p.ID) {
+			len(p.ID) > 0 && string(p.ID) != "null" && classifyID(p.ID).reply() {
 			resp = &response{id: parseID(p.ID), err: &Error{Code: CodeParseError, Message: "peer reply " + why}}
 		}
 		return nil, resp, nil, CodeParseError, why
@@ -106,10 +106,10 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 	isResp := len(p.Result) > 0 || len(p.Error) > 0
 	switch {
 	case isNull(id):
-	case isReq && !validRequestID(id):
+	case isReq && !classifyID(id).request():
 		// An id we cannot echo as an id is no id: JSON-RPC answers null.
 		return nil, nil, nil, CodeInvalidRequest, "invalid request: id must be a string or a number"
-	case !isReq && !validID(id):
+	case !isReq && !classifyID(id).reply():
 		return nil, nil, nil, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
 	}
 	switch {
@@ -171,18 +171,6 @@ func jsonString(raw json.RawMessage) (string, bool) {
 	return s, json.Unmarshal(raw, &s) == nil
 }
 
-// validRequestID reports whether a request id is one JSON-RPC allows: a
-// string or any number. Requests echo their raw id, so unlike reply ids
-// (matched through jsonrpc2.ID) they need not fit an integer type.
-func validRequestID(id json.RawMessage) bool {
-	if id[0] == '"' {
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	}
-	var n json.Number
-	return json.Unmarshal(id, &n) == nil
-}
-
 // idKey names a request id for cancellation: a string by its decoded text
 // (so escapes do not matter), a number by its literal text.
 func idKey(id json.RawMessage) string {
@@ -192,7 +180,7 @@ func idKey(id json.RawMessage) string {
 	return "n" + string(id)
 }
 
-// parseID converts an id validID accepted.
+// parseID converts an id whose kind is a reply id.
 func parseID(raw json.RawMessage) jsonrpc2.ID {
 	if s, ok := jsonString(raw); ok {
 		return jsonrpc2.ID{Str: s, IsString: true}
@@ -201,15 +189,42 @@ func parseID(raw json.RawMessage) jsonrpc2.ID {
 	return jsonrpc2.ID{Num: n}
 }
 
-// validID reports whether jsonrpc2 can round-trip id unchanged: a string or
-// a plain non-negative integer that fits in int64.
-func validID(id json.RawMessage) bool {
-	switch id[0] {
-	case '"':
+// idKind is an id's form, as the one check every id goes through
+// (classifyID) sees it.
+type idKind int
+
+const (
+	idInvalid idKind = iota
+	idNumber         // a JSON number other than an idInteger
+	idInteger        // a plain non-negative integer that fits in int64
+	idString
+)
+
+// classifyID tells an id's form; id is non-empty.
+func classifyID(id json.RawMessage) idKind {
+	if id[0] == '"' {
 		var s string
-		return json.Unmarshal(id, &s) == nil
-	default:
-		n, err := strconv.ParseInt(string(id), 10, 64)
-		return err == nil && n >= 0 && string(id) == strconv.FormatInt(n, 10)
+		if json.Unmarshal(id, &s) == nil {
+			return idString
+		}
+		return idInvalid
 	}
+	if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && n >= 0 && string(id) == strconv.FormatInt(n, 10) {
+		return idInteger
+	}
+	var n json.Number
+	if json.Unmarshal(id, &n) == nil {
+		return idNumber
+	}
+	return idInvalid
 }
+
+// request reports whether a request may carry the id: JSON-RPC allows any
+// string or number, and a request's raw id is echoed, so it need not fit
+// an integer type.
+func (k idKind) request() bool { return k != idInvalid }
+
+// reply reports whether a reply may carry the id: it is matched to our call
+// through jsonrpc2.ID, which round-trips only strings and non-negative
+// integers that fit in int64.
+func (k idKind) reply() bool { return k == idString || k == idInteger }

@@ -206,7 +206,7 @@ func (c *Conn) cancelRequest(req *request) {
 	switch {
 	case json.Unmarshal(req.params, &p) != nil || len(p.ID) == 0:
 		perr = InvalidParams("%s needs {id}", CancelMethod)
-	case !validRequestID(p.ID):
+	case !classifyID(p.ID).request():
 		perr = InvalidParams("%s: bad id %s", CancelMethod, p.ID)
 	default:
 		c.mu.Lock()
