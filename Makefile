@@ -29,7 +29,7 @@ test: build fmt-check vet test-go test-plugin test-mcp-npm test-install test-qem
 test-go:
 	$(GO) test -count=1 ./...
 	CGO_ENABLED=0 $(GO) vet ./...
-	CGO_ENABLED=0 $(GO) test -count=1 ./internal/ort ./internal/index ./internal/sidecar
+	CGO_ENABLED=0 $(GO) test -count=1 ./internal/ort ./internal/embed ./internal/index ./internal/sidecar
 
 test-plugin:
 	bash plugin-ts/scripts/test.sh

@@ -25,6 +25,7 @@ import (
 	"unicode"
 
 	"github.com/somni-dev/somni/internal/assoc"
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 )
 
@@ -311,14 +312,14 @@ type system struct {
 }
 
 // indexSystem builds a real index (SQLite cache in a temp dir) over docs.
-func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []index.Doc, logger *slog.Logger) (*system, error) {
+func indexSystem(ctx context.Context, name string, emb embed.Embedder, docs []index.Doc, logger *slog.Logger) (*system, error) {
 	tmp, err := os.MkdirTemp("", "somni-eval-")
 	if err != nil {
 		return nil, err
 	}
-	var cal *index.Calibration
+	var cal *embed.Calibration
 	if calSpan > 0 {
-		cal = &index.Calibration{Floor: calFloor, Span: calSpan}
+		cal = &embed.Calibration{Floor: calFloor, Span: calSpan}
 	}
 	ix, err := index.Open(ctx, index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: index.NewMemSource(docs...),
 		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal})
@@ -346,7 +347,7 @@ func indexSystem(ctx context.Context, name string, emb index.Embedder, docs []in
 			return ix.Search(ctx, index.Query{Text: q, Limit: k})
 		},
 		gate:  g,
-		quiet: assoc.NoisyEmbedder(emb.ID()),
+		quiet: embed.IsNoisy(emb),
 		close: func() { ix.Close(); os.RemoveAll(tmp) },
 	}, nil
 }
@@ -689,10 +690,10 @@ func pct(v [2]int) string {
 
 // embedders lists the embedders this machine can run: off and hash
 // always, http when SOMNI_EMBED_BASE_URL/MODEL are set, local when it loads.
-func embedders(logger *slog.Logger, modelDir string) []index.Embedder {
-	out := []index.Embedder{index.Off(), index.Hash()}
+func embedders(logger *slog.Logger, modelDir string) []embed.Embedder {
+	out := []embed.Embedder{embed.Off(), embed.Hash()}
 	if os.Getenv("SOMNI_EMBED_BASE_URL") != "" && os.Getenv("SOMNI_EMBED_MODEL") != "" {
-		e, err := index.NewEmbedder(index.EmbedConfig{Provider: "http", BaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"),
+		e, err := embed.New(embed.Config{Provider: "http", BaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"),
 			Model: os.Getenv("SOMNI_EMBED_MODEL"), APIKeyEnv: "SOMNI_EMBED_API_KEY"}, logger)
 		if err == nil {
 			out = append(out, e)
@@ -704,8 +705,12 @@ func embedders(logger *slog.Logger, modelDir string) []index.Embedder {
 	if modelDir == "" {
 		modelDir = "models/use-lite"
 	}
-	if e, err := index.NewEmbedder(index.EmbedConfig{Provider: "local", ModelDir: modelDir}, quiet); err == nil && strings.HasPrefix(e.ID(), "local") {
-		out = append(out, e)
+	// only the model itself loads files: the hash fallback New returns when
+	// it cannot load is already in the list
+	if e, err := embed.New(embed.Config{Provider: "local", ModelDir: modelDir}, quiet); err == nil {
+		if _, model := e.(embed.FileBacked); model {
+			out = append(out, e)
+		}
 	}
 	return out
 }
@@ -933,9 +938,9 @@ func hintCount(r row, t *tally) string {
 // other conversations) and of gold (query, entry) pairs
 // over both eval sets: the floor should sit above unrelated noise, the
 // span should bring typical gold pairs near saturation.
-func runCalibration(ctx context.Context, w io.Writer, embs []index.Embedder, notes []index.Doc, nq []evalQuery, turns []index.Doc, cq []evalQuery) error {
+func runCalibration(ctx context.Context, w io.Writer, embs []embed.Embedder, notes []index.Doc, nq []evalQuery, turns []index.Doc, cq []evalQuery) error {
 	for _, e := range embs {
-		if index.IsOff(e) {
+		if embed.IsOff(e) {
 			continue
 		}
 		var unrelated, gold []float64
@@ -957,7 +962,7 @@ func runCalibration(ctx context.Context, w io.Writer, embs []index.Embedder, not
 			}
 			// queries in the form searches use (a BERT query instruction)
 			embedQ := e.Embed
-			if qe, ok := e.(index.QueryEmbedder); ok {
+			if qe, ok := e.(embed.QueryEmbedder); ok {
 				embedQ = qe.EmbedQueries
 			}
 			qvecs, err := embedQ(ctx, qtexts)
@@ -994,7 +999,7 @@ func runCalibration(ctx context.Context, w io.Writer, embs []index.Embedder, not
 			mean(unrelated), q(unrelated, .5), q(unrelated, .9), q(unrelated, .99), q(unrelated, .995), q(unrelated, .999), unrelated[len(unrelated)-1])
 		fmt.Fprintf(w, "%s: gold      n=%d mean %.3f p10 %.3f p50 %.3f p90 %.3f\n", e.ID(), len(gold),
 			mean(gold), q(gold, .1), q(gold, .5), q(gold, .9))
-		cal := index.CalibrationOf(e)
+		cal := embed.CalibrationOf(e)
 		fmt.Fprintf(w, "%s: calibration in use floor %.2f span %.2f\n", e.ID(), cal.Floor, cal.Span)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/sidecar"
@@ -171,17 +172,15 @@ func cmdEmbed(o *options, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := cliContext()
 	defer cancel()
-	emb, err := index.NewEmbedder(o.cfg.Embed, o.cfg.Logger)
+	emb, err := embed.New(o.cfg.Embed, o.cfg.Logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
 		return 1
 	}
 	defer emb.Close()
-	if w, ok := emb.(interface{ WaitReady(context.Context) error }); ok {
-		if err := w.WaitReady(ctx); err != nil {
-			fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
-			return 1
-		}
+	if err := embed.WaitReady(ctx, emb); err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar embed: %v\n", err)
+		return 1
 	}
 	vecs, err := emb.Embed(ctx, texts)
 	if err != nil {

@@ -32,7 +32,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/dream"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/sidecar"
 )
@@ -90,7 +90,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	home, _ := os.UserHomeDir()
 	dataDir := fs.String("data-dir", env("SOMNI_DATA_DIR", filepath.Join(home, ".dsh", "somni")), "data directory")
 	llm := fs.String("llm", "host", "dream model: host (reverse llm.chat) or openai")
-	embed := fs.String("embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
+	embedProvider := fs.String("embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
 	modelDir := fs.String("embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
 	ortLib := fs.String("ort-lib", env("SOMNI_ORT_LIB", ""), "local: the ONNX Runtime shared library")
 	thr := fs.Float64("assoc-threshold", 0.52, "association score threshold")
@@ -122,10 +122,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	default:
 		return nil, fmt.Errorf("--llm %q: want host or openai", *llm)
 	}
-	switch *embed {
+	switch *embedProvider {
 	case "local", "http", "hash", "off":
 	default:
-		return nil, fmt.Errorf("--embed %q: want local, http, hash or off", *embed)
+		return nil, fmt.Errorf("--embed %q: want local, http, hash or off", *embedProvider)
 	}
 	lvl, err := sidecar.ParseLevel(*logLevel)
 	if err != nil {
@@ -147,8 +147,8 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if c.MaxIters, err = envInt(getenv, "SLEEP_MAX_ITERS"); err != nil {
 		return nil, err
 	}
-	c.Embed = index.EmbedConfig{
-		Provider: *embed,
+	c.Embed = embed.Config{
+		Provider: *embedProvider,
 		ModelDir: *modelDir,
 		ORTLib:   *ortLib,
 		Pooling:  env("SOMNI_EMBED_POOLING", ""),
@@ -167,7 +167,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, fmt.Errorf("SOMNI_COS_SPAN %v: want a positive number", span)
 	}
 	if fok || sok {
-		cal := index.DefaultCalibration
+		cal := embed.DefaultCalibration
 		if fok {
 			cal.Floor = floor
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 )
 
@@ -39,7 +40,7 @@ type Config struct {
 	MaxItems  int     // 1 or 2 (values above 2 behave as 2: three close ones mean ambiguity)
 	// Kinds limits what may be hinted; empty ⇒ knowledge, skills, episodes.
 	Kinds []string
-	// AllowNoisy lets hints through with an embedder listed as too noisy
+	// AllowNoisy lets hints through with an embedder that says it is too noisy
 	// (see Quiet); for evals only.
 	AllowNoisy bool
 	// ShowPath names a hinted file in the hint text the model reads
@@ -68,7 +69,7 @@ func (c Config) withDefaults() Config {
 type Searcher interface {
 	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
-	EmbedderID() string
+	Embedder() embed.Embedder
 }
 
 // Item is one hinted memory, in the compat result shape.
@@ -129,44 +130,13 @@ func New(ix Searcher, cfg Config, logger *slog.Logger) *Gate {
 func (g *Gate) Config() Config { return g.cfg }
 
 // Quiet reports whether hints are withheld because the live embedder's
-// scores are too noisy for unprompted suggestions (see NoisyEmbedder).
+// scores are too noisy for unprompted suggestions: the embedder says so
+// itself (embed.Noisy), from its eval numbers.
 func (g *Gate) Quiet() bool {
 	if g.cfg.AllowNoisy {
 		return false
 	}
-	return NoisyEmbedder(g.ix.EmbedderID())
-}
-
-// NoisyEmbedder names the embedders whose hints are withheld, decided by
-// `make eval` on the curated notes (12 absent-topic cues, 59 present), with
-// the rule: hints stay on only if false hints on absent cues are no more
-// than hash's and hint precision is at least 0.9. hash: 0/12, precision 1.00
-// (23 hints); keyword-only ("off") cannot reach the threshold without a
-// literal hit and strong BM25: both stay on. Quiet: local:use-lite (raw
-// model; 4/12, 0.66, it embedded every Chinese text alike) and
-// local:use-lite+cjk1 (USE-lite fused with CJK n-grams; 1/12, 1.00, an
-// English confusion: "write a haskell function to reverse a list" → the
-// git-history note). On: local:use-lite+dense2 (USE-lite plus the hash
-// embedder's lexical features, the default `--embed local`): 0/12,
-// precision 1.00 (20 hints), same run as hash's numbers above; held-out
-// half 0/6, 1.00 (hash 0/6, 1.00). Its conversation-turn hint precision,
-// not a production hint source, is 0.43 against hash's 0.45. Also on:
-// local:use-lite+dense2+cedict1 (the same with Chinese glossed into English,
-// what `make models` sets up), measured on the enlarged set (24 absent cues,
-// 96 present): 0/24, precision 0.95 (21 of 22; the wrong one is "用户早上喝什么
-// 咖啡" hinting the user's tea preference), hash 0/24, 1.00 (23). Every
-// other local:use-lite ID is quiet, so a future representation stays quiet
-// until the eval shows it earns hints.
-func NoisyEmbedder(id string) bool {
-	if !strings.HasPrefix(id, "local:use-lite") {
-		return false
-	}
-	for _, on := range []string{"local:use-lite+dense2:", "local:use-lite+dense2+cedict1:"} {
-		if strings.HasPrefix(id, on) {
-			return false
-		}
-	}
-	return true
+	return embed.IsNoisy(g.ix.Embedder())
 }
 
 // Reset forgets what was hinted in a session.

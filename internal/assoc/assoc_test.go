@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 )
 
@@ -83,7 +84,7 @@ func testIndex(t *testing.T, docs ...index.Doc) *index.Index {
 	t.Helper()
 	ix, err := index.Open(context.Background(), index.Options{
 		Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: index.NewMemSource(docs...),
-		Embedder: index.Hash(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ScanInterval: -1})
+		Embedder: embed.Hash(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ScanInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,18 +173,16 @@ func TestGateOutcomesAndHabituation(t *testing.T) {
 	}
 }
 
-// namedEmbedder is the hash embedder under another ID.
-type namedEmbedder struct {
-	index.Embedder
-	id string
-}
+// noisyEmbedder is the hash embedder saying its scores are too noisy for
+// hints, as a USE-lite representation the eval has not measured does.
+type noisyEmbedder struct{ embed.Embedder }
 
-func (n namedEmbedder) ID() string { return n.id }
+func (noisyEmbedder) Noisy() bool { return true }
 
 func TestQuietWithNoisyEmbedder(t *testing.T) {
 	ix, err := index.Open(context.Background(), index.Options{
 		Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: index.NewMemSource(note("redis-eviction", "redis eviction policy allkeys-lru", "x")),
-		Embedder: namedEmbedder{index.Hash(), "local:use-lite"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Embedder: noisyEmbedder{embed.Hash()}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,28 +196,6 @@ func TestQuietWithNoisyEmbedder(t *testing.T) {
 		res, _ := g.Thought(context.Background(), "s", "redis eviction policy allkeys-lru")
 		if len(res.Items) != tc.want || g.Quiet() == tc.allow {
 			t.Errorf("allowNoisy=%v: %d items, quiet=%v", tc.allow, len(res.Items), g.Quiet())
-		}
-	}
-}
-
-func TestNoisyEmbedder(t *testing.T) {
-	for _, tc := range []struct {
-		id    string
-		noisy bool
-	}{
-		{"local:use-lite", true},
-		{"local:use-lite+cjk1:hash-v1-256", true},            // 1/12 false hints vs hash 0/12
-		{"local:use-lite+dense2:hash-v1-256", false},         // 0/12, precision 1.00, like hash
-		{"local:use-lite+dense2+cedict1:hash-v1-256", false}, // 0/24, precision 0.95
-		{"local:use-lite+dense2+cedict2:hash-v1-256", true},  // not measured yet
-		{"local:use-lite+dense3:hash-v1-256", true},          // not measured yet
-		{"local:use-lite+dense2", true},                      // not the ID the embedder gives
-		{"hash-v1-256", false},
-		{"off", false},
-		{"http:bge-m3", false},
-	} {
-		if got := NoisyEmbedder(tc.id); got != tc.noisy {
-			t.Errorf("NoisyEmbedder(%q) = %v, want %v", tc.id, got, tc.noisy)
 		}
 	}
 }

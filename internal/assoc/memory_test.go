@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 )
 
@@ -14,7 +15,9 @@ import (
 type bigVecSearcher struct{ embeds atomic.Int64 }
 
 func (b *bigVecSearcher) Search(context.Context, index.Query) ([]index.Hit, error) { return nil, nil }
-func (b *bigVecSearcher) EmbedderID() string                                       { return "test-1024" }
+
+// Embedder is nil: a stand-in with no capabilities, so never noisy.
+func (b *bigVecSearcher) Embedder() embed.Embedder { return nil }
 func (b *bigVecSearcher) EmbedQuery(context.Context, string) ([]float32, error) {
 	b.embeds.Add(1)
 	return make([]float32, 1024), nil

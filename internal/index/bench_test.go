@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 var benchQueries = []string{
@@ -27,7 +29,7 @@ var benchQueries = []string{
 }
 
 // benchIndex builds an index over n synthetic docs.
-func benchIndex(b *testing.B, n int, emb Embedder) (*Index, *MemSource) {
+func benchIndex(b *testing.B, n int, emb embed.Embedder) (*Index, *MemSource) {
 	return benchIndexOf(b, SyntheticDocs(n, 1), emb)
 }
 
@@ -48,7 +50,7 @@ func syntheticTurns(n int) []Doc {
 }
 
 // benchIndexOf builds an index over docs.
-func benchIndexOf(b *testing.B, docs []Doc, emb Embedder) (*Index, *MemSource) {
+func benchIndexOf(b *testing.B, docs []Doc, emb embed.Embedder) (*Index, *MemSource) {
 	b.Helper()
 	src := NewMemSource(docs...)
 	ix, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "index.sqlite"),
@@ -82,12 +84,12 @@ func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		for _, path := range []string{"keyword", "vector", "turns"} {
 			b.Run(fmt.Sprintf("%s/%d", path, n), func(b *testing.B) {
-				emb, docs := Off(), SyntheticDocs(n, 1)
+				emb, docs := embed.Off(), SyntheticDocs(n, 1)
 				switch path {
 				case "vector":
-					emb = Hash()
+					emb = embed.Hash()
 				case "turns":
-					emb, docs = Hash(), syntheticTurns(n)
+					emb, docs = embed.Hash(), syntheticTurns(n)
 				}
 				ix, _ := benchIndexOf(b, docs, emb)
 				ctx := context.Background()
@@ -121,7 +123,7 @@ func BenchmarkSync(b *testing.B) {
 			dir := b.TempDir()
 			src := NewMemSource(docs...)
 			ix, err := Open(context.Background(), Options{Path: filepath.Join(dir, "i.sqlite"), Source: src,
-				Embedder: Hash(), Logger: quietLogger(), ScanInterval: -1})
+				Embedder: embed.Hash(), Logger: quietLogger(), ScanInterval: -1})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -138,7 +140,7 @@ func BenchmarkSync(b *testing.B) {
 		// restart: load the cached 10k entries and verify them by mtime, no embedding
 		dir := b.TempDir()
 		src := NewMemSource(docs...)
-		opts := Options{Path: filepath.Join(dir, "i.sqlite"), Source: src, Embedder: Hash(), Logger: quietLogger(), ScanInterval: -1}
+		opts := Options{Path: filepath.Join(dir, "i.sqlite"), Source: src, Embedder: embed.Hash(), Logger: quietLogger(), ScanInterval: -1}
 		ix, err := Open(context.Background(), opts)
 		if err != nil {
 			b.Fatal(err)
@@ -158,7 +160,7 @@ func BenchmarkSync(b *testing.B) {
 		}
 	})
 	b.Run("incremental-1-edit/10000", func(b *testing.B) {
-		ix, src := benchIndex(b, 10000, Hash())
+		ix, src := benchIndex(b, 10000, embed.Hash())
 		durs := make([]time.Duration, 0, b.N)
 		for i := 0; b.Loop(); i++ {
 			d := docs[i%len(docs)]
@@ -255,7 +257,7 @@ func BenchmarkChangeDetection(b *testing.B) {
 func BenchmarkMemory(b *testing.B) {
 	runtime.GC()
 	before := rssMB()
-	ix, _ := benchIndex(b, 10000, Hash())
+	ix, _ := benchIndex(b, 10000, embed.Hash())
 	for b.Loop() {
 		if _, err := ix.Search(context.Background(), Query{Text: "redis cache failover"}); err != nil {
 			b.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // logBuffer is a concurrency-safe log sink for asserting log lines.
@@ -45,7 +47,7 @@ func TestCacheFileStates(t *testing.T) {
 	want := 7 + 60
 	healthy := filepath.Join(t.TempDir(), "index.sqlite")
 	{
-		ix, err := Open(ctx, Options{Path: healthy, Source: dirSource{root}, Embedder: Hash(), Logger: quietLogger()})
+		ix, err := Open(ctx, Options{Path: healthy, Source: dirSource{root}, Embedder: embed.Hash(), Logger: quietLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +104,7 @@ func TestCacheFileStates(t *testing.T) {
 				tc.prepare(t, p)
 			}
 			var logs logBuffer
-			ix, err := Open(ctx, Options{Path: p, Source: dirSource{root}, Embedder: Hash(),
+			ix, err := Open(ctx, Options{Path: p, Source: dirSource{root}, Embedder: embed.Hash(),
 				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			if err != nil {
 				t.Fatalf("Open: %v", err)
@@ -163,7 +165,7 @@ func TestTwoIndexesShareOneFile(t *testing.T) {
 	root := t.TempDir()
 	seedNotes(t, root)
 	p := filepath.Join(t.TempDir(), "index.sqlite")
-	a, err := Open(ctx, Options{Path: p, Source: dirSource{root}, Embedder: Hash(), Logger: quietLogger()})
+	a, err := Open(ctx, Options{Path: p, Source: dirSource{root}, Embedder: embed.Hash(), Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +174,7 @@ func TestTwoIndexesShareOneFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs logBuffer
-	b, err := Open(ctx, Options{Path: p, Source: dirSource{root}, Embedder: Hash(),
+	b, err := Open(ctx, Options{Path: p, Source: dirSource{root}, Embedder: embed.Hash(),
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // TestCloseDuringWork closes a watched index while searches, full syncs,
@@ -18,7 +20,7 @@ func TestCloseDuringWork(t *testing.T) {
 	seedNotes(t, root)
 	ctx := context.Background()
 	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: dirSource{root},
-		Embedder: Hash(), Logger: quietLogger(), WatchDirs: []string{root}})
+		Embedder: embed.Hash(), Logger: quietLogger(), WatchDirs: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // dialogue is a conversation where the answer shares no word with the
@@ -24,7 +26,7 @@ func dialogue() []Turn {
 func TestContextCos(t *testing.T) {
 	docs := TurnDocs(dialogue())
 	c := newCorpus()
-	emb := Hash()
+	emb := embed.Hash()
 	for _, d := range docs {
 		e := newEntry(d)
 		v, err := emb.Embed(context.Background(), []string{EmbedText(d)})
@@ -82,7 +84,7 @@ func TestContextCos(t *testing.T) {
 func TestReplyOutranksItsQuestion(t *testing.T) {
 	ctx := context.Background()
 	docs := TurnDocs(dialogue())
-	for _, emb := range []Embedder{Hash(), Off()} {
+	for _, emb := range []embed.Embedder{embed.Hash(), embed.Off()} {
 		ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: NewMemSource(docs...),
 			Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
 		if err != nil {
@@ -94,7 +96,7 @@ func TestReplyOutranksItsQuestion(t *testing.T) {
 		tests := []struct{ q, want string }{
 			{"what to cook tonight", "s3#1"}, // unanswered: the question is all there is
 		}
-		if !IsOff(emb) {
+		if !embed.IsOff(emb) {
 			tests = append(tests, []struct{ q, want string }{
 				{"which keyboard layout to buy", "s2#2"},
 				{"keyboard layout advice", "s2#2"},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // TestSegment checks the dynamic programme that scores one CJK run by its
@@ -92,7 +94,7 @@ func TestCJKMatchCountedOnce(t *testing.T) {
 		{"an artefact window adds nothing", "生日是哪天",
 			[]Doc{{Path: "two", Body: "生日哪天过？"}, {Path: "artefact", Body: "生日是下周。"}}, "two"},
 	}
-	sc := NewScorer(Off(), nil)
+	sc := NewScorer(embed.Off(), nil)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			hits, err := sc.ScoreDocs(context.Background(), Query{Text: tc.q}, append(append([]Doc(nil), filler...), tc.docs...))

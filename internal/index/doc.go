@@ -1,8 +1,22 @@
 // Package index is somni's recall index: a derived SQLite cache of memory
-// entries with their embeddings, an in-memory corpus that serves searches,
-// the embedders (hash, http, off, local ONNX) and THE hybrid scorer used by
-// recall_memories, the search_* tools, search_recent_conversation and
-// associative hints.
+// entries with their embeddings, an in-memory corpus that serves searches
+// and THE hybrid scorer used by recall_memories, the search_* tools,
+// search_recent_conversation and associative hints. The vectors come from
+// an embed.Embedder (package embed); the index never asks which one, only
+// what it can do (embed.IsOff, embed.CalibrationOf, embed.QueryEmbedder),
+// and keys its cache on the embedder's ID.
+//
+// Map:
+//   - index.go     Open, Sync, Search, Status: the index over a Source.
+//   - sync.go      incremental sync (watched paths, safety scan, deferred writes).
+//   - store.go     the SQLite file: entries, vectors, links, state.
+//   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
+//   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
+//   - render.go, frame.go  hits as text for a model; recalled memory framed as data.
+//   - turns.go     conversation turns as doc sets (TurnDocs).
+//   - types.go     Doc, Query, Hit, Status, Options, Source.
+//   - memsource.go, synthetic.go  an in-memory Source; synthetic corpora for benchmarks.
+//   - watch_linux.go, watch_other.go  inotify on Linux, scanning elsewhere.
 //
 // Keyword ranking is a weighted BM25 computed in Go (corpus.keyword), not
 // SQLite FTS5, although the original design listed an FTS5 table. Three

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // embedBackoff is how long a failed embedding call (e.g. an http server
@@ -71,7 +73,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		opts.Now = time.Now
 	}
 	if opts.Embedder == nil {
-		opts.Embedder = Off()
+		opts.Embedder = embed.Off()
 	}
 	if opts.LinkSpread == 0 {
 		opts.LinkSpread = 1
@@ -139,8 +141,9 @@ func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	return ix.scorer.EmbedQuery(ctx, text)
 }
 
-// EmbedderID is the live embedder's ID, without Status's pass over entries.
-func (ix *Index) EmbedderID() string { return ix.embID }
+// Embedder is the live embedder, for callers that ask it about its
+// capabilities (assoc asks whether it is too noisy for hints).
+func (ix *Index) Embedder() embed.Embedder { return ix.opts.Embedder }
 
 // Status reports the live embedder and whether the semantic layer is
 // ready: a sync has completed and every entry carries a current vector.
@@ -148,7 +151,7 @@ func (ix *Index) Status() Status {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	st := Status{Embedder: ix.embID, Entries: ix.c.live, LastSync: ix.lastSync, Syncing: ix.syncing.Load()}
-	if IsOff(ix.opts.Embedder) || ix.lastSync.IsZero() {
+	if embed.IsOff(ix.opts.Embedder) || ix.lastSync.IsZero() {
 		return st
 	}
 	for _, e := range ix.c.slots {

@@ -12,13 +12,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // countingEmbedder wraps an embedder and counts embedded texts.
 type countingEmbedder struct {
-	Embedder
+	embed.Embedder
 	texts atomic.Int64
 	id    string
 }
@@ -35,9 +37,9 @@ func (c *countingEmbedder) ID() string {
 	return c.Embedder.ID()
 }
 
-func (c *countingEmbedder) Calibration() Calibration { return CalibrationOf(c.Embedder) }
+func (c *countingEmbedder) Calibration() embed.Calibration { return embed.CalibrationOf(c.Embedder) }
 
-func openDir(t *testing.T, root string, emb Embedder) (*Index, string) {
+func openDir(t *testing.T, root string, emb embed.Embedder) (*Index, string) {
 	t.Helper()
 	dbPath := filepath.Join(t.TempDir(), "index.sqlite")
 	ix, err := Open(context.Background(), Options{Path: dbPath, Source: dirSource{root}, Embedder: emb, Logger: quietLogger()})
@@ -88,7 +90,7 @@ func seedNotes(t *testing.T, root string) {
 func TestSearch(t *testing.T) {
 	root := t.TempDir()
 	seedNotes(t, root)
-	for _, emb := range []Embedder{Off(), Hash()} {
+	for _, emb := range []embed.Embedder{embed.Off(), embed.Hash()} {
 		ix, _ := openDir(t, root, emb)
 		tests := []struct {
 			query string
@@ -137,7 +139,7 @@ func TestSearch(t *testing.T) {
 func TestPinningBeatsFuzzyMatch(t *testing.T) {
 	root := t.TempDir()
 	seedNotes(t, root)
-	ix, _ := openDir(t, root, Hash())
+	ix, _ := openDir(t, root, embed.Hash())
 	// "billing database dashboards" matches billing-dashboards by wording,
 	// but db-billing-02 occurs verbatim only in billing-db: it must lead.
 	hits, err := ix.Search(context.Background(), Query{Text: "billing database dashboards db-billing-02"})
@@ -204,7 +206,7 @@ func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
 			root := t.TempDir()
 			seedNotes(t, root)
 			src := &countingSource{dirSource: dirSource{root}}
-			opts := Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: src, Embedder: Hash(), Logger: quietLogger()}
+			opts := Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: src, Embedder: embed.Hash(), Logger: quietLogger()}
 			if mode == "watched" {
 				opts.WatchDirs = []string{root}
 			}
@@ -275,7 +277,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 		src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("note-%d", i),
 			Description: "about topic " + fmt.Sprint(i), Body: "body text", Score: 0.5})
 	}
-	emb := &countingEmbedder{Embedder: Hash()}
+	emb := &countingEmbedder{Embedder: embed.Hash()}
 	dbPath := filepath.Join(t.TempDir(), "index.sqlite")
 	ix, err := Open(ctx, Options{Path: dbPath, Source: src, Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
 	if err != nil {
@@ -324,7 +326,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 		id   string
 		want int64
 	}{{"", 0}, {"hash-v2-test", 49}} {
-		emb2 := &countingEmbedder{Embedder: Hash(), id: tc.id}
+		emb2 := &countingEmbedder{Embedder: embed.Hash(), id: tc.id}
 		ix2, err := Open(ctx, Options{Path: dbPath, Source: src, Embedder: emb2, Logger: quietLogger(), ScanInterval: -1})
 		if err != nil {
 			t.Fatal(err)
@@ -345,7 +347,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 func TestIndexFileDeletedIsRebuilt(t *testing.T) {
 	root := t.TempDir()
 	seedNotes(t, root)
-	ix, dbPath := openDir(t, root, Hash())
+	ix, dbPath := openDir(t, root, embed.Hash())
 	ctx := context.Background()
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		os.Remove(dbPath + suffix)
@@ -362,7 +364,7 @@ func TestIndexFileDeletedIsRebuilt(t *testing.T) {
 	}
 	ix.Close()
 	// a fresh Open of the recreated file has every entry without any load
-	ix2, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Embedder: Hash(), Logger: quietLogger()})
+	ix2, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Embedder: embed.Hash(), Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +383,7 @@ func TestIndexFileDeletedIsRebuilt(t *testing.T) {
 	}
 	os.Remove(dbPath + "-wal")
 	os.Remove(dbPath + "-shm")
-	ix3, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Embedder: Hash(), Logger: quietLogger()})
+	ix3, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Embedder: embed.Hash(), Logger: quietLogger()})
 	if err != nil {
 		t.Fatalf("corrupt index file not replaced: %v", err)
 	}
@@ -398,7 +400,7 @@ func TestLinkSpreadingAndOrphans(t *testing.T) {
 	root := t.TempDir()
 	seedNotes(t, root)
 	mustWrite(t, root, "knowledge", "orphaned", "links nowhere", "text", "related: no-such-entry")
-	ix, _ := openDir(t, root, Off())
+	ix, _ := openDir(t, root, embed.Off())
 	ctx := context.Background()
 	// billing-db relates pg-tuning; a query only billing-db matches pulls pg-tuning in
 	hits, _ := ix.Search(ctx, Query{Text: "patroni switchover"})
@@ -439,7 +441,7 @@ func TestLinkSpreadingAndOrphans(t *testing.T) {
 func TestScoreDocsMatchesIndex(t *testing.T) {
 	root := t.TempDir()
 	seedNotes(t, root)
-	ix, _ := openDir(t, root, Hash())
+	ix, _ := openDir(t, root, embed.Hash())
 	ctx := context.Background()
 	refs, _ := dirSource{root}.Scan(ctx)
 	var docs []Doc
@@ -480,7 +482,7 @@ func TestKeywordNormalisation(t *testing.T) {
 		{Path: "b", Name: "kafka", Description: "queue", Body: "brokers"},
 		{Path: "c", Name: "nginx", Description: "proxy", Body: "upstream timeouts"},
 	}
-	sc := NewScorer(Off(), nil)
+	sc := NewScorer(embed.Off(), nil)
 	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "redis cluster failover procedure"}, src)
 	if len(hits) != 1 || hits[0].Keyword >= 0.5 {
 		t.Fatalf("one shared word scored %v", hits)
@@ -497,7 +499,7 @@ func TestConcurrentSearchAndSync(t *testing.T) {
 	for i := range 200 {
 		src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "redis cache note", Body: "body"})
 	}
-	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: Hash(), Logger: quietLogger(), ScanInterval: time.Millisecond})
+	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: embed.Hash(), Logger: quietLogger(), ScanInterval: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +536,7 @@ func TestLoadFailureSkippedUntilChanged(t *testing.T) {
 	bad := filepath.Join(root, "knowledge", "broken", "SKILL.md")
 	os.MkdirAll(filepath.Dir(bad), 0o755)
 	os.WriteFile(bad, []byte("no front matter"), 0o644)
-	ix, _ := openDir(t, root, Off())
+	ix, _ := openDir(t, root, embed.Off())
 	st, _ := ix.Sync(context.Background())
 	if st.Failed != 0 || st.Loaded != 0 {
 		t.Errorf("broken file retried without change: %+v", st)
@@ -548,7 +550,7 @@ func TestLoadFailureSkippedUntilChanged(t *testing.T) {
 
 // flakyEmbedder fails while down is set.
 type flakyEmbedder struct {
-	Embedder
+	embed.Embedder
 	down atomic.Bool
 }
 
@@ -559,13 +561,13 @@ func (f *flakyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	return f.Embedder.Embed(ctx, texts)
 }
 
-func (f *flakyEmbedder) Calibration() Calibration { return CalibrationOf(f.Embedder) }
+func (f *flakyEmbedder) Calibration() embed.Calibration { return embed.CalibrationOf(f.Embedder) }
 
 func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	emb := &flakyEmbedder{Embedder: Hash()}
+	emb := &flakyEmbedder{Embedder: embed.Hash()}
 	emb.down.Store(true)
 	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
 	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
@@ -602,7 +604,7 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 
 // gateEmbedder blocks every Embed call until released.
 type gateEmbedder struct {
-	Embedder
+	embed.Embedder
 	entered chan struct{}
 	release chan struct{}
 }
@@ -618,7 +620,7 @@ func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 func TestSearchDoesNotWaitForSlowSync(t *testing.T) {
 	ctx := context.Background()
 	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
-	emb := &gateEmbedder{Embedder: Hash(), entered: make(chan struct{}), release: make(chan struct{})}
+	emb := &gateEmbedder{Embedder: embed.Hash(), entered: make(chan struct{}), release: make(chan struct{})}
 	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -643,5 +645,26 @@ func TestSearchDoesNotWaitForSlowSync(t *testing.T) {
 	}
 	if hits, _ := ix.Search(ctx, Query{Text: "redis eviction"}); len(hits) != 1 {
 		t.Fatalf("after sync: %q", names(hits))
+	}
+}
+
+func TestStatusReportsSemanticLayer(t *testing.T) {
+	srcDocs := []Doc{{Path: "a", Name: "alpha", Body: "x"}}
+	for _, tc := range []struct {
+		emb  embed.Embedder
+		want bool
+	}{{embed.Off(), false}, {embed.Hash(), true}} {
+		ix, err := Open(context.Background(), Options{Path: t.TempDir() + "/i.sqlite", Source: NewMemSource(srcDocs...), Embedder: tc.emb, Logger: quietLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.Status().SemanticReady {
+			t.Errorf("%s ready before first sync", tc.emb.ID())
+		}
+		ix.Sync(context.Background())
+		if st := ix.Status(); st.SemanticReady != tc.want || st.Embedder != tc.emb.ID() || st.Entries != 1 {
+			t.Errorf("status %+v", st)
+		}
+		ix.Close()
 	}
 }

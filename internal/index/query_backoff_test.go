@@ -3,35 +3,51 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
-// TestSearchWithHungEmbedder: with an http embedder that never answers,
+// hungEmbedder stands in for an embedder whose server accepts and never
+// answers: each call waits out its own per-request timeout (the http
+// embedder's, tested in package embed) and fails, counting calls.
+type hungEmbedder struct {
+	embed.Embedder
+	timeout time.Duration
+	calls   atomic.Int64
+}
+
+func (h *hungEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	h.calls.Add(1)
+	ctx, cancel := context.WithTimeout(ctx, h.timeout)
+	defer cancel()
+	<-ctx.Done()
+	return nil, fmt.Errorf("hung embed: %w", ctx.Err())
+}
+
+// TestSearchWithHungEmbedder: with an embedder that never answers,
 // Search (with no deadline of its own) still returns keyword hits, and
 // the searches after it skip the embedder for the backoff instead of each
 // waiting out the timeout.
 func TestSearchWithHungEmbedder(t *testing.T) {
-	srv, calls := badEmbeddings(t, true, nil)
-	e, err := NewHTTP(EmbedConfig{BaseURL: srv.URL, Model: "m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.(*httpEmbedder).timeout = 50 * time.Millisecond
+	e := &hungEmbedder{Embedder: embed.Hash(), timeout: 50 * time.Millisecond}
 	root := t.TempDir()
 	seedNotes(t, root)
 	ix, _ := openDir(t, root, e) // the sync's embedding times out: keyword-only entries
-	before := calls.Load()
+	before := e.calls.Load()
 	for i := range 3 {
 		hits, err := ix.Search(context.Background(), Query{Text: "allkeys-lru eviction"})
 		if err != nil || len(hits) == 0 || hits[0].Doc.Name != "redis-eviction" {
 			t.Fatalf("search %d: %v %v", i, names(hits), err)
 		}
 	}
-	if got := calls.Load() - before; got > 1 {
-		t.Errorf("3 searches made %d embedding requests to a hung server, want at most 1", got)
+	if got := e.calls.Load() - before; got > 1 {
+		t.Errorf("3 searches made %d embedding calls to a hung embedder, want at most 1", got)
 	}
 }
 
@@ -46,7 +62,7 @@ func (f faultyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	if f.fail {
 		return nil, errors.New("embedding server down")
 	}
-	out, _ := Hash().Embed(ctx, texts)
+	out, _ := embed.Hash().Embed(ctx, texts)
 	for i, t := range texts {
 		if strings.Contains(t, "poison") {
 			for j := range out[i] {

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // queryFormEmbedder is the hash embedder with a query form: it records
@@ -12,7 +14,7 @@ import (
 // calibration can change after construction, as a BERT model's does once
 // its background load has measured it.
 type queryFormEmbedder struct {
-	Embedder
+	embed.Embedder
 	mu      sync.Mutex
 	queries []string
 	stored  []string
@@ -20,8 +22,8 @@ type queryFormEmbedder struct {
 }
 
 func newQueryFormEmbedder() *queryFormEmbedder {
-	e := &queryFormEmbedder{Embedder: Hash()}
-	e.floor.Store(DefaultCalibration.Floor)
+	e := &queryFormEmbedder{Embedder: embed.Hash()}
+	e.floor.Store(embed.DefaultCalibration.Floor)
 	return e
 }
 
@@ -39,8 +41,8 @@ func (e *queryFormEmbedder) EmbedQueries(ctx context.Context, qs []string) ([][]
 	return e.Embedder.Embed(ctx, qs)
 }
 
-func (e *queryFormEmbedder) Calibration() Calibration {
-	return Calibration{Floor: e.floor.Load().(float64), Span: 0.3}
+func (e *queryFormEmbedder) Calibration() embed.Calibration {
+	return embed.Calibration{Floor: e.floor.Load().(float64), Span: 0.3}
 }
 
 func TestQueriesUseTheQueryForm(t *testing.T) {
@@ -112,8 +114,8 @@ func TestCalibrationReadPerSearch(t *testing.T) {
 		t.Errorf("hybrid %v → %v: the new floor was not used", before[0].Hybrid, after[0].Hybrid)
 	}
 	// a configured calibration wins over the embedder's own
-	fixed := NewScorer(e, &Calibration{Floor: 0.1, Span: 0.5})
-	if got := fixed.Calibration(); got != (Calibration{Floor: 0.1, Span: 0.5}) {
+	fixed := NewScorer(e, &embed.Calibration{Floor: 0.1, Span: 0.5})
+	if got := fixed.Calibration(); got != (embed.Calibration{Floor: 0.1, Span: 0.5}) {
 		t.Errorf("override = %+v", got)
 	}
 }

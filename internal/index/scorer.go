@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -68,33 +69,11 @@ func boundQuery(text string) (string, bool) {
 	return textseg.Prefix(text, maxQueryRunes)
 }
 
-// DefaultCalibration is the compat floor/span (SOMNI_COS_FLOOR 0.40,
-// SOMNI_COS_SPAN 0.30) for embedders that do not know their own.
-var DefaultCalibration = Calibration{Floor: 0.40, Span: 0.30}
-
-// CalibrationOf returns e's own calibration, else DefaultCalibration.
-func CalibrationOf(e Embedder) Calibration {
-	if c, ok := e.(Calibrated); ok {
-		if cal := c.Calibration(); cal.Span > 0 {
-			return cal
-		}
-	}
-	return DefaultCalibration
-}
-
-// QueryEmbedder is implemented by embedders that embed search queries
-// differently from stored texts, e.g. a BERT retrieval model that wants an
-// instruction in front of queries. The scorer embeds every query through
-// it when the embedder has it, and stored texts through Embed.
-type QueryEmbedder interface {
-	EmbedQueries(ctx context.Context, queries []string) ([][]float32, error)
-}
-
 // Scorer is THE hybrid ranking used by every recall path: the index,
 // ad-hoc doc sets (conversation turns) and associative hints.
 type Scorer struct {
-	emb      Embedder
-	override *Calibration // fixed floor/span from config; nil ⇒ ask emb per search
+	emb      embed.Embedder
+	override *embed.Calibration // fixed floor/span from config; nil ⇒ ask emb per search
 	log      *slog.Logger
 	now      func() time.Time
 	// downNS: until this time (unix ns) nothing is embedded for queries
@@ -104,9 +83,9 @@ type Scorer struct {
 
 // NewScorer binds the ranking math to an embedder (nil ⇒ off) and its
 // calibration (nil ⇒ the embedder's own, read at every search).
-func NewScorer(emb Embedder, cal *Calibration) *Scorer {
+func NewScorer(emb embed.Embedder, cal *embed.Calibration) *Scorer {
 	if emb == nil {
-		emb = Off()
+		emb = embed.Off()
 	}
 	sc := &Scorer{emb: emb, log: slog.Default(), now: time.Now}
 	if cal != nil && cal.Span > 0 {
@@ -119,21 +98,21 @@ func NewScorer(emb Embedder, cal *Calibration) *Scorer {
 // Calibration is the floor/span this scorer maps cosines with now. It is
 // read per search, not fixed at construction, because a local BERT model
 // measures its own floor and span only after its background load.
-func (sc *Scorer) Calibration() Calibration {
+func (sc *Scorer) Calibration() embed.Calibration {
 	if sc.override != nil {
 		return *sc.override
 	}
-	return CalibrationOf(sc.emb)
+	return embed.CalibrationOf(sc.emb)
 }
 
 // Embedder is the embedder the scorer embeds queries with.
-func (sc *Scorer) Embedder() Embedder { return sc.emb }
+func (sc *Scorer) Embedder() embed.Embedder { return sc.emb }
 
 // EmbedQuery embeds one query text; nil (no error) when vectors are off
 // or the embedder is backing off after a failure (see markDown).
 func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	text, _ = boundQuery(text)
-	if IsOff(sc.emb) || strings.TrimSpace(text) == "" || sc.down() {
+	if embed.IsOff(sc.emb) || strings.TrimSpace(text) == "" || sc.down() {
 		return nil, nil
 	}
 	v, err := sc.embedQueries(ctx, []string{text})
@@ -179,7 +158,7 @@ func checkVectors(vecs [][]float32, n int) error {
 // embedQueries embeds query texts, through EmbedQueries when the embedder
 // treats queries differently from stored texts.
 func (sc *Scorer) embedQueries(ctx context.Context, qs []string) ([][]float32, error) {
-	if qe, ok := sc.emb.(QueryEmbedder); ok {
+	if qe, ok := sc.emb.(embed.QueryEmbedder); ok {
 		return qe.EmbedQueries(ctx, qs)
 	}
 	return sc.emb.Embed(ctx, qs)
@@ -198,7 +177,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		c.put(newEntry(d))
 	}
 	qvec := q.Vector
-	if !IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.down() {
+	if !embed.IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.down() {
 		var err error
 		qvec, err = sc.embedDocs(ctx, q, qvec, c)
 		if err != nil {
@@ -222,7 +201,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 // unless it is given or needs the embedder's query form, and returns the
 // query vector.
 func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *corpus) ([]float32, error) {
-	_, ownQueryForm := sc.emb.(QueryEmbedder)
+	_, ownQueryForm := sc.emb.(embed.QueryEmbedder)
 	if qvec == nil && ownQueryForm {
 		v, err := sc.EmbedQuery(ctx, q.Text)
 		if err != nil || v == nil {
@@ -550,7 +529,7 @@ func listRecent(c *corpus, q *Query, limit int) []Hit {
 }
 
 // hybridScore combines the three signals; cos only counts above the floor.
-func hybridScore(cal Calibration, cos, keyword float64, literal bool) float64 {
+func hybridScore(cal embed.Calibration, cos, keyword float64, literal bool) float64 {
 	sem := 0.0
 	if cos != 0 {
 		sem = (cos - cal.Floor) / cal.Span

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 func episodes() []Doc {
@@ -18,7 +20,7 @@ func episodes() []Doc {
 }
 
 func TestFilters(t *testing.T) {
-	sc := NewScorer(Hash(), nil)
+	sc := NewScorer(embed.Hash(), nil)
 	day := func(d int) time.Time { return time.Date(2026, 11, d, 0, 0, 0, 0, time.UTC) }
 	tests := []struct {
 		name string
@@ -58,7 +60,7 @@ func TestFilters(t *testing.T) {
 }
 
 func TestEmptyQueryListsNewestFirst(t *testing.T) {
-	sc := NewScorer(Hash(), nil)
+	sc := NewScorer(embed.Hash(), nil)
 	day := time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)
 	tests := []struct {
 		q    Query
@@ -84,7 +86,7 @@ func TestEmptyQueryListsNewestFirst(t *testing.T) {
 }
 
 func TestScoreDocsWithGivenVector(t *testing.T) {
-	sc := NewScorer(Hash(), nil)
+	sc := NewScorer(embed.Hash(), nil)
 	ctx := context.Background()
 	v, err := sc.EmbedQuery(ctx, "kafka migration")
 	if err != nil {
@@ -98,7 +100,7 @@ func TestScoreDocsWithGivenVector(t *testing.T) {
 }
 
 func TestRenderHits(t *testing.T) {
-	sc := NewScorer(Hash(), nil)
+	sc := NewScorer(embed.Hash(), nil)
 	docs := append(episodes(), Doc{Path: "/home/ann/.dsh/somni/memory/knowledge/redis/SKILL.md", Kind: KindKnowledge, Name: "redis-eviction",
 		Description: "cache evicted nothing", Body: "use allkeys-lru", AppliesWhen: "cache without TTL", Type: "pitfall"})
 	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "allkeys-lru eviction policies"}, docs)
@@ -126,7 +128,7 @@ func TestCandidateRules(t *testing.T) {
 		{Path: "b", Name: "数据库", Body: "数据库 连接池"},                 // CJK word ≥ 2 chars
 		{Path: "c", Name: "pool", Body: "connection pool sizing"}, // ≥ 3-char token
 	}
-	sc := NewScorer(Off(), nil)
+	sc := NewScorer(embed.Off(), nil)
 	tests := []struct {
 		q    string
 		want []string
@@ -158,7 +160,7 @@ func TestSymbolEvidence(t *testing.T) {
 			Body: "runs on pg-stage-7, port 6543; see docs/staging-postgres-notes.md and package.json, keep 30 days, use --verbose"},
 		{Path: "other", Name: "unrelated", Description: "something else", Body: "nothing in common"},
 	}
-	sc := NewScorer(Off(), nil)
+	sc := NewScorer(embed.Off(), nil)
 	tests := []struct {
 		q        string
 		bonus    bool // the pg entry's hybrid includes symbolBonus

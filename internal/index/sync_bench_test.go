@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // BenchmarkWatchedRecall measures recall latency at 10k entries on disk
@@ -31,13 +33,13 @@ func BenchmarkWatchedRecall(b *testing.B) {
 		name      string
 		reinforce bool
 		subtree   bool
-		emb       func() Embedder
+		emb       func() embed.Embedder
 	}{
-		{"keyword/no-write", false, false, Off},
-		{"keyword/reinforce-plain", true, false, Off},
-		{"keyword/reinforce-subtree", true, true, Off},
-		{"vector/no-write", false, false, Hash},
-		{"vector/reinforce-plain", true, false, Hash},
+		{"keyword/no-write", false, false, embed.Off},
+		{"keyword/reinforce-plain", true, false, embed.Off},
+		{"keyword/reinforce-subtree", true, true, embed.Off},
+		{"vector/no-write", false, false, embed.Hash},
+		{"vector/reinforce-plain", true, false, embed.Hash},
 	} {
 		b.Run(fmt.Sprintf("%s/%d", tc.name, n), func(b *testing.B) {
 			ctx := context.Background()

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // trackedSource is a dirSource that records scans and which files it loaded.
@@ -135,7 +137,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 			if subtree {
 				src = subtreeSource{ts}
 			}
-			emb := &countingEmbedder{Embedder: Hash()}
+			emb := &countingEmbedder{Embedder: embed.Hash()}
 			ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
 				Logger: quietLogger(), WatchDirs: []string{root}})
 			if err != nil {
@@ -342,7 +344,7 @@ func TestSyncPaths(t *testing.T) {
 			if subtree {
 				src = subtreeSource{ts}
 			}
-			emb := &countingEmbedder{Embedder: Hash()}
+			emb := &countingEmbedder{Embedder: embed.Hash()}
 			ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
 				Logger: quietLogger(), ScanInterval: -1})
 			if err != nil {

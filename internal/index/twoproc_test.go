@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // cacheRun is what one helper process measured.
@@ -129,7 +131,7 @@ func TestCacheHelperProcess(t *testing.T) {
 		b, _ := json.Marshal(r)
 		fmt.Println("RESULT " + string(b))
 	}()
-	ix, err := Open(ctx, Options{Path: db, Source: dirSource{root}, Embedder: Hash(),
+	ix, err := Open(ctx, Options{Path: db, Source: dirSource{root}, Embedder: embed.Hash(),
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		fail(err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // Entry kinds the sidecar's Source reports; the index treats Kind as an
@@ -113,11 +115,11 @@ type SyncStats struct {
 type Options struct {
 	Path     string // sqlite file, usually <dataDir>/index.sqlite
 	Source   Source
-	Embedder Embedder // nil ⇒ off
+	Embedder embed.Embedder // nil ⇒ off
 	Logger   *slog.Logger
 	Now      func() time.Time
 	// Calibration overrides the embedder's own floor/span (SOMNI_COS_FLOOR/SPAN).
-	Calibration *Calibration
+	Calibration *embed.Calibration
 	// LinkSpread > 0 enables one hop of link spreading (the default; values
 	// above 1 still mean one hop), < 0 disables it; 0 means the default.
 	LinkSpread int

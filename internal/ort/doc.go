@@ -1,7 +1,7 @@
 // Package ort runs ONNX models with an ONNX Runtime shared library loaded at
 // run time. It has one job: hand int64 input tensors to a session and give
 // back its float32 output. What the model sees — tokens, batches, pooling —
-// is decided by the caller (the local embedder in internal/index), so every
+// is decided by the caller (the local embedder in internal/embed), so every
 // build feeds the model the same tensors.
 //
 // Map:

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // InstallReport is what `doctor` says about the install itself: the binary,
@@ -34,7 +34,7 @@ func CheckInstall(ctx context.Context, cfg Config) InstallReport {
 	problem := func(path, format string, args ...any) {
 		rep.Findings = append(rep.Findings, Finding{Path: path, Kind: "install", Reason: fmt.Sprintf(format, args...)})
 	}
-	emb, err := index.NewEmbedder(cfg.Embed, cfg.Logger)
+	emb, err := embed.New(cfg.Embed, cfg.Logger)
 	if err != nil {
 		rep.Embed = DescribeEmbedder(cfg.Embed.Provider, nil)
 		problem(cfg.Embed.ModelDir, "embedder: %v", err)

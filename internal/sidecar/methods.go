@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -222,7 +222,7 @@ func (s *Server) embedInfo() EmbedInfo {
 
 // DescribeEmbedder fills an EmbedInfo for the configured provider and the
 // embedder built from it (nil while it is not built yet).
-func DescribeEmbedder(provider string, e index.Embedder) EmbedInfo {
+func DescribeEmbedder(provider string, e embed.Embedder) EmbedInfo {
 	info := EmbedInfo{Provider: provider, Runtime: ort.Backend}
 	if info.Provider == "" {
 		info.Provider = "local"
@@ -231,8 +231,8 @@ func DescribeEmbedder(provider string, e index.Embedder) EmbedInfo {
 		return info
 	}
 	info.ID = e.ID()
-	info.ModelDir, info.RuntimeLib = index.EmbedderFiles(e)
-	info.Degraded = index.Degradation(e)
+	info.ModelDir, info.RuntimeLib = embed.Files(e)
+	info.Degraded = embed.Degradation(e)
 	return info
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -43,8 +44,8 @@ type Config struct {
 	// MaxLogs and MaxIters bound a dream (SLEEP_MAX_LOGS, SLEEP_MAX_ITERS); ≤0 ⇒ defaults.
 	MaxLogs, MaxIters int
 
-	Embed       index.EmbedConfig
-	Calibration *index.Calibration // SOMNI_COS_FLOOR/SPAN; nil ⇒ the embedder's own
+	Embed       embed.Config
+	Calibration *embed.Calibration // SOMNI_COS_FLOOR/SPAN; nil ⇒ the embedder's own
 	LinkSpread  int                // SOMNI_LINK_SPREAD; 0 ⇒ 1, <0 disables
 
 	AssocThreshold float64 // --assoc-threshold
@@ -77,7 +78,7 @@ type Server struct {
 	ixReady chan struct{}
 	ix      *index.Index
 	ixErr   error
-	emb     index.Embedder
+	emb     embed.Embedder
 	// firstSync closes when the startup sync has finished (or failed).
 	firstSync chan struct{}
 
@@ -187,7 +188,7 @@ func (s *Server) Store() *memory.Store { return s.store }
 func (s *Server) openIndex(ctx context.Context) {
 	defer close(s.firstSync)
 	ilog := s.cfg.Logger.With(LoggerKey, "somni.index")
-	emb, err := index.NewEmbedder(s.cfg.Embed, ilog)
+	emb, err := embed.New(s.cfg.Embed, ilog)
 	if err != nil {
 		s.ixErr = fmt.Errorf("sidecar: embedder: %w", err)
 		s.log.Error("recall index unavailable", "err", err)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -319,7 +319,7 @@ func changedLines(a, b string) []string {
 	return out
 }
 
-func embedOff() index.EmbedConfig { return index.EmbedConfig{Provider: "off"} }
+func embedOff() embed.Config { return embed.Config{Provider: "off"} }
 
 // TestSearchListings covers the search tools with no query: the index lists
 // what passes the filters (knowledge strongest first, episodes newest

@@ -24,6 +24,12 @@ set +e
 node --test --test-reporter=spec test/unit/*.test.mjs 2>&1 | tee "$out"
 unit_rc=${PIPESTATUS[0]}
 set -e
+# The tests' type check (test/tsconfig.json, against lib/'s declarations): an error counts as a failed unit test.
+if ! node node_modules/typescript/bin/tsc -p test/tsconfig.json >&2; then
+  echo "[test] test type check failed" >&2
+  echo "ℹ fail $(( $(num 's/^ℹ fail ([0-9]+)$/\1/p') + 1 ))" >>"$out"
+  unit_rc=1
+fi
 unit_pass=$(num 's/^ℹ pass ([0-9]+)$/\1/p'); unit_fail=$(num 's/^ℹ fail ([0-9]+)$/\1/p')
 unit_pass=${unit_pass:-0}; unit_fail=${unit_fail:-0}
 [ "$unit_rc" -ne 0 ] && [ "$unit_fail" -eq 0 ] && unit_fail=1 # the runner itself failed

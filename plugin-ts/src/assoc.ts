@@ -9,6 +9,7 @@ import type { MessageId } from '@deepseek-ai/dsh-llm';
 import type { UserMessage } from '@deepseek-ai/dsh-session';
 import type { PostToolDecision, ToolExecution, ToolExecutionResult } from '@deepseek-ai/dsh-tools';
 import { blocksText, isSubagent } from './capture.js';
+import type { CallOf, ParamsOf } from './methods.js';
 import type { Json } from './rpc.js';
 
 /** Plugin name used in message sources. */
@@ -16,7 +17,7 @@ export const PLUGIN_NAME = 'dsh-somni';
 
 /** How the hint logic reaches the sidecar and its settings. */
 export interface AssocDeps {
-  call: (method: string, params: Record<string, Json>, timeoutMs: number) => Promise<unknown>;
+  call: CallOf<'assoc.thought' | 'assoc.action'>;
   /** Names of the plugin's own tools (never trigger hints). */
   ownTools: () => ReadonlySet<string>;
   /** Remembers the ids of messages the plugin injected, so capture skips them. */
@@ -35,12 +36,6 @@ export function hintMessage(hint: string): UserMessage {
     content: [{ type: 'text', text: hint }],
     source: { kind: 'plugin', plugin: PLUGIN_NAME, form: 'recall' },
   };
-}
-
-function hintOf(raw: unknown): string {
-  if (typeof raw !== 'object' || raw === null) return '';
-  const h = (raw as { hint?: unknown }).hint;
-  return typeof h === 'string' ? h.trim() : '';
 }
 
 /** The text the person just said in this step's admitted messages, if any (last one wins). */
@@ -92,9 +87,9 @@ export class Associator {
   }
 
   /** Asks the sidecar; any failure or timeout is "no hint". */
-  private async ask(method: string, params: Record<string, Json>): Promise<string> {
+  private async ask<M extends 'assoc.thought' | 'assoc.action'>(method: M, params: ParamsOf<M>): Promise<string> {
     try {
-      return hintOf(await this.deps.call(method, params, this.deps.timeoutMs));
+      return (await this.deps.call(method, params, this.deps.timeoutMs)).hint;
     } catch (err) {
       this.deps.onError(err as Error);
       return '';

@@ -5,12 +5,12 @@
  */
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
-import type { Json } from './rpc.js';
+import type { CallOf, ParamsOf } from './methods.js';
 
 /** One sidecar call the capture wants made, in order. */
 export type CaptureOp =
-  | { method: 'session.append'; params: { sessionId: string; role: 'user' | 'assistant'; text: string } }
-  | { method: 'session.tool'; params: { sessionId: string; call: string; result: string } };
+  | { method: 'session.append'; params: ParamsOf<'session.append'> }
+  | { method: 'session.tool'; params: ParamsOf<'session.tool'> };
 
 /** Joins the text of content blocks (nested tool-result content included); images become a marker. */
 export function blocksText(blocks: readonly ContentBlock[]): string {
@@ -115,8 +115,8 @@ function compactArgs(raw: string): string {
   }
 }
 
-/** How capture talks to the sidecar. */
-export type CaptureCall = (method: string, params: Record<string, Json>) => Promise<unknown>;
+/** How capture talks to the sidecar (the timeout is the caller's). */
+export type CaptureCall = <M extends 'session.append' | 'session.tool' | 'session.close'>(method: M, params: ParamsOf<M>) => ReturnType<CallOf<M>>;
 
 /** Ops kept per session while the sidecar cannot take them. */
 const MAX_BUFFERED = 2000;
@@ -168,7 +168,9 @@ export class Capture {
       for (let i = 0; i < ops.length; i++) {
         const op = ops[i]!;
         try {
-          await this.call(op.method, op.params);
+          // Narrowed per method so each call is checked against its own params.
+          if (op.method === 'session.append') await this.call(op.method, op.params);
+          else await this.call(op.method, op.params);
         } catch (err) {
           // Keep what was not sent, in order, for the next flush (the sidecar may be restarting).
           const rest = ops.slice(i);

@@ -1,136 +1,134 @@
 /**
- * The plugin's configuration: a typed default tree, and a synchronous Standard Schema (v1) validator
- * that fills defaults and rejects wrong types or unknown keys with the path that is wrong.
+ * The plugin's configuration, described once: {@link SCHEMA} is a tree of leaves, each with its check
+ * and its default, and everything else comes from it — the resolved type ({@link SomniConfig}), the
+ * input type, the defaults ({@link DEFAULTS}) and a synchronous Standard Schema (v1) validator that
+ * fills defaults and rejects wrong types or unknown keys with the path that is wrong. A new key is one
+ * line here.
+ *
+ * A leaf without a default is the sidecar's to decide: it resolves to `undefined` when the user did
+ * not set it, and the plugin then passes nothing, so the sidecar's own default is the one that runs
+ * (a copy here would silently win over it).
  *
  * Why not schemastery: the plugin keeps runtime imports of DSH packages at zero (mounted by path,
  * Node would resolve `@deepseek-ai/schemastery` from the plugin's own folder, not the harness's), and
  * cordis accepts any Standard Schema object, so a small local schema avoids bundling a copy.
  */
 
-/** Which backend the dreamer's model calls go to. */
-export type DreamLlm = 'host' | 'openai';
-/** Which embedder the sidecar uses for recall. */
-export type EmbedProvider = 'local' | 'http' | 'hash' | 'off';
-/** Sidecar log level (its stderr lines are re-emitted at their own level). */
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+/** One leaf of the description: what it checks, and its default (`undefined` ⇒ the sidecar's). */
+interface Leaf<T> {
+  readonly leaf: 'string' | 'boolean' | 'number' | 'enum';
+  readonly default: T;
+  /** Returns why `value` is wrong ('' when it is fine); `at` is the dotted path. */
+  readonly check: (value: unknown, at: string) => string;
+}
+interface Tree {
+  readonly [key: string]: Leaf<unknown> | Tree;
+}
 
-/** Fully resolved plugin configuration (every key present after validation). */
-export interface SomniConfig {
+const str = (def: string): Leaf<string> => ({
+  leaf: 'string',
+  default: def,
+  check: (v, at) => (typeof v === 'string' ? '' : `${at} must be a string`),
+});
+const bool = (def: boolean): Leaf<boolean> => ({
+  leaf: 'boolean',
+  default: def,
+  check: (v, at) => (typeof v === 'boolean' ? '' : `${at} must be true or false`),
+});
+const oneOf = <const V extends string>(values: readonly V[], def: V): Leaf<V> => ({
+  leaf: 'enum',
+  default: def,
+  check: (v, at) =>
+    typeof v === 'string' && (values as readonly string[]).includes(v) ? '' : `${at} must be one of ${values.join(', ')} (got ${JSON.stringify(v)})`,
+});
+interface Range {
+  min?: number;
+  max?: number;
+  integer?: boolean;
+}
+function checkNumber({ min, max, integer }: Range): Leaf<unknown>['check'] {
+  return (v, at) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return `${at} must be a number (got ${JSON.stringify(v)})`;
+    if (integer && !Number.isInteger(v)) return `${at} must be an integer (got ${v})`;
+    if ((min !== undefined && v < min) || (max !== undefined && v > max)) return `${at} must be within [${min ?? '-∞'}, ${max ?? '∞'}] (got ${v})`;
+    return '';
+  };
+}
+const num = (def: number, range: Range): Leaf<number> => ({ leaf: 'number', default: def, check: checkNumber(range) });
+/** A number the sidecar defaults: undefined unless the user set it. */
+const sidecarNum = (range: Range): Leaf<number | undefined> => ({ leaf: 'number', default: undefined, check: checkNumber(range) });
+
+/**
+ * The largest `capture.maxMessageChars` a user may set, and the bound on what capture sends when it is
+ * unset: not a cap on what is kept (the sidecar's is), only on what one pipe line and the per-session
+ * buffer carry for a runaway tool output.
+ */
+export const CAPTURE_MAX_CHARS = 1_000_000;
+
+/** The one description of the config tree (every key optional in a patch). */
+const SCHEMA = {
   /** Memory data directory; '' ⇒ `$DSH_HOME/somni` (DSH_HOME defaulting to ~/.dsh). */
-  dataDir: string;
+  dataDir: str(''),
   /** Sidecar executable; '' ⇒ the platform package's (`dsh-somni-<os>-<cpu>`), else the package-local `bin/` of a dev checkout. */
-  binary: string;
-  capture: { enabled: boolean; maxMessageChars: number };
-  inject: { identity: boolean; intentions: boolean; discipline: boolean };
+  binary: str(''),
+  capture: {
+    enabled: bool(true),
+    /** Cap on one captured message; unset ⇒ the sidecar's own cap (what its session log keeps). */
+    maxMessageChars: sidecarNum({ min: 200, max: CAPTURE_MAX_CHARS, integer: true }),
+  },
+  inject: { identity: bool(true), intentions: bool(true), discipline: bool(true) },
   assoc: {
-    enabled: boolean;
-    preStep: boolean;
-    postExecute: boolean;
-    threshold: number;
-    gap: number;
-    maxItems: number;
-  };
-  tools: { enabled: boolean };
+    enabled: bool(true),
+    preStep: bool(true),
+    postExecute: bool(true),
+    /** Hint gates; unset ⇒ the sidecar's defaults (`--assoc-threshold` etc. are not passed). */
+    threshold: sidecarNum({ min: 0, max: 1 }),
+    gap: sidecarNum({ min: 0, max: 1 }),
+    maxItems: sidecarNum({ min: 1, max: 20, integer: true }),
+  },
+  tools: { enabled: bool(true) },
   dream: {
-    enabled: boolean;
-    idleMs: number;
+    enabled: bool(true),
+    idleMs: num(15 * 60_000, { min: 1_000, integer: true }),
     /** How often the scheduler checks whether a dream is due. */
-    tickMs: number;
-    maxIntervalMs: number;
-    minPendingLogs: number;
-    llm: DreamLlm;
+    tickMs: num(30_000, { min: 100, max: 3_600_000, integer: true }),
+    maxIntervalMs: num(6 * 3_600_000, { min: 1_000, integer: true }),
+    minPendingLogs: num(1, { min: 0, max: 1_000, integer: true }),
+    /** Which backend the dreamer's model calls go to; the plugin acts on it (the `llm.chat` bridge), so it is always passed. */
+    llm: oneOf(['host', 'openai'], 'host'),
     /** Dreamer iteration cap; 0 ⇒ the sidecar's own rule. */
-    maxIterations: number;
-    openai: { baseUrl: string; apiKeyEnv: string; model: string };
-  };
+    maxIterations: num(0, { min: 0, max: 10_000, integer: true }),
+    openai: { baseUrl: str(''), apiKeyEnv: str('OPENAI_API_KEY'), model: str('') },
+  },
   embed: {
-    provider: EmbedProvider;
-    modelDir: string;
-    baseUrl: string;
+    /** Which embedder the sidecar uses for recall; the plugin acts on it (finding the model package), so it is always passed. */
+    provider: oneOf(['local', 'http', 'hash', 'off'], 'local'),
+    modelDir: str(''),
+    baseUrl: str(''),
     /** Name of the host environment variable holding the embedding API key ('' ⇒ none). */
-    apiKeyEnv: string;
-  };
-  logLevel: LogLevel;
+    apiKeyEnv: str(''),
+  },
+  /** Log level of both halves: the plugin filters its own lines with it, so it is always passed and both agree. */
+  logLevel: oneOf(['debug', 'info', 'warning', 'error'], 'info'),
   /** IANA time zone the sidecar counts days in ("Europe/Berlin"); '' ⇒ the machine's. */
-  timezone: string;
-}
+  timezone: str(''),
+} satisfies Tree;
 
+/** The resolved value a description stands for. */
+type Resolved<N> = N extends Leaf<infer T> ? T : { -readonly [K in keyof N]: Resolved<N[K]> };
+/** What a patch may give for a description: every key optional, null meaning "the default". */
+type Input<N> = N extends Leaf<infer T> ? Exclude<T, undefined> | null : { [K in keyof N]?: Input<N[K]> };
+
+/** Fully resolved plugin configuration (every key present; sidecar-defaulted leaves may be undefined). */
+export type SomniConfig = Resolved<typeof SCHEMA>;
 /** Deep-partial input shape accepted from a cordis patch. */
-export type SomniConfigInput = {
-  [K in keyof SomniConfig]?: SomniConfig[K] extends object ? DeepPartial<SomniConfig[K]> : SomniConfig[K];
-};
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
-
-/** Defaults for every key. */
-export const DEFAULTS: SomniConfig = Object.freeze({
-  dataDir: '',
-  binary: '',
-  capture: { enabled: true, maxMessageChars: 4000 },
-  inject: { identity: true, intentions: true, discipline: true },
-  assoc: { enabled: true, preStep: true, postExecute: true, threshold: 0.52, gap: 0.04, maxItems: 2 },
-  tools: { enabled: true },
-  dream: {
-    enabled: true,
-    idleMs: 15 * 60_000,
-    tickMs: 30_000,
-    maxIntervalMs: 6 * 3_600_000,
-    minPendingLogs: 1,
-    llm: 'host',
-    maxIterations: 0,
-    openai: { baseUrl: '', apiKeyEnv: 'OPENAI_API_KEY', model: '' },
-  },
-  embed: { provider: 'local', modelDir: '', baseUrl: '', apiKeyEnv: '' },
-  logLevel: 'info',
-  timezone: '',
-}) as SomniConfig;
-
-type Leaf =
-  | { kind: 'string' }
-  | { kind: 'boolean' }
-  | { kind: 'number'; min?: number; max?: number; integer?: boolean }
-  | { kind: 'enum'; values: readonly string[] };
-interface Node {
-  [key: string]: Leaf | Node;
-}
-
-const str: Leaf = { kind: 'string' };
-const bool: Leaf = { kind: 'boolean' };
-const num = (min?: number, max?: number, integer = false): Leaf => ({ kind: 'number', min, max, integer });
-
-/** Shape of the config tree: drives validation and the unknown-key check. */
-const SHAPE: Node = {
-  dataDir: str,
-  binary: str,
-  capture: { enabled: bool, maxMessageChars: num(200, 1_000_000, true) },
-  inject: { identity: bool, intentions: bool, discipline: bool },
-  assoc: {
-    enabled: bool,
-    preStep: bool,
-    postExecute: bool,
-    threshold: num(0, 1),
-    gap: num(0, 1),
-    maxItems: num(1, 20, true),
-  },
-  tools: { enabled: bool },
-  dream: {
-    enabled: bool,
-    idleMs: num(1_000, undefined, true),
-    tickMs: num(100, 3_600_000, true),
-    maxIntervalMs: num(1_000, undefined, true),
-    minPendingLogs: num(0, 1_000, true),
-    llm: { kind: 'enum', values: ['host', 'openai'] },
-    maxIterations: num(0, 10_000, true),
-    openai: { baseUrl: str, apiKeyEnv: str, model: str },
-  },
-  embed: {
-    provider: { kind: 'enum', values: ['local', 'http', 'hash', 'off'] },
-    modelDir: str,
-    baseUrl: str,
-    apiKeyEnv: str,
-  },
-  logLevel: { kind: 'enum', values: ['debug', 'info', 'warning', 'error'] },
-  timezone: str,
-};
+export type SomniConfigInput = Input<typeof SCHEMA>;
+/** Which backend the dreamer's model calls go to. */
+export type DreamLlm = SomniConfig['dream']['llm'];
+/** Which embedder the sidecar uses for recall. */
+export type EmbedProvider = SomniConfig['embed']['provider'];
+/** Plugin (and, when set, sidecar) log level. */
+export type LogLevel = SomniConfig['logLevel'];
 
 /** One validation problem, Standard Schema style. */
 export interface ConfigIssue {
@@ -138,43 +136,17 @@ export interface ConfigIssue {
   readonly path: readonly string[];
 }
 
-function isLeaf(n: Leaf | Node): n is Leaf {
-  // A Node's values are objects, so a string `kind` only occurs on leaves.
-  return typeof (n as { kind?: unknown }).kind === 'string';
+function isLeaf(n: Leaf<unknown> | Tree): n is Leaf<unknown> {
+  // A Tree's values are objects, so a function-valued `check` only occurs on leaves.
+  return typeof n.check === 'function';
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function checkLeaf(leaf: Leaf, value: unknown, path: string[], issues: ConfigIssue[]): unknown {
-  const at = path.join('.');
-  switch (leaf.kind) {
-    case 'string':
-      if (typeof value !== 'string') issues.push({ path, message: `dsh-somni config: ${at} must be a string` });
-      return value;
-    case 'boolean':
-      if (typeof value !== 'boolean') issues.push({ path, message: `dsh-somni config: ${at} must be true or false` });
-      return value;
-    case 'enum':
-      if (typeof value !== 'string' || !leaf.values.includes(value)) {
-        issues.push({ path, message: `dsh-somni config: ${at} must be one of ${leaf.values.join(', ')} (got ${JSON.stringify(value)})` });
-      }
-      return value;
-    case 'number': {
-      if (typeof value !== 'number' || !Number.isFinite(value)) {
-        issues.push({ path, message: `dsh-somni config: ${at} must be a number (got ${JSON.stringify(value)})` });
-      } else if (leaf.integer && !Number.isInteger(value)) {
-        issues.push({ path, message: `dsh-somni config: ${at} must be an integer (got ${value})` });
-      } else if ((leaf.min !== undefined && value < leaf.min) || (leaf.max !== undefined && value > leaf.max)) {
-        issues.push({ path, message: `dsh-somni config: ${at} must be within [${leaf.min ?? '-∞'}, ${leaf.max ?? '∞'}] (got ${value})` });
-      }
-      return value;
-    }
-  }
-}
-
-function merge(shape: Node, defaults: Record<string, unknown>, input: unknown, path: string[], issues: ConfigIssue[]): Record<string, unknown> {
+/** Walks the description and the input together: defaults where nothing is given, issues with their path. */
+function resolve(tree: Tree, input: unknown, path: string[], issues: ConfigIssue[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (input !== undefined && input !== null && !isRecord(input)) {
     issues.push({ path, message: `dsh-somni config: ${path.join('.') || '(root)'} must be an object` });
@@ -182,18 +154,22 @@ function merge(shape: Node, defaults: Record<string, unknown>, input: unknown, p
   }
   const given: Record<string, unknown> = isRecord(input) ? input : {};
   for (const key of Object.keys(given)) {
-    if (!Object.hasOwn(shape, key)) {
-      const known = Object.keys(shape).join(', ');
+    if (!Object.hasOwn(tree, key)) {
+      const known = Object.keys(tree).join(', ');
       issues.push({ path: [...path, key], message: `dsh-somni config: unknown key ${[...path, key].join('.')} (known here: ${known})` });
     }
   }
-  for (const [key, sub] of Object.entries(shape)) {
-    const def = defaults[key];
+  for (const [key, sub] of Object.entries(tree)) {
     const val = given[key];
-    if (isLeaf(sub)) {
-      out[key] = val === undefined || val === null ? def : checkLeaf(sub, val, [...path, key], issues);
+    const at = [...path, key];
+    if (!isLeaf(sub)) {
+      out[key] = resolve(sub, val, at, issues);
+    } else if (val === undefined || val === null) {
+      out[key] = sub.default;
     } else {
-      out[key] = merge(sub, def as Record<string, unknown>, val, [...path, key], issues);
+      const wrong = sub.check(val, at.join('.'));
+      if (wrong) issues.push({ path: at, message: `dsh-somni config: ${wrong}` });
+      out[key] = val;
     }
   }
   return out;
@@ -208,7 +184,8 @@ export type ConfigResult = { readonly value: SomniConfig; readonly issues?: unde
  */
 export function parseConfig(input: unknown): ConfigResult {
   const issues: ConfigIssue[] = [];
-  const value = merge(SHAPE, DEFAULTS as unknown as Record<string, unknown>, input, [], issues) as unknown as SomniConfig;
+  // The walk checked every leaf against SCHEMA, which is what SomniConfig is derived from.
+  const value = resolve(SCHEMA, input, [], issues) as SomniConfig;
   if (issues.length > 0) return { issues };
   return { value };
 }
@@ -222,6 +199,9 @@ export function resolveConfig(input: unknown): SomniConfig {
   if (r.issues) throw new Error(r.issues.map((i) => i.message).join('\n'));
   return r.value;
 }
+
+/** Defaults for every key (sidecar-defaulted leaves undefined), derived from {@link SCHEMA}. */
+export const DEFAULTS: SomniConfig = resolveConfig(undefined);
 
 /** The Standard Schema v1 object cordis validates the row's config with (synchronously). */
 export const Config = {

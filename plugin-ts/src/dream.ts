@@ -4,7 +4,7 @@
  * An automatic dream yields to the user: any agent turning `running` cancels it. `dream_now`
  * shares this state so a manual dream and an automatic one never overlap.
  */
-import type { Json } from './rpc.js';
+import type { CallOf } from './methods.js';
 
 /** Result of one dream attempt, as shown to a user or model. */
 export interface DreamOutcome {
@@ -14,7 +14,7 @@ export interface DreamOutcome {
 
 /** What the scheduler needs from the host and the sidecar. */
 export interface DreamDeps {
-  call: (method: string, params: Record<string, Json>, timeoutMs: number) => Promise<unknown>;
+  call: CallOf<'session.closeAll' | 'sleep.status' | 'sleep.run' | 'sleep.cancel'>;
   isUp: () => boolean;
   /** True when every agent is idle. */
   allIdle: () => boolean;
@@ -31,10 +31,6 @@ export interface DreamDeps {
 
 /** `sleep.run` may legitimately take long: the dreamer reads several logs with many model turns. */
 const SLEEP_TIMEOUT_MS = 45 * 60_000;
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
 
 /** Dream scheduling state shared by the timer and `dream_now`. */
 export class DreamScheduler {
@@ -133,28 +129,27 @@ export class DreamScheduler {
     try {
       await this.deps.flushCapture();
       await call('session.closeAll', {}, 30_000);
-      const status = (await call('sleep.status', {}, 15_000)) as Record<string, unknown> | null;
-      const pending = typeof status?.pendingLogs === 'number' ? status.pendingLogs : 0;
+      const pending = (await call('sleep.status', {}, 15_000)).pendingLogs;
       const min = auto ? Math.max(1, this.deps.minPendingLogs) : 1;
       if (pending < min) {
         return { status: 'skipped', text: `Nothing to dream about: ${pending} pending session log(s) (need ${min}).` };
       }
       log.info('dream starting (%s, %d pending logs)', trigger, pending);
-      const r = (await call('sleep.run', { trigger }, SLEEP_TIMEOUT_MS)) as Record<string, unknown> | null;
-      const st = str(r?.status) || 'unknown';
-      const usage = r?.token_usage as Record<string, unknown> | undefined;
-      const tokens = typeof usage?.total_tokens === 'number' ? ` (${usage.total_tokens} tokens)` : '';
+      const r = await call('sleep.run', { trigger }, SLEEP_TIMEOUT_MS);
+      const st = r.status || 'unknown';
+      const total = r.token_usage?.total_tokens;
+      const tokens = total === undefined ? '' : ` (${total} tokens)`;
       log.info('dream finished: %s%s', st, tokens);
       if (st === 'deep_sleep' || st === 'interrupted') this.deps.afterDream();
       switch (st) {
         case 'deep_sleep':
-          return { status: st, text: `Dream finished${tokens}.\n${str(r?.summary)}`.trim() };
+          return { status: st, text: `Dream finished${tokens}.\n${r.summary}`.trim() };
         case 'skipped':
-          return { status: st, text: `Dream skipped: ${str(r?.reason)}` };
+          return { status: st, text: `Dream skipped: ${r.reason}` };
         case 'interrupted':
-          return { status: st, text: `Dream interrupted: ${str(r?.reason)}${tokens}` };
+          return { status: st, text: `Dream interrupted: ${r.reason}${tokens}` };
         default:
-          return { status: st, text: `Dream failed: ${str(r?.reason) || JSON.stringify(r)}` };
+          return { status: st, text: `Dream failed: ${r.reason || JSON.stringify(r)}` };
       }
     } catch (err) {
       log.warn('dream (%s) failed: %s', trigger, (err as Error).message);

@@ -18,16 +18,17 @@ import type {} from '@deepseek-ai/dsh-system-prompt';
 import type {} from '@deepseek-ai/dsh-tools';
 import { admittedUserText, Associator, PLUGIN_NAME } from './assoc.js';
 import { Capture, isSubagent } from './capture.js';
-import { Config, resolveConfig, type SomniConfig } from './config.js';
+import { CAPTURE_MAX_CHARS, Config, resolveConfig, type SomniConfig } from './config.js';
 import { DreamScheduler } from './dream.js';
 import { explainStartFailure, resolveInstall, type Install, type Problem } from './install.js';
 import { llmChatHandler } from './llm-bridge.js';
 import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
-import { PromptCache, SECTIONS, toPromptTexts } from './prompt.js';
+import { LLM_CHAT, type Call } from './methods.js';
+import { PromptCache, SECTIONS } from './prompt.js';
 import type { Json } from './rpc.js';
 import { Sidecar, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
-import { DREAM_NOW, dreamNowDefinition, toSidecarTools, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
+import { DREAM_NOW, dreamNowDefinition, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
 
 export { Config };
 export type { SomniConfig } from './config.js';
@@ -62,12 +63,12 @@ export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string
   const modelDir = found.modelDir || config.embed.modelDir;
   if (modelDir) argv.push('--embed-model-dir', modelDir);
   if (found.ortLib) argv.push('--ort-lib', found.ortLib);
-  argv.push(
-    '--assoc-threshold', String(config.assoc.threshold),
-    '--assoc-gap', String(config.assoc.gap),
-    '--assoc-max-items', String(config.assoc.maxItems),
-    '--log-level', config.logLevel,
-  );
+  // The hint gates only when the user set them: otherwise the sidecar's own defaults apply.
+  const { threshold, gap, maxItems } = config.assoc;
+  if (threshold !== undefined) argv.push('--assoc-threshold', String(threshold));
+  if (gap !== undefined) argv.push('--assoc-gap', String(gap));
+  if (maxItems !== undefined) argv.push('--assoc-max-items', String(maxItems));
+  argv.push('--log-level', config.logLevel);
   // Only when set: without the flag the sidecar uses the machine's zone.
   if (config.timezone.trim()) argv.push('--timezone', config.timezone.trim());
   return argv;
@@ -179,7 +180,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const handlers: Record<string, (p: Json, s: AbortSignal) => Promise<Json>> = {};
   if (config.dream.llm === 'host') {
     // Checked per call: a harness without these fails the dream with a reason, not the plugin.
-    handlers['llm.chat'] = llmChatHandler({
+    handlers[LLM_CHAT] = llmChatHandler({
       stream: (options) => {
         if (typeof ctx.llm?.stream !== 'function') throw new Error('this harness has no llm.stream; set dream.llm to openai');
         return ctx.llm.stream(options);
@@ -279,14 +280,14 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     onTrouble,
     disabled: offReason || undefined,
   });
-  const call = (method: string, params: Record<string, Json>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> =>
-    sidecar.call(method, params, { timeoutMs, signal });
+  const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
   const quiet = (what: string) => (err: Error): void => log.debug('%s: %s', what, err.message);
 
   // Capture.
   const capture = new Capture(
     (method, params) => call(method, params, T.capture),
-    config.capture.maxMessageChars,
+    // Unset: the sidecar caps what its log keeps; the plugin only bounds what crosses the pipe.
+    config.capture.maxMessageChars ?? CAPTURE_MAX_CHARS,
     (id) => ownMessageIds.has(id),
     quiet('capture'),
     // dream_now's result is the dreamer's own output: logging it would feed a dream into the next one.
@@ -295,7 +296,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
 
   // Prompt sections.
   const prompt = new PromptCache(
-    async (currentMessage) => toPromptTexts(await call('prompt.build', currentMessage ? { currentMessage } : {}, T.build)),
+    async (currentMessage) => call('prompt.build', currentMessage ? { currentMessage } : {}, T.build),
     quiet('prompt.build'),
   );
   const anySection = canAddSections && SECTIONS.some((s) => config.inject[s.key]);
@@ -321,7 +322,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
 
   // Hints.
   const assoc = new Associator({
-    call: (m, p, t) => call(m, p, t),
+    call,
     ownTools: () => ownTools,
     ownMessageIds,
     preStep: config.assoc.enabled && config.assoc.preStep,
@@ -361,7 +362,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
     toolsRegistered = true;
     try {
-      const tools = toSidecarTools(await call('tools.list', {}, T.list));
+      const { tools } = await call('tools.list', {}, T.list);
       for (const dispose of standIns.splice(0)) dispose();
       for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
       register(dreamNowDefinition(scheduler));

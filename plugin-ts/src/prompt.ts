@@ -4,12 +4,9 @@
  * (agent created, user input admitted, intention tools, dreams) and coalesce into one call at a time.
  */
 
-/** The sections `prompt.build` returns. */
-export interface PromptTexts {
-  identity: string;
-  intentions: string;
-  discipline: string;
-}
+import type { PromptTexts } from './methods.js';
+
+export { toPromptTexts, type PromptTexts } from './methods.js';
 
 /** Section names and orders registered with `ctx.systemPrompt.section`. */
 export const SECTIONS: ReadonlyArray<{ key: keyof PromptTexts; name: string; order: number }> = [
@@ -85,14 +82,4 @@ export class PromptCache {
       this.inflight = undefined;
     }
   }
-}
-
-/**
- * Validates a `prompt.build` result.
- * @param raw - the sidecar's reply.
- */
-export function toPromptTexts(raw: unknown): PromptTexts {
-  const r = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  const s = (v: unknown): string => (typeof v === 'string' ? v : '');
-  return { identity: s(r.identity), intentions: s(r.intentions), discipline: s(r.discipline) };
 }

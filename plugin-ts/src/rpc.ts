@@ -106,7 +106,7 @@ export class RpcPeer {
    * @param params - params object.
    * @param opts - timeout and cancellation.
    */
-  call(method: string, params: Record<string, Json> = {}, opts: CallOptions = {}): Promise<Json> {
+  call(method: string, params: Readonly<Record<string, Json | undefined>> = {}, opts: CallOptions = {}): Promise<Json> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
     return new Promise<Json>((resolve, reject) => {
@@ -166,7 +166,7 @@ export class RpcPeer {
     return p;
   }
 
-  private write(msg: Record<string, Json | undefined>): void {
+  private write(msg: Readonly<Record<string, Json | Readonly<Record<string, Json | undefined>> | undefined>>): void {
     try {
       this.output.write(JSON.stringify(msg) + '\n');
     } catch (err) {

@@ -4,7 +4,10 @@
  * that fails fast while the sidecar is down, so every feature can degrade instead of blocking a turn.
  */
 import type { SubprocessHandle, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess';
+import { decodeResult, toPingInfo, type Method, type ParamsOf, type PingInfo, type ResultOf } from './methods.js';
 import { RpcError, RpcPeer, RPC_CLOSED, RPC_TIMEOUT, lineReader, type CallOptions, type Json, type RequestHandler } from './rpc.js';
+
+export type { PingInfo } from './methods.js';
 
 /** The subset of a cordis logger the plugin uses. */
 export interface Log {
@@ -12,22 +15,6 @@ export interface Log {
   info(format: string, ...args: unknown[]): void;
   warn(format: string, ...args: unknown[]): void;
   error(format: string, ...args: unknown[]): void;
-}
-
-/** `ping` result (see the compat notes). */
-export interface PingInfo {
-  version: string;
-  dataDir: string;
-  memoryDir: string;
-  skillDir: string;
-  llm: string;
-  vector: boolean;
-  pendingLogs: number;
-  /**
-   * The embedder in use, when the sidecar reports it: `degraded` says why the configured local
-   * embedder is not used ('' when it is). Older sidecars do not send it.
-   */
-  embed?: { provider: string; id: string; degraded: string };
 }
 
 /** Something the user should hear about: a start that failed, or the manager giving up. */
@@ -178,10 +165,19 @@ export class Sidecar {
   }
 
   /**
-   * Calls a sidecar method. Waits for a start in progress; fails fast with SidecarUnavailable when
-   * the sidecar is down, restarting or stopped.
+   * Calls a sidecar method from the method table and checks its reply against the method's shape.
+   * Waits for a start in progress; fails fast with SidecarUnavailable when the sidecar is down,
+   * restarting or stopped.
    */
-  async call<T = Json>(method: string, params: Record<string, Json> = {}, opts: CallOptions = {}): Promise<T> {
+  async call<M extends Method>(method: M, params: ParamsOf<M>, opts: CallOptions = {}): Promise<ResultOf<M>> {
+    return decodeResult(method, await this.callRaw(method, params, opts));
+  }
+
+  /**
+   * {@link call} without the table: any method name, the reply unchecked. For tests and diagnostics
+   * (methods only a test sidecar has); features go through {@link call}.
+   */
+  async callRaw(method: string, params: Readonly<Record<string, Json | undefined>> = {}, opts: CallOptions = {}): Promise<Json> {
     if (this.state === 'starting' && this.startPromise) {
       await this.startPromise.catch(() => undefined);
     }
@@ -190,7 +186,7 @@ export class Sidecar {
       if (this.state === 'failed' && this.unavailableReason) throw new SidecarUnavailable(`somni memory is off: ${this.unavailableReason}; ${method} not served`);
       throw new SidecarUnavailable(`somni sidecar is ${this.state === 'restarting' ? 'restarting' : this.state === 'failed' ? 'down (gave up restarting)' : this.state}; ${method} not served`);
     }
-    return (await peer.call(method, params, opts)) as T;
+    return peer.call(method, params, opts);
   }
 
   /**
@@ -198,7 +194,7 @@ export class Sidecar {
    * after the readiness ping, once the index is open).
    */
   async ping(timeoutMs = 5_000): Promise<PingInfo> {
-    const info = toPingInfo(await this.call('ping', {}, { timeoutMs }));
+    const info = await this.call('ping', {}, { timeoutMs });
     this.info = info;
     return info;
   }
@@ -367,26 +363,4 @@ export class Sidecar {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms).unref?.());
-}
-
-function toPingInfo(raw: Json): PingInfo {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new SidecarUnavailable('ping returned a non-object');
-  const r = raw as Record<string, Json>;
-  return {
-    version: typeof r.version === 'string' ? r.version : '?',
-    dataDir: typeof r.dataDir === 'string' ? r.dataDir : '',
-    memoryDir: typeof r.memoryDir === 'string' ? r.memoryDir : '',
-    skillDir: typeof r.skillDir === 'string' ? r.skillDir : '',
-    llm: typeof r.llm === 'string' ? r.llm : '',
-    vector: r.vector === true,
-    pendingLogs: typeof r.pendingLogs === 'number' ? r.pendingLogs : 0,
-    ...embedOf(r.embed),
-  };
-}
-
-/** The optional `embed` field of ping; absent or malformed ⇒ nothing (older sidecars). */
-function embedOf(raw: Json | undefined): Pick<PingInfo, 'embed'> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return {};
-  const s = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
-  return { embed: { provider: s(raw.provider), id: s(raw.id), degraded: s(raw.degraded).trim() } };
 }

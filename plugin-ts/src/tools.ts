@@ -6,14 +6,10 @@ import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import type { JsonValue } from '@deepseek-ai/dsh-session';
 import type { ToolDefinition, ToolRunContext } from '@deepseek-ai/dsh-tools';
 import type { DreamScheduler } from './dream.js';
+import type { CallOf, SidecarTool } from './methods.js';
 import type { Json } from './rpc.js';
 
-/** One entry of `tools.list`. */
-export interface SidecarTool {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
+export { sanitizeSchema, toSidecarTools, type SidecarTool } from './methods.js';
 
 /** Tools that change intentions: run one at a time and refresh the prompt afterwards. */
 export const INTENTION_WRITERS: ReadonlySet<string> = new Set(['add_intention', 'complete_intention', 'cancel_intention']);
@@ -32,53 +28,9 @@ function render(_args: unknown, value: JsonValue): ContentBlock[] {
   return [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) }];
 }
 
-/** Keywords of the harness's enforced JSON-Schema subset; anything else is dropped. */
-const KEEP = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'description', 'title', 'default', 'examples']);
-
-/**
- * Reduces a sidecar parameter schema to the harness's enforced subset (e.g. drops `minimum`),
- * so one unusual keyword cannot make tool registration fail.
- */
-export function sanitizeSchema(node: unknown): Record<string, unknown> {
-  if (typeof node !== 'object' || node === null || Array.isArray(node)) return {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
-    if (!KEEP.has(k)) continue;
-    if (k === 'properties' && typeof v === 'object' && v !== null) {
-      out[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([p, s]) => [p, sanitizeSchema(s)]));
-    } else if (k === 'items') {
-      out[k] = sanitizeSchema(v);
-    } else if (k === 'oneOf' && Array.isArray(v)) {
-      out[k] = v.map(sanitizeSchema);
-    } else if (k === 'type' && Array.isArray(v)) {
-      out[k] = v.find((t) => t !== 'null') ?? 'string';
-    } else {
-      out[k] = v;
-    }
-  }
-  return out;
-}
-
-/** Validates a `tools.list` reply. */
-export function toSidecarTools(raw: unknown): SidecarTool[] {
-  const list = typeof raw === 'object' && raw !== null ? (raw as { tools?: unknown }).tools : undefined;
-  if (!Array.isArray(list)) throw new Error('tools.list: reply has no tools array');
-  return list.flatMap((t): SidecarTool[] => {
-    if (typeof t !== 'object' || t === null) return [];
-    const r = t as Record<string, unknown>;
-    if (typeof r.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(r.name)) return [];
-    const params = sanitizeSchema(r.parameters);
-    return [{
-      name: r.name,
-      description: typeof r.description === 'string' ? r.description : '',
-      parameters: { ...params, type: 'object', properties: params.properties ?? {} },
-    }];
-  });
-}
-
 /** What a work tool needs at run time. */
 export interface ToolDeps {
-  call: (method: string, params: Record<string, Json>, timeoutMs: number, signal: AbortSignal) => Promise<unknown>;
+  call: CallOf<'tools.call'>;
   /** Called after an intention writer succeeded; awaited so the next step's prompt shows the change. */
   afterIntentionChange: () => Promise<unknown>;
 }
@@ -98,10 +50,8 @@ export function workToolDefinition(tool: SidecarTool, deps: ToolDeps): ToolDefin
     isConcurrencySafe: () => isReadOnlyTool(tool.name),
     async execute(args: unknown, exec: ToolRunContext): Promise<string> {
       const a = typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, Json>) : {};
-      const params: Record<string, Json> = { name: tool.name, args: a };
-      if (exec.agent) params.sessionId = exec.agent.id;
-      const raw = await deps.call('tools.call', params, 30_000, exec.signal);
-      const result = typeof raw === 'object' && raw !== null ? (raw as { result?: unknown }).result : undefined;
+      const params = { name: tool.name, args: a, ...(exec.agent ? { sessionId: exec.agent.id } : {}) };
+      const { result } = await deps.call('tools.call', params, 30_000, exec.signal);
       if (INTENTION_WRITERS.has(tool.name)) await deps.afterIntentionChange();
       return typeof result === 'string' ? result : JSON.stringify(result ?? '');
     },

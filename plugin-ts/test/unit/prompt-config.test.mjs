@@ -57,7 +57,7 @@ test('config: every key optional with defaults; Standard Schema shape', () => {
   const r = Config['~standard'].validate({ assoc: { threshold: 0.6 }, dream: { openai: { model: 'gpt' } } });
   assert.equal(r.issues, undefined);
   assert.equal(r.value.assoc.threshold, 0.6);
-  assert.equal(r.value.assoc.gap, 0.04);
+  assert.equal(r.value.assoc.gap, undefined, 'unset gates stay unset: the sidecar defaults them');
   assert.equal(r.value.dream.openai.model, 'gpt');
   assert.equal(r.value.dream.openai.apiKeyEnv, 'OPENAI_API_KEY');
   assert.equal(Config['~standard'].version, 1);
@@ -87,7 +87,9 @@ test('config: invalid values and unknown keys fail with the path', () => {
 
 test('sidecar argv and env come from the config only', () => {
   const c = resolveConfig({ embed: { provider: 'hash' }, assoc: { threshold: 0.6, maxItems: 3 }, logLevel: 'debug', dream: { llm: 'openai', maxIterations: 40, openai: { baseUrl: 'http://x/v1', model: 'm', apiKeyEnv: 'MY_KEY' } } });
-  assert.deepEqual(sidecarArgv('/bin/s', c, '/d'), ['/bin/s', '--data-dir', '/d', '--llm', 'openai', '--embed', 'hash', '--assoc-threshold', '0.6', '--assoc-gap', '0.04', '--assoc-max-items', '3', '--log-level', 'debug']);
+  assert.deepEqual(sidecarArgv('/bin/s', c, '/d'), ['/bin/s', '--data-dir', '/d', '--llm', 'openai', '--embed', 'hash', '--assoc-threshold', '0.6', '--assoc-max-items', '3', '--log-level', 'debug']);
+  const plain = sidecarArgv('/bin/s', resolveConfig({}), '/d');
+  assert.ok(!plain.some((a) => a.startsWith('--assoc-')), `nothing set: the sidecar's gate defaults apply (${plain.join(' ')})`);
   const env = sidecarEnv(c, { MY_KEY: 'sk-1', OPENAI_API_KEY: 'ambient', SOMNI_DATA_DIR: '/elsewhere', SOMNI_COS_FLOOR: '0.4', PATH: '/bin' });
   assert.deepEqual(env, { OPENAI_API_KEY: undefined, SOMNI_DATA_DIR: undefined, SLEEP_MAX_ITERS: '40', SLEEP_BASE_URL: 'http://x/v1', SLEEP_MODEL: 'm', SLEEP_API_KEY: 'sk-1' });
   const host = sidecarEnv(resolveConfig({}), { OPENAI_API_KEY: 'ambient' });

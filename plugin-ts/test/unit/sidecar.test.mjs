@@ -42,8 +42,8 @@ test('a crash rejects in-flight calls, restarts with backoff, and serves again',
   const { sc, log } = make();
   await sc.start();
   const firstPid = sc.pid;
-  const inflight = sc.call('hang', {});
-  const crash = sc.call('crash', {});
+  const inflight = sc.callRaw('hang', {});
+  const crash = sc.callRaw('crash', {});
   await assert.rejects(inflight, SidecarUnavailable);
   await assert.rejects(crash, SidecarUnavailable);
   // Meanwhile callers fail fast instead of waiting.
@@ -100,7 +100,7 @@ test('stderr lines are re-emitted at their level', async () => {
   assert.deepEqual(log.lines, ['error: 2026 ERROR somni.x boom', 'warn: 2026 WARNING somni.x careful', 'debug: 2026 DEBUG somni.x detail', 'info: 2026 INFO somni.x fine']);
   const { sc, sidecarLog } = make();
   await sc.start();
-  await sc.call('ping');
+  await sc.call('ping', {});
   await sc.stop();
   assert.ok(sidecarLog.lines.some((l) => l.startsWith('info: ') && l.includes('serving ping')));
   assert.ok(sidecarLog.lines.some((l) => l.startsWith('debug: ') && l.includes('fake sidecar ready')));
@@ -117,7 +117,7 @@ test('reverse llm.chat calls reach the handler and its reply is used', async () 
     },
   });
   await sc.start();
-  const r = await sc.call('sleep.run', {});
+  const r = await sc.call('sleep.run', { trigger: 'test' });
   assert.equal(r.status, 'deep_sleep');
   assert.equal(r.summary, 'model said: dreamt well');
   assert.equal(seen[0].messages[0].role, 'system');

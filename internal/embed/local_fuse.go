@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -188,11 +188,11 @@ func (f localFuse) embed(ctx context.Context, texts []string, dim int, dense fun
 			return nil, err
 		}
 		if len(vecs) != len(latinTexts) {
-			return nil, fmt.Errorf("index: fused embed: got %d vectors for %d texts", len(vecs), len(latinTexts))
+			return nil, fmt.Errorf("embed: fused embed: got %d vectors for %d texts", len(vecs), len(latinTexts))
 		}
 		for k, i := range latinOf {
 			if len(vecs[k]) != dim {
-				return nil, fmt.Errorf("index: fused embed: vector of %d dims, want %d", len(vecs[k]), dim)
+				return nil, fmt.Errorf("embed: fused embed: vector of %d dims, want %d", len(vecs[k]), dim)
 			}
 			for d, x := range vecs[k] {
 				out[i][d] = latinW[k] * x

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"bufio"
@@ -58,7 +58,7 @@ const localGlossStopRunes = "的了吗呢吧啊着过地得之么呀嘛哦呗也
 func localLoadGlossary(path string) (*localGlossary, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("index: glossary: %w", err)
+		return nil, fmt.Errorf("embed: glossary: %w", err)
 	}
 	defer f.Close()
 	g := &localGlossary{words: make(map[string]localGlossEntry, 200000)}
@@ -91,10 +91,10 @@ func localLoadGlossary(path string) (*localGlossary, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("index: glossary %s line %d: %w", path, line, err)
+		return nil, fmt.Errorf("embed: glossary %s line %d: %w", path, line, err)
 	}
 	if len(g.words) == 0 {
-		return nil, fmt.Errorf("index: glossary %s: no usable entry in %d lines, is it a CC-CEDICT file?", path, line)
+		return nil, fmt.Errorf("embed: glossary %s: no usable entry in %d lines, is it a CC-CEDICT file?", path, line)
 	}
 	return g, nil
 }

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func BenchmarkLocalLoad(b *testing.B) {
 			var total time.Duration
 			for b.Loop() {
 				start := time.Now()
-				e, err := newLocalEmbedder(EmbedConfig{ModelDir: dir})
+				e, err := newLocal(Config{ModelDir: dir})
 				if err != nil {
 					b.Fatal(err)
 				}

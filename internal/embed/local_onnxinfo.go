@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"errors"
@@ -26,10 +26,10 @@ func localReadONNXSignature(model []byte) (localONNXSignature, error) {
 	var sig localONNXSignature
 	graph, err := localPBField(model, 7) // ModelProto.graph
 	if err != nil {
-		return sig, fmt.Errorf("index: onnx model: %w", err)
+		return sig, fmt.Errorf("embed: onnx model: %w", err)
 	}
 	if graph == nil {
-		return sig, errors.New("index: onnx model: no graph")
+		return sig, errors.New("embed: onnx model: no graph")
 	}
 	inits := map[string]bool{}
 	err = localPBEach(graph, func(field int, payload []byte) error {
@@ -54,7 +54,7 @@ func localReadONNXSignature(model []byte) (localONNXSignature, error) {
 		return nil
 	})
 	if err != nil {
-		return sig, fmt.Errorf("index: onnx graph: %w", err)
+		return sig, fmt.Errorf("embed: onnx graph: %w", err)
 	}
 	kept := sig.Inputs[:0]
 	for _, in := range sig.Inputs {

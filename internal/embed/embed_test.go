@@ -1,10 +1,11 @@
-package index
+package embed
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -12,6 +13,25 @@ import (
 	"strings"
 	"testing"
 )
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// dot is the cosine of two unit vectors.
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
+}
+
+// namedEmbedder is an embedder under another ID.
+type namedEmbedder struct {
+	Embedder
+	id string
+}
+
+func (n namedEmbedder) ID() string { return n.id }
 
 func TestHashEmbedder(t *testing.T) {
 	ctx := context.Background()
@@ -95,16 +115,16 @@ func TestHTTPEmbedder(t *testing.T) {
 	t.Setenv("TEST_EMBED_KEY", "sekrit")
 	tests := []struct {
 		name    string
-		cfg     EmbedConfig
+		cfg     Config
 		wantErr string
 	}{
-		{"ok", EmbedConfig{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKeyEnv: "TEST_EMBED_KEY"}, ""},
-		{"bad key", EmbedConfig{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKeyEnv: "NO_SUCH_KEY_VAR"}, "401"},
-		{"server error", EmbedConfig{Provider: "http", BaseURL: srv.URL + "/v1", Model: "broken", APIKeyEnv: "TEST_EMBED_KEY"}, "overloaded"},
+		{"ok", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKeyEnv: "TEST_EMBED_KEY"}, ""},
+		{"bad key", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKeyEnv: "NO_SUCH_KEY_VAR"}, "401"},
+		{"server error", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "broken", APIKeyEnv: "TEST_EMBED_KEY"}, "overloaded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := NewEmbedder(tc.cfg, quietLogger())
+			e, err := New(tc.cfg, quietLogger())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,36 +159,36 @@ func TestHTTPEmbedder(t *testing.T) {
 	}
 }
 
-func TestNewEmbedder(t *testing.T) {
+func TestNew(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	saved := localFactory
 	defer func() { localFactory = saved }()
 	tests := []struct {
 		name    string
-		cfg     EmbedConfig
-		factory func(EmbedConfig) (Embedder, error)
+		cfg     Config
+		factory func(Config) (Embedder, error)
 		wantID  string
 		wantErr bool
 		wantLog string
 		wantDeg string
 	}{
-		{name: "off", cfg: EmbedConfig{Provider: "off"}, wantID: "off"},
-		{name: "hash", cfg: EmbedConfig{Provider: "hash"}, wantID: Hash().ID()},
-		{name: "local fails", cfg: EmbedConfig{Provider: "local", ModelDir: "/nope"},
-			factory: func(EmbedConfig) (Embedder, error) { return nil, errors.New("no model.onnx") },
+		{name: "off", cfg: Config{Provider: "off"}, wantID: "off"},
+		{name: "hash", cfg: Config{Provider: "hash"}, wantID: Hash().ID()},
+		{name: "local fails", cfg: Config{Provider: "local", ModelDir: "/nope"},
+			factory: func(Config) (Embedder, error) { return nil, errors.New("no model.onnx") },
 			wantID:  Hash().ID(), wantLog: "no model.onnx", wantDeg: "using hash: no model.onnx"},
-		{name: "local ok", cfg: EmbedConfig{Provider: ""},
-			factory: func(EmbedConfig) (Embedder, error) { return &countingEmbedder{Embedder: Hash(), id: "local:x"}, nil },
+		{name: "local ok", cfg: Config{Provider: ""},
+			factory: func(Config) (Embedder, error) { return namedEmbedder{Embedder: Hash(), id: "local:x"}, nil },
 			wantID:  "local:x"},
-		{name: "http without model", cfg: EmbedConfig{Provider: "http", BaseURL: "http://x"}, wantErr: true},
-		{name: "unknown", cfg: EmbedConfig{Provider: "magic"}, wantErr: true},
+		{name: "http without model", cfg: Config{Provider: "http", BaseURL: "http://x"}, wantErr: true},
+		{name: "unknown", cfg: Config{Provider: "magic"}, wantErr: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logs.Reset()
 			localFactory = tc.factory
-			e, err := NewEmbedder(tc.cfg, logger)
+			e, err := New(tc.cfg, logger)
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("want error, got %v", e.ID())
@@ -191,23 +211,38 @@ func TestNewEmbedder(t *testing.T) {
 	}
 }
 
-func TestStatusReportsSemanticLayer(t *testing.T) {
-	srcDocs := []Doc{{Path: "a", Name: "alpha", Body: "x"}}
+// TestNoisy: hints are withheld exactly for USE-lite representations the
+// eval has not let through; the other embedders do not judge themselves.
+func TestNoisy(t *testing.T) {
+	uselite := func(name, version string) Embedder {
+		return &localEmbedder{cfg: localModelConfig{Name: name, Family: localFamilyUSELite}, fuseVersion: version}
+	}
+	bert := func(name string) Embedder {
+		return &localEmbedder{cfg: localModelConfig{Name: name, Family: localFamilyBERT}}
+	}
 	for _, tc := range []struct {
-		emb  Embedder
-		want bool
-	}{{Off(), false}, {Hash(), true}} {
-		ix, err := Open(context.Background(), Options{Path: t.TempDir() + "/i.sqlite", Source: NewMemSource(srcDocs...), Embedder: tc.emb, Logger: quietLogger()})
-		if err != nil {
-			t.Fatal(err)
+		name  string
+		e     Embedder
+		noisy bool
+	}{
+		{"raw use-lite", uselite("use-lite", ""), true},                           // 4/12 false hints
+		{"use-lite+cjk1", uselite("use-lite", "cjk1"), true},                      // 1/12 false hints vs hash 0/12
+		{"use-lite+dense2", uselite("use-lite", "dense2"), false},                 // 0/12, precision 1.00, like hash
+		{"use-lite+dense2+cedict1", uselite("use-lite", "dense2+cedict1"), false}, // 0/24, precision 0.95
+		{"use-lite+dense2+cedict2", uselite("use-lite", "dense2+cedict2"), true},  // not measured yet
+		{"use-lite+dense3", uselite("use-lite", "dense3"), true},                  // not measured yet
+		{"another use-lite folder", uselite("use-lite-v2", "dense2"), true},
+		{"USE-lite family elsewhere", uselite("my-encoder", "dense2"), false},
+		{"bert", bert("bge-small-zh-v1.5"), false},
+		{"bert in a use-lite folder", bert("use-lite-bert"), true},
+		{"hash", Hash(), false},
+		{"off", Off(), false},
+		{"http", &httpEmbedder{model: "bge-m3"}, false},
+		{"fallback", fallback{Embedder: Hash(), reason: "no model"}, false},
+		{"nil", nil, false},
+	} {
+		if got := IsNoisy(tc.e); got != tc.noisy {
+			t.Errorf("%s: IsNoisy = %v, want %v", tc.name, got, tc.noisy)
 		}
-		if ix.Status().SemanticReady {
-			t.Errorf("%s ready before first sync", tc.emb.ID())
-		}
-		ix.Sync(context.Background())
-		if st := ix.Status(); st.SemanticReady != tc.want || st.Embedder != tc.emb.ID() || st.Entries != 1 {
-			t.Errorf("status %+v", st)
-		}
-		ix.Close()
 	}
 }

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"encoding/json"
@@ -36,14 +36,14 @@ type useLiteTokenizer struct {
 func useLiteLoadVocab(path string) (*useLiteTokenizer, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("index: use-lite vocab: %w", err)
+		return nil, fmt.Errorf("embed: use-lite vocab: %w", err)
 	}
 	var entries [][2]any
 	if err := json.Unmarshal(raw, &entries); err != nil {
-		return nil, fmt.Errorf("index: use-lite vocab %s: %w", path, err)
+		return nil, fmt.Errorf("embed: use-lite vocab %s: %w", path, err)
 	}
 	if len(entries) <= useLiteReserved {
-		return nil, fmt.Errorf("index: use-lite vocab %s: only %d entries", path, len(entries))
+		return nil, fmt.Errorf("embed: use-lite vocab %s: only %d entries", path, len(entries))
 	}
 	t := &useLiteTokenizer{
 		pieces:  make([]string, len(entries)),
@@ -60,7 +60,7 @@ func useLiteLoadVocab(path string) (*useLiteTokenizer, error) {
 			score, ok2 = 0, true
 		}
 		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("index: use-lite vocab %s: entry %d is not [string, number]", path, i)
+			return nil, fmt.Errorf("embed: use-lite vocab %s: entry %d is not [string, number]", path, i)
 		}
 		t.pieces[i], t.scores[i] = piece, score
 		if i < useLiteReserved || piece == "" {

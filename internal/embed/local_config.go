@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"encoding/json"
@@ -54,15 +54,15 @@ const (
 )
 
 // localResolveModel inspects dir and decides the family and settings.
-// cfgPooling (EmbedConfig.Pooling) wins over every file in the folder.
+// cfgPooling (Config.Pooling) wins over every file in the folder.
 func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 	c := localModelConfig{Dir: dir, Name: filepath.Base(filepath.Clean(dir))}
 	st, err := os.Stat(dir)
 	if err != nil {
-		return c, fmt.Errorf("index: local model dir: %w", err)
+		return c, fmt.Errorf("embed: local model dir: %w", err)
 	}
 	if !st.IsDir() {
-		return c, fmt.Errorf("index: local model dir %s is not a directory", dir)
+		return c, fmt.Errorf("embed: local model dir %s is not a directory", dir)
 	}
 	for _, p := range []string{"model.onnx", filepath.Join("onnx", "model.onnx")} {
 		if localIsFile(filepath.Join(dir, p)) {
@@ -71,7 +71,7 @@ func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 		}
 	}
 	if c.ModelPath == "" {
-		return c, fmt.Errorf("index: local model dir %s has no model.onnx (run `make models` for use-lite)", dir)
+		return c, fmt.Errorf("embed: local model dir %s has no model.onnx (run `make models` for use-lite)", dir)
 	}
 	switch {
 	case localIsFile(filepath.Join(dir, "tokenizer.json")):
@@ -84,11 +84,11 @@ func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 			c.GlossPath = g
 		}
 		if cfgPooling != "" {
-			return c, fmt.Errorf("index: pooling %q does not apply to the USE-lite model in %s", cfgPooling, dir)
+			return c, fmt.Errorf("embed: pooling %q does not apply to the USE-lite model in %s", cfgPooling, dir)
 		}
 		return c, nil
 	default:
-		return c, fmt.Errorf("index: local model dir %s has model.onnx but neither tokenizer.json (BERT) nor vocab.json (USE-lite)", dir)
+		return c, fmt.Errorf("embed: local model dir %s has model.onnx but neither tokenizer.json (BERT) nor vocab.json (USE-lite)", dir)
 	}
 
 	// BERT family: sentence-transformers files first, our override on top.
@@ -114,7 +114,7 @@ func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 			c.QueryPrefix = ov.QueryPrefix
 		}
 		if ov.MaxLength < 0 {
-			return c, fmt.Errorf("index: %s: max_length %d is negative", localOverridesFile, ov.MaxLength)
+			return c, fmt.Errorf("embed: %s: max_length %d is negative", localOverridesFile, ov.MaxLength)
 		}
 		if ov.MaxLength > 0 {
 			c.MaxLength = ov.MaxLength
@@ -128,7 +128,7 @@ func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 	}
 	c.Pooling = strings.ToLower(c.Pooling)
 	if c.Pooling != "cls" && c.Pooling != "mean" {
-		return c, fmt.Errorf("index: pooling %q: want cls or mean", c.Pooling)
+		return c, fmt.Errorf("embed: pooling %q: want cls or mean", c.Pooling)
 	}
 	return c, nil
 }
@@ -171,10 +171,10 @@ func localReadJSON(path string, v any) (bool, error) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("index: %w", err)
+		return false, fmt.Errorf("embed: %w", err)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return false, fmt.Errorf("index: %s: %w", path, err)
+		return false, fmt.Errorf("embed: %s: %w", path, err)
 	}
 	return true, nil
 }
@@ -213,7 +213,7 @@ func localDefaultModelDir() (string, error) {
 		}
 		tried = append(tried, filepath.Clean(dir))
 	}
-	return "", fmt.Errorf("index: no local model configured and none found in %s (run `make models`)", strings.Join(tried, ", "))
+	return "", fmt.Errorf("embed: no local model configured and none found in %s (run `make models`)", strings.Join(tried, ", "))
 }
 
 // localFindORTLib picks libonnxruntime: the configured path (the sidecar's
@@ -225,7 +225,7 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 	name := ort.LibraryName
 	if configured != "" {
 		if !localIsFile(configured) {
-			return "", fmt.Errorf("index: ONNX Runtime library %s (--ort-lib / SOMNI_ORT_LIB) not found", configured)
+			return "", fmt.Errorf("embed: ONNX Runtime library %s (--ort-lib / SOMNI_ORT_LIB) not found", configured)
 		}
 		return configured, nil
 	}
@@ -247,5 +247,5 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 	for i := range candidates {
 		candidates[i] = filepath.Clean(candidates[i])
 	}
-	return "", fmt.Errorf("index: ONNX Runtime library not found (looked in %s; run `make models` or pass --ort-lib)", strings.Join(candidates, ", "))
+	return "", fmt.Errorf("embed: ONNX Runtime library not found (looked in %s; run `make models` or pass --ort-lib)", strings.Join(candidates, ", "))
 }

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func localTestEmbedder(t testing.TB, name, pooling string) *localEmbedder {
 // localTestEmbedderAt builds a local embedder for a model folder and waits for it.
 func localTestEmbedderAt(t testing.TB, dir, pooling string) *localEmbedder {
 	t.Helper()
-	e, err := newLocalEmbedder(EmbedConfig{Provider: "local", ModelDir: dir, Pooling: pooling})
+	e, err := newLocal(Config{Provider: "local", ModelDir: dir, Pooling: pooling})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,24 +360,24 @@ func TestLocalFactoryErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		cfg  EmbedConfig
+		cfg  Config
 		want string
 	}{
-		{"missing dir", EmbedConfig{ModelDir: filepath.Join(tmp, "nope")}, "no such file"},
-		{"no model.onnx", EmbedConfig{ModelDir: mk("empty", nil)}, "has no model.onnx"},
-		{"no tokenizer or vocab", EmbedConfig{ModelDir: mk("bare", map[string]string{"model.onnx": "copy:" + bert + "/model.onnx"})}, "neither tokenizer.json"},
-		{"pooling on use-lite", EmbedConfig{ModelDir: useLite, Pooling: "mean"}, "does not apply"},
-		{"bad pooling", EmbedConfig{ModelDir: bert, Pooling: "max"}, "want cls or mean"},
-		{"missing ORT lib", EmbedConfig{ModelDir: useLite, ORTLib: filepath.Join(tmp, "libonnxruntime.so.1")}, "not found"},
-		{"bert model with use-lite vocab", EmbedConfig{ModelDir: mk("mixed", map[string]string{
+		{"missing dir", Config{ModelDir: filepath.Join(tmp, "nope")}, "no such file"},
+		{"no model.onnx", Config{ModelDir: mk("empty", nil)}, "has no model.onnx"},
+		{"no tokenizer or vocab", Config{ModelDir: mk("bare", map[string]string{"model.onnx": "copy:" + bert + "/model.onnx"})}, "neither tokenizer.json"},
+		{"pooling on use-lite", Config{ModelDir: useLite, Pooling: "mean"}, "does not apply"},
+		{"bad pooling", Config{ModelDir: bert, Pooling: "max"}, "want cls or mean"},
+		{"missing ORT lib", Config{ModelDir: useLite, ORTLib: filepath.Join(tmp, "libonnxruntime.so.1")}, "not found"},
+		{"bert model with use-lite vocab", Config{ModelDir: mk("mixed", map[string]string{
 			"model.onnx": "copy:" + bert + "/model.onnx", "vocab.json": "copy:" + useLite + "/vocab.json"})}, "want [indices,values]"},
-		{"garbage model", EmbedConfig{ModelDir: mk("garbage", map[string]string{
+		{"garbage model", Config{ModelDir: mk("garbage", map[string]string{
 			"model.onnx": "\xff\xff\xff\xff not protobuf", "vocab.json": "copy:" + useLite + "/vocab.json"})}, "onnx"},
-		{"malformed tokenizer.json", EmbedConfig{ModelDir: mk("badtok", map[string]string{
+		{"malformed tokenizer.json", Config{ModelDir: mk("badtok", map[string]string{
 			"model.onnx": "copy:" + bert + "/model.onnx", "tokenizer.json": `{"model": {"type": "WordPiece"}}`})}, "tokenizer"},
-		{"bad somni-embed.json", EmbedConfig{ModelDir: mk("badcfg", map[string]string{
+		{"bad somni-embed.json", Config{ModelDir: mk("badcfg", map[string]string{
 			"model.onnx": "copy:" + bert + "/model.onnx", "tokenizer.json": "copy:" + bert + "/tokenizer.json", localOverridesFile: "{"})}, localOverridesFile},
-		{"different ORT lib than the loaded one", EmbedConfig{ModelDir: useLite, ORTLib: mk("otherlib", map[string]string{"libonnxruntime.so.1": "x"}) + "/libonnxruntime.so.1"}, "already loaded"},
+		{"different ORT lib than the loaded one", Config{ModelDir: useLite, ORTLib: mk("otherlib", map[string]string{"libonnxruntime.so.1": "x"}) + "/libonnxruntime.so.1"}, "already loaded"},
 	}
 	// Make sure ORT is loaded from the real library first.
 	if err := ort.Load(lib); err != nil {
@@ -385,7 +385,7 @@ func TestLocalFactoryErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := newLocalEmbedder(tc.cfg)
+			e, err := newLocal(tc.cfg)
 			if err == nil {
 				e.Close()
 				t.Fatalf("no error, want one mentioning %q", tc.want)
@@ -432,7 +432,7 @@ func TestLocalLifecycle(t *testing.T) {
 // With no ModelDir the factory finds models/use-lite (here: in the source tree).
 func TestLocalDefaultModelDir(t *testing.T) {
 	localTestModelDir(t, "use-lite")
-	e, err := newLocalEmbedder(EmbedConfig{Provider: "local"})
+	e, err := newLocal(Config{Provider: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestLocalDefaultModelDir(t *testing.T) {
 // Close right after the factory returns must wait for the background load
 // and not leak or crash.
 func TestLocalCloseDuringLoad(t *testing.T) {
-	e, err := newLocalEmbedder(EmbedConfig{ModelDir: localTestModelDir(t, "use-lite")})
+	e, err := newLocal(Config{ModelDir: localTestModelDir(t, "use-lite")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,7 +599,7 @@ func TestLocalUSELiteBrokenGlossary(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, localGlossFile), []byte("<html>not found</html>\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e, err := newLocalEmbedder(EmbedConfig{Provider: "local", ModelDir: dir})
+	e, err := newLocal(Config{Provider: "local", ModelDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

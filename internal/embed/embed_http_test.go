@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func TestHTTPEmbedderRejectsBadResponses(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := badEmbeddings(t, tc.hang, tc.reply)
-			e, err := NewHTTP(EmbedConfig{BaseURL: srv.URL, Model: "m"})
+			e, err := NewHTTP(Config{BaseURL: srv.URL, Model: "m"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"fmt"
@@ -45,13 +45,13 @@ func bertLoad(mc localModelConfig, sig localONNXSignature) (*localBERT, error) {
 	hasIDs := false
 	for _, in := range sig.Inputs {
 		if !known[in.Name] {
-			return nil, fmt.Errorf("index: BERT model %s wants input %q; only input_ids, attention_mask and token_type_ids can be fed", mc.ModelPath, in.Name)
+			return nil, fmt.Errorf("embed: BERT model %s wants input %q; only input_ids, attention_mask and token_type_ids can be fed", mc.ModelPath, in.Name)
 		}
 		hasIDs = hasIDs || in.Name == "input_ids"
 		b.inputs = append(b.inputs, in.Name)
 	}
 	if !hasIDs {
-		return nil, fmt.Errorf("index: BERT model %s has no input_ids input", mc.ModelPath)
+		return nil, fmt.Errorf("embed: BERT model %s has no input_ids input", mc.ModelPath)
 	}
 	// Prefer an already-pooled sentence embedding, else the token states.
 	for _, want := range []string{"sentence_embedding", "last_hidden_state"} {
@@ -73,7 +73,7 @@ func bertLoad(mc localModelConfig, sig localONNXSignature) (*localBERT, error) {
 		}
 	}
 	if b.output == "" {
-		return nil, fmt.Errorf("index: BERT model %s has no sentence_embedding, last_hidden_state or other [batch, seq, dim] output", mc.ModelPath)
+		return nil, fmt.Errorf("embed: BERT model %s has no sentence_embedding, last_hidden_state or other [batch, seq, dim] output", mc.ModelPath)
 	}
 	if b.outputRank == -1 { // undeclared shape: the common exporters' token states
 		b.outputRank = 3
@@ -86,12 +86,12 @@ func bertLoad(mc localModelConfig, sig localONNXSignature) (*localBERT, error) {
 func bertLoadTokenizer(path string) (tk *tokenizer.Tokenizer, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("index: tokenizer %s: malformed (%v)", path, r)
+			err = fmt.Errorf("embed: tokenizer %s: malformed (%v)", path, r)
 		}
 	}()
 	tk, err = pretrained.FromFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("index: tokenizer %s: %w", path, err)
+		return nil, fmt.Errorf("embed: tokenizer %s: %w", path, err)
 	}
 	return tk, nil
 }
@@ -146,7 +146,7 @@ func useLiteCheckSignature(sig localONNXSignature) error {
 		return strings.Join(s, ",")
 	}
 	if names(sig.Inputs) != "indices,values" || names(sig.Outputs) != "embedding" {
-		return fmt.Errorf("index: USE-lite model has inputs [%s] and outputs [%s], want [indices,values] and [embedding]",
+		return fmt.Errorf("embed: USE-lite model has inputs [%s] and outputs [%s], want [indices,values] and [embedding]",
 			names(sig.Inputs), names(sig.Outputs))
 	}
 	return nil

@@ -1,4 +1,4 @@
-package index
+package embed
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func localMeasureCalibration(ctx context.Context, embed func(context.Context, []
 		}
 		vecs, err := embed(ctx, append(left, right...))
 		if err != nil {
-			return Calibration{}, fmt.Errorf("index: calibrate: %w", err)
+			return Calibration{}, fmt.Errorf("embed: calibrate: %w", err)
 		}
 		n := len(pairs)
 		for i := 0; i < n; i++ {
@@ -76,7 +76,7 @@ func localMeasureCalibration(ctx context.Context, embed func(context.Context, []
 		}
 	}
 	if len(related) == 0 {
-		return Calibration{}, fmt.Errorf("index: calibrate: no calibration pairs for %v", langs)
+		return Calibration{}, fmt.Errorf("embed: calibrate: no calibration pairs for %v", langs)
 	}
 	floor := localPercentile(unrelated, 0.90)
 	span := localPercentile(related, 0.5) - floor

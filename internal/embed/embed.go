@@ -1,0 +1,128 @@
+package embed
+
+import (
+	"context"
+	"math"
+)
+
+// Embedder turns texts into L2-normalised vectors; every embedder (hash, http,
+// local ONNX, off) sits behind this one narrow interface.
+type Embedder interface {
+	// Embed returns one vector per text, in order. Implementations batch
+	// internally as they see fit and honour ctx cancellation.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// ID names the embedder and its model, e.g. "hash-v1", "http:bge-m3",
+	// "local:use-lite". A changed ID makes the index re-embed everything.
+	ID() string
+	// Close releases native resources (ONNX sessions). Safe to call twice.
+	Close() error
+}
+
+// Calibration is an embedder's cosine noise floor and useful span: the
+// hybrid scorer maps cos to clip((cos-Floor)/Span, 0, 1).
+type Calibration struct {
+	Floor float64
+	Span  float64
+}
+
+// Calibrated is implemented by embedders that know their own noise floor.
+type Calibrated interface {
+	Calibration() Calibration
+}
+
+// DefaultCalibration is the compat floor/span (SOMNI_COS_FLOOR 0.40,
+// SOMNI_COS_SPAN 0.30) for embedders that do not know their own.
+var DefaultCalibration = Calibration{Floor: 0.40, Span: 0.30}
+
+// CalibrationOf returns e's own calibration, else DefaultCalibration.
+func CalibrationOf(e Embedder) Calibration {
+	if c, ok := e.(Calibrated); ok {
+		if cal := c.Calibration(); cal.Span > 0 {
+			return cal
+		}
+	}
+	return DefaultCalibration
+}
+
+// QueryEmbedder is implemented by embedders that embed search queries
+// differently from stored texts, e.g. a BERT retrieval model that wants an
+// instruction in front of queries. The scorer embeds every query through
+// it when the embedder has it, and stored texts through Embed.
+type QueryEmbedder interface {
+	EmbedQueries(ctx context.Context, queries []string) ([][]float32, error)
+}
+
+// Degraded is implemented by embedders that are not what was asked for, or
+// no longer work: the reason, or "" while all is well. It never blocks.
+type Degraded interface {
+	Degradation() string
+}
+
+// Degradation reports why e is not the embedder its config asked for ("" if
+// it is, or if it cannot tell).
+func Degradation(e Embedder) string {
+	if d, ok := e.(Degraded); ok {
+		return d.Degradation()
+	}
+	return ""
+}
+
+// FileBacked is implemented by embedders that load files: the model folder
+// and the ONNX Runtime library in use.
+type FileBacked interface {
+	Files() (modelDir, runtimeLib string)
+}
+
+// Files names the files e loaded ("" for embedders that load none).
+func Files(e Embedder) (modelDir, runtimeLib string) {
+	if f, ok := e.(FileBacked); ok {
+		return f.Files()
+	}
+	return "", ""
+}
+
+// Readier is implemented by embedders that load in the background (local
+// ONNX): WaitReady blocks until the model can embed, or returns why it
+// cannot. Embed waits by itself; this is for callers that want the load
+// error up front (the embed command, doctor).
+type Readier interface {
+	WaitReady(ctx context.Context) error
+}
+
+// WaitReady waits for e's background load, if it has one.
+func WaitReady(ctx context.Context, e Embedder) error {
+	if r, ok := e.(Readier); ok {
+		return r.WaitReady(ctx)
+	}
+	return nil
+}
+
+// Noisy is implemented by embedders that know whether their scores are
+// good enough for unprompted suggestions: assoc withholds hints while a
+// noisy embedder is live. Recall is unaffected; a hint nobody asked for
+// costs attention, so an embedder has to earn hints on the eval.
+type Noisy interface {
+	Noisy() bool
+}
+
+// IsNoisy reports whether e says its scores are too noisy for hints
+// (false for embedders that do not say: hash, http, off).
+func IsNoisy(e Embedder) bool {
+	n, ok := e.(Noisy)
+	return ok && n.Noisy()
+}
+
+// normalize scales v to unit length in place (zero stays zero).
+func normalize(v []float32) {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	if s == 0 {
+		return
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+}

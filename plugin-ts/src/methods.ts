@@ -1,0 +1,191 @@
+/**
+ * The sidecar's JSON-RPC methods in one table: each name with its params and result type, and a
+ * small runtime check per method that turns the reply into that type (or throws), so every caller
+ * names methods through the table and reads checked results instead of casting what came over the pipe.
+ * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
+ * JavaScript fake against the real binary.
+ */
+import type { Json } from './rpc.js';
+import { RpcError } from './rpc.js';
+
+/** `ping` result. */
+export interface PingInfo {
+  version: string;
+  dataDir: string;
+  memoryDir: string;
+  skillDir: string;
+  llm: string;
+  vector: boolean;
+  pendingLogs: number;
+  /**
+   * The embedder in use, when the sidecar reports it: `degraded` says why the configured local
+   * embedder is not used ('' when it is). Older sidecars do not send it.
+   */
+  embed?: { provider: string; id: string; degraded: string };
+}
+
+/** One entry of `tools.list`, reduced to what the harness enforces. */
+export interface SidecarTool {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** `prompt.build` result: the three section texts. */
+export interface PromptTexts {
+  identity: string;
+  intentions: string;
+  discipline: string;
+}
+
+/** `sleep.run` result (wire names kept: `token_usage` is the dreamer's own record). */
+export interface SleepRun {
+  status: string;
+  summary: string;
+  reason: string;
+  token_usage?: { total_tokens?: number };
+}
+
+type Empty = Record<string, never>;
+/** A JSON object as params: optional keys may be left out (undefined is not sent). */
+type Obj = { [key: string]: Json | undefined };
+
+/** Method name → params → result. */
+export interface MethodTable {
+  ping: { params: Empty; result: PingInfo };
+  shutdown: { params: Empty; result: Obj };
+  'prompt.build': { params: { currentMessage?: string }; result: PromptTexts };
+  'session.append': { params: { sessionId: string; role: 'user' | 'assistant'; text: string }; result: Obj };
+  'session.tool': { params: { sessionId: string; call: string; result: string }; result: Obj };
+  'session.close': { params: { sessionId: string }; result: { path: string | null } };
+  'session.closeAll': { params: Empty; result: { closed: number } };
+  'assoc.thought': { params: { sessionId: string; cue: string; iterNo: number }; result: { hint: string } };
+  'assoc.action': { params: { sessionId: string; toolName: string; args: { [key: string]: Json } }; result: { hint: string } };
+  'assoc.reset': { params: { sessionId: string }; result: Obj };
+  'tools.list': { params: Empty; result: { tools: SidecarTool[] } };
+  'tools.call': { params: { name: string; args: { [key: string]: Json }; sessionId?: string }; result: { result: Json } };
+  'sleep.status': { params: Empty; result: { pendingLogs: number } };
+  'sleep.run': { params: { trigger: string }; result: SleepRun };
+  'sleep.cancel': { params: Empty; result: Obj };
+}
+/** A method the plugin calls on the sidecar. */
+export type Method = keyof MethodTable;
+export type ParamsOf<M extends Method> = MethodTable[M]['params'];
+export type ResultOf<M extends Method> = MethodTable[M]['result'];
+
+/** How features reach the sidecar: a table method, its params, a timeout, an optional abort. */
+export type Call = <M extends Method>(method: M, params: ParamsOf<M>, timeoutMs: number, signal?: AbortSignal) => Promise<ResultOf<M>>;
+/** A {@link Call} limited to some methods (what one feature may use). */
+export type CallOf<S extends Method> = <M extends S>(method: M, params: ParamsOf<M>, timeoutMs: number, signal?: AbortSignal) => Promise<ResultOf<M>>;
+
+/** The reverse call the sidecar makes on the plugin (answered by llm-bridge.ts, which checks its own params). */
+export const LLM_CHAT = 'llm.chat';
+
+function isRecord(v: unknown): v is { [key: string]: Json } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+/** The reply as an object, or a protocol error naming the method. */
+function object(method: string, raw: Json): { [key: string]: Json } {
+  if (!isRecord(raw)) throw new RpcError(`${method}: reply is not an object (${JSON.stringify(raw)?.slice(0, 100)})`, -32603);
+  return raw;
+}
+const s = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
+const n = (v: Json | undefined): number => (typeof v === 'number' ? v : 0);
+
+/** Sanitises a sidecar parameter schema to the harness's enforced JSON-Schema subset. */
+const KEEP = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'description', 'title', 'default', 'examples']);
+export function sanitizeSchema(node: unknown): Record<string, unknown> {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+    if (!KEEP.has(k)) continue;
+    if (k === 'properties' && typeof v === 'object' && v !== null) {
+      out[k] = Object.fromEntries(Object.entries(v as Record<string, unknown>).map(([p, sub]) => [p, sanitizeSchema(sub)]));
+    } else if (k === 'items') {
+      out[k] = sanitizeSchema(v);
+    } else if (k === 'oneOf' && Array.isArray(v)) {
+      out[k] = v.map(sanitizeSchema);
+    } else if (k === 'type' && Array.isArray(v)) {
+      out[k] = v.find((t) => t !== 'null') ?? 'string';
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+/** Checks a `tools.list` reply: entries with a usable name, schemas reduced to the harness's subset. */
+export function toSidecarTools(raw: unknown): SidecarTool[] {
+  const list = isRecord(raw) ? raw.tools : undefined;
+  if (!Array.isArray(list)) throw new Error('tools.list: reply has no tools array');
+  return list.flatMap((t): SidecarTool[] => {
+    if (!isRecord(t)) return [];
+    if (typeof t.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(t.name)) return [];
+    const params = sanitizeSchema(t.parameters);
+    return [{ name: t.name, description: s(t.description), parameters: { ...params, type: 'object', properties: params.properties ?? {} } }];
+  });
+}
+
+/** Checks a `prompt.build` reply; a missing section is empty. */
+export function toPromptTexts(raw: unknown): PromptTexts {
+  const r = isRecord(raw) ? raw : {};
+  return { identity: s(r.identity), intentions: s(r.intentions), discipline: s(r.discipline) };
+}
+
+/** Checks a `ping` reply; missing fields read as unknown, `embed` only when the sidecar sends it. */
+export function toPingInfo(raw: Json): PingInfo {
+  const r = object('ping', raw);
+  const e = r.embed;
+  return {
+    version: typeof r.version === 'string' ? r.version : '?',
+    dataDir: s(r.dataDir),
+    memoryDir: s(r.memoryDir),
+    skillDir: s(r.skillDir),
+    llm: s(r.llm),
+    vector: r.vector === true,
+    pendingLogs: n(r.pendingLogs),
+    ...(isRecord(e) ? { embed: { provider: s(e.provider), id: s(e.id), degraded: s(e.degraded).trim() } } : {}),
+  };
+}
+
+const hint = (method: string) => (raw: Json): { hint: string } => ({ hint: s(object(method, raw).hint).trim() });
+const any = (method: string) => (raw: Json): Obj => object(method, raw);
+
+/** The runtime check of each method's reply. */
+const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
+  ping: toPingInfo,
+  shutdown: any('shutdown'),
+  'prompt.build': (raw) => toPromptTexts(object('prompt.build', raw)),
+  'session.append': any('session.append'),
+  'session.tool': any('session.tool'),
+  'session.close': (raw) => {
+    const p = object('session.close', raw).path;
+    return { path: typeof p === 'string' ? p : null };
+  },
+  'session.closeAll': (raw) => ({ closed: n(object('session.closeAll', raw).closed) }),
+  'assoc.thought': hint('assoc.thought'),
+  'assoc.action': hint('assoc.action'),
+  'assoc.reset': any('assoc.reset'),
+  'tools.list': (raw) => ({ tools: toSidecarTools(raw) }),
+  'tools.call': (raw) => ({ result: object('tools.call', raw).result ?? null }),
+  'sleep.status': (raw) => ({ pendingLogs: n(object('sleep.status', raw).pendingLogs) }),
+  'sleep.run': (raw) => {
+    const r = object('sleep.run', raw);
+    const usage = r.token_usage;
+    const total = isRecord(usage) && typeof usage.total_tokens === 'number' ? usage.total_tokens : undefined;
+    return { status: s(r.status), summary: s(r.summary), reason: s(r.reason), ...(total === undefined ? {} : { token_usage: { total_tokens: total } }) };
+  },
+  'sleep.cancel': any('sleep.cancel'),
+};
+
+/** Every method of the table (the fake/real shape test walks them). */
+export const METHODS = Object.keys(DECODE) as Method[];
+
+/**
+ * Checks one reply against its method's shape.
+ * @throws RpcError when the reply is not the object the method returns.
+ */
+export function decodeResult<M extends Method>(method: M, raw: Json): ResultOf<M> {
+  const decode: (raw: Json) => ResultOf<M> = DECODE[method];
+  return decode(raw);
+}
