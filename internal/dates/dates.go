@@ -25,9 +25,6 @@ import (
 	"github.com/olebedev/when/rules/zh"
 )
 
-// Layout is the ISO calendar date memory files and tools use.
-const Layout = "2006-01-02"
-
 // Accepted lists example forms, for tool descriptions and error messages.
 const Accepted = `YYYY-MM-DD, "today", "tomorrow", "friday", "next friday", "in 3 days", "2 weeks ago", "Dec 24", "end of month", "明天", "下周五", "三天后", "三天前", "月底"`
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -410,7 +411,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	}
 	when := strings.TrimSpace(in.When)
 	if when == "" {
-		when = now.Format("2006-01-02T15:04:05")
+		when = now.Format(dates.TimeLayout)
 	}
 	outcome := strings.TrimSpace(in.Outcome)
 	if outcome == "" {

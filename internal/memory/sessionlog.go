@@ -2,6 +2,8 @@ package memory
 
 import (
 	"regexp"
+
+	"github.com/somni-dev/somni/internal/dates"
 )
 
 // Session-log limits (compat).
@@ -26,7 +28,7 @@ const (
 	StatusProcessed = "processed"
 )
 
-// logTimeLayout is the local ISO time (seconds, no zone) the compat writer uses.
-const logTimeLayout = "2006-01-02T15:04:05"
+// logTimeLayout is the local ISO time (seconds, no zone) of log headers and blocks.
+const logTimeLayout = dates.TimeLayout
 
 var sessionLogNameRe = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})_(\d{3,})\.md$`)
