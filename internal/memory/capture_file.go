@@ -49,18 +49,7 @@ func (c *Capture) open(w *sessionWriter) error {
 	if c.resume(w, day) {
 		return nil
 	}
-	next := 1
-	for _, d := range []string{dir, filepath.Join(dir, "archived")} {
-		des, _ := c.s.fs.ReadDir(d)
-		for _, de := range des {
-			if m := sessionLogNameRe.FindStringSubmatch(de.Name()); m != nil && m[1] == day {
-				if n, _ := strconv.Atoi(m[2]); n >= next {
-					next = n + 1
-				}
-			}
-		}
-	}
-	for ; ; next++ {
+	for next := c.s.nextDailyNumber(sessionLogNameRe, day, dir, filepath.Join(dir, "archived")); ; next++ {
 		id := fmt.Sprintf("%s_%03d", day, next)
 		path := filepath.Join(dir, id+".md")
 		if c.s.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
