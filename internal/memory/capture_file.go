@@ -136,9 +136,9 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 		if err != nil {
 			continue
 		}
-		doc, err := ParseDocument(p, head[:max(0, headerEnd(head))])
-		if err != nil || !doc.HasFrontMatter || doc.Meta.Value("chat_id") != oneLine(w.chatID, 0) ||
-			doc.Meta.Value("user") != label(w.userID) || doc.Meta.Value("status") == StatusProcessed {
+		meta, ok := parseHead(p, head)
+		if !ok || meta.Value("chat_id") != oneLine(w.chatID, 0) ||
+			meta.Value("user") != label(w.userID) || meta.Value("status") == StatusProcessed {
 			continue
 		}
 		f, err := c.s.fs.OpenAppend(p, false)
@@ -154,7 +154,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 			_ = f.Close()
 			continue
 		}
-		count, _ := strconv.Atoi(doc.Meta.Value("message_count"))
+		count, _ := strconv.Atoi(meta.Value("message_count"))
 		w.f, w.path, w.size, w.count, w.lastPath = f, p, info.Size(), count, p
 		c.s.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.s.Rel(p))
 		return true

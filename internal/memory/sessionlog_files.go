@@ -56,23 +56,15 @@ func (s *Store) logFilesIn(dir string) ([]string, error) {
 
 // logStatus reads just the header of a log for its status ("" when none or unreadable).
 func (s *Store) logStatus(path string) string {
-	buf, err := s.fs.ReadHead(path, logHeadBytes)
+	head, err := s.fs.ReadHead(path, logHeadBytes)
 	if err != nil {
 		return ""
 	}
-	head := string(buf)
-	if !strings.HasPrefix(head, "---") {
+	meta, ok := parseHead(path, head)
+	if !ok {
 		return ""
 	}
-	for _, line := range strings.Split(head, "\n")[1:] {
-		if strings.TrimSpace(line) == "---" {
-			break
-		}
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "status" {
-			return strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	return ""
+	return meta.Value("status")
 }
 
 // resolveLogPath accepts a bare file name, a path relative to the memory dir, or an absolute path, and
