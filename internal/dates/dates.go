@@ -1,7 +1,9 @@
 // Package dates turns what people say about a day ("tomorrow", "next
 // friday", "in 3 days", "end of month", "下周五", "三天后", 2026-12-24) into a
-// calendar date, and says what today is. It is the one home of the date
-// layout memory files use.
+// calendar date, and says what today is. It is the one home of the date and
+// time layouts memory files, session logs and recall use, and of reading the
+// times people and older writers put in them (layouts.go: Layout, TimeLayout,
+// MinuteLayout, ParseTime, IsDate).
 //
 // English phrases and most Chinese ones go to github.com/olebedev/when; a
 // few rules of our own cover what it gets wrong or lacks: strict ISO dates
