@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -81,7 +82,7 @@ func RenderHits(hits []Hit, opt RenderOptions) string {
 		}
 		meta := []string{Defang(kind)}
 		if !d.When.IsZero() {
-			meta = append(meta, d.When.Format("2006-01-02 15:04"))
+			meta = append(meta, d.When.Format(dates.MinuteLayout))
 		}
 		if h.Hybrid > 0 {
 			meta = append(meta, fmt.Sprintf("%.2f", h.Hybrid))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/textseg"
@@ -123,7 +124,7 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 		for _, blk := range l.Blocks {
 			t := turn{log: filepath.Base(l.Path), role: blk.Role, speaker: blk.Speaker, at: blk.Time, seq: seq}
 			seq++
-			t.when, _ = time.ParseInLocation("2006-01-02T15:04:05", blk.Time, time.Local)
+			t.when, _ = time.ParseInLocation(dates.TimeLayout, blk.Time, time.Local)
 			if blk.Role == "tool" {
 				t.text = toolTurnText(blk)
 			} else {
