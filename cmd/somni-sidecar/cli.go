@@ -46,23 +46,16 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
 		return 1
 	}
-	q := index.Query{Text: query, Limit: max(1, o.recallN)}
-	if o.recallTy != "" {
-		for _, t := range strings.Split(o.recallTy, ",") {
-			switch t = strings.TrimSpace(strings.ToLower(t)); t {
-			case "knowledge", "skill", "episode":
-				q.Kinds = append(q.Kinds, t)
-			case "":
-			default:
-				q.EntryType = t
-			}
-		}
-	}
-	hits, err := ix.Search(ctx, q)
+	// The same types list as the recall tool: every kind and entry type named
+	// counts, not only the last.
+	limit := max(1, o.recallN)
+	types := sidecar.ParseRecallTypes(o.recallTy)
+	hits, err := ix.Search(ctx, types.Narrow(index.Query{Text: query, Limit: limit}))
 	if err != nil {
 		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
 		return 1
 	}
+	hits = types.Filter(hits, limit)
 	// A person at a terminal opens the files: absolute paths here.
 	fmt.Fprintln(stdout, index.RenderHits(hits, index.RenderOptions{BodyChars: 200}))
 	return 0

@@ -1,7 +1,9 @@
 // Package dates turns what people say about a day ("tomorrow", "next
 // friday", "in 3 days", "end of month", "下周五", "三天后", 2026-12-24) into a
-// calendar date, and says what today is. It is the one home of the date
-// layout memory files use.
+// calendar date, and says what today is. It is the one home of the date and
+// time layouts memory files, session logs and recall use, and of reading the
+// times people and older writers put in them (layouts.go: Layout, TimeLayout,
+// MinuteLayout, ParseTime, IsDate).
 //
 // English phrases and most Chinese ones go to github.com/olebedev/when; a
 // few rules of our own cover what it gets wrong or lacks: strict ISO dates
@@ -24,9 +26,6 @@ import (
 	"github.com/olebedev/when/rules/en"
 	"github.com/olebedev/when/rules/zh"
 )
-
-// Layout is the ISO calendar date memory files and tools use.
-const Layout = "2006-01-02"
 
 // Accepted lists example forms, for tool descriptions and error messages.
 const Accepted = `YYYY-MM-DD, "today", "tomorrow", "friday", "next friday", "in 3 days", "2 weeks ago", "Dec 24", "end of month", "明天", "下周五", "三天后", "三天前", "月底"`

@@ -221,3 +221,18 @@ func TestResolveConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTime(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"2026-11-20", true}, {"2026-11-20 10:00", true}, {"2026-11-20T10:00:05", true},
+		{"2026-11-20T10:00:05+08:00", true}, {"2026-11-20 (afternoon)", true}, {"last week", false}, {"", false},
+	}
+	for _, tc := range tests {
+		if got := !ParseTime(tc.in).IsZero(); got != tc.ok {
+			t.Errorf("ParseTime(%q) ok = %v", tc.in, got)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 func TestEstimateTokens(t *testing.T) {
@@ -109,19 +111,8 @@ func TestListedLogPathsRoundTrip(t *testing.T) {
 	}
 }
 
-func TestStripFrontMatter(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"---\nname: x\n---\n\nbody\n", "body"},
-		{"no header\n", "no header"},
-		{"---\nunclosed\nbody", "---\nunclosed\nbody"},
-		{"\ufeff---\r\nname: x\r\n---\r\nbody", "body"},
-	}
-	for _, tc := range tests {
-		if got := stripFrontMatter(tc.in); got != tc.want {
-			t.Errorf("stripFrontMatter(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if s := stripFrontMatter(DefaultStrategy); !strings.Contains(s, "Never store") || strings.HasPrefix(s, "---") {
+func TestEmbeddedStrategyStrips(t *testing.T) {
+	if s := memory.StripFrontMatter(DefaultStrategy); !strings.Contains(s, "Never store") || strings.HasPrefix(s, "---") {
 		t.Error("embedded strategy malformed")
 	}
 }

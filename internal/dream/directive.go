@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -98,7 +99,7 @@ func directiveIn(text string, descriptive bool) string {
 		}
 		for _, r := range directiveRules {
 			if (descriptive || !r.descriptive) && r.re.MatchString(c) {
-				return clipText(strings.TrimSpace(clause), 80)
+				return textseg.Clip(strings.TrimSpace(clause), 80, "…")
 			}
 		}
 	}

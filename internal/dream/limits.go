@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -153,7 +154,7 @@ type checker interface{ check() error }
 
 // clipForPrompt bounds one tool answer to MaxReadRunes, saying so at the cut.
 func clipForPrompt(tool, s string) string {
-	clipped := clipText(s, MaxReadRunes)
+	clipped := textseg.Clip(s, MaxReadRunes, "…")
 	if len(clipped) == len(s) {
 		return s
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 //go:embed prompts/*.md
@@ -26,29 +28,6 @@ var (
 	// DefaultStrategy is the embedded extraction guidance (with its front-matter).
 	DefaultStrategy = mustPrompt("memory-extraction.md")
 )
-
-// stripFrontMatter drops a leading `---` block so only guidance reaches the model.
-func stripFrontMatter(s string) string {
-	s = strings.TrimPrefix(s, "\ufeff")
-	if !strings.HasPrefix(s, "---\n") && !strings.HasPrefix(s, "---\r\n") {
-		return strings.TrimSpace(s)
-	}
-	rest := s[strings.Index(s, "\n")+1:]
-	for off := 0; off < len(rest); {
-		end := strings.IndexByte(rest[off:], '\n')
-		line := rest[off:]
-		next := len(rest)
-		if end >= 0 {
-			line = rest[off : off+end]
-			next = off + end + 1
-		}
-		if strings.TrimRight(line, "\r") == "---" {
-			return strings.TrimSpace(rest[next:])
-		}
-		off = next
-	}
-	return strings.TrimSpace(s) // unclosed header: keep everything rather than lose guidance
-}
 
 // renderSystemPrompt fills the system template.
 func renderSystemPrompt(strategy string, knowledgeCount int, trigger string, start time.Time) string {
@@ -114,12 +93,12 @@ func (tb *toolbox) strategy() string {
 	data, err := tb.st.StrategyOverride()
 	switch {
 	case err == nil:
-		if s := stripFrontMatter(string(data)); s != "" {
+		if s := memory.StripFrontMatter(string(data)); s != "" {
 			return s
 		}
 		tb.log.Warn("strategy override is empty; using the built-in guidance", "path", p)
 	case !errors.Is(err, fs.ErrNotExist):
 		tb.log.Warn("cannot read strategy override; using the built-in guidance", "path", p, "err", err)
 	}
-	return stripFrontMatter(DefaultStrategy)
+	return memory.StripFrontMatter(DefaultStrategy)
 }

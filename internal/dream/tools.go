@@ -73,7 +73,7 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 	if strings.HasPrefix(out.Text, errPrefix) {
 		lvl = slog.LevelInfo
 	}
-	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", clipText(out.Text, 160))
+	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", textseg.Clip(out.Text, 160, "…"))
 	return out
 }
 
@@ -184,7 +184,7 @@ func (tb *toolbox) listItems(ctx context.Context, _ *call, a listItemsArgs) stri
 		}
 		fmt.Fprintf(&b, "- [%s] %s | type: %s | stability: %d | score: %s | %s | preview: %s\n",
 			where, shownName(e.Name), orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
-			e.Description(), clipText(strings.Join(strings.Fields(e.Body), " "), 80))
+			e.Description(), textseg.Clip(strings.Join(strings.Fields(e.Body), " "), 80, "…"))
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(&b, "(%d unreadable file(s) skipped)\n", len(problems))
@@ -298,11 +298,3 @@ func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs
 // Rel, which hints and recall results use too): relative to the data dir,
 // shorter, and no home directory in prompts.
 func (tb *toolbox) rel(p string) string { return shownName(tb.st.Rel(p)) }
-
-// clipText cuts s to n runes with an ellipsis.
-func clipText(s string, n int) string {
-	if head, cut := textseg.Prefix(s, n); cut {
-		return head + "…"
-	}
-	return s
-}

@@ -81,10 +81,7 @@ func textKey(s string) uint64 {
 // the head of the body. Score, last_used and other lifecycle numbers are
 // deliberately absent so decay rewrites never cost an embedding.
 func EmbedText(d Doc) string {
-	body := d.Body
-	if r := []rune(body); len(r) > embedHeadRunes {
-		body = string(r[:embedHeadRunes])
-	}
+	body, _ := textseg.Prefix(d.Body, embedHeadRunes)
 	return strings.TrimSpace(d.Name + "\n" + d.Description + "\n" + body)
 }
 

@@ -19,8 +19,8 @@
 //   - watch_linux.go, watch_other.go  inotify on Linux, scanning elsewhere.
 //
 // Keyword ranking is a weighted BM25 computed in Go (corpus.keyword), not
-// SQLite FTS5, although issue 3 lists an FTS5 table. Three reasons, each
-// tied to something the scorer needs:
+// SQLite FTS5, although the original design listed an FTS5 table. Three
+// reasons, each tied to something the scorer needs:
 //
 //   - CJK: a Han, kana or Hangul run is matched through its 2–4-character
 //     windows. FTS5's built-in tokenizers (unicode61, porter, ascii) index a

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -81,7 +82,7 @@ func RenderHits(hits []Hit, opt RenderOptions) string {
 		}
 		meta := []string{Defang(kind)}
 		if !d.When.IsZero() {
-			meta = append(meta, d.When.Format("2006-01-02 15:04"))
+			meta = append(meta, d.When.Format(dates.MinuteLayout))
 		}
 		if h.Hybrid > 0 {
 			meta = append(meta, fmt.Sprintf("%.2f", h.Hybrid))
@@ -107,13 +108,13 @@ func quotedText(d Doc, bodyChars int) string {
 	var lines []string
 	desc := strings.TrimSpace(d.Description)
 	if desc != "" {
-		lines = append(lines, oneLine(desc))
+		lines = append(lines, textseg.OneLine(desc))
 	}
 	if d.AppliesWhen != "" {
-		lines = append(lines, "applies when: "+oneLine(d.AppliesWhen))
+		lines = append(lines, "applies when: "+textseg.OneLine(d.AppliesWhen))
 	}
 	if d.NotAppliesWhen != "" {
-		lines = append(lines, "not when: "+oneLine(d.NotAppliesWhen))
+		lines = append(lines, "not when: "+textseg.OneLine(d.NotAppliesWhen))
 	}
 	if bodyChars > 0 {
 		body := d.Body
@@ -122,7 +123,7 @@ func quotedText(d Doc, bodyChars int) string {
 		}
 		body, cut := textseg.Prefix(strings.TrimSpace(body), bodyChars)
 		for _, l := range strings.Split(body, "\n") {
-			if oneLine(l) != "" && oneLine(l) != oneLine(desc) {
+			if textseg.OneLine(l) != "" && textseg.OneLine(l) != textseg.OneLine(desc) {
 				lines = append(lines, l)
 			}
 		}
@@ -249,5 +250,3 @@ func wordsOf(terms []string, qw *queryWords) []string {
 	}
 	return out
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

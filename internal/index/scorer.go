@@ -15,8 +15,9 @@ import (
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
-// Hybrid weights (issue 3): 0.6 semantic + 0.4 lexical + 0.2 literal bonus;
-// a spread neighbour inherits 0.6 of its seed.
+// Hybrid weights, as the design set them (make eval measures any change):
+// 0.6 semantic + 0.4 lexical + 0.2 literal bonus; a spread neighbour
+// inherits 0.6 of its seed.
 const (
 	weightCos     = 0.6
 	weightKeyword = 0.4

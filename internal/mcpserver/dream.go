@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // dreamRecord is the last dream this server ran.
@@ -112,7 +113,7 @@ func (s *Server) dreamNow(ctx context.Context, env clientEnv, _ struct{}) (strin
 	s.notes.closeClient(env.client)
 	trigger := "mcp dream_now"
 	if env.client != "" {
-		trigger += " (" + clip(env.client, maxClientChars) + ")"
+		trigger += " (" + textseg.Clip(env.client, maxClientChars, "") + ")"
 	}
 	started := s.now()
 	var res sleepResult
@@ -132,7 +133,7 @@ func describeDream(r sleepResult) string {
 	switch r.Status {
 	case dream.StatusDeepSleep:
 		if sum := strings.TrimSpace(r.Summary); sum != "" {
-			out += ": " + clip(sum, maxSummaryRunes)
+			out += ": " + textseg.Clip(sum, maxSummaryRunes, "")
 		}
 	case dream.StatusSkipped:
 		out += " (" + r.Reason + ")"
@@ -141,7 +142,7 @@ func describeDream(r sleepResult) string {
 		}
 	default:
 		if r.Reason != "" {
-			out += ": " + clip(r.Reason, maxSummaryRunes)
+			out += ": " + textseg.Clip(r.Reason, maxSummaryRunes, "")
 		}
 	}
 	if u := r.TokenUsage; u != nil && u.TotalTokens > 0 {

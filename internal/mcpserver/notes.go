@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -50,7 +51,7 @@ func sessionFor(client string) string {
 			return r
 		}
 		return '-'
-	}, clip(client, maxClientChars))
+	}, textseg.Clip(client, maxClientChars, ""))
 	if name = strings.Trim(name, "-"); name == "" {
 		name = "client"
 	}
@@ -60,7 +61,7 @@ func sessionFor(client string) string {
 // add appends one note to the client's log and (re)arms its idle close.
 func (n *notes) add(client, text string) error {
 	sid := sessionFor(client)
-	speaker := clip(strings.Join(strings.Fields(client), " "), maxClientChars)
+	speaker := textseg.Clip(strings.Join(strings.Fields(client), " "), maxClientChars, "")
 	if speaker == "" {
 		speaker = "mcp client"
 	}
@@ -153,12 +154,4 @@ func splitTags(s string) []string {
 		}
 	}
 	return out
-}
-
-// clip cuts s to n runes.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n])
 }

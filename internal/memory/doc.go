@@ -26,11 +26,33 @@
 // and every rewrite is a compare-and-swap on the bytes read (rewrite in lifecycle.go, header patching
 // in patch.go). Recall journals its hits (usage.go) instead of rewriting files; a dream folds them in.
 //
-// API overview: Open(Config) → *Store; Scan/Load/List/Find/Save for entries; lifecycle numbers and
-// RecordUsage/DecayAll in lifecycle.go; NoteRecall/FoldUsage in usage.go; Audit/CheckFile for doctor; CreateKnowledge/UpdateKnowledge/CreateSkill/
-// UpdateSkill/Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer; AddIntention/
-// CompleteIntention/CancelIntention/Intentions/ExpireIdle/SelectIntentions for prospective memory;
-// AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser for identity; Store.Capture() for session capture
-// (Append/Tool/Close/CloseAll), PendingLogs/MarkLogProcessed/ReadSessionLog/ParseSessionLog for the
-// dreamer and conversation search; WriteDreamLog/DreamLogs/ReadDreamLog; Redact; SafeName.
+// Files, by job:
+//
+//	store.go, entry.go, fields.go       Open, Scan/Load/List/Find/Save; Entry and its typed accessors
+//	                                    (Score, Created, Related, Tags, When, AppliesWhen …): the only
+//	                                    code that knows where a field lives, so index and sidecar never parse
+//	frontmatter.go, frontmatter_split.go ParseDocument/RenderDocument; splitFrontMatter is the one rule
+//	                                    for where a header starts and ends (also StripFrontMatter, parseHead)
+//	files.go, names.go, patch.go        atomic writes, moveToFreeName (the one archive move),
+//	                                    nextDailyNumber (the one NNN of session logs, dream logs, intentions),
+//	                                    SafeName, header patching
+//	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage
+//	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
+//	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer
+//	intentions.go                       AddIntention/CompleteIntention/CancelIntention/Intentions/ExpireIdle/
+//	                                    SelectIntentions (prospective memory)
+//	identity.go                         AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser and their paths
+//	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
+//	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
+//	sessionlog.go                       session-log limits, status values and file names
+//	capture.go, capture_file.go         Store.Capture(): Append/Tool/Close/CloseAll; opening, rotating,
+//	                                    finalising and resuming a log file
+//	sessionlog_files.go                 PendingLogs/MarkLogProcessed/SessionLogFiles: listing and archiving
+//	sessionlog_parse.go                 ParseSessionLog/ReadSessionLog for the dreamer and conversation search
+//	sessionlog_text.go                  how captured text is redacted, capped and kept on one line
+//	recover.go, xlock.go, lock*.go      crashed-log recovery, the cross-process locks
+//	dreamlog.go                         WriteDreamLog/DreamLogs/ReadDreamLog
+//	redact.go, redact_rules.go          Redact
+//
+// Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).
 package memory

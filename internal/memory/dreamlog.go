@@ -29,16 +29,7 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 	defer unlock()
 	day := s.today()
 	dir := s.dreamLogDir()
-	next := 1
-	des, _ := s.fs.ReadDir(dir)
-	for _, de := range des {
-		if m := dreamLogRe.FindStringSubmatch(de.Name()); m != nil && m[1] == day {
-			if n, _ := strconv.Atoi(m[2]); n >= next {
-				next = n + 1
-			}
-		}
-	}
-	for ; next < 100000; next++ {
+	for next := s.nextDailyNumber(dreamLogRe, day, dir); next < 100000; next++ {
 		path := filepath.Join(dir, fmt.Sprintf("%s_dream_%03d.md", day, next))
 		err := s.writeNew(path, []byte(ensureTrailingNewline(content)))
 		if err == nil {

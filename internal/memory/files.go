@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/somni-dev/somni/internal/safefs"
@@ -78,14 +80,10 @@ func (s *Store) sealed(path string, data []byte) []byte {
 	return RenderDocument(meta, Redact(doc.Body))
 }
 
-// moveDir renames src to a fresh name under destParent (suffixing -2, -3 … when taken) and returns it.
-// Archiving never overwrites or deletes an earlier archived copy.
-func (s *Store) moveDir(src, destParent, base string) (string, error) {
-	return s.moveToFreeName(src, destParent, base, "")
-}
-
-// moveToFreeName renames src to destParent/<base><ext>, or <base>-2<ext>, -3 …
-// when taken (by us or another process: the rename itself refuses a taken name).
+// moveToFreeName renames src (a file or a folder) to destParent/<base><ext>,
+// or <base>-2<ext>, -3 … when taken (by us or another process: the rename
+// itself refuses a taken name), and returns where it went. Archiving never
+// overwrites or deletes an earlier archived copy.
 func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error) {
 	if err := s.fs.MkdirAll(destParent); err != nil {
 		return "", fmt.Errorf("memory: create dir %s: %w", destParent, err)
@@ -135,4 +133,24 @@ func (s *Store) CleanTemps() int {
 		s.log.Info("memory: removed temp files of interrupted writes", "count", n)
 	}
 	return n
+}
+
+// nextDailyNumber is one past the highest number the names in dirs carry for
+// day, 1 when there are none; re's first group is the day and its second the
+// number. Callers pass the archive folder too, so a number is never given
+// twice, and still create the name exclusively: another process may take it
+// between the listing and the create.
+func (s *Store) nextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
+	next := 1
+	for _, d := range dirs {
+		des, _ := s.fs.ReadDir(d)
+		for _, de := range des {
+			if m := re.FindStringSubmatch(de.Name()); m != nil && m[1] == day {
+				if n, err := strconv.Atoi(m[2]); err == nil && n >= next {
+					next = n + 1
+				}
+			}
+		}
+	}
+	return next
 }

@@ -178,36 +178,9 @@ func ParseDocument(path string, data []byte) (*Document, error) {
 	if !utf8.Valid(data) {
 		return nil, &ParseError{Path: path, Line: firstInvalidUTF8Line(data), Reason: "invalid UTF-8"}
 	}
-	text := string(data)
-	text = strings.TrimPrefix(text, "\ufeff")
-	first, rest, ok := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t\r") != "---" {
-		return &Document{Meta: NewFrontMatter(), Body: text}, nil
-	}
-	if !ok {
-		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
-	}
-	// Find the closing line.
-	var header []string
-	pos := 0
-	closed := false
-	for pos <= len(rest) {
-		line, after, more := strings.Cut(rest[pos:], "\n")
-		if strings.TrimRight(line, " \t\r") == "---" {
-			closed = true
-			if more {
-				pos = len(rest) - len(after)
-			} else {
-				pos = len(rest)
-			}
-			break
-		}
-		header = append(header, line)
-		if !more {
-			pos = len(rest) + 1
-			break
-		}
-		pos = len(rest) - len(after)
+	header, body, framed, closed := splitFrontMatter(string(data))
+	if !framed {
+		return &Document{Meta: NewFrontMatter(), Body: body}, nil
 	}
 	if !closed {
 		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
@@ -217,7 +190,6 @@ func ParseDocument(path string, data []byte) (*Document, error) {
 		// should look at such a file, so it becomes a Problem.
 		return nil, &ParseError{Path: path, Line: line + 1, Reason: fmt.Sprintf("front-matter contains control character %U", r)}
 	}
-	body := rest[pos:]
 	if strings.HasPrefix(body, "\n") {
 		body = body[1:]
 	} else if strings.HasPrefix(body, "\r\n") {

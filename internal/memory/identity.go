@@ -31,8 +31,15 @@ func (p *Profile) Name() string {
 	return p.UserID
 }
 
+// Where identity files live; doctor checks the same paths the readers use.
+const (
+	profileFile = "about_user.md" // a user's profile, in users/<id>/ (legacy: in the memory root)
+	keyUserID   = "user_id"       // the id a profile says it belongs to
+)
+
 func (s *Store) aboutMePath() string     { return filepath.Join(s.memDir, "about_me.md") }
-func (s *Store) legacyAboutUser() string { return filepath.Join(s.memDir, "about_user.md") }
+func (s *Store) legacyAboutUser() string { return filepath.Join(s.memDir, profileFile) }
+func (s *Store) usersDir() string        { return filepath.Join(s.memDir, "users") }
 
 // UserProfilePath returns memory/users/<id>/about_user.md, where the Python sidecar keeps it too (see
 // UserDirName), refusing ids that would leave users/.
@@ -44,7 +51,7 @@ func (s *Store) UserProfilePath(userID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("memory: user id: %w", err)
 	}
-	return within(filepath.Join(s.memDir, "users"), dir, "about_user.md")
+	return within(s.usersDir(), dir, profileFile)
 }
 
 // mappedProfilePath is where earlier somni versions kept a profile: the id through SafeName
@@ -54,7 +61,7 @@ func (s *Store) mappedProfilePath(userID string) string {
 	if err != nil {
 		return ""
 	}
-	p, err := within(filepath.Join(s.memDir, "users"), dir, "about_user.md")
+	p, err := within(s.usersDir(), dir, profileFile)
 	if err != nil {
 		return ""
 	}
@@ -104,7 +111,7 @@ func (s *Store) AboutUser(userID string) (*Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p != nil && strings.TrimSpace(p.Meta.Value("user_id")) == strings.TrimSpace(userID) {
+		if p != nil && strings.TrimSpace(p.Meta.Value(keyUserID)) == strings.TrimSpace(userID) {
 			return p, nil
 		}
 	}
@@ -180,8 +187,8 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 		from = p.Path
 	}
 	p.Path = path
-	if p.Meta.Value("user_id") == "" {
-		p.Meta.Set("user_id", userID)
+	if p.Meta.Value(keyUserID) == "" {
+		p.Meta.Set(keyUserID, userID)
 	}
 	if p.Meta.Value(KeyName) == "" {
 		p.Meta.Set(KeyName, userID)

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -118,19 +117,6 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	defer unlock()
 	now := s.now()
 	day := now.Format("20060102")
-	next := 1
-	for _, dir := range []string{s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")} {
-		des, _ := s.fs.ReadDir(dir)
-		for _, de := range des {
-			m := intentionIDRe.FindStringSubmatch(de.Name())
-			if m == nil || m[1] != day {
-				continue
-			}
-			if n, err := strconv.Atoi(m[2]); err == nil && n >= next {
-				next = n + 1
-			}
-		}
-	}
 	var b strings.Builder
 	if due != "" {
 		b.WriteString("- due: " + due + "\n")
@@ -145,7 +131,7 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	}
 	// Another process may take the same number between our listing and our
 	// create: the create refuses an existing file, and we take the next one.
-	for ; next < 1000000; next++ {
+	for next := s.nextDailyNumber(intentionIDRe, day, s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")); next < 1000000; next++ {
 		id := fmt.Sprintf("pi-%s-%03d", day, next)
 		if s.fs.Exists(filepath.Join(s.intentionsDir(), "archived", id)) {
 			continue
@@ -211,7 +197,7 @@ func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	dest, err := s.moveDir(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)))
+	dest, err := s.moveToFreeName(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -372,7 +373,7 @@ func (s *Store) archiveLocked(e *Entry) (string, error) {
 	if !ok || src == s.knowledgeDir() || src == s.episodesDir() || src == s.learnedDir() || src == s.skillDir {
 		return "", fmt.Errorf("memory: archive %s: %w", e.Path, errOutside(e.Path))
 	}
-	return s.moveDir(src, dest, filepath.Base(src))
+	return s.moveToFreeName(src, dest, filepath.Base(src), "")
 }
 
 // RecordEpisode describes one event to remember (compat record_episode arguments).
@@ -410,7 +411,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	}
 	when := strings.TrimSpace(in.When)
 	if when == "" {
-		when = now.Format("2006-01-02T15:04:05")
+		when = now.Format(dates.TimeLayout)
 	}
 	outcome := strings.TrimSpace(in.Outcome)
 	if outcome == "" {

@@ -130,7 +130,9 @@ func rebuildHeader(path string, data []byte) []byte {
 }
 
 // headerEnd is the offset just after the closing "---\n" of the front-matter,
-// or -1 when there is none.
+// or -1 when there is none. It measures bytes of a file a kill may have torn,
+// exactly as capture writes them, to cut there; reading a header is
+// splitFrontMatter's job.
 func headerEnd(data []byte) int {
 	if !bytes.HasPrefix(data, []byte("---\n")) {
 		return -1

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // convLogsScanned bounds how many of the newest session logs one search
@@ -122,7 +124,7 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 		for _, blk := range l.Blocks {
 			t := turn{log: filepath.Base(l.Path), role: blk.Role, speaker: blk.Speaker, at: blk.Time, seq: seq}
 			seq++
-			t.when, _ = time.ParseInLocation("2006-01-02T15:04:05", blk.Time, time.Local)
+			t.when, _ = time.ParseInLocation(dates.TimeLayout, blk.Time, time.Local)
 			if blk.Role == "tool" {
 				t.text = toolTurnText(blk)
 			} else {
@@ -204,11 +206,11 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 func fitBudget(ts []turn, budget int) ([]turn, int) {
 	var out []turn
 	for i, t := range ts {
-		t.text = clipRunes(oneLineText(t.text), convTurnChars)
+		t.text = textseg.Clip(textseg.OneLine(t.text), convTurnChars, " …")
 		n := len([]rune(t.text)) + len(t.at) + 12
 		if n > budget {
 			if i == 0 && budget > 40 {
-				t.text = clipRunes(t.text, budget-len(t.at)-14)
+				t.text = textseg.Clip(t.text, budget-len(t.at)-14, " …")
 				out = append(out, t)
 				budget = 0
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -41,7 +42,7 @@ func dayEcho(day time.Time, said string) string {
 	if said == dates.Format(day) {
 		return iso
 	}
-	return iso + " from " + strconv.Quote(clipRunes(oneLineText(said), maxQuoteRunes))
+	return iso + " from " + strconv.Quote(textseg.Clip(textseg.OneLine(said), maxQuoteRunes, " …"))
 }
 
 // endOfDay makes a day an inclusive upper bound.

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // LoggerKey is the attribute that names a logger ("somni.memory"); the
@@ -80,7 +81,7 @@ func (h *LineHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	b.WriteString(name)
 	b.WriteByte(' ')
-	b.WriteString(oneLine(memory.Redact(r.Message)))
+	b.WriteString(textseg.MarkNewlines(memory.Redact(r.Message)))
 	b.WriteString(h.attrs)
 	b.WriteString(rest.String())
 	b.WriteByte('\n')
@@ -166,12 +167,4 @@ func quoteIfNeeded(s string) string {
 		}
 	}
 	return s
-}
-
-// oneLine folds newlines in a message so a record stays one line.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	return strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\r", " ⏎ ").Replace(s)
 }

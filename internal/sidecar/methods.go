@@ -8,12 +8,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -56,29 +56,13 @@ func mapError(err error) error {
 	case toolspec.IsBadCall(err), errors.Is(err, memory.ErrInvalid), errors.Is(err, memory.ErrUnsafeName):
 		// memory quotes the offending value whole; keep its head and the
 		// rule at the tail ("must be user or agent").
-		return rpc.InvalidParams("%s", clipMiddle(err.Error(), maxErrorBytes))
+		return rpc.InvalidParams("%s", textseg.ClipMiddle(err.Error(), maxErrorBytes, " … "))
 	}
 	return err
 }
 
 // maxErrorBytes bounds a -32602 message built from the caller's input.
 const maxErrorBytes = 400
-
-// clipMiddle keeps the first and last parts of s within about n bytes,
-// cutting on rune boundaries.
-func clipMiddle(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	head, tail := n/2, len(s)-n/3
-	for head > 0 && !utf8.RuneStart(s[head]) {
-		head--
-	}
-	for tail < len(s) && !utf8.RuneStart(s[tail]) {
-		tail++
-	}
-	return s[:head] + " … " + s[tail:]
-}
 
 // inlineMethods never block, so they run on the read loop (lowest latency).
 var inlineMethods = []string{"ping"}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Discipline is the rule text prompt.build returns after the date line:
@@ -95,7 +96,7 @@ func (s *Server) identityText(p promptParams) (string, error) {
 		} else if id != memory.DefaultUserID {
 			title += fmt.Sprintf(" (%s)", id)
 		}
-		parts = append(parts, title+"\n"+clipRunes(strings.TrimSpace(prof.Body), limit))
+		parts = append(parts, title+"\n"+textseg.Clip(strings.TrimSpace(prof.Body), limit, " …"))
 	}
 	add(speaker, 0)
 	for _, id := range p.ParticipantUserIDs {
@@ -122,7 +123,7 @@ func intentionsText(sel memory.IntentionSelection, now time.Time) string {
 		}
 		b.WriteString(title + ":\n")
 		for _, it := range items {
-			b.WriteString("- [" + it.ID + "] " + oneLineText(it.What))
+			b.WriteString("- [" + it.ID + "] " + textseg.OneLine(it.What))
 			var notes []string
 			if it.Due != "" {
 				switch {
@@ -171,25 +172,10 @@ func laterLine(sel memory.IntentionSelection, now time.Time) string {
 	year := now.Format("2006-")
 	parts := make([]string, 0, len(sel.Later)+1)
 	for _, it := range sel.Later {
-		parts = append(parts, clipRunes(oneLineText(it.What), laterWhatRunes)+" ("+strings.TrimPrefix(it.Due, year)+")")
+		parts = append(parts, textseg.Clip(textseg.OneLine(it.What), laterWhatRunes, " …")+" ("+strings.TrimPrefix(it.Due, year)+")")
 	}
 	if sel.LaterMore > 0 {
 		parts = append(parts, fmt.Sprintf("+%d more (list_intentions)", sel.LaterMore))
 	}
 	return "Later: " + strings.Join(parts, ", ")
 }
-
-// clipRunes cuts s to n runes with an ellipsis; n ≤ 0 keeps everything.
-func clipRunes(s string, n int) string {
-	if n <= 0 {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(r[:n])) + " …"
-}
-
-// oneLineText folds whitespace runs (newlines included) into single spaces.
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }

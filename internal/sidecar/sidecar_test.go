@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -82,7 +83,7 @@ func TestParseLevel(t *testing.T) {
 	}
 }
 
-func TestSplitListAndWhen(t *testing.T) {
+func TestSplitList(t *testing.T) {
 	lists := []struct {
 		in   string
 		want []string
@@ -93,18 +94,6 @@ func TestSplitListAndWhen(t *testing.T) {
 	for _, tc := range lists {
 		if got := splitList(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("splitList(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	whens := []struct {
-		in string
-		ok bool
-	}{
-		{"2026-11-20", true}, {"2026-11-20 10:00", true}, {"2026-11-20T10:00:05", true},
-		{"2026-11-20T10:00:05+08:00", true}, {"2026-11-20 (afternoon)", true}, {"last week", false}, {"", false},
-	}
-	for _, tc := range whens {
-		if got := !parseWhen(tc.in).IsZero(); got != tc.ok {
-			t.Errorf("parseWhen(%q) ok = %v", tc.in, got)
 		}
 	}
 }
@@ -398,5 +387,22 @@ func TestSessionKey(t *testing.T) {
 		if got := sessionKey([]byte(tc.params)); got != tc.want {
 			t.Errorf("sessionKey(%s) = %q, want %q", tc.params, got, tc.want)
 		}
+	}
+}
+
+// TestParseRecallTypes: every kind and entry type named counts (the CLI once
+// kept only the last entry type), in any case, with plurals and CJK commas.
+func TestParseRecallTypes(t *testing.T) {
+	got := ParseRecallTypes(" [Skills, episode，howto, 'Gotcha']")
+	if !reflect.DeepEqual(got.Kinds, []string{index.KindSkill, index.KindEpisode}) ||
+		!reflect.DeepEqual(got.EntryTypes, []string{"howto", "gotcha"}) {
+		t.Fatalf("ParseRecallTypes = %+v", got)
+	}
+	q := got.Narrow(index.Query{Limit: 4})
+	if q.EntryType != "" || q.Limit != 4*entryTypeOverfetch {
+		t.Errorf("two entry types: query = %+v, want no index filter and a widened limit", q)
+	}
+	if q := ParseRecallTypes("howto").Narrow(index.Query{Limit: 4}); q.EntryType != "howto" || q.Limit != 4 {
+		t.Errorf("one entry type: query = %+v, want the index to filter", q)
 	}
 }

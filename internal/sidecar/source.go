@@ -3,7 +3,6 @@ package sidecar
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/somni-dev/somni/internal/index"
@@ -71,9 +70,10 @@ func indexKind(k memory.Kind) string {
 	return string(k)
 }
 
-// docOf maps one entry to what the index ranks.
+// docOf maps one entry to what the index ranks; memory's accessors say
+// where each field lives, so the index never reads the file format.
 func docOf(e *memory.Entry) index.Doc {
-	d := index.Doc{
+	return index.Doc{
 		Path:           e.Path,
 		Kind:           indexKind(e.Kind),
 		Name:           e.Name,
@@ -81,57 +81,17 @@ func docOf(e *memory.Entry) index.Doc {
 		Body:           e.Body,
 		Type:           e.Type(),
 		Score:          e.Score(),
-		Related:        splitList(e.Meta.Value("related")),
-		AppliesWhen:    e.Meta.Value("applies_when"),
-		NotAppliesWhen: e.Meta.Value("not_applies_when"),
+		Related:        e.Related(),
+		AppliesWhen:    e.AppliesWhen(),
+		NotAppliesWhen: e.NotAppliesWhen(),
+		Tags:           e.Tags(),
+		When:           e.When(),
 	}
-	if e.Kind == memory.KindEpisode {
-		d.Tags = splitList(e.BodyField("tags"))
-		d.When = parseWhen(e.BodyField("when"))
-		if d.When.IsZero() {
-			if t, ok := e.Created(); ok {
-				d.When = t
-			}
-		}
-	} else {
-		d.Tags = splitList(e.Meta.Value("tags"))
-	}
-	return d
 }
 
-// splitList reads `a, b`, `[a, "b"]` or `a，b` into trimmed items.
-func splitList(v string) []string {
-	v = strings.TrimSpace(v)
-	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
-	if v == "" {
-		return nil
-	}
-	var out []string
-	for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '，' || r == '、' }) {
-		p = strings.Trim(strings.TrimSpace(p), `"'`)
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// parseWhen accepts the date forms episodes carry: a date, a date and time,
-// or RFC 3339; anything else is "unknown" (zero).
-func parseWhen(s string) time.Time {
-	s = strings.TrimSpace(s)
-	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t
-		}
-	}
-	if len(s) >= 10 {
-		if t, err := time.ParseInLocation("2006-01-02", s[:10], time.Local); err == nil {
-			return t
-		}
-	}
-	return time.Time{}
-}
+// splitList reads a list argument of a tool call the way memory reads list
+// fields, so `tags: a，b` means the same in a file and in a request.
+func splitList(v string) []string { return memory.SplitList(v) }
 
 // scanInterval bounds how stale recall may be after a hand edit when the
 // file watcher cannot run (no inotify, or the watch limit is reached): a

@@ -10,6 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -53,32 +54,12 @@ type recallArgs struct {
 }
 
 func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (string, error) {
-	q := index.Query{Text: a.Query, Limit: a.Limit}
-	var entryTypes []string
-	for _, t := range splitList(strings.ToLower(a.Types)) {
-		switch t {
-		case "knowledge":
-			q.Kinds = append(q.Kinds, index.KindKnowledge)
-		case "skill", "skills":
-			q.Kinds = append(q.Kinds, index.KindSkill)
-		case "episode", "episodes":
-			q.Kinds = append(q.Kinds, index.KindEpisode)
-		default:
-			entryTypes = append(entryTypes, t)
-		}
-	}
-	if len(entryTypes) == 1 {
-		q.EntryType = entryTypes[0]
-	} else if len(entryTypes) > 1 {
-		q.Limit = a.Limit * 5 // filtered below
-	}
-	hits, err := s.search(ctx, q)
+	types := ParseRecallTypes(a.Types)
+	hits, err := s.search(ctx, types.Narrow(index.Query{Text: a.Query, Limit: a.Limit}))
 	if err != nil {
 		return "", err
 	}
-	if len(entryTypes) > 1 {
-		hits = filterHits(hits, func(d index.Doc) bool { return containsFold(entryTypes, d.Type) }, a.Limit)
-	}
+	hits = types.Filter(hits, a.Limit)
 	s.reinforce(hits)
 	if len(hits) == 0 {
 		return fmt.Sprintf("No memories match %s. Try other key terms, or answer without memory.", quoteQuery(a.Query)), nil
@@ -327,4 +308,6 @@ func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 const maxQuoteRunes = 120
 
 // quoteQuery quotes a query for a tool result, on one line and clipped.
-func quoteQuery(q string) string { return strconv.Quote(clipRunes(oneLineText(q), maxQuoteRunes)) }
+func quoteQuery(q string) string {
+	return strconv.Quote(textseg.Clip(textseg.OneLine(q), maxQuoteRunes, " …"))
+}

@@ -2,8 +2,9 @@
 // for every caller: the recall index, the hash embedder and the store's
 // near-duplicate check. Words of space-delimited scripts are lowercased,
 // stopword-filtered and lightly stemmed; Han, kana and Hangul runs become
-// 2–4-character windows; no term straddles two scripts. Prefix is the one
-// way to cut text to a number of characters.
+// 2–4-character windows; no term straddles two scripts. It also owns the one
+// way to cut or flatten text for display (clip.go): Prefix, Clip, ClipBytes,
+// ClipMiddle, OneLine and MarkNewlines.
 package textseg
 
 import (
@@ -465,22 +466,4 @@ func firstRune(s string) rune {
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
-}
-
-// Prefix returns the first n runes of s and whether that cut anything. It
-// walks s rather than converting it to runes, so a 10 MB paste costs n runes,
-// and never cuts inside a UTF-8 sequence. Every clipper with its own marker
-// (queries, captured messages, prompt text) cuts with it.
-func Prefix(s string, n int) (string, bool) {
-	if len(s) <= n { // bytes bound runes
-		return s, false
-	}
-	seen := 0
-	for i := range s {
-		if seen == n {
-			return s[:i], true
-		}
-		seen++
-	}
-	return s, false
 }

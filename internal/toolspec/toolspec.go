@@ -41,6 +41,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Spec is one `tools.list` item.
@@ -530,13 +532,4 @@ const maxInputEcho = 64
 
 // clipInput shortens a caller's value for an error message, so a runaway
 // argument is named rather than echoed back whole.
-func clipInput(s string) string {
-	if len(s) <= maxInputEcho {
-		return s
-	}
-	n := maxInputEcho
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func clipInput(s string) string { return textseg.ClipBytes(s, maxInputEcho, "…") }

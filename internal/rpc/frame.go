@@ -9,9 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
-	"strconv"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -84,19 +82,19 @@ func (e *frameTooLargeError) replyID() (jsonrpc2.ID, bool) {
 			id = v
 		}
 	}
-	if len(id) > 0 && reply && validID(id) {
+	if len(id) > 0 && reply && classifyID(id).reply() {
 		return parseID(id), true
 	}
-	if m := tailID.FindSubmatch(e.tail); m != nil && validID(m[1]) {
+	if m := tailID.FindSubmatch(e.tail); m != nil && classifyID(m[1]).reply() {
 		return parseID(m[1]), true
 	}
 	return jsonrpc2.ID{}, false
 }
 
-// lineStream is a jsonrpc2.ObjectStream for newline-delimited JSON: one
-// compact object per line in both directions. It answers malformed frames
-// itself (under the write lock) and keeps reading, because sourcegraph's
-// Conn closes the connection on any ReadObject error.
+// lineStream carries newline-delimited JSON: one compact object per line in
+// both directions. It answers malformed frames itself (under the write
+// lock) and keeps reading: one bad frame from a host must not end the
+// session.
 type lineStream struct {
 	r      *bufio.Reader
 	rc     io.Closer // r's underlying closer, if any
@@ -104,7 +102,7 @@ type lineStream struct {
 	wc     io.Closer // w's underlying closer, if any
 	logger *slog.Logger
 	limit  int // max line length; MaxFrameBytes outside tests
-	// onEnd runs when the input ends, before jsonrpc2 learns of it (and
+	// onEnd runs when the input ends, before readLoop returns (and the Conn
 	// closes everything): the Conn lets in-flight handlers reply first.
 	onEnd func()
 	// onRequest dispatches an incoming request on the reading goroutine.
@@ -132,25 +130,6 @@ func newLineStream(r io.Reader, w io.Writer, logger *slog.Logger) *lineStream {
 		s.wc = c
 	}
 	return s
-}
-
-// WriteObject marshals obj as one line. encoding/json escapes <, > and &
-// inside nested Marshal calls that we cannot configure, so the escapes are
-// undone afterwards: the wire carries raw UTF-8 text.
-func (s *lineStream) WriteObject(obj any) error {
-	var b []byte
-	var err error
-	if m, ok := obj.(json.Marshaler); ok {
-		// jsonrpc2's messages marshal themselves compactly; calling that
-		// directly skips json.Marshal's extra validate-and-compact pass.
-		b, err = m.MarshalJSON()
-	} else {
-		b, err = json.Marshal(obj)
-	}
-	if err != nil {
-		return fmt.Errorf("rpc: encode frame: %w", err)
-	}
-	return s.writeFrame(b)
 }
 
 // writeFrame queues b (one frame, or several joined by newlines) and writes
@@ -201,8 +180,8 @@ func (s *lineStream) flushLocked() error {
 	return err
 }
 
-// writeError sends an error response built here rather than by jsonrpc2, so
-// that ids jsonrpc2 cannot represent (or no id at all) are echoed verbatim.
+// writeError sends an error response for a frame that was not dispatched,
+// echoing its id verbatim (null when it has none or an unusable one).
 func (s *lineStream) writeError(id json.RawMessage, code int64, msg string) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
@@ -273,42 +252,11 @@ func (s *lineStream) readLine() ([]byte, error) {
 	}
 }
 
-// probe is one frame's top level with every member left raw: the single
-// decode every incoming frame gets before it is dispatched or rejected.
-type probe struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
-
-// request is an incoming call or notification, decoded by the stream
-// itself: jsonrpc2's own request decoding parses a frame about five times
-// (validate, interface{} probe, validate again, a map of every member,
-// re-marshal of params), which was the largest CPU cost of a
-// session.append burst. jsonrpc2 still routes responses to our calls.
-type request struct {
-	key    string          // idKey(rawID): what $/cancelRequest names it by
-	rawID  json.RawMessage // as the peer wrote it, echoed verbatim; nil for notifications
-	method string
-	params json.RawMessage // never empty: absent, null or [] params are {}
-	notif  bool
-}
-
-// response is a reply from the peer to one of our calls.
-type response struct {
-	id     jsonrpc2.ID
-	result json.RawMessage // "null" for an explicit null result
-	err    *Error          // nil on success
-}
-
-// ReadObject is jsonrpc2's read loop. Every frame is handled here: requests
-// go to onRequest and replies to onResponse on this goroutine, malformed
-// frames are answered and skipped. It only returns (with the error that
-// ends the connection) when the input fails or ends, so jsonrpc2 never
-// decodes a frame itself.
-func (s *lineStream) ReadObject(any) error {
+// readLoop is the connection's read loop. Every frame is handled here:
+// requests go to onRequest and replies to onResponse on this goroutine,
+// malformed frames are answered and skipped. It only returns (with the
+// error that ends the connection) when the input fails or ends.
+func (s *lineStream) readLoop() error {
 	for {
 		line, err := s.readLine()
 		if errors.Is(err, errFrameTooLarge) {
@@ -349,156 +297,6 @@ func (s *lineStream) ReadObject(any) error {
 			s.onResponse(resp)
 		}
 	}
-}
-
-// vet decodes and checks one line. It returns a request, or a response,
-// or an error code with the id to echo.
-func vet(line []byte) (req *request, resp *response, id json.RawMessage, code int64, msg string) {
-	if !utf8.Valid(line) {
-		const why = "parse error: frame is not valid UTF-8"
-		// A garbled reply to one of our calls still names the call: fail it
-		// now rather than leave it to its timeout (600 s for llm.chat).
-		var p probe
-		if json.Unmarshal(line, &p) == nil && len(p.Method) == 0 && (len(p.Result) > 0 || len(p.Error) > 0) &&
-			len(p.ID) > 0 && string(p.ID) != "null" && validID(p.ID) {
-			resp = &response{id: parseID(p.ID), err: &Error{Code: CodeParseError, Message: "peer reply " + why}}
-		}
-		return nil, resp, nil, CodeParseError, why
-	}
-	if line[0] == '[' && json.Valid(line) {
-		// Neither the Python sidecar nor its host ever batched; saying so
-		// beats a "parse error" for well-formed JSON.
-		return nil, nil, nil, CodeInvalidRequest, "invalid request: batch requests are not supported; send one object per line"
-	}
-	if line[0] != '{' {
-		return nil, nil, nil, CodeParseError, "parse error: frame is not a JSON object"
-	}
-	var p probe
-	if err := json.Unmarshal(line, &p); err != nil {
-		return nil, nil, nil, CodeParseError, "parse error: " + err.Error()
-	}
-	id = p.ID
-	isNull := func(r json.RawMessage) bool { return len(r) == 0 || string(r) == "null" }
-	isReq := len(p.Method) > 0
-	isResp := len(p.Result) > 0 || len(p.Error) > 0
-	switch {
-	case isNull(id):
-	case isReq && !validRequestID(id):
-		// An id we cannot echo as an id is no id: JSON-RPC answers null.
-		return nil, nil, nil, CodeInvalidRequest, "invalid request: id must be a string or a number"
-	case !isReq && !validID(id):
-		return nil, nil, nil, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer"
-	}
-	switch {
-	case isReq && isResp:
-		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has both method and result/error"
-	case isReq:
-		method, ok := jsonString(p.Method)
-		if !ok {
-			return nil, nil, id, CodeInvalidRequest, "invalid request: method must be a string"
-		}
-		r := &request{method: method, params: p.Params, notif: isNull(id)}
-		if isNull(r.params) || emptyArray(r.params) {
-			// The Python sidecar read `params or {}`: null, missing and []
-			// all meant "no params".
-			r.params = json.RawMessage("{}")
-		}
-		if !r.notif {
-			r.rawID = id
-			r.key = idKey(id)
-		}
-		return r, nil, id, 0, ""
-	case isResp:
-		if isNull(id) {
-			// A response nobody can match.
-			return nil, nil, nil, CodeInvalidRequest, "invalid request: response without id"
-		}
-		r := &response{id: parseID(id), result: p.Result}
-		if len(p.Error) > 0 && !isNull(p.Error) {
-			var e Error
-			if err := json.Unmarshal(p.Error, &e); err != nil || e.Code == 0 {
-				// A peer's broken error fails the pending call, not the connection.
-				e = Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + truncate(string(p.Error), 200)}
-			}
-			r.err, r.result = &e, nil
-		} else if len(r.result) == 0 {
-			r.result = json.RawMessage("null") // {"error":null} and no result
-		}
-		return nil, r, id, 0, ""
-	default:
-		return nil, nil, id, CodeInvalidRequest, "invalid request: frame has neither method nor result/error"
-	}
-}
-
-// emptyArray reports whether raw is `[]`, whitespace inside allowed.
-func emptyArray(raw json.RawMessage) bool {
-	return len(raw) >= 2 && raw[0] == '[' && len(bytes.TrimSpace(raw[1:len(raw)-1])) == 0
-}
-
-// jsonString decodes a raw JSON string, without the decoder when it has
-// no escapes (method names never do).
-func jsonString(raw json.RawMessage) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
-	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
-}
-
-// validRequestID reports whether a request id is one JSON-RPC allows: a
-// string or any number. Requests echo their raw id, so unlike reply ids
-// (matched through jsonrpc2.ID) they need not fit an integer type.
-func validRequestID(id json.RawMessage) bool {
-	if id[0] == '"' {
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	}
-	var n json.Number
-	return json.Unmarshal(id, &n) == nil
-}
-
-// idKey names a request id for cancellation: a string by its decoded text
-// (so escapes do not matter), a number by its literal text.
-func idKey(id json.RawMessage) string {
-	if s, ok := jsonString(id); ok {
-		return "s" + s
-	}
-	return "n" + string(id)
-}
-
-// parseID converts an id validID accepted.
-func parseID(raw json.RawMessage) jsonrpc2.ID {
-	if s, ok := jsonString(raw); ok {
-		return jsonrpc2.ID{Str: s, IsString: true}
-	}
-	n, _ := strconv.ParseUint(string(raw), 10, 64)
-	return jsonrpc2.ID{Num: n}
-}
-
-// validID reports whether jsonrpc2 can round-trip id unchanged: a string or
-// a plain non-negative integer that fits in int64.
-func validID(id json.RawMessage) bool {
-	switch id[0] {
-	case '"':
-		var s string
-		return json.Unmarshal(id, &s) == nil
-	default:
-		n, err := strconv.ParseInt(string(id), 10, 64)
-		return err == nil && n >= 0 && string(id) == strconv.FormatInt(n, 10)
-	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // appendUnescapedHTML appends b to dst with encoding/json's HTML escapes

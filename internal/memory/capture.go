@@ -1,0 +1,265 @@
+package memory
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Capture writes live conversations to memory/session-log. It is safe for concurrent use; each session
+// keeps its file open so an append is one write(2) — no data sits in user-space buffers, so a kill -9
+// loses nothing that Append acknowledged.
+type Capture struct {
+	s        *Store
+	mu       sync.Mutex
+	sessions map[string]*sessionWriter
+	// mine are the logs this process opened: once closed they are never
+	// resumed (a close means the next message starts a new log, and a dream
+	// may be archiving it), only logs of an earlier process are.
+	mine map[string]bool
+}
+
+type sessionWriter struct {
+	mu       sync.Mutex
+	chatID   string
+	userID   string
+	chatType string
+	path     string // current file ("" before the first write and after finalisation)
+	f        *os.File
+	size     int64
+	count    int
+	lastPath string // most recent file, returned by Close
+	buf      []byte
+	// closed is set by Close once the writer is finalised; an Append that finds it set starts a new
+	// writer. The writer stays in the session map until then, so release (MarkLogProcessed) always
+	// finds and waits for whoever holds a file.
+	closed atomic.Bool
+}
+
+// Capture returns the store's session writer (one per store, so archiving a log can tell its writer).
+func (s *Store) Capture() *Capture {
+	s.capMu.Lock()
+	defer s.capMu.Unlock()
+	if s.capture == nil {
+		s.capture = &Capture{s: s, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}}
+	}
+	return s.capture
+}
+
+func (c *Capture) writer(sessionID, userID, chatType string) *sessionWriter {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := c.sessions[sessionID]
+	if w == nil || w.closed.Load() {
+		if strings.TrimSpace(userID) == "" {
+			userID = DefaultUserID
+		}
+		w = &sessionWriter{chatID: sessionID, userID: userID, chatType: chatType}
+		c.sessions[sessionID] = w
+	}
+	return w
+}
+
+// lockedWriter returns the session's open writer with its lock held, skipping one a concurrent Close
+// has just finalised.
+func (c *Capture) lockedWriter(sessionID, userID, chatType string) *sessionWriter {
+	for {
+		w := c.writer(sessionID, userID, chatType)
+		w.mu.Lock()
+		if !w.closed.Load() {
+			return w
+		}
+		w.mu.Unlock()
+	}
+}
+
+// checkSessionID refuses a missing session id or one no host would send.
+func checkSessionID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return invalid("sessionId is required")
+	}
+	if len(id) > SessionIDMaxBytes {
+		return invalid("sessionId is longer than %d bytes (%d)", SessionIDMaxBytes, len(id))
+	}
+	return nil
+}
+
+// normalizeRole maps host role names onto the log's block tags.
+func normalizeRole(role string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(role)) {
+	case "user", "human":
+		return "user", nil
+	case "agent", "assistant", "ai":
+		return "agent", nil
+	}
+	return "", invalid("role %q must be user or agent", role)
+}
+
+// Append records one message; blank text is skipped (written=false). speaker labels group-chat users.
+func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string) (written bool, err error) {
+	if err := checkSessionID(sessionID); err != nil {
+		return false, err
+	}
+	tag, err := normalizeRole(role)
+	if err != nil {
+		return false, err
+	}
+	if strings.TrimSpace(text) == "" {
+		return false, nil
+	}
+	if sp := cleanSpeaker(label(speaker)); sp != "" {
+		tag += ":" + sp
+	}
+	w := c.lockedWriter(sessionID, userID, chatType)
+	defer w.mu.Unlock()
+	b := w.buf[:0]
+	b = append(b, '[')
+	b = append(b, tag...)
+	b = append(b, "] "...)
+	b = c.s.now().AppendFormat(b, logTimeLayout)
+	b = append(b, '\n')
+	b = appendMessage(b, capMessage(redactHead(text, MessageMaxChars), utf8.RuneCountInString(text)))
+	b = append(b, "\n\n"...)
+	w.buf = b
+	if err := c.write(w, b); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Tool records a tool call summary: reason (omitted when empty), call, and a one-line result cut at 300 chars.
+func (c *Capture) Tool(sessionID, call, result, reason string) error {
+	if err := checkSessionID(sessionID); err != nil {
+		return err
+	}
+	w := c.lockedWriter(sessionID, "", "")
+	defer w.mu.Unlock()
+	b := w.buf[:0]
+	b = append(b, "[tool] "...)
+	b = c.s.now().AppendFormat(b, logTimeLayout)
+	b = append(b, '\n')
+	if r := oneLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
+		b = append(b, "reason: "...)
+		b = append(b, r...)
+		b = append(b, '\n')
+	}
+	b = append(b, "call: "...)
+	b = append(b, oneLine(redactHead(call, MessageMaxChars), MessageMaxChars)...)
+	b = append(b, "\nresult: "...)
+	b = append(b, oneLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
+	b = append(b, "\n\n"...)
+	w.buf = b
+	return c.write(w, b)
+}
+
+// Close finalises a session's log and forgets the session; it returns the last log path, "" when unknown.
+func (c *Capture) Close(sessionID string) (string, error) {
+	c.mu.Lock()
+	w := c.sessions[sessionID]
+	c.mu.Unlock()
+	if w == nil {
+		return "", nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed.Load() {
+		return "", nil // a concurrent Close finalised it
+	}
+	// Finalise while still in the map: a MarkLogProcessed that snapshots the writers now waits for this
+	// instead of archiving the file under us (the finalise would then recreate it as a pending log).
+	_, err := c.finalize(w)
+	w.closed.Store(true)
+	c.mu.Lock()
+	if c.sessions[sessionID] == w {
+		delete(c.sessions, sessionID)
+	}
+	c.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
+	if w.lastPath != "" {
+		if !c.s.fs.Exists(w.lastPath) {
+			// Already archived by a dream: report where it went.
+			arch := filepath.Join(c.s.sessionLogDir(), "archived", filepath.Base(w.lastPath))
+			if c.s.fs.Exists(arch) {
+				return arch, nil
+			}
+		}
+	}
+	return w.lastPath, nil
+}
+
+// CloseAll finalises every open session and returns how many had a log.
+func (c *Capture) CloseAll() int {
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.sessions))
+	for id := range c.sessions {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	n := 0
+	for _, id := range ids {
+		p, err := c.Close(id)
+		if err != nil {
+			c.s.log.Error("memory: close session log", "session", id, "err", err)
+		}
+		if p != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// PendingLogs lists session logs waiting for a dream, excluding files still being written.
+func (c *Capture) PendingLogs() ([]string, error) { return c.s.PendingLogs() }
+
+// openPaths returns the files currently held open by live sessions.
+func (c *Capture) openPaths() map[string]bool {
+	c.mu.Lock()
+	ws := make([]*sessionWriter, 0, len(c.sessions))
+	for _, w := range c.sessions {
+		ws = append(ws, w)
+	}
+	c.mu.Unlock()
+	out := map[string]bool{}
+	for _, w := range ws {
+		w.mu.Lock()
+		if w.path != "" {
+			out[w.path] = true
+		}
+		w.mu.Unlock()
+	}
+	return out
+}
+
+// release finalises the writer holding path (if any) so the file can be archived; the session continues
+// in a fresh file on its next message.
+func (c *Capture) release(path string) error {
+	c.mu.Lock()
+	ws := make([]*sessionWriter, 0, len(c.sessions))
+	for _, w := range c.sessions {
+		ws = append(ws, w)
+	}
+	c.mu.Unlock()
+	for _, w := range ws {
+		w.mu.Lock()
+		var err error
+		if w.path == path {
+			_, err = c.finalize(w)
+		}
+		w.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) liveCapture() *Capture {
+	s.capMu.Lock()
+	defer s.capMu.Unlock()
+	return s.capture
+}

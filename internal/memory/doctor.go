@@ -1,0 +1,99 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Finding is one thing `somni-sidecar doctor` reports.
+type Finding struct {
+	Path   string `json:"path"`
+	Line   int    `json:"line,omitempty"`
+	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | profile-folder | install
+	Reason string `json:"reason"`
+}
+
+func (f Finding) String() string {
+	if f.Path == "" {
+		return fmt.Sprintf("%s: %s", f.Kind, f.Reason)
+	}
+	loc := f.Path
+	if strings.IndexFunc(loc, unicode.IsControl) >= 0 {
+		loc = strconv.Quote(loc) // a folder named with a newline must not forge a report line
+	}
+	if f.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", f.Path, f.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, f.Kind, f.Reason)
+}
+
+// Doctor checks the data directory without changing it: unparsable files
+// (with line), names used by more than one entry, `related:` links to
+// nothing, and dates that do not parse. Findings are sorted by path.
+func (s *Store) Doctor(ctx context.Context) ([]Finding, error) {
+	var out []Finding
+	entries, problems, err := s.List(ctx, KindKnowledge, KindSkill, KindEpisode, KindIntention)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	for _, p := range problems {
+		kind := "unparsable"
+		if p.Refused {
+			kind = "refused"
+		}
+		out = append(out, Finding{Path: p.Path, Line: p.Line, Kind: kind, Reason: p.Reason})
+	}
+	refused, err := s.Audit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, f := range out {
+		seen[f.Path] = true
+	}
+	for _, p := range refused {
+		if !seen[p.Path] {
+			out = append(out, Finding{Path: p.Path, Kind: "refused", Reason: p.Reason})
+		}
+	}
+	// Identity files and session logs are read on every prompt or dream.
+	out = append(out, s.checkIdentity()...)
+	out = append(out, s.checkUserFolders()...)
+	logs, err := s.SessionLogFiles(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	for _, l := range logs {
+		if f, ok := s.checkParses(l); !ok {
+			out = append(out, f)
+		}
+	}
+	out = append(out, checkEntries(entries)...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out, nil
+}
+
+// checkParses reports whether the file at p (if it exists) has readable
+// front-matter; it reads through the store, so a link out is refused, not followed.
+func (s *Store) checkParses(p string) (Finding, bool) {
+	err := s.CheckFile(p)
+	if err == nil {
+		return Finding{}, true
+	}
+	f := Finding{Path: p, Kind: "unparsable", Reason: err.Error()}
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		f.Line, f.Reason = pe.Line, pe.Reason
+	}
+	return f, false
+}

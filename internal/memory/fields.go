@@ -1,0 +1,72 @@
+package memory
+
+import (
+	"strings"
+	"time"
+
+	"github.com/somni-dev/somni/internal/dates"
+)
+
+// Keys recall reads besides the standard ones; only this package names them,
+// so the index and doctor never learn where an entry keeps a field.
+const (
+	KeyRelated        = "related"
+	KeyTags           = "tags"
+	KeyAppliesWhen    = "applies_when"
+	KeyNotAppliesWhen = "not_applies_when"
+	// Episodes keep these as `- key: value` body lines.
+	fieldWhen = "when"
+	fieldDue  = "due"
+)
+
+// Related returns the names the `related:` list links to.
+func (e *Entry) Related() []string { return SplitList(e.Meta.Value(KeyRelated)) }
+
+// AppliesWhen returns the situation the entry is meant for ("" when unsaid).
+func (e *Entry) AppliesWhen() string { return e.Meta.Value(KeyAppliesWhen) }
+
+// NotAppliesWhen returns the situation the entry must not be used in.
+func (e *Entry) NotAppliesWhen() string { return e.Meta.Value(KeyNotAppliesWhen) }
+
+// Tags returns the entry's tags: an episode lists them in its body (the
+// compat writer puts every episode detail there), other entries in the
+// front-matter.
+func (e *Entry) Tags() []string {
+	if e.Kind == KindEpisode {
+		return SplitList(e.BodyField(KeyTags))
+	}
+	return SplitList(e.Meta.Value(KeyTags))
+}
+
+// When returns when an episode happened: its `- when:` line, else the day it
+// was created; zero for other kinds and when neither reads as a date.
+func (e *Entry) When() time.Time {
+	if e.Kind != KindEpisode {
+		return time.Time{}
+	}
+	if t := dates.ParseTime(e.BodyField(fieldWhen)); !t.IsZero() {
+		return t
+	}
+	if t, ok := e.Created(); ok {
+		return t
+	}
+	return time.Time{}
+}
+
+// SplitList reads a list field written as `a, b`, `[a, "b"]` or `a，b` into
+// trimmed items: people and the Python sidecar write all three.
+func SplitList(v string) []string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, p := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '，' || r == '、' }) {
+		p = strings.Trim(strings.TrimSpace(p), `"'`)
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// LogBlock is one block of a session log.
+type LogBlock struct {
+	Role    string // user | agent | tool
+	Speaker string // group-chat speaker from [user:<speaker>]
+	Time    string // local ISO time from the header line
+	Text    string // message text (user/agent); for tool blocks the raw block text
+	Reason  string // tool blocks only
+	Call    string
+	Result  string
+	Line    int // 1-based line of the header in the file
+}
+
+// SessionLog is a parsed session-log file.
+type SessionLog struct {
+	Path     string
+	Meta     *FrontMatter
+	Blocks   []LogBlock
+	Archived bool
+	// Raw is the file's bytes as read (at most MaxLogBytes).
+	Raw []byte
+}
+
+// ChatID returns the host session id the log belongs to.
+func (l *SessionLog) ChatID() string { return l.Meta.Value("chat_id") }
+
+// Status returns the log status ("" for logs still open or written by old versions).
+func (l *SessionLog) Status() string { return l.Meta.Value("status") }
+
+// blockHeaderRe matches only real block headers: a known role, optional speaker, and an ISO time.
+var blockHeaderRe = regexp.MustCompile(`^\[(user|agent|tool)(?::([^\]\n]*))?\] (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)\s*$`)
+
+// ParseSessionLog parses a log leniently: a broken header leaves Meta empty and the whole text as body.
+// Only a known header at the start of a block starts a new block, so a message beginning with
+// `[x] y` stays inside its block.
+func ParseSessionLog(path string, data []byte) *SessionLog {
+	l := &SessionLog{Path: path, Meta: NewFrontMatter(), Raw: data}
+	body := string(data)
+	lineOffset := 0
+	if doc, err := ParseDocument(path, data); err == nil {
+		l.Meta = doc.Meta
+		lineOffset = strings.Count(body[:len(body)-len(doc.Body)], "\n")
+		body = doc.Body
+	}
+	lines := strings.Split(body, "\n")
+	var cur *LogBlock
+	var text []string
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		for len(text) > 0 && strings.TrimSpace(text[len(text)-1]) == "" {
+			text = text[:len(text)-1]
+		}
+		cur.Text = strings.Join(text, "\n")
+		if cur.Role == "tool" {
+			for _, t := range text {
+				switch {
+				case strings.HasPrefix(t, "reason: "):
+					cur.Reason = t[len("reason: "):]
+				case strings.HasPrefix(t, "call: "):
+					cur.Call = t[len("call: "):]
+				case strings.HasPrefix(t, "result: "):
+					cur.Result = t[len("result: "):]
+				}
+			}
+		}
+		l.Blocks = append(l.Blocks, *cur)
+		cur, text = nil, nil
+	}
+	prevBlank := true
+	for i, line := range lines {
+		if prevBlank {
+			if m := blockHeaderRe.FindStringSubmatch(strings.TrimRight(line, "\r")); m != nil {
+				flush()
+				cur = &LogBlock{Role: m[1], Speaker: m[2], Time: m[3], Line: lineOffset + i + 1}
+				prevBlank = false
+				continue
+			}
+		}
+		if cur != nil {
+			text = append(text, strings.TrimRight(line, "\r"))
+		}
+		prevBlank = strings.TrimSpace(line) == ""
+	}
+	flush()
+	return l
+}
+
+// ReadSessionLog reads and parses a log inside session-log/ (pending or archived).
+func (s *Store) ReadSessionLog(path string) (*SessionLog, error) {
+	p, err := s.resolveLogPath(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := s.fs.ReadFile(p, MaxLogBytes)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The dreamer may name a log that has just been archived.
+			alt := filepath.Join(s.sessionLogDir(), "archived", filepath.Base(p))
+			if data2, err2 := s.fs.ReadFile(alt, MaxLogBytes); err2 == nil {
+				l := ParseSessionLog(alt, data2)
+				l.Archived = true
+				return l, nil
+			}
+			return nil, fmt.Errorf("memory: read session log %s: %w", path, ErrNotFound)
+		}
+		return nil, fmt.Errorf("memory: read session log %s: %w", path, err)
+	}
+	l := ParseSessionLog(p, data)
+	l.Archived = filepath.Dir(p) != s.sessionLogDir()
+	return l, nil
+}

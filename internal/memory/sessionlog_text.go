@@ -1,0 +1,74 @@
+package memory
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
+)
+
+// label is a header or speaker label as written: redacted, one line, capped.
+func label(s string) string { return oneLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
+
+func cleanSpeaker(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == ']' || r == '[' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// redactMargin is how far past a field's cut redaction still looks, so a
+// secret that straddles the cut is seen whole (the longest formats in the
+// secret corpus are private key blocks of ~3 KB).
+const redactMargin = 4096
+
+// redactHead redacts the part of text a field keeps (limit runes) and a
+// margin past it: a 10 MB paste costs a scan of a few KiB, not of 10 MB.
+func redactHead(text string, limit int) string {
+	head, _ := textseg.Prefix(text, limit+redactMargin)
+	return Redact(head)
+}
+
+// capMessage keeps the first 4000 characters and notes how long the original (n characters) was.
+func capMessage(text string, n int) string {
+	head, cut := textseg.Prefix(text, MessageMaxChars)
+	if !cut && n <= MessageMaxChars {
+		return text
+	}
+	return head + "\n...(truncated, original " + strconv.Itoa(n) + " chars)"
+}
+
+// appendMessage writes text, indenting any line that would read as a block header by one space.
+func appendMessage(b []byte, text string) []byte {
+	text = strings.TrimRight(text, "\n")
+	if !strings.Contains(text, "\n[") && !strings.HasPrefix(text, "[") {
+		return append(b, text...)
+	}
+	for i, line := range strings.Split(text, "\n") {
+		if i > 0 {
+			b = append(b, '\n')
+		}
+		if blockHeaderRe.MatchString(line) {
+			b = append(b, ' ')
+		}
+		b = append(b, line...)
+	}
+	return b
+}
+
+// oneLine trims, turns newlines into ` ⏎ ` and cuts at limit characters (0 = no limit).
+func oneLine(s string, limit int) string {
+	s = strings.TrimSpace(s)
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", " ⏎ ")
+	}
+	if limit > 0 && utf8.RuneCountInString(s) > limit {
+		r := []rune(s)
+		s = string(r[:limit]) + "...(truncated)"
+	}
+	return s
+}

@@ -1,0 +1,63 @@
+package sidecar
+
+import (
+	"strings"
+
+	"github.com/somni-dev/somni/internal/index"
+)
+
+// RecallTypes is a parsed recall `types` list: the index kinds it names
+// (knowledge, skill, episode, singular or plural) and every other word as an
+// entry type. The recall tool and `somni-sidecar recall --types` both parse
+// with it, so one list means the same on either path.
+type RecallTypes struct {
+	Kinds      []string
+	EntryTypes []string
+}
+
+// ParseRecallTypes reads a comma list (ASCII or CJK commas, optional
+// brackets and quotes, any case); an empty list asks for everything.
+func ParseRecallTypes(list string) RecallTypes {
+	var t RecallTypes
+	for _, w := range splitList(strings.ToLower(list)) {
+		switch w {
+		case "knowledge":
+			t.Kinds = append(t.Kinds, index.KindKnowledge)
+		case "skill", "skills":
+			t.Kinds = append(t.Kinds, index.KindSkill)
+		case "episode", "episodes":
+			t.Kinds = append(t.Kinds, index.KindEpisode)
+		default:
+			t.EntryTypes = append(t.EntryTypes, w)
+		}
+	}
+	return t
+}
+
+// entryTypeOverfetch widens the search when several entry types are asked
+// for: the index filters on one entry type only, so the rest are filtered
+// after ranking and need spare hits to still fill the limit.
+const entryTypeOverfetch = 5
+
+// Narrow returns q restricted to the kinds and, for a single entry type, to
+// that type; for several it widens Limit so Filter can still fill q.Limit.
+func (t RecallTypes) Narrow(q index.Query) index.Query {
+	q.Kinds = append(q.Kinds, t.Kinds...)
+	switch {
+	case len(t.EntryTypes) == 1:
+		q.EntryType = t.EntryTypes[0]
+	case len(t.EntryTypes) > 1:
+		q.Limit *= entryTypeOverfetch
+	}
+	return q
+}
+
+// Filter keeps at most limit hits of the asked entry types when the index
+// could not filter them itself (several types); otherwise hits pass as they
+// are.
+func (t RecallTypes) Filter(hits []index.Hit, limit int) []index.Hit {
+	if len(t.EntryTypes) <= 1 {
+		return hits
+	}
+	return filterHits(hits, func(d index.Doc) bool { return containsFold(t.EntryTypes, d.Type) }, limit)
+}
