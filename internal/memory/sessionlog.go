@@ -10,7 +10,11 @@ import (
 const (
 	// SessionLogMaxBytes rotates a log to a new file once it grows past 24 KiB.
 	SessionLogMaxBytes = 24 << 10
-	// MessageMaxChars caps one message; the rest is replaced by a truncation note.
+	// MessageMaxChars caps one message, in characters (runes); the rest is
+	// replaced by "\n...(truncated, original N chars)" (capMessage). It is
+	// the only copy of the cap: the MCP server's note bound reads it, and the
+	// plugin cuts only at its transport bound or a capture.maxMessageChars
+	// the user set.
 	MessageMaxChars = 4000
 	// ToolResultMaxChars caps a tool result summary, and a tool call's reason.
 	ToolResultMaxChars = 300

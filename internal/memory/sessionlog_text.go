@@ -33,7 +33,7 @@ func redactHead(text string, limit int) string {
 	return Redact(head)
 }
 
-// capMessage keeps the first 4000 characters and notes how long the original (n characters) was.
+// capMessage keeps the first MessageMaxChars characters and notes how long the original (n characters) was.
 func capMessage(text string, n int) string {
 	head, cut := textseg.Prefix(text, MessageMaxChars)
 	if !cut && n <= MessageMaxChars {
