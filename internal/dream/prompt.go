@@ -7,9 +7,9 @@ import (
 	"io/fs"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 //go:embed prompts/*.md
@@ -54,14 +54,8 @@ func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamNam
 		b.WriteString("- " + shownName(l.Path) + "\n")
 	}
 	if lastDream != "" {
-		const maxHint = 1000
-		if len(lastDream) > maxHint {
-			cut := maxHint
-			for cut > 0 && !utf8.RuneStart(lastDream[cut]) {
-				cut--
-			}
-			lastDream = lastDream[:cut] + "\n…(truncated)"
-		}
+		const maxHint = 1000 // bytes
+		lastDream = textseg.ClipBytes(lastDream, maxHint, "\n…(truncated)")
 		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", shownName(lastDreamName), lastDream)
 	}
 	return b.String()

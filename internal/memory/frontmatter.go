@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/textseg"
 	"gopkg.in/yaml.v3"
 )
 
@@ -585,7 +586,7 @@ func parseFlatHeader(path string, lines []string) (*FrontMatter, error) {
 		k, v, ok := strings.Cut(line, ":")
 		k = strings.TrimSpace(k)
 		if !ok {
-			return nil, &ParseError{Path: path, Line: i + 2, Reason: fmt.Sprintf("front-matter line is not `key: value`: %q", clip(trimmed, 60))}
+			return nil, &ParseError{Path: path, Line: i + 2, Reason: fmt.Sprintf("front-matter line is not `key: value`: %q", textseg.Clip(trimmed, 60, "…"))}
 		}
 		if k == "" {
 			return nil, &ParseError{Path: path, Line: i + 2, Reason: "front-matter line has an empty key"}
@@ -631,14 +632,6 @@ func unescapeDoubleQuoted(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }
 
 // compatKeyOrder is the order the original writer uses for the standard keys.

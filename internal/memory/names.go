@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // ErrUnsafeName is wrapped by every refusal of a name or id that could leave its directory.
@@ -56,11 +58,7 @@ func SafeName(name string) (string, error) {
 	}
 	out := strings.TrimRight(strings.TrimLeft(b.String(), ".-"), "-")
 	if len(out) > maxNameBytes {
-		cut := maxNameBytes
-		for cut > 0 && !utf8.RuneStart(out[cut]) {
-			cut--
-		}
-		out = strings.TrimRight(out[:cut], "-.")
+		out = strings.TrimRight(textseg.ClipBytes(out, maxNameBytes, ""), "-.")
 	}
 	if out == "" || out == "." || out == ".." {
 		return "", fmt.Errorf("%w: %q has no usable characters", ErrUnsafeName, name)

@@ -3,7 +3,6 @@ package memory
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/textseg"
 )
@@ -62,13 +61,5 @@ func appendMessage(b []byte, text string) []byte {
 
 // oneLine trims, turns newlines into ` ⏎ ` and cuts at limit characters (0 = no limit).
 func oneLine(s string, limit int) string {
-	s = strings.TrimSpace(s)
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", " ⏎ ")
-	}
-	if limit > 0 && utf8.RuneCountInString(s) > limit {
-		r := []rune(s)
-		s = string(r[:limit]) + "...(truncated)"
-	}
-	return s
+	return textseg.Clip(textseg.MarkNewlines(strings.TrimSpace(s)), limit, "...(truncated)")
 }
