@@ -15,6 +15,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // The gate's numbers when nothing sets them. These constants are the only
@@ -246,9 +247,7 @@ func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) 
 	if utf8.RuneCountInString(cue) < minCueRunes || g.Quiet() {
 		return empty(), nil
 	}
-	if r := []rune(cue); len(r) > maxCueRunes {
-		cue = string(r[:maxCueRunes])
-	}
+	cue, _ = textseg.Prefix(cue, maxCueRunes)
 	vec, err := g.queryVector(ctx, cue)
 	if err != nil {
 		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
