@@ -1,5 +1,3 @@
-// Package sidecar binds the JSON-RPC method table of the somni sidecar to
-// memory, the recall index, association, the dreamer and the work tools.
 package sidecar
 
 import (

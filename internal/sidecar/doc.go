@@ -1,0 +1,20 @@
+// Package sidecar binds the JSON-RPC method table of the somni sidecar to
+// memory, the recall index, association, the dreamer and the work tools. The
+// MCP server (internal/mcpserver) serves the same handlers.
+//
+// Map:
+//
+//	server.go        Config and Server: opening the store, the index and the dreamer; lifecycle
+//	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*)
+//	tools.go         the work tools: argument structs (their schemas), handlers and result text
+//	recalltypes.go   the one parser of recall `types` (tools and the CLI)
+//	dates.go         day arguments in words, resolved on the server's clock and zone
+//	conversation.go  search_recent_conversation over the live session logs
+//	prompt.go        prompt.build: identity, intentions and the discipline text
+//	assoc.go         the hint gate bound to the index and the store
+//	source.go        the index's view of the store (memory entries as index docs)
+//	doctor.go        `doctor`: a thin caller of memory's file checks
+//	install.go       `doctor`'s install checks: binary, embedder, model, runtime, data dir
+//	stats.go         `stats`
+//	logging.go       the compat log line format on stderr, secrets redacted
+package sidecar
