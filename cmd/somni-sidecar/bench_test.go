@@ -267,12 +267,7 @@ func BenchmarkRecallKeyword(b *testing.B) {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
-			rng := rand.New(rand.NewSource(1))
-			vocab := benchVocab()
-			queries := make([]string, 64)
-			for i := range queries {
-				queries[i] = vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
-			}
+			queries := benchQueries(64)
 			ds := make([]time.Duration, 0, b.N)
 			found := 0
 			b.ResetTimer()
@@ -296,4 +291,16 @@ func BenchmarkRecallKeyword(b *testing.B) {
 			b.ReportMetric(ms(percentile(ds, 0.99)), "recall-p99-ms")
 		})
 	}
+}
+
+// benchQueries is the fixed pseudo-random set of two-word queries every
+// recall benchmark asks, so their numbers compare.
+func benchQueries(n int) []string {
+	rng := rand.New(rand.NewSource(1))
+	vocab := benchVocab()
+	queries := make([]string, n)
+	for i := range queries {
+		queries[i] = vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
+	}
+	return queries
 }

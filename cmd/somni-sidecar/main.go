@@ -26,6 +26,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
 	// Zone data inside the binary: Windows and slim containers have no
 	// zoneinfo, and --timezone must work there too.
 	_ "time/tzdata"
@@ -285,17 +286,26 @@ const usage = `usage:
                                                                model (MCP sampling) or with --llm openai
 `
 
+// protocolOut is where protocol frames go: when stdout is the process's,
+// a private duplicate of it, so that nothing else the process (or a library
+// in it) prints can reach the peer as a frame.
+func protocolOut(stdout io.Writer, log *slog.Logger) io.Writer {
+	if stdout != io.Writer(os.Stdout) {
+		return stdout
+	}
+	proto, err := isolateStdout()
+	if err != nil {
+		log.Warn("cannot isolate stdout; protocol shares it with the process", "err", err)
+		return stdout
+	}
+	return proto
+}
+
 // serve runs the stdio protocol until shutdown, stdin EOF or a signal; all
 // three close the sessions and exit 0.
 func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) int {
 	log := logger.With(sidecar.LoggerKey, "somni.main")
-	if stdout == io.Writer(os.Stdout) {
-		if proto, err := isolateStdout(); err != nil {
-			log.Warn("cannot isolate stdout; protocol shares it with the process", "err", err)
-		} else {
-			stdout = proto
-		}
-	}
+	stdout = protocolOut(stdout, log)
 	srv, err := sidecar.New(o.cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

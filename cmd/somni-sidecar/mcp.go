@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"os/signal"
 	"syscall"
 
@@ -19,13 +18,7 @@ import (
 // the method table instead of the DSH host's JSON-RPC.
 func serveMCP(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) int {
 	log := logger.With(sidecar.LoggerKey, "somni.main")
-	if stdout == io.Writer(os.Stdout) {
-		if proto, err := isolateStdout(); err != nil {
-			log.Warn("cannot isolate stdout; protocol shares it with the process", "err", err)
-		} else {
-			stdout = proto
-		}
-	}
+	stdout = protocolOut(stdout, log)
 	// "host" means the client's model here: there is no DSH host to ask.
 	if o.cfg.LLM == "host" {
 		o.cfg.HostModel = mcpserver.NewSamplingBackend()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand"
 	"os/exec"
 	"strings"
 	"testing"
@@ -53,12 +52,7 @@ func BenchmarkToolCallMCPvsJSONRPC(b *testing.B) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	rng := rand.New(rand.NewSource(1))
-	vocab := benchVocab()
-	queries := make([]string, 64)
-	for i := range queries {
-		queries[i] = vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
-	}
+	queries := benchQueries(64)
 	rpcDs := make([]time.Duration, 0, b.N)
 	mcpDs := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
