@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,23 +47,7 @@ func (s *Server) addResources() {
 // profileIDs are the users with a profile now; "default" is always listed,
 // it is the profile a single-user setup has.
 func (s *Server) profileIDs() []string {
-	ids := []string{memory.DefaultUserID}
-	des, err := os.ReadDir(filepath.Join(s.store.MemoryDir(), "users"))
-	if err != nil {
-		return ids
-	}
-	for _, de := range des {
-		id := de.Name()
-		if !de.IsDir() || id == memory.DefaultUserID || strings.HasPrefix(id, ".") {
-			continue
-		}
-		// Only folders that name their user: AboutUser reads through the
-		// store's boundary and checks the id.
-		if p, err := s.store.AboutUser(id); err == nil && p != nil {
-			ids = append(ids, id)
-		}
-	}
-	return ids
+	return append([]string{memory.DefaultUserID}, s.store.ProfileUserIDs()...)
 }
 
 func markdownResult(uri, text string) *mcp.ReadResourceResult {

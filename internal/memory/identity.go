@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -224,4 +225,25 @@ func identityBody(content string) (string, error) {
 		return "", invalid("content must be the profile text only, without front-matter")
 	}
 	return c + "\n", nil
+}
+
+// ProfileUserIDs lists the users other than DefaultUserID whose profile
+// folder names them: a folder counts only when AboutUser reads a profile from
+// it through the store's boundary, so a stray or foreign folder is not a user.
+func (s *Store) ProfileUserIDs() []string {
+	des, err := os.ReadDir(s.usersDir())
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, de := range des {
+		id := de.Name()
+		if !de.IsDir() || id == DefaultUserID || strings.HasPrefix(id, ".") {
+			continue
+		}
+		if p, err := s.AboutUser(id); err == nil && p != nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
