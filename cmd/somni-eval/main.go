@@ -98,6 +98,10 @@ func explain(ctx context.Context, w io.Writer, s *system, qs []evalQuery, sub st
 // turnContext is -turn-context: "none" strips index.TurnDocs' context.
 var turnContext string
 
+// noteFolders is where the store keeps a note of each kind, relative to the
+// data dir: the eval's paths must be the paths recall reports.
+var noteFolders = map[string]string{"knowledge": "memory/knowledge/", "episode": "memory/episodes/", "skill": "skills/agent_learned_skills/"}
+
 type noteSet struct {
 	Notes []struct {
 		ID             string   `json:"id"`
@@ -155,7 +159,7 @@ func loadNotes(dir string) ([]index.Doc, []evalQuery, error) {
 	paths := map[string]string{}
 	var docs []index.Doc
 	for _, n := range ns.Notes {
-		sub := map[string]string{"knowledge": "memory/knowledge/", "episode": "memory/episodes/", "skill": "skills/agent_learned_skills/"}[n.Kind]
+		sub := noteFolders[n.Kind]
 		if sub == "" {
 			return nil, nil, fmt.Errorf("note %s: unknown kind %q", n.ID, n.Kind)
 		}
@@ -236,10 +240,9 @@ func noteIDs(dir string) (map[string]string, error) {
 	if err := json.Unmarshal(b, &ns); err != nil {
 		return nil, fmt.Errorf("parse notes.json: %w", err)
 	}
-	sub := map[string]string{"knowledge": "memory/knowledge/", "episode": "memory/episodes/", "skill": "skills/agent_learned_skills/"}
 	out := map[string]string{}
 	for _, n := range ns.Notes {
-		out[n.ID] = sub[n.Kind] + n.Name + "/SKILL.md"
+		out[n.ID] = noteFolders[n.Kind] + n.Name + "/SKILL.md"
 	}
 	return out, nil
 }
