@@ -17,9 +17,11 @@
  * A partial object standing in for a `T`. `T` comes from where the result goes (an annotated
  * variable, parameter or return type), never from the argument, so the argument is checked against
  * `DeepPartial<T>`. The one cast of the test suite: a double is a `T` only as far as the code under
- * test reads it, which is what the test is about.
+ * test reads it, which is what the test is about. (`T extends unknown ? … : never` spreads a union
+ * `T` — a `StreamChunk`, a `PreStepDecision` — so the fields are checked against the member their
+ * discriminant names; `NoInfer` keeps the argument from choosing `T`.)
  * @template T
- * @param {DeepPartial<NoInfer<T>>} fields
+ * @param {T extends unknown ? DeepPartial<NoInfer<T>> : never} fields
  * @returns {T}
  */
 export function partial(fields) {

@@ -1,5 +1,6 @@
 // @ts-check
 // Shared test helpers: a child_process-backed stand-in for ctx.subprocess.spawn and a recording logger.
+import assert from 'node:assert/strict';
 import { spawn as nodeSpawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { agentDouble, loose, partial } from './doubles.mjs';
@@ -202,3 +203,33 @@ export async function preStep(host, sessionId, text, origin) {
  * @param {readonly UserMessage[]} messages
  */
 export const noticesIn = (messages) => messages.filter((m) => m.source.kind === 'plugin' && m.source.form === 'notice');
+
+/**
+ * The text of a message's `i`-th block, failing the test when it is not a text block.
+ * @param {{ readonly content: readonly import('@deepseek-ai/dsh-llm').ContentBlock[] } | undefined} m
+ * @param {number} [i]
+ */
+export function textOf(m, i = 0) {
+  const b = m?.content[i];
+  assert.ok(b && b.type === 'text', `block ${i} is not text: ${JSON.stringify(b)}`);
+  return b.text;
+}
+
+/**
+ * A notice's source (plugin, summary), failing the test when the message is not a plugin notice.
+ * @param {UserMessage | undefined} m
+ */
+export function noticeSource(m) {
+  const s = m?.source;
+  assert.ok(s && s.kind === 'plugin' && s.form === 'notice', `not a plugin notice: ${JSON.stringify(s)}`);
+  return s;
+}
+
+/**
+ * The messages of an entered step, failing the test when the step was rejected.
+ * @param {import('@deepseek-ai/dsh-agent').PreStepDecision} d
+ */
+export function enteredMessages(d) {
+  assert.ok(d.kind === 'enter', `step not entered: ${JSON.stringify(d)}`);
+  return d.messages;
+}
