@@ -1,11 +1,20 @@
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { assembleChat, llmChatHandler, toGenerateOptions } from '../../lib/llm-bridge.js';
+import { partial } from './doubles.mjs';
 
 const route = { provider: 'deepseek-official', model: 'm1' };
 
+/** @typedef {import('@deepseek-ai/dsh-llm').StreamChunk} StreamChunk */
+
+/**
+ * A host model stream yielding `list` (call ids as plain strings).
+ * @param {import('./doubles.mjs').DeepPartial<StreamChunk>[]} list
+ * @returns {AsyncIterable<StreamChunk>}
+ */
 async function* chunks(list) {
-  for (const c of list) yield c;
+  for (const c of list) yield partial(c);
 }
 
 test('OpenAI messages map to GenerateOptions: system, user, assistant with tool calls, tool results, tools', () => {
@@ -43,6 +52,7 @@ test('OpenAI messages map to GenerateOptions: system, user, assistant with tool 
 });
 
 test('malformed llm.chat params are rejected with a precise message', () => {
+  /** @type {[import('../../lib/rpc.js').Json, RegExp][]} */
   const cases = [
     [{}, /messages must be an array/],
     [{ messages: [{ content: 'x' }] }, /messages\[0\] has no role/],
@@ -100,6 +110,7 @@ test('an error finish or a stream without finish is an error', async () => {
 });
 
 test('handler routes through the host stream with the current selection and the signal', async () => {
+  /** @type {import('@deepseek-ai/dsh-llm').GenerateOptions | undefined} */
   let seen;
   const h = llmChatHandler({
     route: () => ({ provider: 'p', model: 'current' }),
@@ -110,7 +121,8 @@ test('handler routes through the host stream with the current selection and the 
   });
   const ac = new AbortController();
   const r = await h({ messages: [{ role: 'user', content: 'hi' }] }, ac.signal);
-  assert.equal(r.message.content, 'ok');
+  assert.deepEqual(r, { message: { role: 'assistant', content: 'ok' }, usage: { prompt_tokens: 0, completion_tokens: 0 }, finish_reason: 'stop' });
+  assert.ok(seen);
   assert.equal(seen.model, 'current');
   assert.equal(seen.signal, ac.signal);
   assert.equal(seen.tools, undefined);

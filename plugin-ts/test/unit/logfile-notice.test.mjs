@@ -1,3 +1,4 @@
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -5,9 +6,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { boundLine, LogFile, logFilePath, teeLog } from '../../lib/logfile.js';
 import { boundSummary, noticeMessage, Notices, SUMMARY_MAX_CHARS } from '../../lib/notice.js';
-import { recordingLog } from './helpers.mjs';
+import { agentDouble } from './doubles.mjs';
+import { enteredMessages, noticeSource, recordingLog, textOf } from './helpers.mjs';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'somni-log-'));
+/**
+ * @param {string} key
+ * @param {Partial<import('../../lib/install.js').Problem>} [extra]
+ * @returns {import('../../lib/install.js').Problem}
+ */
 const problem = (key, extra = {}) => ({ key, severity: 'off', message: `${key} is broken. Fix: ${key}.`, summary: `memory off: ${key}`, ...extra });
 
 test('log file: lines land as `<time> LEVEL logger message`, folder 0700 and file 0600', () => {
@@ -49,7 +56,7 @@ test('log file: rotates to somni.log.1 past the bound, keeping one old file', ()
   const current = readFileSync(f.path, 'utf8');
   const old = readFileSync(`${f.path}.1`, 'utf8');
   assert.match(current, /line 059 /, 'the newest line is in the current file');
-  const lastOld = Number(old.trimEnd().split('\n').at(-1).slice(5, 8));
+  const lastOld = Number(old.trimEnd().split('\n').at(-1)?.slice(5, 8));
   const firstNew = Number(current.split('\n')[0].slice(5, 8));
   assert.equal(firstNew, lastOld + 1, 'no line lost at the rotation');
   if (process.platform !== 'win32') assert.equal(statSync(f.path).mode & 0o777, 0o600, 'the new file is 0600 too');
@@ -106,29 +113,29 @@ test('notices: a problem is logged once, told once per session, and several new 
   n.report(problem('model', { severity: 'degraded' }));
   assert.deepEqual(log.lines, ['error: binary is broken. Fix: binary.', 'warn: model is broken. Fix: model.']);
   const m = n.take('s1');
+  assert.ok(m);
   assert.equal(m.role, 'user');
   assert.deepEqual({ ...m.source, summary: undefined }, { kind: 'plugin', plugin: 'dsh-somni', form: 'notice', summary: undefined });
-  assert.equal(m.source.summary, 'dsh-somni: memory off: binary (+1 more)');
-  assert.match(m.content[0].text, /- binary is broken\. Fix: binary\.\n- model is broken\. Fix: model\.\nDetails are in \/d\/logs\/somni\.log/);
+  assert.equal(noticeSource(m).summary, 'dsh-somni: memory off: binary (+1 more)');
+  assert.match(textOf(m), /- binary is broken\. Fix: binary\.\n- model is broken\. Fix: model\.\nDetails are in \/d\/logs\/somni\.log/);
   assert.ok(own.has(m.id), 'capture skips it');
   assert.equal(n.take('s1'), undefined, 'not again in the same session');
   n.report(problem('gave-up'));
-  assert.match(n.take('s1').content[0].text, /gave-up is broken/, 'a new problem is news');
+  assert.match(textOf(n.take('s1')), /gave-up is broken/, 'a new problem is news');
   n.resolve('binary');
   assert.deepEqual(n.list().map((p) => p.key), ['model', 'gave-up']);
   n.forget('s1');
-  assert.equal(n.take('s1').source.summary, 'dsh-somni: memory off: model (+1 more)', 'a forgotten session is told again');
+  assert.equal(noticeSource(n.take('s1')).summary, 'dsh-somni: memory off: model (+1 more)', 'a forgotten session is told again');
 });
 
 test('notices: summaries are bounded to the harness limit; rejected steps and subagents are left alone', async () => {
   assert.equal(boundSummary('x'.repeat(500)).length, SUMMARY_MAX_CHARS);
-  assert.equal(noticeMessage([problem('k', { summary: 'y'.repeat(300) })], '/l').source.summary.length, SUMMARY_MAX_CHARS);
+  assert.equal(noticeSource(noticeMessage([problem('k', { summary: 'y'.repeat(300) })], '/l')).summary.length, SUMMARY_MAX_CHARS);
   const n = new Notices(recordingLog(), new Set(), '/l');
   n.report(problem('binary'));
-  const agent = (origin) => ({ id: 's1', session: { header: origin ? { origin } : {} } });
-  assert.deepEqual(await n.preStep({ agent: agent() }, async () => ({ kind: 'reject' })), { kind: 'reject' });
-  const sub = await n.preStep({ agent: agent('subagent') }, async () => ({ kind: 'enter', messages: [] }));
-  assert.deepEqual(sub.messages, []);
-  const top = await n.preStep({ agent: agent() }, async () => ({ kind: 'enter', messages: [] }));
-  assert.equal(top.messages.length, 1, 'the rejected step did not use up the notice');
+  assert.deepEqual(await n.preStep({ agent: agentDouble('s1') }, async () => ({ kind: 'reject' })), { kind: 'reject' });
+  const sub = await n.preStep({ agent: agentDouble('s1', 'subagent') }, async () => ({ kind: 'enter', messages: [] }));
+  assert.deepEqual(enteredMessages(sub), []);
+  const top = await n.preStep({ agent: agentDouble('s1') }, async () => ({ kind: 'enter', messages: [] }));
+  assert.equal(enteredMessages(top).length, 1, 'the rejected step did not use up the notice');
 });

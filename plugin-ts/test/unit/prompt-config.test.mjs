@@ -1,3 +1,4 @@
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PromptCache, SECTIONS, neutralizeBraces, toPromptTexts } from '../../lib/prompt.js';
@@ -17,13 +18,16 @@ test('sections: names and orders', () => {
 });
 
 test('prompt cache: concurrent refreshes share a call, a new message queues one follow-up, failures keep old text', async () => {
+  /** @type {(string | undefined)[]} */
   const seen = [];
-  let release;
+  /** @type {(v?: unknown) => void} */
+  let release = () => {};
   let fail = false;
+  /** @type {string[]} */
   const errors = [];
   const cache = new PromptCache(async (msg) => {
     seen.push(msg);
-    await new Promise((r) => (release = r));
+    await new Promise((/** @type {(v?: unknown) => void} */ r) => (release = r));
     if (fail) throw new Error('down');
     return { identity: `id ${msg ?? '-'}`, intentions: '{{x}}', discipline: 'd' };
   }, (e) => errors.push(e.message));
@@ -64,6 +68,7 @@ test('config: every key optional with defaults; Standard Schema shape', () => {
 });
 
 test('config: invalid values and unknown keys fail with the path', () => {
+  /** @type {[unknown, RegExp][]} */
   const cases = [
     [{ assoc: { threshold: 2 } }, /assoc.threshold must be within \[0, 1\]/],
     [{ assoc: { maxItems: 1.5 } }, /assoc.maxItems must be an integer/],
@@ -82,7 +87,7 @@ test('config: invalid values and unknown keys fail with the path', () => {
     assert.throws(() => resolveConfig(input), re);
   }
   const r = parseConfig({ assoc: { threshold: -1 } });
-  assert.deepEqual(r.issues[0].path, ['assoc', 'threshold']);
+  assert.deepEqual(r.issues?.[0].path, ['assoc', 'threshold']);
 });
 
 test('sidecar argv and env come from the config only', () => {

@@ -1,3 +1,4 @@
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
@@ -12,7 +13,7 @@ function peer() {
   const p = new RpcPeer(fromSidecar, toSidecar);
   return {
     p,
-    send: (msg) => fromSidecar.write(JSON.stringify(msg) + '\n'),
+    send: (/** @type {unknown} */ msg) => fromSidecar.write(JSON.stringify(msg) + '\n'),
     sent: () => written.split('\n').filter(Boolean).map((l) => JSON.parse(l)),
   };
 }
@@ -41,12 +42,14 @@ test('a replied call sends no cancel', async () => {
 
 test('$/cancelRequest aborts only the reverse call it names, which replies -32800', async () => {
   const { p, send, sent } = peer();
+  /** @type {Record<string, AbortSignal>} */
   const signals = {};
   p.handle('llm.chat', (params, signal) => {
-    signals[params.n] = signal;
+    const n = params !== null && typeof params === 'object' && !Array.isArray(params) ? String(params.n) : '';
+    signals[n] = signal;
     return new Promise((resolve, reject) => {
       signal.addEventListener('abort', () => reject(new Error('stream aborted')), { once: true });
-      if (params.n === 'b') setTimeout(() => resolve({ ok: params.n }), 20);
+      if (n === 'b') setTimeout(() => resolve({ ok: n }), 20);
     });
   });
   send({ jsonrpc: '2.0', id: 'somni-1', method: 'llm.chat', params: { n: 'a' } });
