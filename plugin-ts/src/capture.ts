@@ -33,10 +33,14 @@ export function blocksText(blocks: readonly ContentBlock[]): string {
   return parts.filter((p) => p !== '').join('\n');
 }
 
-/** Cuts text to `max` characters with a visible note. */
+/**
+ * Cuts text to `max` characters (code points, as the sidecar counts) with the sidecar's own note, so a
+ * session log reads the same whichever side cut: the sidecar caps every message again at its limit.
+ */
 export function capText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return `${text.slice(0, max)}\n…[truncated ${text.length - max} chars]`;
+  const chars = Array.from(text);
+  if (chars.length <= max) return text;
+  return `${chars.slice(0, max).join('')}\n...(truncated, original ${chars.length} chars)`;
 }
 
 /** Whether a session belongs to a subagent (never captured, never hinted). */

@@ -36,8 +36,9 @@ test('injected context, our own hints, blank text and bookkeeping events are not
 test('long messages are capped with a note; helpers', () => {
   const m = new SessionMapper('s1', 10, () => false);
   const [op] = m.map(user('0123456789ABCDEF'));
-  assert.equal(op.params.text, '0123456789\n…[truncated 6 chars]');
+  assert.equal(op.params.text, '0123456789\n...(truncated, original 16 chars)');
   assert.equal(capText('short', 10), 'short');
+  assert.equal(capText('猫🐈猫🐈猫', 3), '猫🐈猫\n...(truncated, original 5 chars)', 'counted in code points, like the sidecar');
   assert.equal(blocksText([{ type: 'text', text: 'a' }, { type: 'image', attachment: {} }, { type: 'tool-call', id: 'x', name: 'n', arguments: '{}' }]), 'a\n[image]');
   assert.equal(isSubagent({ origin: 'subagent' }), true);
   assert.equal(isSubagent({}), false);
