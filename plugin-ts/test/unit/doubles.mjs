@@ -61,3 +61,13 @@ export function agentDouble(id, origin) {
 export function callDouble(answer) {
   return loose(answer);
 }
+
+/**
+ * {@link callDouble} for a call whose timeout is the caller's (capture's `CaptureCall`).
+ * @template {import('../../lib/methods.js').Method} S
+ * @param {(method: S, params: import('../../lib/methods.js').ParamsOf<S>) => Promise<import('../../lib/methods.js').ResultOf<S>>} answer
+ * @returns {<M extends S>(method: M, params: import('../../lib/methods.js').ParamsOf<M>) => Promise<import('../../lib/methods.js').ResultOf<M>>}
+ */
+export function untimedCallDouble(answer) {
+  return loose(answer);
+}
