@@ -1,13 +1,41 @@
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Capture, SessionMapper, blocksText, capText, isSubagent } from '../../lib/capture.js';
+import { partial, untimedCallDouble } from './doubles.mjs';
+
+/** @typedef {import('@deepseek-ai/dsh-session').SessionEvent} SessionEvent */
+/** @typedef {import('@deepseek-ai/dsh-session').UserMessage} UserMessage */
+/** @typedef {import('@deepseek-ai/dsh-session').SessionHeader} SessionHeader */
 
 let seq = 0;
-const ev = (type, data) => ({ type, seq: ++seq, time: 0, data });
-const user = (text, source = { kind: 'user' }, id = `u${seq}`) => ev('user/message', { id, role: 'user', content: [{ type: 'text', text }], source });
-const assistant = (text) => ev('assistant/message', { turn: 1, step: 1, message: { id: 'a', role: 'assistant', content: [{ type: 'reasoning', text: 'hidden' }, { type: 'text', text }], source: { kind: 'model', provider: 'p', model: 'm' } } });
-const toolCall = (callId, name, args) => ev('tool/call', { turn: 1, step: 1, callId, name, arguments: args });
-const toolResult = (callId, text, extra = {}) => ev('tool/result', { turn: 1, step: 1, message: { id: 'r', role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], ...(extra.isError ? { isError: true } : {}) }], source: { kind: 'tool', callId } }, ...(extra.error ? { error: extra.error } : {}) });
+/**
+ * @param {string} text
+ * @param {import('./doubles.mjs').DeepPartial<UserMessage['source']>} [source]
+ * @returns {SessionEvent}
+ */
+const user = (text, source = { kind: 'user' }, id = `u${seq}`) => ({ type: 'user/message', seq: ++seq, time: 0, data: partial({ id, role: 'user', content: [{ type: 'text', text }], source }) });
+/**
+ * @param {string} text
+ * @returns {SessionEvent}
+ */
+const assistant = (text) => ({ type: 'assistant/message', seq: ++seq, time: 0, data: { turn: 1, step: 1, message: partial({ id: 'a', role: 'assistant', content: [{ type: 'reasoning', text: 'hidden' }, { type: 'text', text }], source: { kind: 'model', provider: 'p', model: 'm' } }) } });
+/**
+ * @param {string} callId
+ * @param {string} name
+ * @param {string} args
+ * @returns {SessionEvent}
+ */
+const toolCall = (callId, name, args) => ({ type: 'tool/call', seq: ++seq, time: 0, data: partial({ turn: 1, step: 1, callId, name, arguments: args }) });
+/**
+ * @param {string} callId
+ * @param {string} text
+ * @param {{ isError?: boolean, error?: { name: string, code: string } }} [extra]
+ * @returns {SessionEvent}
+ */
+const toolResult = (callId, text, extra = {}) => ({ type: 'tool/result', seq: ++seq, time: 0, data: { turn: 1, step: 1, message: partial({ id: 'r', role: 'user', content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], ...(extra.isError ? { isError: true } : {}) }], source: { kind: 'tool', callId } }), ...(extra.error ? { error: extra.error } : {}) } });
+/** @returns {SessionEvent} */
+const turnEnd = () => ({ type: 'turn/end', seq: ++seq, time: 0, data: { turn: 1, reason: { kind: 'completed' } } });
 
 test('event mapping: user words, assistant text, tool call joined with its result', () => {
   const own = new Set(['hint-1']);
@@ -30,37 +58,50 @@ test('injected context, our own hints, blank text and bookkeeping events are not
   assert.deepEqual(m.map(user('spoofed', { kind: 'user' }, 'hint-1')), []);
   assert.deepEqual(m.map(user('   ')), []);
   assert.deepEqual(m.map(assistant('')), []);
-  for (const t of ['turn/start', 'turn/end', 'step/start', 'request/header', 'assistant/chunk']) assert.deepEqual(m.map(ev(t, { turn: 1 })), []);
+  /** @type {SessionEvent[]} */
+  const bookkeeping = [
+    { type: 'turn/start', seq: ++seq, time: 0, data: { turn: 1 } },
+    turnEnd(),
+    { type: 'step/start', seq: ++seq, time: 0, data: { turn: 1, step: 1 } },
+    { type: 'request/header', seq: ++seq, time: 0, data: partial({}) },
+    { type: 'assistant/chunk', seq: ++seq, time: 0, data: { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } } },
+  ];
+  for (const e of bookkeeping) assert.deepEqual(m.map(e), [], e.type);
 });
 
 test('long messages are capped with a note; helpers', () => {
   const m = new SessionMapper('s1', 10, () => false);
   const [op] = m.map(user('0123456789ABCDEF'));
+  assert.ok(op.method === 'session.append', op.method);
   assert.equal(op.params.text, '0123456789\n...(truncated, original 16 chars)');
   assert.equal(capText('short', 10), 'short');
   assert.equal(capText('猫🐈猫🐈猫', 3), '猫🐈猫\n...(truncated, original 5 chars)', 'counted in code points, like the sidecar');
-  assert.equal(blocksText([{ type: 'text', text: 'a' }, { type: 'image', attachment: {} }, { type: 'tool-call', id: 'x', name: 'n', arguments: '{}' }]), 'a\n[image]');
+  assert.equal(blocksText([{ type: 'text', text: 'a' }, partial({ type: 'image', attachment: {} }), partial({ type: 'tool-call', id: 'x', name: 'n', arguments: '{}' })]), 'a\n[image]');
   assert.equal(isSubagent({ origin: 'subagent' }), true);
   assert.equal(isSubagent({}), false);
   assert.equal(isSubagent(undefined), false);
 });
 
 test('capture buffers until turn/end, sends in order, skips subagents, and retries after a failure', async () => {
+  /** @type {string[]} */
   const sent = [];
   let fail = false;
+  /** @type {string[]} */
   const errors = [];
-  const cap = new Capture(async (method, params) => {
+  const cap = new Capture(untimedCallDouble(async (/** @type {'session.append' | 'session.tool' | 'session.close'} */ method, params) => {
     if (fail) throw new Error('sidecar down');
-    sent.push(`${method}:${params.text ?? params.call ?? params.sessionId}`);
-  }, 4000, () => false, (e) => errors.push(e.message));
-  const header = { id: 's1', createdAt: 0, version: 0 };
+    sent.push(`${method}:${'text' in params ? params.text : 'call' in params ? params.call : params.sessionId}`);
+    return {};
+  }), 4000, () => false, (e) => errors.push(e.message));
+  /** @type {SessionHeader} */
+  const header = partial({ id: 's1', createdAt: 0, version: 0 });
   cap.onEvent('s1', header, user('one'));
   cap.onEvent('s1', header, assistant('two'));
   cap.onEvent('sub', { ...header, origin: 'subagent' }, user('subagent words'));
   assert.deepEqual(sent, []);
   assert.equal(cap.pending('s1'), 2);
   assert.equal(cap.pending('sub'), 0);
-  await cap.onEvent('s1', header, ev('turn/end', { turn: 1, reason: { kind: 'completed' } }));
+  await cap.onEvent('s1', header, turnEnd());
   assert.deepEqual(sent, ['session.append:one', 'session.append:two']);
   fail = true;
   cap.onEvent('s1', header, user('three'));

@@ -49,3 +49,25 @@ export function loose(fields) {
 export function agentDouble(id, origin) {
   return partial({ id, session: { id, header: origin ? { origin } : {} } });
 }
+
+/**
+ * A sidecar `call` limited to the methods `S` (a feature's `CallOf<S>`), answered by `answer`. The
+ * answer sees any of the methods with its params and may give any of their results: which result
+ * goes with which method is the test's to get right, as the real sidecar's is.
+ * @template {import('../../lib/methods.js').Method} S
+ * @param {(method: S, params: import('../../lib/methods.js').ParamsOf<S>, timeoutMs: number) => Promise<import('../../lib/methods.js').ResultOf<S>>} answer
+ * @returns {import('../../lib/methods.js').CallOf<S>}
+ */
+export function callDouble(answer) {
+  return loose(answer);
+}
+
+/**
+ * {@link callDouble} for a call whose timeout is the caller's (capture's `CaptureCall`).
+ * @template {import('../../lib/methods.js').Method} S
+ * @param {(method: S, params: import('../../lib/methods.js').ParamsOf<S>) => Promise<import('../../lib/methods.js').ResultOf<S>>} answer
+ * @returns {<M extends S>(method: M, params: import('../../lib/methods.js').ParamsOf<M>) => Promise<import('../../lib/methods.js').ResultOf<M>>}
+ */
+export function untimedCallDouble(answer) {
+  return loose(answer);
+}

@@ -1,18 +1,31 @@
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DreamScheduler } from '../../lib/dream.js';
 import { dreamNowDefinition, isReadOnlyTool, sanitizeSchema, toSidecarTools, workToolDefinition } from '../../lib/tools.js';
+import { agentDouble, callDouble, partial } from './doubles.mjs';
 
+/** @typedef {'session.closeAll' | 'sleep.status' | 'sleep.run' | 'sleep.cancel'} DreamMethod */
+/** @typedef {import('../../lib/methods.js').ResultOf<DreamMethod>} Reply */
+/** @typedef {Partial<Record<DreamMethod, Reply | ((params: import('../../lib/methods.js').ParamsOf<DreamMethod>) => Reply | Promise<Reply>)>>} Replies */
+/** @typedef {import('@deepseek-ai/dsh-tools').ToolRunContext} ToolRunContext */
+
+/**
+ * A scheduler on a fake clock whose sidecar answers from `replies` (`{ ok: true }` when not given).
+ * @param {Partial<import('../../lib/dream.js').DreamDeps>} [over]
+ * @param {Replies} [replies]
+ */
 function sched(over = {}, replies = {}) {
   let now = 1_000_000;
+  /** @type {DreamMethod[]} */
   const calls = [];
   const flags = { up: true, idle: true, flushed: 0, after: 0 };
   const s = new DreamScheduler({
-    call: async (method, params) => {
+    call: callDouble(async (/** @type {DreamMethod} */ method, params) => {
       calls.push(method);
       const r = replies[method];
       return typeof r === 'function' ? r(params) : r ?? { ok: true };
-    },
+    }),
     isUp: () => flags.up,
     allIdle: () => flags.idle,
     flushCapture: async () => void flags.flushed++,
@@ -24,7 +37,7 @@ function sched(over = {}, replies = {}) {
     log: { info() {}, warn() {} },
     ...over,
   });
-  return { s, calls, flags, advance: (ms) => (now += ms) };
+  return { s, calls, flags, advance: (/** @type {number} */ ms) => (now += ms) };
 }
 
 test('not due before the idle period, or while busy, down or dreaming', async () => {
@@ -43,7 +56,7 @@ test('not due before the idle period, or while busy, down or dreaming', async ()
   assert.equal(s.due(), false, 'activity resets the idle clock');
   advance(15 * 60_000);
   const out = await s.tick();
-  assert.equal(out.status, 'deep_sleep');
+  assert.equal(out?.status, 'deep_sleep');
   assert.deepEqual(calls, ['session.closeAll', 'sleep.status', 'sleep.run']);
   assert.equal(flags.flushed, 1);
   assert.equal(flags.after, 1);
@@ -52,7 +65,7 @@ test('not due before the idle period, or while busy, down or dreaming', async ()
 test('one quiet spell earns one automatic dream, even when logs stay pending', async () => {
   const { s, calls, advance } = sched({}, { 'sleep.status': { pendingLogs: 3 }, 'sleep.run': { status: 'deep_sleep', summary: '' } });
   advance(16 * 60_000);
-  assert.equal((await s.tick()).status, 'deep_sleep');
+  assert.equal((await s.tick())?.status, 'deep_sleep');
   advance(16 * 60_000);
   assert.equal(s.due(), false, 'no second dream without new activity');
   assert.equal(await s.tick(), undefined);
@@ -63,7 +76,7 @@ test('one quiet spell earns one automatic dream, even when logs stay pending', a
   assert.equal(s.due(), true, 'quiet again after new activity');
   const { s: s2, advance: adv2 } = sched({}, { 'sleep.status': { pendingLogs: 3 }, 'sleep.run': { status: 'error', reason: 'model down' } });
   adv2(16 * 60_000);
-  assert.equal((await s2.tick()).status, 'error');
+  assert.equal((await s2.tick())?.status, 'error');
   adv2(6 * 3_600_000 - 1);
   assert.equal(s2.due(), false, 'a failed dream is not retried on every tick');
   adv2(1);
@@ -78,16 +91,18 @@ test('max interval triggers even with recent activity; too few logs skip the run
   }
   assert.equal(s.due(), true);
   const out = await s.tick();
+  assert.ok(out, 'a dream attempt');
   assert.equal(out.status, 'skipped');
   assert.match(out.text, /1 pending session log\(s\) \(need 2\)/);
   assert.ok(!calls.includes('sleep.run'));
 });
 
 test('an agent turning running cancels an automatic dream but not a manual one', async () => {
-  let finish;
+  /** @type {(reply: Reply) => void} */
+  let finish = () => assert.fail('sleep.run not called yet');
   const { s, calls, advance } = sched({}, {
     'sleep.status': { pendingLogs: 3 },
-    'sleep.run': () => new Promise((r) => (finish = r)),
+    'sleep.run': () => new Promise((/** @type {(reply: Reply) => void} */ r) => (finish = r)),
   });
   advance(16 * 60_000);
   const auto = s.tick();
@@ -98,7 +113,7 @@ test('an agent turning running cancels an automatic dream but not a manual one',
   s.onAgentStatus('running');
   assert.ok(calls.includes('sleep.cancel'));
   finish({ status: 'interrupted', reason: 'cancelled' });
-  assert.equal((await auto).status, 'interrupted');
+  assert.equal((await auto)?.status, 'interrupted');
   advance(16 * 60_000);
   assert.equal(s.due(), true, 'an interrupted dream does not use up the next quiet spell');
   assert.equal(s.dreaming, false);
@@ -115,9 +130,11 @@ test('an agent turning running cancels an automatic dream but not a manual one',
 
 test('dream_now reports failures as tool errors', async () => {
   const def = dreamNowDefinition({ runNow: async () => ({ status: 'error', text: 'Dream failed: boom' }) });
-  await assert.rejects(def.execute({}, {}), /boom/);
+  /** @type {ToolRunContext} */
+  const run = partial({});
+  await assert.rejects(def.execute({}, run), /boom/);
   const ok = dreamNowDefinition({ runNow: async () => ({ status: 'skipped', text: 'Nothing to dream about' }) });
-  assert.equal(await ok.execute({}, {}), 'Nothing to dream about');
+  assert.equal(await ok.execute({}, run), 'Nothing to dream about');
   assert.deepEqual(ok.output.render({}, 'x'), [{ type: 'text', text: 'x' }]);
 });
 
@@ -130,7 +147,7 @@ test('tools.list entries become harness tools with the enforced schema subset', 
   ] });
   assert.deepEqual(tools.map((t) => t.name), ['recall_memories', 'add_intention']);
   assert.deepEqual(tools[0].parameters, { type: 'object', properties: { query: { type: 'string' }, limit: { type: 'integer', default: 5 } }, required: ['query'] });
-  assert.deepEqual(tools[1].parameters.properties.due, { type: 'string' });
+  assert.deepEqual(/** @type {Record<string, unknown>} */ (tools[1].parameters.properties).due, { type: 'string' });
   assert.throws(() => toSidecarTools({}), /no tools array/);
   assert.deepEqual(sanitizeSchema({ type: 'array', items: { type: 'string', pattern: 'x' } }), { type: 'array', items: { type: 'string' } });
   assert.equal(isReadOnlyTool('recall_memories'), true);
@@ -138,26 +155,30 @@ test('tools.list entries become harness tools with the enforced schema subset', 
   assert.equal(isReadOnlyTool('list_intentions'), true);
   assert.equal(isReadOnlyTool('add_intention'), false);
 
+  /** @type {{ method: 'tools.call', params: import('../../lib/methods.js').ParamsOf<'tools.call'>, timeoutMs: number }[]} */
   const calls = [];
   let refreshed = 0;
+  /** @type {import('../../lib/tools.js').ToolDeps} */
   const deps = {
-    call: async (method, params, timeoutMs) => {
+    call: callDouble(async (/** @type {'tools.call'} */ method, params, timeoutMs) => {
       calls.push({ method, params, timeoutMs });
       return { result: `ok ${params.name}` };
-    },
+    }),
     afterIntentionChange: async () => void refreshed++,
   };
   const recall = workToolDefinition(tools[0], deps);
   const add = workToolDefinition(tools[1], deps);
-  assert.equal(recall.isConcurrencySafe({}), true);
-  assert.equal(add.isConcurrencySafe({}), false);
+  assert.equal(recall.isConcurrencySafe?.({}), true);
+  assert.equal(add.isConcurrencySafe?.({}), false);
   const signal = new AbortController().signal;
-  assert.equal(await recall.execute({ query: 'cat' }, { agent: { id: 's9' }, signal }), 'ok recall_memories');
+  /** @type {Omit<ToolRunContext, 'agent'>} */
+  const run = partial({ signal });
+  assert.equal(await recall.execute({ query: 'cat' }, { ...run, agent: agentDouble('s9') }), 'ok recall_memories');
   assert.deepEqual(calls[0], { method: 'tools.call', params: { name: 'recall_memories', args: { query: 'cat' }, sessionId: 's9' }, timeoutMs: 30000 });
   assert.equal(refreshed, 0);
-  await add.execute({ due: '2026-01-01' }, { signal });
+  await add.execute({ due: '2026-01-01' }, run);
   assert.equal(refreshed, 1, 'intention writers refresh the prompt');
   assert.equal(calls[1].params.sessionId, undefined);
   const failing = workToolDefinition(tools[0], { ...deps, call: async () => { throw new Error('somni sidecar is restarting; tools.call not served'); } });
-  await assert.rejects(failing.execute({ query: 'x' }, { signal }), /restarting/);
+  await assert.rejects(failing.execute({ query: 'x' }, run), /restarting/);
 });

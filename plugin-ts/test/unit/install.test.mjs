@@ -1,6 +1,7 @@
 // Resolution of the sidecar, ONNX Runtime and model from installed packages, and the plugin loading
 // with memory off when they are missing. Each test builds a fake node_modules tree in a temp dir and
 // copies the compiled plugin into it, so resolution really runs from the plugin's own location.
+// @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -10,18 +11,42 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { resolveConfig } from '../../lib/config.js';
 import { sidecarArgv } from '../../lib/index.js';
 import { explainStartFailure, platformPackage, resolveInstall } from '../../lib/install.js';
-import { FAKE_SIDECAR, fakeHost, localSpawn, noticesIn, preStep, waitFor } from './helpers.mjs';
+import { partial } from './doubles.mjs';
+import { FAKE_SIDECAR, fakeHost, localSpawn, noticeSource, noticesIn, preStep, textOf, waitFor } from './helpers.mjs';
+
+/** @typedef {import('@deepseek-ai/dsh-tools').ToolRunContext} ToolRunContext */
+/** @typedef {import('@deepseek-ai/dsh-tools').ToolDefinition} ToolDefinition */
+
+/**
+ * The registered tool `name`, failing the test when there is none.
+ * @param {ReturnType<typeof fakeHost>} host
+ * @param {string} name
+ * @returns {ToolDefinition}
+ */
+function toolOf(host, name) {
+  const t = host.tools.get(name);
+  assert.ok(t, `${name} not registered: ${[...host.tools.keys()].join(',')}`);
+  return t;
+}
+
+/**
+ * A tool run context with a fresh signal (all the plugin's tools read).
+ * @returns {ToolRunContext}
+ */
+const runCtx = () => partial({ signal: new AbortController().signal });
 
 const LIB = fileURLToPath(new URL('../../lib/', import.meta.url));
 const HERE = `${process.platform}-${process.arch}`;
 const PLATFORM_PKG = platformPackage(process.platform, process.arch);
 
+/** @type {(file: string, obj: unknown) => void} */
 const writeJson = (file, obj) => writeFileSync(file, JSON.stringify(obj, null, 2));
 
 /**
  * A temp folder laid out like an installed profile: node_modules/dsh-somni (the compiled plugin),
  * optionally the platform package (its binary a script that records argv and runs the fake
  * sidecar, installed 0644 as pnpm does) and the model package.
+ * @param {{ platformPkg?: boolean, modelPkg?: boolean, ortLib?: boolean, pkgLocalBin?: boolean, exportsWithoutPackageJson?: boolean }} [o]
  */
 function fakeTree(o = {}) {
   const { platformPkg = true, modelPkg = true, ortLib = true, pkgLocalBin = false, exportsWithoutPackageJson = false } = o;
@@ -61,8 +86,14 @@ function fakeTree(o = {}) {
   return { root, nm, plugin, pkgDir, modelDir, argvFile, from: join(plugin, 'lib/install.js'), entry: join(plugin, 'lib/index.js'), dataDir: join(root, 'data') };
 }
 
-/** Loads the copied plugin and applies it to a fake host. */
+/**
+ * Loads the copied plugin and applies it to a fake host.
+ * @param {ReturnType<typeof fakeTree>} tree
+ * @param {Record<string, unknown>} config - raw plugin config over the tree's data dir, dreams off.
+ * @param {Record<string, string>} [env]
+ */
 async function load(tree, config, env = {}) {
+  /** @type {typeof import('../../lib/index.js')} */
   const plugin = await import(pathToFileURL(tree.entry).href);
   const { spawn, specs } = localSpawn(env);
   const host = fakeHost({ spawn });
@@ -102,6 +133,7 @@ test('non-local embedders need neither the model nor ONNX Runtime: no model dir,
   const install = resolveInstall(resolveConfig({ embed: { provider: 'hash' } }), { from: t.from });
   assert.deepEqual(install.problems, []);
   assert.equal(install.modelDir, undefined);
+  assert.ok(install.binary, 'the binary found');
   assert.ok(!sidecarArgv(install.binary, resolveConfig({ embed: { provider: 'hash' } }), '/d', install).includes('--embed-model-dir'));
 });
 
@@ -190,25 +222,26 @@ test('no platform package: the plugin loads, memory is off, the notice says why 
   assert.equal(specs.length, 0, 'nothing spawned');
   const first = noticesIn(await preStep(host, 's1', 'hi'));
   assert.equal(first.length, 1);
-  const text = first[0].content[0].text;
+  const text = textOf(first[0]);
   for (const s of [HERE, PLATFORM_PKG, 'Memory features are off', 'dsh plugin add dsh-somni', 'somni.log']) assert.ok(text.includes(s), `${s} not in: ${text}`);
-  assert.ok(first[0].source.summary.length <= 120 && first[0].source.summary.includes(HERE), first[0].source.summary);
-  assert.equal(first[0].source.plugin, 'dsh-somni');
+  const source = noticeSource(first[0]);
+  assert.ok(source.summary.length <= 120 && source.summary.includes(HERE), source.summary);
+  assert.equal(source.plugin, 'dsh-somni');
   assert.deepEqual(noticesIn(await preStep(host, 's1', 'again')), [], 'not per turn');
   assert.equal(noticesIn(await preStep(host, 's2', 'new session')).length, 1, 'each session hears it once');
   assert.deepEqual(noticesIn(await preStep(host, 'sub', 'x', 'subagent')), [], 'subagents are not told');
 
   const recall = host.tools.get('recall_memories');
   assert.ok(recall, `stand-in tools registered: ${[...host.tools.keys()].join(',')}`);
-  await assert.rejects(recall.execute({ query: 'x' }, { signal: new AbortController().signal }), (err) => {
+  await assert.rejects(recall.execute({ query: 'x' }, runCtx()), (/** @type {Error} */ err) => {
     assert.match(err.message, /recall_memories is unavailable: .*no somni sidecar for .*not installed.*details: .*somni\.log/);
     return true;
   });
-  await assert.rejects(host.tools.get('dream_now').execute({}, {}), /Dream failed: somni memory is off/);
+  await assert.rejects(toolOf(host, 'dream_now').execute({}, runCtx()), /Dream failed: somni memory is off/);
   await host.unload();
   const log = readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8');
   assert.match(log, new RegExp(`ERROR somni no somni sidecar for ${HERE}`));
-  assert.equal(log.match(/ERROR somni no somni sidecar/g).length, 1, 'logged once');
+  assert.equal(log.match(/ERROR somni no somni sidecar/g)?.length, 1, 'logged once');
 });
 
 test('a degraded embedder reported by ping is noticed once per session, not per turn; an absent field is fine', async () => {
@@ -223,12 +256,13 @@ test('a degraded embedder reported by ping is noticed once per session, not per 
   await waitFor(() => host.tools.has('recall_memories'), 5000, 'sidecar up');
   assert.deepEqual(noticesIn(await preStep(host, 's0', 'before the index opened')), [], 'nothing known yet');
   await waitFor(async () => noticesIn(await preStep(host, 's0', 'poll')).length === 1, 4000, 'the degraded embedder noticed after a later ping');
+  /** @type {import('@deepseek-ai/dsh-session').UserMessage[]} */
   const seen = [];
   for (let turn = 0; turn < 3; turn++) seen.push(...noticesIn(await preStep(host, 's1', `turn ${turn}`)));
   assert.equal(seen.length, 1, 'one notice in three turns');
-  assert.match(seen[0].content[0].text, /the local embedder is not used: onnxruntime: cannot load libonnxruntime\.so\.1\. Recall uses hash-256 instead\./);
-  assert.match(seen[0].source.summary, /^dsh-somni: embedder degraded: onnxruntime/);
-  assert.ok(seen[0].source.summary.length <= 120);
+  assert.match(textOf(seen[0]), /the local embedder is not used: onnxruntime: cannot load libonnxruntime\.so\.1\. Recall uses hash-256 instead\./);
+  assert.match(noticeSource(seen[0]).summary, /^dsh-somni: embedder degraded: onnxruntime/);
+  assert.ok(noticeSource(seen[0]).summary.length <= 120);
   assert.equal(noticesIn(await preStep(host, 's2', 'other session')).length, 1);
   await host.unload();
   const log = readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8');
@@ -241,12 +275,12 @@ test('a binary that cannot run: the start failure is noticed with the exit and i
   writeFileSync(bogus, 'this is not a program\n', { mode: 0o755 });
   const { host } = await load(t, { binary: bogus, embed: { provider: 'hash' } });
   const notice = await waitFor(async () => noticesIn(await preStep(host, 's1', 'hi'))[0], 5000, 'start-failure notice');
-  const text = notice.content[0].text;
+  const text = textOf(notice);
   assert.match(text, /did not start: (exited \(code 127|failed to start)/, text);
   assert.ok(text.includes(bogus), text);
-  assert.match(notice.source.summary, /did not start/);
+  assert.match(noticeSource(notice).summary, /did not start/);
   // Until it comes up, the memory tools exist and say why they fail.
-  await assert.rejects(host.tools.get('recall_memories').execute({ query: 'x' }, {}), /recall_memories is unavailable: the somni sidecar .* did not start/);
+  await assert.rejects(toolOf(host, 'recall_memories').execute({ query: 'x' }, runCtx()), /recall_memories is unavailable: the somni sidecar .* did not start/);
   await host.unload();
   assert.ok(existsSync(join(t.dataDir, 'logs/somni.log')));
   assert.match(readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8'), /ERROR somni the somni sidecar .*did not start/);
@@ -259,12 +293,13 @@ test('a start that fails once: stand-in tools until the restart succeeds, then t
   writeFileSync(flaky, `#!/bin/sh\nif [ ! -f '${marker}' ]; then : > '${marker}'; echo 'boom: first start' >&2; exit 3; fi\nexec '${process.execPath}' '${FAKE_SIDECAR}' "$@"\n`, { mode: 0o755 });
   const { host } = await load(t, { binary: flaky, embed: { provider: 'hash' } });
   await waitFor(() => host.tools.has('recall_memories'), 3000, 'stand-ins');
-  assert.match(host.tools.get('recall_memories').description, /Unavailable right now/);
+  assert.match(toolOf(host, 'recall_memories').description, /Unavailable right now/);
   const told = noticesIn(await preStep(host, 's1', 'hi'));
   assert.equal(told.length, 1);
-  assert.match(told[0].content[0].text, /did not start: exited \(code 3, signal none\)\. Memory features are off while it is down .* Its last output: boom: first start/);
+  assert.match(textOf(told[0]), /did not start: exited \(code 3, signal none\)\. Memory features are off while it is down .* Its last output: boom: first start/);
   await waitFor(() => host.tools.get('recall_memories')?.description === 'Recall.', 8000, 'the real tools after the restart');
-  const r = await host.tools.get('recall_memories').execute({ query: 'tea' }, { signal: new AbortController().signal });
+  const r = await toolOf(host, 'recall_memories').execute({ query: 'tea' }, runCtx());
+  assert.ok(typeof r === 'string', `a text result: ${JSON.stringify(r)}`);
   assert.match(r, /recalled for tea/);
   assert.deepEqual(noticesIn(await preStep(host, 's2', 'later session')), [], 'a resolved start failure is not news');
   await host.unload();
@@ -277,7 +312,7 @@ test('a missing ONNX Runtime is told when the sidecar cannot say otherwise, and 
   await waitFor(() => a.host.tools.has('recall_memories'), 5000, 'sidecar up');
   const told = noticesIn(await preStep(a.host, 's1', 'hi'));
   assert.equal(told.length, 1);
-  assert.match(told[0].content[0].text, /ONNX Runtime library .*libonnxruntime\.so\.1 is missing from dsh-somni-.*falls back/);
+  assert.match(textOf(told[0]), /ONNX Runtime library .*libonnxruntime\.so\.1 is missing from dsh-somni-.*falls back/);
   await a.host.unload();
   assert.match(readFileSync(join(older.dataDir, 'logs/somni.log'), 'utf8'), /WARNING somni the ONNX Runtime library/);
 
