@@ -41,8 +41,8 @@ type Options struct {
 // Session is a loaded model. Run is safe for concurrent use; Close waits for
 // nothing, so callers serialise Close against Run (the embedder holds a lock).
 type Session struct {
-	inputs, outputs []string
-	impl            sessionImpl
+	inputs []string // names, in the order Run takes the tensors
+	impl   sessionImpl
 }
 
 // sessionImpl is what a backend provides.
@@ -109,7 +109,7 @@ func NewSession(model []byte, inputs, outputs []string, o Options) (*Session, er
 	if err != nil {
 		return nil, err
 	}
-	return &Session{inputs: inputs, outputs: outputs, impl: impl}, nil
+	return &Session{inputs: inputs, impl: impl}, nil
 }
 
 // Run feeds one tensor per input name and returns the single output.

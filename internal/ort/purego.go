@@ -152,9 +152,8 @@ func newCStrings(names []string) *cStrings {
 }
 
 type puregoSession struct {
-	s         unsafe.Pointer
-	in, out   *cStrings
-	nIn, nOut int
+	s       unsafe.Pointer
+	in, out *cStrings
 }
 
 func newBackendSession(model []byte, inputs, outputs []string, o Options) (sessionImpl, error) {
@@ -178,7 +177,7 @@ func newBackendSession(model []byte, inputs, outputs []string, o Options) (sessi
 	if err != nil {
 		return nil, fmt.Errorf("ort: create session: %w", err)
 	}
-	return &puregoSession{s: s, in: newCStrings(inputs), out: newCStrings(outputs), nIn: len(inputs), nOut: len(outputs)}, nil
+	return &puregoSession{s: s, in: newCStrings(inputs), out: newCStrings(outputs)}, nil
 }
 
 // run copies each input into a tensor ORT allocates (so C never holds Go
@@ -199,8 +198,8 @@ func (p *puregoSession) run(inputs []Int64Tensor) (Float32Tensor, error) {
 		}
 		vals[i] = v
 	}
-	outs := make([]unsafe.Pointer, p.nOut)
-	err := status(capi.run(p.s, nil, &p.in.ptrs[0], &vals[0], uintptr(p.nIn), &p.out.ptrs[0], uintptr(p.nOut), &outs[0]))
+	outs := make([]unsafe.Pointer, len(p.out.ptrs))
+	err := status(capi.run(p.s, nil, &p.in.ptrs[0], &vals[0], uintptr(len(p.in.ptrs)), &p.out.ptrs[0], uintptr(len(outs)), &outs[0]))
 	runtime.KeepAlive(p.in)
 	runtime.KeepAlive(p.out)
 	if err != nil {
