@@ -216,16 +216,22 @@ func (c *Capture) CloseAll() int {
 // PendingLogs lists session logs waiting for a dream, excluding files still being written.
 func (c *Capture) PendingLogs() ([]string, error) { return c.s.PendingLogs() }
 
-// openPaths returns the files currently held open by live sessions.
-func (c *Capture) openPaths() map[string]bool {
+// writers returns a snapshot of the session writers, taken under c.mu and
+// used without it (each writer is then locked on its own).
+func (c *Capture) writers() []*sessionWriter {
 	c.mu.Lock()
 	ws := make([]*sessionWriter, 0, len(c.sessions))
 	for _, w := range c.sessions {
 		ws = append(ws, w)
 	}
 	c.mu.Unlock()
+	return ws
+}
+
+// openPaths returns the files currently held open by live sessions.
+func (c *Capture) openPaths() map[string]bool {
 	out := map[string]bool{}
-	for _, w := range ws {
+	for _, w := range c.writers() {
 		w.mu.Lock()
 		if w.path != "" {
 			out[w.path] = true
@@ -238,13 +244,7 @@ func (c *Capture) openPaths() map[string]bool {
 // release finalises the writer holding path (if any) so the file can be archived; the session continues
 // in a fresh file on its next message.
 func (c *Capture) release(path string) error {
-	c.mu.Lock()
-	ws := make([]*sessionWriter, 0, len(c.sessions))
-	for _, w := range c.sessions {
-		ws = append(ws, w)
-	}
-	c.mu.Unlock()
-	for _, w := range ws {
+	for _, w := range c.writers() {
 		w.mu.Lock()
 		var err error
 		if w.path == path {

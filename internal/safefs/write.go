@@ -72,14 +72,20 @@ func (d *parent) checkTarget(p string) (exists bool, err error) {
 	return true, nil
 }
 
+// tempName is a fresh random temp-file name beside the target:
+// ".<base>.tmp-<random>".
+func (d *parent) tempName() string {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	return TempPrefix + d.base + TempInfix + hex.EncodeToString(rnd[:])
+}
+
 // writeTemp writes data to a fresh temp file beside the target and fsyncs it.
 // The Version is the temp file's: once it is swapped or linked in, it is the
 // target's, so the writer can compare-and-swap again without reading it back.
 func (d *parent) writeTemp(p string, data []byte) (string, Version, error) {
-	var rnd [6]byte
 	for try := 0; try < 8; try++ {
-		_, _ = rand.Read(rnd[:])
-		name := TempPrefix + d.base + TempInfix + hex.EncodeToString(rnd[:])
+		name := d.tempName()
 		file, err := d.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -232,9 +238,7 @@ func (f *FS) CreateLocked(p string, data []byte, lock func(*os.File) error) (*os
 	} else if exists {
 		return nil, &fs.PathError{Op: "create", Path: p, Err: fs.ErrExist}
 	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := TempPrefix + d.base + TempInfix + hex.EncodeToString(rnd[:])
+	tmp := d.tempName()
 	file, err := d.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("safefs: temp file for %s: %w", p, err)
