@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lockOffset is where the one locked byte lies: far past the end of any
+// lockOffsetHigh places the one locked byte: far past the end of any
 // file we lock. Windows byte-range locks are mandatory — a locked range
 // cannot be read by anyone else — so locking a session log's first byte
 // would stop the other process from reading the log; nothing ever reads
