@@ -78,11 +78,6 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 	}
 	inst := sidecar.CheckInstall(ctx, o.cfg)
 	findings = append(inst.Findings, findings...)
-	if !o.jsonOut {
-		for _, l := range inst.Lines() {
-			fmt.Fprintln(stdout, l)
-		}
-	}
 	if o.jsonOut {
 		if findings == nil {
 			findings = []sidecar.Finding{}
@@ -90,6 +85,9 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 		b, _ := json.MarshalIndent(findings, "", "  ")
 		fmt.Fprintln(stdout, string(b))
 	} else {
+		for _, l := range inst.Lines() {
+			fmt.Fprintln(stdout, l)
+		}
 		for _, f := range findings {
 			fmt.Fprintln(stdout, f.String())
 		}
