@@ -61,7 +61,7 @@ func sessionFor(client string) string {
 // add appends one note to the client's log and (re)arms its idle close.
 func (n *notes) add(client, text string) error {
 	sid := sessionFor(client)
-	speaker := textseg.Clip(strings.Join(strings.Fields(client), " "), maxClientChars, "")
+	speaker := textseg.Clip(textseg.OneLine(client), maxClientChars, "")
 	if speaker == "" {
 		speaker = "mcp client"
 	}

@@ -101,11 +101,9 @@ func (s *Server) readUser(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 
 func (s *Server) readIntentions(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	// The list_intentions tool's own text: one rendering for both.
-	var out struct {
-		Result string `json:"result"`
-	}
-	if err := s.call(ctx, "tools.call", map[string]any{"name": "list_intentions", "args": map[string]any{}}, &out); err != nil {
+	text, err := s.callTool(ctx, "list_intentions", map[string]any{})
+	if err != nil {
 		return nil, fmt.Errorf("intentions: %w", err)
 	}
-	return markdownResult(req.Params.URI, "# Open intentions\n\n"+out.Result+"\n"), nil
+	return markdownResult(req.Params.URI, "# Open intentions\n\n"+text+"\n"), nil
 }

@@ -41,14 +41,11 @@ func (s *Server) addTools(ctx context.Context) error {
 		s.mcp.AddTool(&mcp.Tool{Name: name, Description: t.Description, InputSchema: t.Parameters,
 			Annotations: annotations(name)},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				var out struct {
-					Result string `json:"result"`
-				}
-				err := s.call(ctx, "tools.call", map[string]any{"name": name, "args": argsOf(req)}, &out)
+				text, err := s.callTool(ctx, name, argsOf(req))
 				if err != nil {
 					return toolError(err), nil
 				}
-				return textResult(out.Result), nil
+				return textResult(text), nil
 			})
 	}
 	own, err := s.ownTools()
@@ -73,6 +70,18 @@ func (s *Server) addTools(ctx context.Context) error {
 			})
 	}
 	return nil
+}
+
+// callTool runs one of the sidecar's work tools through tools.call and
+// returns its result text.
+func (s *Server) callTool(ctx context.Context, name string, args any) (string, error) {
+	var out struct {
+		Result string `json:"result"`
+	}
+	if err := s.call(ctx, "tools.call", map[string]any{"name": name, "args": args}, &out); err != nil {
+		return "", err
+	}
+	return out.Result, nil
 }
 
 // ownTools are the tools only MCP clients get: the DSH plugin captures the

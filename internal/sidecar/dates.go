@@ -2,12 +2,10 @@ package sidecar
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -42,7 +40,7 @@ func dayEcho(day time.Time, said string) string {
 	if said == dates.Format(day) {
 		return iso
 	}
-	return iso + " from " + strconv.Quote(textseg.Clip(textseg.OneLine(said), maxQuoteRunes, " …"))
+	return iso + " from " + quoteQuery(said)
 }
 
 // endOfDay makes a day an inclusive upper bound.
