@@ -20,10 +20,6 @@ import (
 // a batch (BERT) and attention memory stay modest.
 const localBatchSize = 32
 
-// localDefaultCalibration is the hybrid floor/span used until a BERT-family
-// model has measured its own (the compat defaults SOMNI_COS_FLOOR/SPAN).
-var localDefaultCalibration = Calibration{Floor: 0.40, Span: 0.30}
-
 // useLiteCalibration was measured with localMeasureCalibration on the raw
 // converted USE-lite model (TestLocalUSELiteCalibration re-measures it and
 // fails if the model or tokenizer drift away from these numbers). The
@@ -127,7 +123,9 @@ func newLocal(cfg Config) (Embedder, error) {
 		}
 		inputs, outputs = e.bert.inputs, []string{e.bert.output}
 		e.id = "local:" + mc.Name + ":" + mc.Pooling
-		e.calib.Store(&localDefaultCalibration)
+		// the compat DefaultCalibration until the load has measured its own
+		c := DefaultCalibration
+		e.calib.Store(&c)
 	}
 	go e.load(model, inputs, outputs)
 	return e, nil

@@ -267,7 +267,7 @@ func TestLocalBERTFixture(t *testing.T) {
 	if localMaxDiff(q[0], a[0]) < 1e-3 {
 		t.Error("query prefix from somni-embed.json had no effect")
 	}
-	if c := cls.Calibration(); c == localDefaultCalibration || c.Span <= 0 {
+	if c := cls.Calibration(); c == DefaultCalibration || c.Span <= 0 {
 		t.Errorf("calibration %+v was not measured", c)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Recalled memory is data, not instructions. Memory files are plain Markdown
@@ -34,7 +36,7 @@ const quotedMark = "(quoted) "
 // memory text carries them: a note must not be able to fake a hint line.
 var tagSwaps = strings.NewReplacer(
 	HintTag, "(记忆提示)",
-	"[memory]", "(memory)",
+	MemoryMark, "(memory)",
 	"[MEMORY]", "(memory)",
 	"<<SYS>>", "< <SYS> >",
 	"<</SYS>>", "< </SYS> >",
@@ -61,7 +63,7 @@ var roleLine = regexp.MustCompile(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 // whitespace (newlines included) folds into single spaces and our tags and
 // chat-template tokens are swapped for look-alikes that are not them.
 func Defang(s string) string {
-	return chatToken.ReplaceAllString(tagSwaps.Replace(strings.Join(strings.Fields(s), " ")), "< |$1| >")
+	return chatToken.ReplaceAllString(tagSwaps.Replace(textseg.OneLine(s)), "< |$1| >")
 }
 
 // ShowName is how a memory's name appears on a line we start: as written

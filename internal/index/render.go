@@ -106,9 +106,9 @@ const noteFieldRunes = 400
 // with bodyChars > 0 its body (episodes: the detail fields on one line).
 func quotedText(d Doc, bodyChars int) string {
 	var lines []string
-	desc := strings.TrimSpace(d.Description)
+	desc := textseg.OneLine(d.Description) // "" when the description is blank
 	if desc != "" {
-		lines = append(lines, textseg.OneLine(desc))
+		lines = append(lines, desc)
 	}
 	if d.AppliesWhen != "" {
 		lines = append(lines, "applies when: "+textseg.OneLine(d.AppliesWhen))
@@ -123,7 +123,7 @@ func quotedText(d Doc, bodyChars int) string {
 		}
 		body, cut := textseg.Prefix(strings.TrimSpace(body), bodyChars)
 		for _, l := range strings.Split(body, "\n") {
-			if textseg.OneLine(l) != "" && textseg.OneLine(l) != textseg.OneLine(desc) {
+			if one := textseg.OneLine(l); one != "" && one != desc {
 				lines = append(lines, l)
 			}
 		}

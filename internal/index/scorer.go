@@ -488,14 +488,15 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	for i, cd := range list {
 		e := c.slots[cd.slot]
 		h := Hit{Doc: e.doc, Hybrid: cd.hybrid, Cos: cd.cos, ContextCos: cd.ctxCos, Keyword: cd.keyword, Literal: cd.literal,
-			Pinned: cd.pinned, Terms: matchedTerms(e, terms)}
-		h.Words = wordsOf(h.Terms, words)
+			Pinned: cd.pinned}
 		if cd.pinnedBy >= 0 {
 			h.PinnedBy = syms[cd.pinnedBy]
 		}
 		if cd.spreadFrom >= 0 {
-			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name
-			h.Terms, h.Words = nil, nil
+			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name // came by the link: no terms to show
+		} else {
+			h.Terms = matchedTerms(e, terms)
+			h.Words = wordsOf(h.Terms, words)
 		}
 		hits[i] = h
 	}
