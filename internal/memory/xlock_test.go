@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -270,6 +271,10 @@ func TestNewLogLockedFromItsFirstMoment(t *testing.T) {
 	}
 	close(done)
 	wg.Wait()
+	// The writers must outlive the listing: once c is unreachable the GC
+	// may finalise their files, which drops their locks, as a process that
+	// ends does; a live sidecar's capture is never unreachable.
+	runtime.KeepAlive(c)
 	if len(seen) > 0 {
 		t.Fatalf("the other store listed %d live logs as pending, e.g. %s", len(seen), filepath.Base(seen[0]))
 	}
