@@ -42,6 +42,7 @@ func main() {
 	flag.StringVar(&turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&calFloor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&calSpan, "span", 0, "override every vector embedder's cosine span (tuning)")
+	flag.StringVar(&setsFlag, "sets", "notes,dialogues", "comma list of the sets to run: notes (curated notes, tool calls and short conversations), dialogues")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := run(context.Background(), os.Stdout, logger, *dir, *modelDir, *calibrate, *verbose); err != nil {
@@ -49,6 +50,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// setsFlag is -sets: which eval sets run.
+var setsFlag string
 
 // threshold is -threshold, the gate's hint threshold.
 var threshold float64
@@ -315,7 +319,9 @@ type system struct {
 }
 
 // indexSystem builds a real index (SQLite cache in a temp dir) over docs.
-func indexSystem(ctx context.Context, name string, emb embed.Embedder, docs []index.Doc, logger *slog.Logger) (*system, error) {
+// now is the index's clock (zero: the real one): a dialogue's questions
+// are asked on its own day, so "last May" means what the asker meant.
+func indexSystem(ctx context.Context, name string, emb embed.Embedder, docs []index.Doc, logger *slog.Logger, now time.Time) (*system, error) {
 	tmp, err := os.MkdirTemp("", "somni-eval-")
 	if err != nil {
 		return nil, err
@@ -324,8 +330,12 @@ func indexSystem(ctx context.Context, name string, emb embed.Embedder, docs []in
 	if calSpan > 0 {
 		cal = &embed.Calibration{Floor: calFloor, Span: calSpan}
 	}
-	ix, err := index.Open(ctx, index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: index.NewMemSource(docs...),
-		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal})
+	opts := index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: index.NewMemSource(docs...),
+		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal}
+	if !now.IsZero() {
+		opts.Now = func() time.Time { return now }
+	}
+	ix, err := index.Open(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -756,6 +766,22 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	if listHalf != "" {
 		nq, cq, tq = keepHalf(nq, listHalf), keepHalf(cq, listHalf), keepHalf(tq, listHalf)
 	}
+	sets := map[string]bool{}
+	for _, name := range strings.Split(setsFlag, ",") {
+		sets[strings.TrimSpace(name)] = true
+	}
+	if sets["dialogues"] {
+		ds, err := loadDialogues(dir)
+		if err != nil {
+			return err
+		}
+		if err := runDialogues(ctx, w, logger, ds, embs, listHalf, verbose); err != nil {
+			return err
+		}
+	}
+	if !sets["notes"] {
+		return nil
+	}
 	nqAll := append(append([]evalQuery(nil), nq...), tq...) // notes queries, then tool calls
 	fmt.Fprintf(w, "# somni recall eval\n\nnotes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
 		len(notes), len(nq), len(turns), len(cq))
@@ -770,7 +796,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 			systems = append(systems, bm25System(set.docs, true))
 		}
 		for _, e := range embs {
-			s, err := indexSystem(ctx, "hybrid/"+e.ID(), e, set.docs, logger)
+			s, err := indexSystem(ctx, "hybrid/"+e.ID(), e, set.docs, logger, time.Time{})
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.ID(), err)
 			}
