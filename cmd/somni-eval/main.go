@@ -770,6 +770,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 	for _, name := range strings.Split(setsFlag, ",") {
 		sets[strings.TrimSpace(name)] = true
 	}
+	fmt.Fprint(w, "# somni recall eval\n\n")
 	if sets["dialogues"] {
 		ds, err := loadDialogues(dir)
 		if err != nil {
@@ -783,7 +784,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, dir, modelDir st
 		return nil
 	}
 	nqAll := append(append([]evalQuery(nil), nq...), tq...) // notes queries, then tool calls
-	fmt.Fprintf(w, "# somni recall eval\n\nnotes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
+	fmt.Fprintf(w, "## notes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
 		len(notes), len(nq), len(turns), len(cq))
 	var noteRows, convRows []row
 	for _, set := range []struct {

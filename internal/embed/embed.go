@@ -52,6 +52,22 @@ type QueryEmbedder interface {
 	EmbedQueries(ctx context.Context, queries []string) ([][]float32, error)
 }
 
+// TermWeights says how much a query word (lowercase, as written) or CJK
+// gram should count, in [0, 1]: the index answers from its corpus, so a word
+// nearly every entry holds (a speaker's name on each of their turns) counts
+// for little, as idf makes it count in BM25.
+type TermWeights func(word string) float64
+
+// TermWeighted is implemented by embedders whose vectors are sums of word
+// features (hash, and the lexical half of local): EmbedQueryWeighted embeds
+// a query with each word's features scaled by w. Without idf the hash
+// embedder let a speaker's name outweigh the content words and ranked
+// below keyword-only on multi-session dialogue (measured from outside:
+// 0.91× BM25 against keyword-only's 1.05×).
+type TermWeighted interface {
+	EmbedQueryWeighted(ctx context.Context, query string, w TermWeights) ([]float32, error)
+}
+
 // Degraded is implemented by embedders that are not what was asked for, or
 // no longer work: the reason, or "" while all is well. It never blocks.
 type Degraded interface {

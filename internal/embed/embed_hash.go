@@ -52,12 +52,32 @@ func (h hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, e
 	return out, nil
 }
 
+// EmbedQueryWeighted implements TermWeighted.
+func (hashEmbedder) EmbedQueryWeighted(ctx context.Context, query string, w TermWeights) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("hash embed: %w", err)
+	}
+	return hashVectorWeighted(query, w), nil
+}
+
 // hashVector builds one L2-normalised signed feature-hash vector. Word
 // features weigh 1; char trigrams of longer words 0.35 (they tie morphology
 // together: "deploy"/"deployment"); CJK bigrams and trigrams 1, unigrams
 // 0.25 (a single Han character is ambiguous). Term counts are damped with
 // 1+ln(tf) so one repeated word cannot dominate.
-func hashVector(text string) []float32 {
+func hashVector(text string) []float32 { return hashVectorWeighted(text, nil) }
+
+// hashVectorWeighted is hashVector with every feature of a word or CJK gram
+// scaled by w(word) (nil: all 1). Only queries are weighted: the stored
+// vectors stay the corpus-independent hashVector, so the cache never goes
+// stale when the corpus changes.
+func hashVectorWeighted(text string, w TermWeights) []float32 {
+	scale := func(word string) float32 {
+		if w == nil {
+			return 1
+		}
+		return float32(max(0, min(1, w(word))))
+	}
 	feats := map[string]float32{}
 	for _, r := range textseg.Runs(text) {
 		if r.CJK {
@@ -72,7 +92,7 @@ func hashVector(text string) []float32 {
 					if n == 1 && textseg.IsStopword(g) {
 						continue
 					}
-					feats["c:"+g] += w
+					feats["c:"+g] += w * scale(g)
 				}
 			}
 			continue
@@ -80,15 +100,19 @@ func hashVector(text string) []float32 {
 		if textseg.IsStopword(r.Text) || len(r.Text) < 2 {
 			continue
 		}
-		feats["w:"+r.Text]++
+		ws := scale(r.Text)
+		feats["w:"+r.Text] += ws
 		if rs := []rune("<" + r.Text + ">"); len(rs) >= 6 {
 			for i := 0; i+3 <= len(rs); i++ {
-				feats["g:"+string(rs[i:i+3])] += 0.35
+				feats["g:"+string(rs[i:i+3])] += 0.35 * ws
 			}
 		}
 	}
 	v := make([]float32, HashDim)
 	for f, tf := range feats {
+		if tf == 0 {
+			continue
+		}
 		h := fnv.New64a()
 		h.Write([]byte(f))
 		x := h.Sum64()

@@ -249,9 +249,30 @@ func (e *localEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 		return nil, err
 	}
 	if e.spm != nil {
-		return e.fuse.embed(ctx, texts, useLiteDim, e.embedLoaded)
+		return e.fuse.embed(ctx, texts, useLiteDim, e.embedLoaded, hashVector)
 	}
 	return e.embedLoaded(ctx, texts)
+}
+
+// EmbedQueryWeighted implements embed.TermWeighted: USE-lite reads the
+// query as usual and only the lexical half weighs words by w. A BERT model
+// has no lexical half and embeds the query unweighted.
+func (e *localEmbedder) EmbedQueryWeighted(ctx context.Context, query string, w TermWeights) ([]float32, error) {
+	if err := e.WaitReady(ctx); err != nil {
+		return nil, err
+	}
+	var vecs [][]float32
+	var err error
+	if e.spm != nil {
+		vecs, err = e.fuse.embed(ctx, []string{query}, useLiteDim, e.embedLoaded,
+			func(t string) []float32 { return hashVectorWeighted(t, w) })
+	} else {
+		vecs, err = e.EmbedQueries(ctx, []string{query})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
 }
 
 // EmbedQueries embeds search queries: like Embed, but a BERT model's query

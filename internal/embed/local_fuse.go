@@ -154,14 +154,16 @@ func (f localFuse) weights(lu, gu, cu float64) (a, b float32) {
 // vectors. A text without any hashed feature (punctuation, a single letter,
 // only stopwords) gets the zero vector: nothing in it is worth matching on,
 // and USE-lite would embed it as noise.
-func (f localFuse) embed(ctx context.Context, texts []string, dim int, dense func(context.Context, []string) ([][]float32, error)) ([][]float32, error) {
+//
+// lexical builds the lexical half (hashVector, or a query's weighted form).
+func (f localFuse) embed(ctx context.Context, texts []string, dim int, dense func(context.Context, []string) ([][]float32, error), lexical func(string) []float32) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var latinTexts []string
 	var latinOf []int
 	var latinW []float32
 	for i, t := range texts {
 		out[i] = make([]float32, localFuseDim(dim))
-		h := hashVector(t)
+		h := lexical(t)
 		if localNorm2(h) == 0 {
 			continue
 		}

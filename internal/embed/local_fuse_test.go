@@ -50,7 +50,7 @@ func (f *fakeUSE) embed(_ context.Context, texts []string) ([][]float32, error) 
 func TestLocalFusedEmbed(t *testing.T) {
 	f := &fakeUSE{}
 	texts := []string{"pure english text", "纯中文的句子", "mixed 中英文 text", "!!", ""}
-	vecs, err := localFusePlain.embed(context.Background(), texts, 8, f.embed)
+	vecs, err := localFusePlain.embed(context.Background(), texts, 8, f.embed, hashVector)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,10 +93,10 @@ func TestLocalFusedEmbed(t *testing.T) {
 	wantErr := errors.New("model down")
 	if _, err := localFusePlain.embed(context.Background(), texts, 8, func(context.Context, []string) ([][]float32, error) {
 		return nil, wantErr
-	}); !errors.Is(err, wantErr) {
+	}, hashVector); !errors.Is(err, wantErr) {
 		t.Errorf("model error %v, want it passed through", err)
 	}
-	if _, err := localFusePlain.embed(context.Background(), texts[:1], 4, f.embed); err == nil {
+	if _, err := localFusePlain.embed(context.Background(), texts[:1], 4, f.embed, hashVector); err == nil {
 		t.Error("an 8-dim model vector for a 4-dim fuse was accepted")
 	}
 }

@@ -138,7 +138,15 @@ func (ix *Index) Scorer() *Scorer { return ix.scorer }
 // backing off after a failure), so callers can cache it and pass it back
 // as Query.Vector.
 func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	return ix.scorer.EmbedQuery(ctx, text)
+	return ix.scorer.embedQuery(ctx, text, ix.termWeight)
+}
+
+// termWeight is corpus.termWeight under the read lock: the embedder calls
+// it while building a query vector, outside any lock of the index.
+func (ix *Index) termWeight(word string) float64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.c.termWeight(word)
 }
 
 // Embedder is the live embedder, for callers that ask it about its

@@ -82,7 +82,11 @@ func RenderHits(hits []Hit, opt RenderOptions) string {
 		}
 		meta := []string{Defang(kind)}
 		if !d.When.IsZero() {
-			meta = append(meta, d.When.Format(dates.MinuteLayout))
+			layout := dates.MinuteLayout
+			if h, m, _ := d.When.Clock(); h == 0 && m == 0 {
+				layout = dates.Layout // a day (`created: 2026-11-20`), not a moment
+			}
+			meta = append(meta, d.When.Format(layout))
 		}
 		if h.Hybrid > 0 {
 			meta = append(meta, fmt.Sprintf("%.2f", h.Hybrid))

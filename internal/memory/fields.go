@@ -38,14 +38,20 @@ func (e *Entry) Tags() []string {
 	return SplitList(e.Meta.Value(KeyTags))
 }
 
-// When returns when an episode happened: its `- when:` line, else the day it
-// was created; zero for other kinds and when neither reads as a date.
+// When returns the entry's date: when an episode happened (its `- when:`
+// line), else the day the entry was created, for episodes, knowledge and
+// skills; zero for intentions (their day is `due`) and when nothing reads
+// as a date. Recall treats it as evidence for questions about a time
+// ("what did we decide last May?").
 func (e *Entry) When() time.Time {
-	if e.Kind != KindEpisode {
+	switch e.Kind {
+	case KindEpisode:
+		if t := dates.ParseTime(e.BodyField(fieldWhen)); !t.IsZero() {
+			return t
+		}
+	case KindKnowledge, KindSkill:
+	default:
 		return time.Time{}
-	}
-	if t := dates.ParseTime(e.BodyField(fieldWhen)); !t.IsZero() {
-		return t
 	}
 	if t, ok := e.Created(); ok {
 		return t

@@ -1,0 +1,580 @@
+package dates
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Span is a stretch of calendar days a text names: From is the first
+// day's midnight, To the midnight after the last day (half-open), both in
+// the reference time's location.
+type Span struct {
+	From, To time.Time
+	Text     string // the words that named it, as written
+}
+
+// Overlaps reports whether s and o share a moment.
+func (s Span) Overlaps(o Span) bool { return s.From.Before(o.To) && o.From.Before(s.To) }
+
+// Contains reports whether t lies in s.
+func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(s.To) }
+
+// Input bounds of FindSpans.
+const (
+	maxSpansPerText = 16 // a text naming more dates is a list, not a time reference
+	maxSpanText     = 4 << 10
+)
+
+// FindSpans returns the days text names, relative ones ("yesterday", "last
+// May", "two weeks ago", "上周", "去年五月", "三个月前") resolved against
+// ref, absolute ones (2024-03-10, "March 2024", "2023年5月") as written.
+// A zero ref resolves only absolute dates. A text's spans do not overlap
+// in wording: the longest form at a place wins. Bare weekday names and a
+// lone "may" are not dates: "may" is mostly the verb, and "on Friday" said
+// in a text needs its tense to be placed.
+func FindSpans(text string, ref time.Time) []Span {
+	if len(text) > maxSpanText {
+		text = text[:maxSpanText]
+	}
+	lower := strings.ToLower(text)
+	taken := make([]bool, len(lower)+1)
+	var out []Span
+	for _, r := range spanRules {
+		for _, loc := range r.re.FindAllStringSubmatchIndex(lower, -1) {
+			if len(out) >= maxSpansPerText {
+				return out
+			}
+			a, b := loc[0], loc[1]
+			if anyTaken(taken, a, b) {
+				continue
+			}
+			groups := make([]string, len(loc)/2)
+			for i := range groups {
+				if loc[2*i] >= 0 {
+					groups[i] = lower[loc[2*i]:loc[2*i+1]]
+				}
+			}
+			if r.ok != nil && !r.ok(text, a, b, groups) {
+				continue
+			}
+			if r.relative && ref.IsZero() {
+				continue
+			}
+			from, to, ok := r.span(groups, day(ref))
+			if !ok || !to.After(from) {
+				continue
+			}
+			for i := a; i < b; i++ {
+				taken[i] = true
+			}
+			out = append(out, Span{From: from, To: to, Text: text[a:b]})
+		}
+	}
+	return out
+}
+
+func anyTaken(taken []bool, a, b int) bool {
+	for i := a; i < b; i++ {
+		if taken[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// day is ref's midnight (zero stays zero).
+func day(ref time.Time) time.Time {
+	if ref.IsZero() {
+		return ref
+	}
+	y, m, d := ref.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, ref.Location())
+}
+
+type spanRule struct {
+	re       *regexp.Regexp
+	relative bool
+	ok       func(text string, a, b int, g []string) bool
+	span     func(g []string, today time.Time) (from, to time.Time, ok bool)
+}
+
+var monthNames = map[string]time.Month{
+	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+	"august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+	"oct": 10, "nov": 11, "dec": 12,
+}
+
+const monthAlt = `january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec`
+
+// cnNum reads 1–99 written as digits or Chinese numerals (两, 十二, 二十五).
+func cnNum(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, true
+	}
+	digits := map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
+	rs := []rune(s)
+	switch {
+	case len(rs) == 1 && rs[0] == '十':
+		return 10, true
+	case len(rs) == 1:
+		n, ok := digits[rs[0]]
+		return n, ok
+	case len(rs) == 2 && rs[0] == '十':
+		n, ok := digits[rs[1]]
+		return 10 + n, ok
+	case len(rs) == 2 && rs[1] == '十':
+		n, ok := digits[rs[0]]
+		return 10 * n, ok
+	case len(rs) == 3 && rs[1] == '十':
+		a, ok1 := digits[rs[0]]
+		b, ok2 := digits[rs[2]]
+		return 10*a + b, ok1 && ok2
+	}
+	return 0, false
+}
+
+// enNum reads a count written in English: digits, one–twelve, a, a couple of, a few.
+func enNum(s string) (int, bool) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, true
+	}
+	n, ok := map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2,
+		"a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4}[s]
+	return n, ok
+}
+
+func dayOf(y int, m time.Month, d int, loc *time.Location) (time.Time, time.Time, bool) {
+	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
+	if t.Day() != d || t.Month() != m {
+		return t, t, false
+	}
+	return t, t.AddDate(0, 0, 1), true
+}
+
+func monthOf(y int, m time.Month, loc *time.Location) (time.Time, time.Time) {
+	t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
+	return t, t.AddDate(0, 1, 0)
+}
+
+func yearOf(y int, loc *time.Location) (time.Time, time.Time) {
+	t := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	return t, t.AddDate(1, 0, 0)
+}
+
+// weekOf is the Monday-to-Sunday week holding t.
+func weekOf(t time.Time) (time.Time, time.Time) {
+	off := (int(t.Weekday()) + 6) % 7
+	from := t.AddDate(0, 0, -off)
+	return from, from.AddDate(0, 0, 7)
+}
+
+// lastWeekend is the most recent Saturday–Sunday that ended before today
+// (said on a Monday: the two days just gone).
+func lastWeekend(today time.Time) (time.Time, time.Time) {
+	back := (int(today.Weekday()) + 1) % 7 // days since the last Saturday
+	if back < 2 {                          // Saturday or Sunday: the one before
+		back += 7
+	}
+	sat := today.AddDate(0, 0, -back)
+	return sat, sat.AddDate(0, 0, 2)
+}
+
+// nearestMonth places a month named without a year: dir < 0 the last such
+// month before today's ("last May"), 0 the most recent one not after it
+// ("in May"), > 0 the next one after it.
+func nearestMonth(m time.Month, dir int, today time.Time) (time.Time, time.Time) {
+	y := today.Year()
+	switch {
+	case dir < 0 && m >= today.Month():
+		y--
+	case dir == 0 && m > today.Month():
+		y--
+	case dir > 0 && m <= today.Month():
+		y++
+	}
+	return monthOf(y, m, today.Location())
+}
+
+// monthPart narrows a month to the part a word names: early (days 1–10),
+// mid (11–20), late (21 to the end); any other word keeps the month.
+func monthPart(from, to time.Time, part string) (time.Time, time.Time) {
+	switch {
+	case part == "early" || strings.Contains(part, "start") || strings.Contains(part, "beginning"):
+		return from, from.AddDate(0, 0, 10)
+	case part == "mid" || strings.Contains(part, "middle"):
+		return from.AddDate(0, 0, 10), from.AddDate(0, 0, 20)
+	case part == "late" || strings.Contains(part, "end"):
+		return from.AddDate(0, 0, 20), to
+	}
+	return from, to
+}
+
+// ago is the span around n units before (sign −1) or after (+1) today.
+// People round, so it reaches either side of that day: "two weeks ago" is
+// 8–20 days back, "two months ago" 20 days either side, a year 4 months.
+func ago(n int, unit string, sign int, today time.Time) (time.Time, time.Time, bool) {
+	if n <= 0 || n > 100 {
+		return today, today, false
+	}
+	var mid time.Time
+	var slack int // days either side
+	switch unit {
+	case "day":
+		mid, slack = today.AddDate(0, 0, sign*n), max(1, n/4)
+	case "week":
+		mid, slack = today.AddDate(0, 0, sign*7*n), 2+2*n
+	case "month":
+		mid, slack = today.AddDate(0, sign*n, 0), 10+5*n
+	case "year":
+		mid, slack = today.AddDate(sign*n, 0, 0), 120
+	default:
+		return today, today, false
+	}
+	return mid.AddDate(0, 0, -slack), mid.AddDate(0, 0, slack+1), true
+}
+
+func unitOf(s string) string {
+	switch {
+	case strings.HasPrefix(s, "day"), s == "天", s == "日":
+		return "day"
+	case strings.HasPrefix(s, "week"), s == "周", s == "星期", s == "个星期", s == "礼拜", s == "个礼拜":
+		return "week"
+	case strings.HasPrefix(s, "month"), s == "个月", s == "月":
+		return "month"
+	case strings.HasPrefix(s, "year"), s == "年":
+		return "year"
+	}
+	return ""
+}
+
+// cnYear maps 去年/今年/明年/前年 to a year offset.
+func cnYear(s string) int {
+	return map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1, "": 0}[s]
+}
+
+// spanRules are tried longest forms first; a place another rule took is
+// not read again.
+var spanRules = []spanRule{
+	{ // ISO date, optionally "the week of"
+		re: regexp.MustCompile(`(the week of )?\b(\d{4})-(\d{1,2})-(\d{1,2})\b`),
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			y, _ := strconv.Atoi(g[2])
+			m, _ := strconv.Atoi(g[3])
+			d, _ := strconv.Atoi(g[4])
+			loc := time.UTC
+			if !today.IsZero() {
+				loc = today.Location()
+			}
+			from, to, ok := dayOf(y, time.Month(m), d, loc)
+			if ok && g[1] != "" {
+				from, to = weekOf(from)
+			}
+			return from, to, ok
+		},
+	},
+	{ // 2024年3月10日, 2024年3月, 2024年, 去年五月, 五月份, 三月十号
+		re: regexp.MustCompile(`(\d{4}年|去年|今年|明年|前年)?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})月份?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]|(初|上旬|中旬|下旬|底|末))?)?`),
+		ok: func(_ string, a, b int, g []string) bool { return b > a && (g[2] != "" || g[1] != "") },
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			loc := time.UTC
+			if !today.IsZero() {
+				loc = today.Location()
+			}
+			year, hasYear := 0, false
+			switch {
+			case strings.HasSuffix(g[1], "年") && len(g[1]) > 3 && g[1][0] >= '0' && g[1][0] <= '9':
+				year, _ = strconv.Atoi(strings.TrimSuffix(g[1], "年"))
+				hasYear = true
+			case g[1] != "":
+				if today.IsZero() {
+					return today, today, false
+				}
+				year, hasYear = today.Year()+cnYear(g[1]), true
+			}
+			if g[2] == "" {
+				if !hasYear {
+					return today, today, false
+				}
+				from, to := yearOf(year, loc)
+				return from, to, true
+			}
+			m, ok := cnNum(g[2])
+			if !ok || m < 1 || m > 12 {
+				return today, today, false
+			}
+			var from, to time.Time
+			if hasYear {
+				from, to = monthOf(year, time.Month(m), loc)
+			} else {
+				if today.IsZero() {
+					return today, today, false
+				}
+				from, to = nearestMonth(time.Month(m), 0, today)
+			}
+			if g[3] != "" {
+				d, ok := cnNum(g[3])
+				if !ok {
+					return today, today, false
+				}
+				return dayOf(from.Year(), from.Month(), d, loc)
+			}
+			from, to = monthPart(from, to, map[string]string{"初": "early", "上旬": "early", "中旬": "mid", "下旬": "late", "底": "late", "末": "late"}[g[4]])
+			return from, to, true
+		},
+	},
+	{ // N天前, 两周前, 三个月前, 半年前, 两天后
+		re:       regexp.MustCompile(`([0-9]{1,2}|[一二两三四五六七八九十半]{1,3})(天|日|周|个星期|星期|个礼拜|礼拜|个月|年)(前|以前|之前|后|以后|之后)`),
+		relative: true,
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			unit := unitOf(g[2])
+			n, ok := cnNum(g[1])
+			if g[1] == "半" {
+				switch unit {
+				case "year":
+					n, unit, ok = 6, "month", true
+				case "month":
+					n, unit, ok = 2, "week", true
+				}
+			}
+			if !ok {
+				return today, today, false
+			}
+			sign := -1
+			if strings.HasSuffix(g[3], "后") {
+				sign = 1
+			}
+			return ago(n, unit, sign, today)
+		},
+	},
+	{ // 昨天, 前天, 上周, 上周末, 上个月, 去年, …
+		re:       regexp.MustCompile(`大前天|前天|昨天|昨晚|今天|明天|后天|上上周|上周末|上个周末|这周末|上周|上个星期|上星期|上礼拜|这周|本周|下周|上个月|上月|这个月|本月|下个月|去年|前年|今年|明年`),
+		relative: true,
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			d := func(n int) (time.Time, time.Time, bool) {
+				t := today.AddDate(0, 0, n)
+				return t, t.AddDate(0, 0, 1), true
+			}
+			wk := func(n int) (time.Time, time.Time, bool) {
+				f, t := weekOf(today.AddDate(0, 0, 7*n))
+				return f, t, true
+			}
+			mo := func(n int) (time.Time, time.Time, bool) {
+				t := today.AddDate(0, 0, 1-today.Day()).AddDate(0, n, 0)
+				return t, t.AddDate(0, 1, 0), true
+			}
+			yr := func(n int) (time.Time, time.Time, bool) {
+				f, t := yearOf(today.Year()+n, today.Location())
+				return f, t, true
+			}
+			switch g[0] {
+			case "大前天":
+				return d(-3)
+			case "前天":
+				return d(-2)
+			case "昨天", "昨晚":
+				return d(-1)
+			case "今天":
+				return d(0)
+			case "明天":
+				return d(1)
+			case "后天":
+				return d(2)
+			case "上上周":
+				return wk(-2)
+			case "上周末", "上个周末":
+				f, t := lastWeekend(today)
+				return f, t, true
+			case "这周末":
+				f, _ := weekOf(today)
+				return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7), true
+			case "上周", "上个星期", "上星期", "上礼拜":
+				return wk(-1)
+			case "这周", "本周":
+				return wk(0)
+			case "下周":
+				return wk(1)
+			case "上个月", "上月":
+				return mo(-1)
+			case "这个月", "本月":
+				return mo(0)
+			case "下个月":
+				return mo(1)
+			case "前年":
+				return yr(-2)
+			case "去年":
+				return yr(-1)
+			case "今年":
+				return yr(0)
+			case "明年":
+				return yr(1)
+			}
+			return today, today, false
+		},
+	},
+	{ // March 3, March 3rd 2024, 3 March, the 3rd of March
+		re: regexp.MustCompile(`\b(?:(` + monthAlt + `)\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?|(\d{1,2})(?:st|nd|rd|th)? (?:of )?(` + monthAlt + `)(?:,? (\d{4}))?)\b`),
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			mn, ds, ys := g[1], g[2], g[3]
+			if mn == "" {
+				mn, ds, ys = g[5], g[4], g[6]
+			}
+			m := monthNames[mn]
+			d, _ := strconv.Atoi(ds)
+			loc := time.UTC
+			if !today.IsZero() {
+				loc = today.Location()
+			}
+			if ys != "" {
+				y, _ := strconv.Atoi(ys)
+				return dayOf(y, m, d, loc)
+			}
+			if today.IsZero() {
+				return today, today, false
+			}
+			from, _ := nearestMonth(m, 0, today)
+			return dayOf(from.Year(), m, d, loc)
+		},
+	},
+	{ // (in|last|this|next|early|late) May (2024)
+		re: regexp.MustCompile(`\b(?:(in|during|of|since|until|by|last|this|next)\s+)?(?:(early|mid|late|the start of|the beginning of|the middle of|the end of|start of|end of)[\s-]+)?(` + monthAlt + `)\b(?:,?\s+(\d{4})\b)?`),
+		ok: func(text string, a, b int, g []string) bool {
+			if g[3] == "may" || len(g[3]) <= 4 && g[3] != "june" && g[3] != "july" {
+				// an abbreviation or "may": only with a preposition or a year,
+				// and "may" only capitalised
+				if g[1] == "" && g[2] == "" && g[4] == "" {
+					return false
+				}
+				if g[3] == "may" && !strings.Contains(text[a:b], "May") {
+					return false
+				}
+			}
+			return true
+		},
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			m := monthNames[g[3]]
+			loc := time.UTC
+			if !today.IsZero() {
+				loc = today.Location()
+			}
+			if g[4] != "" {
+				y, _ := strconv.Atoi(g[4])
+				f, t := monthOf(y, m, loc)
+				from, to := monthPart(f, t, g[2])
+				return from, to, true
+			}
+			if today.IsZero() {
+				return today, today, false
+			}
+			dir := 0
+			switch g[1] {
+			case "last":
+				dir = -1
+			case "next":
+				dir = 1
+			case "this":
+				if m > today.Month() {
+					dir = 1
+				}
+			}
+			f, t := nearestMonth(m, dir, today)
+			from, to := monthPart(f, t, g[2])
+			return from, to, true
+		},
+	},
+	{ // in 2023, 2024 (a year on its own)
+		re: regexp.MustCompile(`\b((?:19|20)\d{2})\b`),
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			y, _ := strconv.Atoi(g[1])
+			loc := time.UTC
+			if !today.IsZero() {
+				loc = today.Location()
+			}
+			from, to := yearOf(y, loc)
+			return from, to, true
+		},
+	},
+	{ // two weeks ago, a few days ago, 3 months ago, in two weeks
+		re:       regexp.MustCompile(`\b(?:(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple(?: of)?|a few|several) (days?|weeks?|months?|years?) (ago|back|before|earlier|later)|in (\d{1,2}|an?|one|two|three|four|five|six|a couple of|a few) (days?|weeks?|months?|years?))\b`),
+		relative: true,
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			if g[1] != "" {
+				n, ok := enNum(g[1])
+				if !ok {
+					return today, today, false
+				}
+				sign := -1
+				if g[3] == "later" {
+					sign = 1
+				}
+				return ago(n, unitOf(g[2]), sign, today)
+			}
+			n, ok := enNum(g[4])
+			if !ok {
+				return today, today, false
+			}
+			return ago(n, unitOf(g[5]), 1, today)
+		},
+	},
+	{ // yesterday, last night, last weekend, last week, this month, last year, …
+		re:       regexp.MustCompile(`\b(the day before yesterday|yesterday|last night|tonight|today|tomorrow|(?:last|this|next|the other) (?:weekend|week|month|year)|the weekend)\b`),
+		relative: true,
+		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+			d := func(n int) (time.Time, time.Time, bool) {
+				t := today.AddDate(0, 0, n)
+				return t, t.AddDate(0, 0, 1), true
+			}
+			switch g[1] {
+			case "the day before yesterday":
+				return d(-2)
+			case "yesterday", "last night":
+				return d(-1)
+			case "today", "tonight":
+				return d(0)
+			case "tomorrow":
+				return d(1)
+			case "last weekend", "the weekend":
+				f, t := lastWeekend(today)
+				return f, t, true
+			case "this weekend":
+				f, _ := weekOf(today)
+				return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7), true
+			case "next weekend":
+				f, _ := weekOf(today.AddDate(0, 0, 7))
+				return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7), true
+			case "last week", "the other week":
+				f, t := weekOf(today.AddDate(0, 0, -7))
+				return f, t, true
+			case "this week":
+				f, t := weekOf(today)
+				return f, t, true
+			case "next week":
+				f, t := weekOf(today.AddDate(0, 0, 7))
+				return f, t, true
+			case "last month", "the other month":
+				t := today.AddDate(0, 0, 1-today.Day()).AddDate(0, -1, 0)
+				return t, t.AddDate(0, 1, 0), true
+			case "this month":
+				t := today.AddDate(0, 0, 1-today.Day())
+				return t, t.AddDate(0, 1, 0), true
+			case "next month":
+				t := today.AddDate(0, 0, 1-today.Day()).AddDate(0, 1, 0)
+				return t, t.AddDate(0, 1, 0), true
+			case "last year", "the other year":
+				f, t := yearOf(today.Year()-1, today.Location())
+				return f, t, true
+			case "this year":
+				f, t := yearOf(today.Year(), today.Location())
+				return f, t, true
+			case "next year":
+				f, t := yearOf(today.Year()+1, today.Location())
+				return f, t, true
+			}
+			return today, today, false
+		},
+	},
+}
