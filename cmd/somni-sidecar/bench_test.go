@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -303,4 +304,68 @@ func benchQueries(n int) []string {
 		queries[i] = vocab[rng.Intn(len(vocab))] + " " + vocab[rng.Intn(len(vocab))]
 	}
 	return queries
+}
+
+// BenchmarkRSS10k reports the sidecar's resident memory with 10,000
+// knowledge files indexed and a few recalls answered, per embedder (local
+// only when the model is installed): rss-MB now, peak-MB its high-water
+// mark. The Python sidecar held about 51 MB with keyword-only recall.
+func BenchmarkRSS10k(b *testing.B) {
+	const n = 10000
+	embedders := []string{"off", "hash"}
+	if _, err := os.Stat(filepath.Join("..", "..", "models", "use-lite", "model.onnx")); err == nil {
+		embedders = append(embedders, "local")
+	}
+	for _, emb := range embedders {
+		b.Run("embed="+emb, func(b *testing.B) {
+			dir := recallCorpus(b, n)
+			args := []string{"--data-dir", dir, "--embed", emb, "--log-level", "error"}
+			if emb == "local" {
+				args = append(args, "--embed-model-dir", filepath.Join("..", "..", "models", "use-lite"))
+			}
+			side, _ := spawnLine(b, binPath, args...)
+			defer side.stop()
+			// index.sync answers once the index is complete, vectors included
+			if reply := side.roundTrip(b, `{"jsonrpc":"2.0","id":1,"method":"index.sync","params":{"reason":"bench"}}`); !strings.Contains(reply, `"ok":true`) {
+				b.Fatalf("index.sync: %s", reply)
+			}
+			deadline := time.Now().Add(5 * time.Minute)
+			for !strings.Contains(side.roundTrip(b, `{"jsonrpc":"2.0","id":2,"method":"tools.call","params":{"name":"recall_memories","args":{"query":"zzsentinel","limit":1}}}`), fmt.Sprintf("entry-%05d", n-1)) {
+				if time.Now().After(deadline) {
+					b.Fatal("index never caught up")
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			queries := benchQueries(64)
+			for i := 0; b.Loop(); i++ {
+				side.roundTrip(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools.call","params":{"name":"recall_memories","args":{"query":%q,"limit":5}}}`, i+3, queries[i%len(queries)]))
+			}
+			rss, peak := procMemMB(b, side.cmd.Process.Pid)
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(rss, "rss-MB")
+			b.ReportMetric(peak, "peak-MB")
+		})
+	}
+}
+
+// procMemMB reads a process's VmRSS and VmHWM (Linux; skips elsewhere).
+func procMemMB(b *testing.B, pid int) (rss, peak float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Skipf("no /proc: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb / 1024
+		case "VmHWM:":
+			peak = kb / 1024
+		}
+	}
+	return rss, peak
 }
