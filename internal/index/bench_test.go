@@ -58,9 +58,7 @@ func benchIndexOf(b *testing.B, docs []Doc, emb embed.Embedder) (*Index, *MemSou
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := ix.Sync(context.Background()); err != nil {
-		b.Fatal(err)
-	}
+	syncEmbedded(b, ix)
 	b.Cleanup(func() { ix.Close() })
 	return ix, src
 }
@@ -153,7 +151,7 @@ func BenchmarkSync(b *testing.B) {
 				b.Fatal(err)
 			}
 			st, err := ix.Sync(context.Background())
-			if err != nil || st.Loaded != 0 || st.Embedded != 0 {
+			if err != nil || st.Loaded != 0 || st.Queued != 0 {
 				b.Fatalf("warm reopen did work: %+v %v", st, err)
 			}
 			ix.Close()
@@ -172,7 +170,7 @@ func BenchmarkSync(b *testing.B) {
 				b.Fatal(err)
 			}
 			durs = append(durs, time.Since(t0))
-			if st.Embedded != 1 || st.Loaded != 1 {
+			if st.Queued != 1 || st.Loaded != 1 {
 				b.Fatalf("incremental sync did %+v", st)
 			}
 		}

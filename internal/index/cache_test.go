@@ -125,8 +125,8 @@ func TestCacheFileStates(t *testing.T) {
 			}
 			// a second sync is incremental against what the first wrote
 			st, err := ix.Sync(ctx)
-			if err != nil || st.Loaded != 0 || st.Embedded != 0 {
-				t.Errorf("second sync loaded %d embedded %d err %v", st.Loaded, st.Embedded, err)
+			if err != nil || st.Loaded != 0 || st.Queued != 0 {
+				t.Errorf("second sync loaded %d queued %d err %v", st.Loaded, st.Queued, err)
 			}
 			if err := ix.Close(); err != nil {
 				t.Errorf("Close: %v", err)

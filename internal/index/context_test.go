@@ -90,9 +90,7 @@ func TestReplyOutranksItsQuestion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		syncEmbedded(t, ix)
 		tests := []struct{ q, want string }{
 			{"what to cook tonight", "s3#1"}, // unanswered: the question is all there is
 		}

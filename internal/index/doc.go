@@ -9,6 +9,10 @@
 // Map:
 //   - index.go     Open, Sync, Search, Status: the index over a Source.
 //   - sync.go      incremental sync (watched paths, safety scan, deferred writes).
+//   - embedq.go    the background embedder: syncs publish entries without
+//     vectors and queue them; one goroutine embeds, stores and publishes
+//     them per batch; WaitEmbedded waits for it. Searches never wait for
+//     it: entries not embedded yet score by keyword meanwhile.
 //   - store.go     the SQLite file: entries, vectors, links, state.
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.

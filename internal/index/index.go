@@ -22,24 +22,41 @@ const embedBackoff = 30 * time.Second
 
 // Index is the recall index: an in-memory corpus serving searches, backed
 // by a SQLite cache that makes restarts cheap (no re-embedding). Search and
-// Sync are safe to call concurrently; one Sync runs at a time.
+// Sync are safe to call concurrently; one Sync runs at a time, and one
+// background embedder per Index computes the vectors syncs leave out.
+//
+// Lock order: syncMu → pubMu → mu → eq.mu. Entries are immutable once
+// published: a change (a vector arriving, a new mtime) swaps in a copy,
+// so a pointer read under mu stays safe to read after it is released.
 type Index struct {
 	opts   Options
 	log    *slog.Logger
 	now    func() time.Time
 	scorer *Scorer
 	embID  string
+	off    bool // the embedder produces no vectors: nothing is queued
 
 	mu       sync.RWMutex // guards c, lastSync
 	c        *corpus
 	lastSync time.Time
 
-	syncMu     sync.Mutex // serialises syncs; guards st, failed, ignored, backoff
+	// pubMu orders writing rows or vectors with publishing them, so the
+	// SQLite file and the corpus agree on which vector an entry has; it
+	// also guards the st pointer against reopenIfGone. Holders: a sync
+	// while it writes and publishes, the embedder per batch.
+	pubMu sync.Mutex
+
+	// the background embedder (embedq.go)
+	eq        embedQueue
+	embCtx    context.Context
+	embCancel context.CancelFunc
+	embDone   chan struct{}
+
+	syncMu     sync.Mutex // serialises syncs; guards failed, ignored, deferred
 	st         *store
 	failed     map[string]FileRef
 	ignored    map[string]struct{} // existing files a full scan did not report (see noteIgnored)
 	deferred   map[string]*entry   // score/mtime-only rows not yet written (see applyLocked)
-	backoff    time.Time
 	synced     bool
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
@@ -80,7 +97,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, c: newCorpus(),
 		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
-		failed: map[string]FileRef{}}
+		off: embed.IsOff(opts.Embedder), failed: map[string]FileRef{}}
 	ix.scorer.log, ix.scorer.now = opts.Logger, opts.Now
 	st, entries, _, err := openStore(ctx, opts.Path, ix.log)
 	if err != nil {
@@ -104,6 +121,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			ix.w = w
 		}
 	}
+	// Entries loaded without a current vector are queued by the first
+	// full sync (plan.stale), once it knows which of them still exist.
+	ix.startEmbedder()
 	return ix, nil
 }
 
@@ -122,6 +142,10 @@ func (ix *Index) Close() error {
 	if ix.w != nil {
 		ix.w.close()
 	}
+	// Rows are written before they are published, so what is still
+	// queued is in the file without its vector; the next Open's first
+	// sync queues it again.
+	ix.stopEmbedder()
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	ix.flushDeferred()
@@ -153,21 +177,31 @@ func (ix *Index) termWeight(word string) float64 {
 // capabilities (assoc asks whether it is too noisy for hints).
 func (ix *Index) Embedder() embed.Embedder { return ix.opts.Embedder }
 
-// Status reports the live embedder and whether the semantic layer is
-// ready: a sync has completed and every entry carries a current vector.
+// Status reports the live embedder, how far embedding has got and whether
+// queries rank by vectors. It costs one pass over the corpus under the
+// read lock (about 20 µs at 10k entries).
 func (ix *Index) Status() Status {
+	pending, backingOff := ix.embedState()
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	st := Status{Embedder: ix.embID, Entries: ix.c.live, LastSync: ix.lastSync, Syncing: ix.syncing.Load()}
-	if embed.IsOff(ix.opts.Embedder) || ix.lastSync.IsZero() {
-		return st
-	}
-	for _, e := range ix.c.slots {
-		if e != nil && (e.vec == nil || e.embedder != ix.embID) {
-			return st
+	st := Status{Embedder: ix.embID, Entries: ix.c.live, LastSync: ix.lastSync, Syncing: ix.syncing.Load(),
+		Pending: pending, BackingOff: backingOff}
+	if !ix.off {
+		for _, e := range ix.c.slots {
+			if e != nil && e.vec != nil && e.embedder == ix.embID {
+				st.Embedded++
+			}
 		}
 	}
-	st.SemanticReady = true
+	ix.mu.RUnlock()
+	if ix.off {
+		return st
+	}
+	st.SemanticReady = !st.LastSync.IsZero() && st.Embedded == st.Entries
+	// A query ranks by cosine when it gets a vector (the scorer embeds it
+	// unless it is backing off after a failure, its own or the
+	// embedder's) and some entry has one to compare with; the rest score
+	// by keyword meanwhile.
+	st.Vectors = st.Embedded > 0 && !st.BackingOff && !ix.scorer.down()
 	return st
 }
 
@@ -223,6 +257,8 @@ func (ix *Index) reopenIfGone(ctx context.Context, stats *SyncStats) (bool, erro
 		return false, nil
 	}
 	ix.log.Info("index file deleted or replaced; rebuilding", "path", ix.opts.Path)
+	ix.pubMu.Lock() // the embedder writes vectors through ix.st
+	defer ix.pubMu.Unlock()
 	ix.st.close()
 	st, _, _, err := openStore(ctx, ix.opts.Path, ix.log)
 	if err != nil {
@@ -260,7 +296,7 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 	stats.Scanned = len(refs)
 
 	// compare the scan with what is indexed (read lock only)
-	plan := syncPlan{persistAll: persistAll, retryEmbed: ix.now().After(ix.backoff)}
+	plan := syncPlan{persistAll: persistAll}
 	seen := make(map[string]bool, len(refs))
 	ix.mu.RLock()
 	for _, r := range refs {
@@ -268,8 +304,8 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 		force := hasKey(named, r.Path)
 		e := ix.c.get(r.Path)
 		if e != nil && sameRef(e.ref, r) && !force {
-			if e.embedder != ix.embID && plan.retryEmbed {
-				plan.stale = append(plan.stale, e)
+			if !ix.off && !ix.current(e) {
+				plan.stale = append(plan.stale, e.doc.Path)
 			}
 			continue
 		}
@@ -281,13 +317,6 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 	for p := range ix.c.bySlot {
 		if !seen[p] {
 			plan.removed = append(plan.removed, p)
-		}
-	}
-	if persistAll {
-		for _, e := range ix.c.slots {
-			if e != nil {
-				plan.all = append(plan.all, e)
-			}
 		}
 	}
 	ix.mu.RUnlock()
@@ -313,37 +342,49 @@ func hasKey(m map[string]bool, k string) bool {
 type syncPlan struct {
 	changed    []FileRef // files to load
 	removed    []string  // indexed paths that left the Source
-	stale      []*entry  // unchanged entries lacking a vector from the live embedder
-	all        []*entry  // persistAll: every entry, to refill a rebuilt database
-	persistAll bool
-	retryEmbed bool // the embedder is not backing off after a failure
-	deferLight bool // postpone score/mtime-only row updates (path syncs)
+	stale      []string  // unchanged entries lacking a vector from the live embedder: queue them
+	persistAll bool      // a rebuilt database: write every entry
+	deferLight bool      // postpone score/mtime-only row updates (path syncs)
 }
 
-// applyLocked loads the changed files, embeds what needs it, persists the
-// result and publishes it to searches. Callers hold syncMu.
+// applyLocked loads the changed files, persists the result, publishes it
+// to searches and queues what needs a vector for the background embedder:
+// it never waits for an embedding. Callers hold syncMu.
 func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStats) error {
 	removed := plan.removed
-	// vectors of entries leaving the index, so a moved or renamed file
-	// keeps its vector instead of being embedded again
+	// What this sync compares against. Only syncs (holding syncMu) change
+	// which docs are indexed, but the embedder swaps in entries with
+	// vectors, so lookups take the read lock; the pointers stay valid.
+	// leaving: vectors of entries leaving the index, so a moved or renamed
+	// file keeps its vector instead of being embedded again.
 	leaving := map[string]*entry{}
+	olds := make(map[string]*entry, len(plan.changed))
+	ix.mu.RLock()
 	for _, p := range removed {
-		if e := ix.c.get(p); e != nil && e.vec != nil && e.embedder == ix.embID {
+		if e := ix.c.get(p); e != nil && e.vec != nil && ix.current(e) {
 			leaving[e.embedHash] = e
 		}
 	}
+	for _, r := range plan.changed {
+		if e := ix.c.get(r.Path); e != nil {
+			olds[r.Path] = e
+		}
+	}
+	ix.mu.RUnlock()
+
 	// 1. load changed files; decide what each change costs
-	var upserts, touched, rescored, toEmbed []*entry
+	var upserts, touched, rescored []*entry
 	for _, r := range plan.changed {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("index: sync: %w", err)
 		}
 		doc, err := ix.opts.Source.Load(ctx, r)
+		old := olds[r.Path]
 		if err != nil {
 			ix.log.Warn("index: cannot load file; skipped until it changes", "path", r.Path, "err", err)
 			ix.failed[r.Path] = r
 			stats.Failed++
-			if ix.c.get(r.Path) != nil { // safe: only syncs mutate c, and we hold syncMu
+			if old != nil {
 				removed = append(removed, r.Path)
 			}
 			continue
@@ -355,7 +396,6 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			doc.Kind = r.Kind
 		}
 		docHash := hashDoc(doc)
-		old := ix.c.get(r.Path)
 		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
 			t := *old
 			t.ref = r
@@ -363,10 +403,10 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			continue
 		}
 		embedHash := hashText(EmbedText(doc))
-		reuseVec := old != nil && old.embedHash == embedHash && old.embedder == ix.embID
-		if reuseVec && scoreOnly(old, doc) {
+		if old != nil && old.embedHash == embedHash && scoreOnly(old, doc) {
 			// reinforcement and decay rewrite only the score: keep the
-			// entry's lexical view, vector and links, swap the number
+			// entry's lexical view, vector (or its place in the queue)
+			// and links, swap the number
 			t := *old
 			t.doc.Score, t.ref, t.docHash = doc.Score, r, docHash
 			rescored = append(rescored, &t)
@@ -374,42 +414,33 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		}
 		ne := newEntry(doc)
 		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
-		if reuseVec {
+		switch m := leaving[embedHash]; {
+		case old != nil && old.embedHash == embedHash && ix.current(old):
 			ne.vec, ne.embedder = old.vec, old.embedder
-			upserts = append(upserts, ne)
-			continue
-		}
-		if m := leaving[embedHash]; m != nil && old == nil {
+		case m != nil && old == nil:
 			ne.vec, ne.embedder = m.vec, m.embedder
-			upserts = append(upserts, ne)
-			continue
+		case ix.off:
+			ne.embedder = ix.embID // nothing to compute: current as it is
 		}
-		toEmbed = append(toEmbed, ne)
-	}
-	for _, e := range plan.stale {
-		ne := *e
-		toEmbed = append(toEmbed, &ne)
+		upserts = append(upserts, ne)
 	}
 
-	// 2. embed in batches; a failure keeps entries keyword-only and backs off
-	if len(toEmbed) > 0 {
-		if plan.retryEmbed {
-			n, err := ix.embed(ctx, toEmbed)
-			stats.Embedded = n
-			if err != nil {
-				if ctx.Err() != nil {
-					return fmt.Errorf("index: sync: %w", ctx.Err())
-				}
-				ix.backoff = ix.now().Add(embedBackoff)
-				ix.scorer.markDown()
-				ix.log.Warn("embedding failed; entries stay keyword-only, retrying later",
-					"embedder", ix.embID, "err", err, "retry_in", embedBackoff)
-			}
+	// 2. persist, then publish to searches, under pubMu so no vector the
+	// embedder computes meanwhile is lost between the file and the corpus
+	ix.pubMu.Lock()
+	defer ix.pubMu.Unlock()
+	// vectors the embedder published since the snapshot above; c only
+	// changes under pubMu, so it is read here without mu
+	takeVec := func(e *entry) {
+		if cur := ix.c.get(e.doc.Path); e.vec == nil && cur != nil && cur.embedHash == e.embedHash && ix.current(cur) {
+			e.vec, e.embedder = cur.vec, cur.embedder
 		}
-		upserts = append(upserts, toEmbed...)
 	}
-
-	// 3. persist, then publish to searches
+	for _, es := range [][]*entry{upserts, rescored, touched} {
+		for _, e := range es {
+			takeVec(e)
+		}
+	}
 	for _, p := range removed {
 		delete(ix.deferred, p)
 	}
@@ -417,7 +448,9 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		delete(ix.deferred, e.doc.Path)
 	}
 	write, moved := upserts, touched
-	light := append(rescored, touched...) // same text: score, mtime and size rows only
+	// same text: score, mtime and size rows only; a fresh slice, since
+	// light is refilled below while rescored is still to be published
+	light := append(append([]*entry(nil), rescored...), touched...)
 	switch {
 	case plan.persistAll: // a new database file: write everything
 		write = append(write, rescored...)
@@ -425,8 +458,8 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		for _, e := range write {
 			inBatch[e.doc.Path] = true
 		}
-		for _, e := range plan.all {
-			if !inBatch[e.doc.Path] {
+		for _, e := range ix.c.slots {
+			if e != nil && !inBatch[e.doc.Path] {
 				write = append(write, e)
 			}
 		}
@@ -475,20 +508,28 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 	for _, e := range upserts {
 		ix.c.put(e)
 	}
-	for _, t := range touched {
-		if e := ix.c.get(t.doc.Path); e != nil {
-			e.ref = t.ref
-		}
-	}
-	for _, t := range rescored {
-		if s, ok := ix.c.bySlot[t.doc.Path]; ok {
-			ix.c.slots[s] = t // same terms, links and vector: postings stay valid
+	// same terms, links and vector: postings stay valid, only the slot's
+	// pointer changes (a copy, since searches may hold the old one)
+	for _, es := range [][]*entry{touched, rescored} {
+		for _, t := range es {
+			if s, ok := ix.c.bySlot[t.doc.Path]; ok {
+				ix.c.slots[s] = t
+			}
 		}
 	}
 	ix.lastSync = ix.now()
 	ix.mu.Unlock()
+
+	// 3. the embedder takes what lacks a vector
+	paths := append([]string(nil), removed...)
+	paths = append(paths, plan.stale...)
+	for _, es := range [][]*entry{upserts, touched, rescored} {
+		for _, e := range es {
+			paths = append(paths, e.doc.Path)
+		}
+	}
+	stats.Queued = ix.enqueueLocked(paths)
 	ix.counters.loaded.Add(int64(stats.Loaded))
-	ix.counters.embedded.Add(int64(stats.Embedded))
 	ix.counters.removed.Add(int64(stats.Removed))
 	if !ix.synced {
 		ix.synced = true
@@ -501,38 +542,11 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 
 // logSync records a sync that did something at debug level.
 func (ix *Index) logSync(stats SyncStats, how string) {
-	if stats.Loaded+stats.Removed+stats.Embedded+stats.Failed > 0 || stats.Rebuilt {
+	if stats.Loaded+stats.Removed+stats.Queued+stats.Failed > 0 || stats.Rebuilt {
 		ix.log.Debug("index synced", "how", how, "scanned", stats.Scanned, "loaded", stats.Loaded,
-			"embedded", stats.Embedded, "removed", stats.Removed, "failed", stats.Failed,
+			"queued", stats.Queued, "removed", stats.Removed, "failed", stats.Failed,
 			"rebuilt", stats.Rebuilt, "took", stats.Duration)
 	}
-}
-
-// embedBatch is how many texts one Embed call gets during sync.
-const embedBatch = 256
-
-// embed computes vectors for es in batches, stopping at the first error.
-func (ix *Index) embed(ctx context.Context, es []*entry) (int, error) {
-	done := 0
-	for startIdx := 0; startIdx < len(es); startIdx += embedBatch {
-		batch := es[startIdx:min(startIdx+embedBatch, len(es))]
-		texts := make([]string, len(batch))
-		for i, e := range batch {
-			texts[i] = EmbedText(e.doc)
-		}
-		vecs, err := ix.opts.Embedder.Embed(ctx, texts)
-		if err == nil {
-			err = checkVectors(vecs, len(batch))
-		}
-		if err != nil {
-			return done, fmt.Errorf("embedder %s: %w", ix.embID, err)
-		}
-		for i, e := range batch {
-			e.vec, e.embedder = vecs[i], ix.embID
-		}
-		done += len(batch)
-	}
-	return done, nil
 }
 
 // sameRef compares the cheap scan facts of two refs.

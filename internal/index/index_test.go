@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -47,10 +48,23 @@ func openDir(t *testing.T, root string, emb embed.Embedder) (*Index, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ix.Close() })
-	if _, err := ix.Sync(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	syncEmbedded(t, ix)
 	return ix, dbPath
+}
+
+// syncEmbedded syncs ix and waits for the background embedder, as the
+// tests written against a synchronous sync expect; an embedder that
+// fails (some tests use one) leaves its entries keyword-only.
+func syncEmbedded(tb testing.TB, ix *Index) SyncStats {
+	tb.Helper()
+	st, err := ix.Sync(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := ix.WaitEmbedded(context.Background()); err != nil && !errors.Is(err, ErrEmbedBackoff) {
+		tb.Fatal(err)
+	}
+	return st
 }
 
 func names(hits []Hit) []string {
@@ -303,10 +317,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 	for _, st := range steps {
 		before := emb.texts.Load()
 		st.change()
-		stats, err := ix.Sync(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		stats := syncEmbedded(t, ix)
 		if got := emb.texts.Load() - before; got != st.wantEmbeds || stats.Loaded != st.wantLoaded {
 			t.Errorf("%s: embedded %d loaded %d, want %d and %d", st.name, got, stats.Loaded, st.wantEmbeds, st.wantLoaded)
 		}
@@ -331,9 +342,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix2.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
+		syncEmbedded(t, ix2)
 		if got := emb2.texts.Load(); got != tc.want {
 			t.Errorf("reopen with id %q embedded %d, want %d", tc.id, got, tc.want)
 		}
@@ -373,8 +382,8 @@ func TestIndexFileDeletedIsRebuilt(t *testing.T) {
 		t.Fatalf("rebuilt file holds %d entries, want 7", got)
 	}
 	st, _ := ix2.Sync(ctx)
-	if st.Loaded != 0 || st.Embedded != 0 {
-		t.Errorf("rebuilt file was incomplete: loaded %d embedded %d", st.Loaded, st.Embedded)
+	if st.Loaded != 0 || st.Queued != 0 {
+		t.Errorf("rebuilt file was incomplete: loaded %d queued %d", st.Loaded, st.Queued)
 	}
 	// garbage in place of the file: replaced, not fatal
 	ix2.Close()
@@ -565,8 +574,9 @@ func (f *flakyEmbedder) Calibration() embed.Calibration { return embed.Calibrati
 
 func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
+	var clockNS atomic.Int64 // the background embedder reads the clock too
+	clockNS.Store(time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC).UnixNano())
+	clock := func() time.Time { return time.Unix(0, clockNS.Load()) }
 	emb := &flakyEmbedder{Embedder: embed.Hash()}
 	emb.down.Store(true)
 	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
@@ -587,10 +597,18 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 		{"backoff over: re-embedded", embedBackoff, false, true},
 	}
 	for _, st := range steps {
-		now = now.Add(st.advance)
+		clockNS.Add(int64(st.advance))
 		emb.down.Store(st.down)
 		if _, err := ix.Sync(ctx); err != nil {
 			t.Fatalf("%s: sync must not fail on embedder outage: %v", st.name, err)
+		}
+		// waiting for the embedder ends at once while it backs off
+		err := ix.WaitEmbedded(ctx)
+		if st.wantReady != (err == nil) || (err != nil && !errors.Is(err, ErrEmbedBackoff)) {
+			t.Errorf("%s: WaitEmbedded = %v", st.name, err)
+		}
+		if got := ix.Status(); got.BackingOff == st.wantReady || got.Vectors != st.wantReady {
+			t.Errorf("%s: status backing off %v, vectors %v", st.name, got.BackingOff, got.Vectors)
 		}
 		hits, err := ix.Search(ctx, Query{Text: "redis eviction"})
 		if err != nil || len(hits) != 1 {
@@ -599,52 +617,6 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 		if got := ix.Status().SemanticReady; got != st.wantReady {
 			t.Errorf("%s: semantic ready = %v, want %v", st.name, got, st.wantReady)
 		}
-	}
-}
-
-// gateEmbedder blocks every Embed call until released.
-type gateEmbedder struct {
-	embed.Embedder
-	entered chan struct{}
-	release chan struct{}
-}
-
-func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) > 1 { // sync batches block; single query embeds pass
-		g.entered <- struct{}{}
-		<-g.release
-	}
-	return g.Embedder.Embed(ctx, texts)
-}
-
-func TestSearchDoesNotWaitForSlowSync(t *testing.T) {
-	ctx := context.Background()
-	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
-	emb := &gateEmbedder{Embedder: embed.Hash(), entered: make(chan struct{}), release: make(chan struct{})}
-	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	// first sync of two docs: the embed blocks mid-sync
-	src.Put(Doc{Path: "b", Kind: KindKnowledge, Name: "kafka-lag", Description: "consumer lag"})
-	done := make(chan error)
-	go func() { _, err := ix.Sync(ctx); done <- err }()
-	<-emb.entered
-	// a search meanwhile returns at once (nothing indexed yet) instead of waiting
-	hits, err := ix.Search(ctx, Query{Text: "redis eviction"})
-	if err != nil || len(hits) != 0 {
-		t.Fatalf("search during first sync: %v %v", hits, err)
-	}
-	if !ix.Status().Syncing {
-		t.Error("status does not report the running sync")
-	}
-	close(emb.release)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if hits, _ := ix.Search(ctx, Query{Text: "redis eviction"}); len(hits) != 1 {
-		t.Fatalf("after sync: %q", names(hits))
 	}
 }
 
@@ -661,7 +633,7 @@ func TestStatusReportsSemanticLayer(t *testing.T) {
 		if ix.Status().SemanticReady {
 			t.Errorf("%s ready before first sync", tc.emb.ID())
 		}
-		ix.Sync(context.Background())
+		syncEmbedded(t, ix)
 		if st := ix.Status(); st.SemanticReady != tc.want || st.Embedder != tc.emb.ID() || st.Entries != 1 {
 			t.Errorf("status %+v", st)
 		}

@@ -62,7 +62,10 @@ func (f faultyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	if f.fail {
 		return nil, errors.New("embedding server down")
 	}
-	out, _ := embed.Hash().Embed(ctx, texts)
+	out, err := embed.Hash().Embed(ctx, texts)
+	if err != nil { // cancelled: the background embedder is stopping
+		return nil, err
+	}
 	for i, t := range texts {
 		if strings.Contains(t, "poison") {
 			for j := range out[i] {

@@ -404,3 +404,29 @@ func decodeVec(b []byte) []float32 {
 	}
 	return v
 }
+
+// writeVectors stores the background embedder's vectors in one
+// transaction. A row is updated only while it still holds the text the
+// vector was computed from (embed_hash): a sync that rewrote it meanwhile
+// queued its new text, and its row must not get the old vector.
+func (s *store) writeVectors(ctx context.Context, es []*entry) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: begin: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `UPDATE entries SET embedder=?, embedding=? WHERE path=? AND embed_hash=?`)
+	if err != nil {
+		return fmt.Errorf("index: prepare vector update: %w", err)
+	}
+	defer st.Close()
+	for _, e := range es {
+		if _, err := st.ExecContext(ctx, e.embedder, encodeVec(e.vec), e.doc.Path, e.embedHash); err != nil {
+			return fmt.Errorf("index: vector %s: %w", e.doc.Path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: commit vectors: %w", err)
+	}
+	return nil
+}

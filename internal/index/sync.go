@@ -31,7 +31,7 @@ type SyncCounters struct {
 	FullScans int64 // syncs that scanned the whole Source
 	PathSyncs int64 // syncs limited to paths a watcher or SyncPaths named
 	Loaded    int64 // files read and parsed
-	Embedded  int64 // entries whose vectors were computed
+	Embedded  int64 // entries that got a vector from the background embedder
 	Removed   int64 // entries that left the index
 }
 
@@ -319,7 +319,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 	}
 	ix.counters.pathSyncs.Add(1)
 	stats.Scanned = len(found)
-	plan := syncPlan{retryEmbed: ix.now().After(ix.backoff), deferLight: true}
+	plan := syncPlan{deferLight: true}
 	for _, r := range found {
 		plan.changed = append(plan.changed, r) // an event named it: load even if mtime looks the same
 	}

@@ -106,6 +106,7 @@ func waitRecorded(tb testing.TB, ix *Index, p string) {
 func settle(ix *Index) {
 	time.Sleep(30 * time.Millisecond)
 	ix.Search(context.Background(), Query{Text: "settle"})
+	ix.WaitEmbedded(context.Background())
 }
 
 func counterDelta(a, b SyncCounters) SyncCounters {
@@ -351,9 +352,7 @@ func TestSyncPaths(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer ix.Close()
-			if _, err := ix.Sync(ctx); err != nil {
-				t.Fatal(err)
-			}
+			syncEmbedded(t, ix)
 			fresh := filepath.Join(root, "knowledge", "fresh", "SKILL.md")
 			newFull := 1
 			if subtree {
@@ -395,6 +394,9 @@ func TestSyncPaths(t *testing.T) {
 				st, err := ix.SyncPaths(ctx, tc.change())
 				if err != nil {
 					t.Fatalf("%s: %v", tc.name, err)
+				}
+				if err := ix.WaitEmbedded(ctx); err != nil {
+					t.Fatal(err)
 				}
 				d := counterDelta(c0, ix.Counters())
 				if st.Loaded != tc.loaded || int(emb.texts.Load()-e0) != tc.embedded || st.Removed != tc.removed || int(d.FullScans) != tc.full {

@@ -144,7 +144,7 @@ func TestCacheHelperProcess(t *testing.T) {
 		fail(err)
 	}
 	r.FirstMS = float64(time.Since(start).Microseconds()) / 1000
-	r.FirstLoaded, r.FirstEmbed = st.Loaded, st.Embedded
+	r.FirstLoaded, r.FirstEmbed = st.Loaded, st.Queued
 	var took []time.Duration
 	for round := 0; round < 200; round++ {
 		for i := who; i < 300; i += 20 { // 15 notes of its own; the other process rewrites 15 others

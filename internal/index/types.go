@@ -94,17 +94,27 @@ type Hit struct {
 // Status is what ping.vector and stats report about the index.
 type Status struct {
 	Embedder      string // live embedder ID ("off" when disabled)
-	SemanticReady bool   // every entry carries a vector from the live embedder
+	SemanticReady bool   // a sync ran and every entry carries a vector from the live embedder
 	Entries       int
-	LastSync      time.Time
-	Syncing       bool
+	Embedded      int  // entries carrying a vector from the live embedder (0 when off)
+	Pending       int  // entries waiting for one: queued or being embedded
+	BackingOff    bool // embedding failed recently; pending entries wait for the retry
+	// Vectors: a query now ranks by cosine (not off, not backing off,
+	// at least one entry embedded); not-yet-embedded entries score by
+	// keyword beside the embedded ones.
+	Vectors  bool
+	LastSync time.Time
+	Syncing  bool
 }
 
 // SyncStats says what one Sync did.
 type SyncStats struct {
-	Scanned  int
-	Loaded   int // files re-read because mtime/size changed
-	Embedded int // entries whose vectors were (re)computed
+	Scanned int
+	Loaded  int // files re-read because mtime/size changed
+	// Queued is how many entries this sync left for the background
+	// embedder (new or changed embedded text, or no current vector); the
+	// sync returns without waiting for them (see Index.WaitEmbedded).
+	Queued   int
 	Removed  int
 	Failed   int // files that could not be loaded (skipped until they change)
 	Rebuilt  bool

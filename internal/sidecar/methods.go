@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -141,6 +142,16 @@ type PingResult struct {
 	Vector      bool      `json:"vector"`
 	PendingLogs int       `json:"pendingLogs"`
 	Embed       EmbedInfo `json:"embed"`
+	// Index counts entries and their embedding progress; absent until
+	// the index is open.
+	Index *PingIndex `json:"index,omitempty"`
+}
+
+// PingIndex is ping's view of the recall index.
+type PingIndex struct {
+	Entries  int `json:"entries"`
+	Embedded int `json:"embedded"` // entries carrying a vector from the live embedder
+	Pending  int `json:"pending"`  // entries waiting for one (keyword-only meanwhile)
 }
 
 // EmbedInfo says which embedder recall uses and, when it is not the one
@@ -165,6 +176,7 @@ type pingCache struct {
 	at         time.Time // zero ⇒ must recompute before answering
 	pending    int
 	vector     bool
+	index      *PingIndex
 	refreshing bool
 }
 
@@ -192,14 +204,14 @@ func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 		c.refreshing = true
 		s.goBackground(func(context.Context) { s.refreshPing() })
 	}
-	res.PendingLogs, res.Vector = c.pending, c.vector
+	res.PendingLogs, res.Vector, res.Index = c.pending, c.vector, c.index
 	c.mu.Unlock()
 	res.Embed = s.embedInfo()
 	if !res.Vector {
 		// "Not yet" is never cached: the host's readiness ping comes before
 		// the index opens, and the check (a channel poll and a pass under a
 		// read lock) is cheap next to the directory read the cache saves.
-		res.Vector = s.vectorReady()
+		res.Vector, res.Index = s.indexPing()
 	}
 	return res, nil
 }
@@ -236,11 +248,22 @@ func DescribeEmbedder(provider string, e embed.Embedder) EmbedInfo {
 	return info
 }
 
-// vectorReady reports whether the index is open and every entry carries a
-// vector of the current embedder.
-func (s *Server) vectorReady() bool {
+// indexPing is ping.vector and ping.index. Vector is true exactly when a recall now ranks by
+// vectors. That needs the index open, an embedder that is not off and not
+// backing off after a failure, and at least one entry embedded (entries
+// still queued score by keyword beside them; ping.index says how many).
+// A degraded embedder counts as no vectors even when, like the hash
+// stand-in for a local model that failed to load, it still produces some:
+// they are not the semantic vectors configured, and ping.embed.degraded
+// says why.
+func (s *Server) indexPing() (vector bool, counts *PingIndex) {
 	ix := s.readyIndex()
-	return ix != nil && ix.Status().SemanticReady
+	if ix == nil {
+		return false, nil
+	}
+	st := ix.Status()
+	return st.Vectors && embed.Degradation(s.emb) == "",
+		&PingIndex{Entries: st.Entries, Embedded: st.Embedded, Pending: st.Pending}
 }
 
 func (s *Server) refreshPing() {
@@ -250,10 +273,10 @@ func (s *Server) refreshPing() {
 	} else {
 		pending = len(logs)
 	}
-	vector := s.vectorReady()
+	vector, counts := s.indexPing()
 	c := &s.pingC
 	c.mu.Lock()
-	c.pending, c.vector, c.at, c.refreshing = pending, vector, time.Now(), false
+	c.pending, c.vector, c.index, c.at, c.refreshing = pending, vector, counts, time.Now(), false
 	c.mu.Unlock()
 }
 
@@ -390,8 +413,33 @@ type syncParams struct {
 	Reason string `json:"reason,omitempty" desc:"why the host asks"`
 }
 
-func (s *Server) indexSync(_ context.Context, p syncParams) (any, error) {
-	s.SyncIndexAsync(strings.TrimSpace("host " + p.Reason))
+// indexSync answers once the index is complete: a sync that started after
+// the request (shared with concurrent callers, see syncShared), then every
+// entry it published embedded, so the next recall ranks all of them by
+// vector. Both waits end with the request's context. An embedder backing
+// off after a failure is not waited out: the reply is still ok, the
+// entries are keyword-searchable, and ping.vector says false meanwhile.
+func (s *Server) indexSync(ctx context.Context, p syncParams) (any, error) {
+	c := s.syncShared(strings.TrimSpace("host " + p.Reason))
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("index.sync: %w", ctx.Err())
+	}
+	if c.err != nil {
+		return nil, fmt.Errorf("index.sync: %w", c.err)
+	}
+	defer s.pingC.invalidate()
+	ix := s.readyIndex()
+	if ix == nil {
+		return okResult{true}, nil // the index could not open: nothing to wait for
+	}
+	if err := ix.WaitEmbedded(ctx); err != nil {
+		if !errors.Is(err, index.ErrEmbedBackoff) {
+			return nil, fmt.Errorf("index.sync: %w", err)
+		}
+		s.log.Warn("index.sync: embedder failing; answering with entries keyword-only", "err", err)
+	}
 	return okResult{true}, nil
 }
 

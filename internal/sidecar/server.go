@@ -81,9 +81,9 @@ type Server struct {
 	// firstSync closes when the startup sync has finished (or failed).
 	firstSync chan struct{}
 
-	syncMu      sync.Mutex
-	syncRunning bool
-	syncAgain   bool
+	syncMu   sync.Mutex // guards syncCur, syncNext
+	syncCur  *syncCall  // the shared sync running now
+	syncNext *syncCall  // the one that runs after it, for callers who came meanwhile
 
 	pingC    pingCache
 	host     atomic.Pointer[rpc.Conn]
@@ -261,37 +261,78 @@ func (s *Server) readyIndex() *index.Index {
 	}
 }
 
-// SyncIndexAsync schedules an index sync; calls during a running sync
-// coalesce into one more pass, so a burst of writes costs two syncs.
-func (s *Server) SyncIndexAsync(reason string) {
+// syncCall is one index sync that any number of callers wait for.
+type syncCall struct {
+	reason string
+	done   chan struct{} // closed when err is set
+	err    error
+}
+
+// SyncIndexAsync schedules an index sync without waiting for it.
+func (s *Server) SyncIndexAsync(reason string) { s.syncShared(reason) }
+
+// syncShared starts or joins an index sync. With none running it starts
+// one; while one runs, every caller joins the single sync queued after it,
+// which starts when the running one ends: a caller's writes before asking
+// may have missed the running scan, but never the next one, and a burst
+// of requests costs at most two syncs.
+func (s *Server) syncShared(reason string) *syncCall {
 	s.syncMu.Lock()
-	if s.syncRunning {
-		s.syncAgain = true
-		s.syncMu.Unlock()
-		return
+	defer s.syncMu.Unlock()
+	if s.syncNext != nil {
+		return s.syncNext
 	}
-	s.syncRunning = true
-	s.syncMu.Unlock()
-	started := s.goBackground(func(ctx context.Context) {
-		for {
-			if ix, err := s.Index(ctx); err == nil && ix != nil {
-				s.syncIndex(ctx, reason)
-			}
-			s.syncMu.Lock()
-			if !s.syncAgain || s.bgCtx.Err() != nil {
-				s.syncRunning = false
-				s.syncMu.Unlock()
-				return
-			}
-			s.syncAgain = false
-			s.syncMu.Unlock()
-		}
-	})
-	if !started {
+	c := &syncCall{reason: reason, done: make(chan struct{})}
+	if s.syncCur != nil {
+		s.syncNext = c
+		return c
+	}
+	s.syncCur = c
+	if !s.goBackground(s.runSyncs) {
+		s.syncCur = nil
+		c.err = errors.New("sidecar: closing")
+		close(c.done)
+	}
+	return c
+}
+
+// runSyncs runs syncCur, then whatever was queued behind it.
+func (s *Server) runSyncs(ctx context.Context) {
+	for {
 		s.syncMu.Lock()
-		s.syncRunning = false
+		c := s.syncCur
 		s.syncMu.Unlock()
+		c.err = ctx.Err()
+		if c.err == nil {
+			c.err = s.syncOnce(ctx, c.reason)
+		}
+		close(c.done)
+		s.syncMu.Lock()
+		s.syncCur, s.syncNext = s.syncNext, nil
+		last := s.syncCur == nil
+		s.syncMu.Unlock()
+		if last {
+			return
+		}
 	}
+}
+
+// syncOnce waits for the index to open and syncs it. An index that could
+// not open has nothing to sync (its error is logged once, at open).
+func (s *Server) syncOnce(ctx context.Context, reason string) error {
+	ix, err := s.Index(ctx)
+	if err != nil || ix == nil {
+		return ctx.Err()
+	}
+	stats, err := ix.Sync(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("index sync failed", "reason", reason, "err", err)
+		}
+		return fmt.Errorf("sidecar: index sync (%s): %w", reason, err)
+	}
+	s.logSynced(reason, stats)
+	return nil
 }
 
 func (s *Server) syncIndex(ctx context.Context, reason string) {
@@ -306,8 +347,12 @@ func (s *Server) syncIndex(ctx context.Context, reason string) {
 		}
 		return
 	}
+	s.logSynced(reason, stats)
+}
+
+func (s *Server) logSynced(reason string, stats index.SyncStats) {
 	s.log.Debug("index synced", "reason", reason, "scanned", stats.Scanned, "loaded", stats.Loaded,
-		"embedded", stats.Embedded, "removed", stats.Removed, "failed", stats.Failed, "took", stats.Duration)
+		"queued", stats.Queued, "removed", stats.Removed, "failed", stats.Failed, "took", stats.Duration)
 }
 
 // ShutdownRequested is closed once the host has called `shutdown`.

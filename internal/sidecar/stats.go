@@ -24,6 +24,8 @@ type IndexStats struct {
 	Embedder      string    `json:"embedder"`
 	SemanticReady bool      `json:"semanticReady"`
 	Entries       int       `json:"entries"`
+	Embedded      int       `json:"embedded"`
+	Pending       int       `json:"pending"`
 	LastSync      time.Time `json:"lastSync"`
 }
 
@@ -53,6 +55,7 @@ func (s *Server) CollectStats(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("stats: sync index: %w", err)
 	}
 	is := ix.Status()
-	st.Index = &IndexStats{Embedder: is.Embedder, SemanticReady: is.SemanticReady, Entries: is.Entries, LastSync: is.LastSync}
+	st.Index = &IndexStats{Embedder: is.Embedder, SemanticReady: is.SemanticReady, Entries: is.Entries,
+		Embedded: is.Embedded, Pending: is.Pending, LastSync: is.LastSync}
 	return st, nil
 }
