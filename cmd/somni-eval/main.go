@@ -342,6 +342,9 @@ func indexSystem(ctx context.Context, name string, emb embed.Embedder, docs []in
 	if _, err := ix.Sync(ctx); err != nil {
 		return nil, err
 	}
+	if err := ix.WaitEmbedded(ctx); err != nil {
+		return nil, fmt.Errorf("embed %s: %w", name, err)
+	}
 	g := assoc.New(ix, assoc.Config{Threshold: threshold, AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
 	return &system{
 		name: name,

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os/signal"
@@ -41,6 +42,13 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	ix, err := srv.Index(ctx)
 	if err == nil {
 		_, err = ix.Sync(ctx)
+	}
+	if err == nil {
+		// one query from a terminal: rank the complete index; an embedder
+		// that is failing leaves the rest to keywords, as the tool would
+		if err = ix.WaitEmbedded(ctx); errors.Is(err, index.ErrEmbedBackoff) {
+			err = nil
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
