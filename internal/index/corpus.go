@@ -29,9 +29,14 @@ const (
 // entry is one indexed doc plus everything derived from it.
 type entry struct {
 	doc   Doc
-	lower string             // lowercased name\ndescription\nbody for literal and symbol checks
-	tf    map[string]float32 // weighted term frequency
-	dl    float32            // weighted length
+	// newTF is the weighted term frequency newEntry counts; corpus.put
+	// moves it into the posting lists and drops it. Entries keep no term
+	// table of their own: a map per entry was the largest part of the
+	// index's memory (33 of 81 MB live heap at 10k entries), and what
+	// needs an entry's terms (removal, a hit's matched words) re-reads its
+	// text (docTerms), which costs microseconds for a few entries.
+	newTF map[string]float32
+	dl    float32 // weighted length
 	vec   []float32          // nil until embedded
 	// textKey identifies EmbedText(doc); ctxKey identifies the embedded
 	// form of doc.Context (0 without one). An entry whose ctxKey is
@@ -49,11 +54,10 @@ type entry struct {
 
 // newEntry derives the lexical view of d.
 func newEntry(d Doc) *entry {
-	e := &entry{doc: d, tf: map[string]float32{}}
-	e.lower = strings.ToLower(d.Name + "\n" + d.Description + "\n" + d.Body)
+	e := &entry{doc: d, newTF: map[string]float32{}}
 	add := func(s string, w float32) {
 		for _, t := range textseg.Tokenize(s) {
-			e.tf[t] += w
+			e.newTF[t] += w
 			e.dl += w
 		}
 	}
@@ -93,13 +97,57 @@ type posting struct {
 	tf   float32
 }
 
+// docTerms are the distinct terms of an entry's text, as newEntry counted them.
+func docTerms(d Doc) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range [...]string{d.Name, d.Description, d.Body, d.Context} {
+		for _, t := range textseg.Tokenize(f) {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+// postings lists the entries holding term t.
+func (c *corpus) postings(t string) []posting {
+	if id, ok := c.termIDs[t]; ok {
+		return c.lists[id]
+	}
+	return nil
+}
+
+// holds reports whether e's name, description or body contains sub,
+// ignoring case; sub must be lowercase. The index keeps no lowercased
+// copy of every text (8 MB at 10k entries), so the few candidates a
+// literal or symbol check reaches are folded on demand.
+func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
+	for _, f := range [...]string{e.doc.Name, e.doc.Description, e.doc.Body} {
+		if match(lowerIfNeeded(f), sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerIfNeeded is strings.ToLower without the copy for text that has
+// nothing to lower (most of it: CJK, or already lowercase).
+func lowerIfNeeded(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
 // corpus is a slot-addressed doc set with postings and link maps; the
 // Index mutates one under its write lock, ScoreDocs builds a throwaway one.
 type corpus struct {
 	slots    []*entry
 	free     []int32
 	bySlot   map[string]int32     // path → slot
-	postings map[string][]posting // term → slots holding it
+	termIDs  map[string]int32 // term → id; ids are never reused, the vocabulary only grows
+	lists    [][]posting      // term id → slots holding it
 	byName   map[string][]int32   // lowercased name and directory name → slots
 	refBy    map[string][]int32   // lowercased related target → referring slots
 	byText   map[uint64][]int32   // textKey → slots with that embedded text
@@ -109,7 +157,7 @@ type corpus struct {
 }
 
 func newCorpus() *corpus {
-	return &corpus{bySlot: map[string]int32{}, postings: map[string][]posting{},
+	return &corpus{bySlot: map[string]int32{}, termIDs: map[string]int32{},
 		byName: map[string][]int32{}, refBy: map[string][]int32{},
 		byText: map[uint64][]int32{}, ctxRefs: map[uint64]int32{}}
 }
@@ -141,9 +189,26 @@ func (c *corpus) put(e *entry) {
 		c.slots = append(c.slots, e)
 	}
 	c.bySlot[e.doc.Path] = s
-	for t, tf := range e.tf {
-		c.postings[t] = append(c.postings[t], posting{s, tf})
+	tfs := e.newTF
+	if tfs == nil {
+		// counted here, not when it was made (rows read from the cache,
+		// files loaded by a sync, a copy of an entry put before): a
+		// load of 10k entries then holds one term map at a time instead
+		// of all of them until they are published
+		f := newEntry(e.doc)
+		tfs = f.newTF
+		e.dl, e.textKey, e.ctxKey, e.asks, e.days = f.dl, f.textKey, f.ctxKey, f.asks, f.days
 	}
+	for t, tf := range tfs {
+		id, ok := c.termIDs[t]
+		if !ok {
+			id = int32(len(c.lists))
+			c.termIDs[t] = id
+			c.lists = append(c.lists, nil)
+		}
+		c.lists[id] = append(c.lists[id], posting{s, tf})
+	}
+	e.newTF = nil
 	for _, k := range linkKeys(e.doc) {
 		c.byName[k] = append(c.byName[k], s)
 	}
@@ -161,6 +226,30 @@ func (c *corpus) put(e *entry) {
 	c.totalDL += float64(e.dl)
 }
 
+// compact copies every posting list into one array of exactly the
+// postings' size. Lists grown by append leave a third of their capacity
+// unused on average and, scattered over the heap between the garbage of a
+// big load, keep its pages from going back to the OS: after loading 10k
+// entries the process held 20 MB more than its live heap. A later put
+// appending to a compacted list moves only that list.
+func (c *corpus) compact() {
+	n := 0
+	for _, l := range c.lists {
+		n += len(l)
+	}
+	all := make([]posting, n)
+	off := 0
+	for id, l := range c.lists {
+		if len(l) == 0 {
+			c.lists[id] = nil
+			continue
+		}
+		copy(all[off:], l)
+		c.lists[id] = all[off : off+len(l) : off+len(l)]
+		off += len(l)
+	}
+}
+
 // remove deletes the entry at path p, if any.
 func (c *corpus) remove(p string) *entry {
 	s, ok := c.bySlot[p]
@@ -168,8 +257,12 @@ func (c *corpus) remove(p string) *entry {
 		return nil
 	}
 	e := c.slots[s]
-	for t := range e.tf {
-		list := c.postings[t]
+	for t := range docTerms(e.doc) {
+		id, ok := c.termIDs[t]
+		if !ok {
+			continue
+		}
+		list := c.lists[id]
 		for i, p := range list {
 			if p.slot == s {
 				list[i] = list[len(list)-1]
@@ -178,10 +271,9 @@ func (c *corpus) remove(p string) *entry {
 			}
 		}
 		if len(list) == 0 {
-			delete(c.postings, t)
-		} else {
-			c.postings[t] = list
+			list = nil // its array is garbage now; the id stays
 		}
+		c.lists[id] = list
 	}
 	for _, k := range linkKeys(e.doc) {
 		if c.byName[k] = dropSlot(c.byName[k], s); len(c.byName[k]) == 0 {
@@ -230,7 +322,7 @@ func (c *corpus) get(p string) *entry {
 
 // idf is BM25's inverse document frequency (Lucene form, never negative).
 func (c *corpus) idf(t string) float64 {
-	n := float64(len(c.postings[t]))
+	n := float64(len(c.postings(t)))
 	return math.Log(1 + (float64(c.live)-n+0.5)/(n+0.5))
 }
 
@@ -270,7 +362,7 @@ func (c *corpus) termWeight(word string) float64 {
 // idf of a term in weightShare of the entries, capped at 1; 1 for a term
 // no entry holds.
 func (c *corpus) weightOf(t string) float64 {
-	if len(c.postings[t]) == 0 || c.live < 2 {
+	if len(c.postings(t)) == 0 || c.live < 2 {
 		return 1
 	}
 	n := max(1, weightShare*float64(c.live))
@@ -283,6 +375,7 @@ type lexScores struct {
 	score   []float64 // normalised BM25, 0 when no term matched
 	strong  []bool    // a matched term is strong evidence on its own
 	matched []uint16  // number of distinct query terms matched
+	telling []bool    // a matched term is not near-universal (weightOf ≥ weakTerm)
 	touched []int32   // slots with score > 0
 }
 
@@ -364,12 +457,12 @@ func segment(run [][3]int16, val func(i int16) float64, best []float64) float64 
 func (c *corpus) ideal(lq *lexQuery, best []float64) float64 {
 	var sum float64
 	for i, t := range lq.terms {
-		if !lq.inRun[i] && (!isCJKTerm(t) || len(c.postings[t]) > 0) {
+		if !lq.inRun[i] && (!isCJKTerm(t) || len(c.postings(t)) > 0) {
 			sum += c.idf(t) * (bm25K1 + 1)
 		}
 	}
 	val := func(i int16) float64 {
-		if t := lq.terms[i]; len(c.postings[t]) > 0 {
+		if t := lq.terms[i]; len(c.postings(t)) > 0 {
 			return c.idf(t) * (bm25K1 + 1)
 		}
 		return 0
@@ -393,7 +486,7 @@ type winHit struct {
 // several query words, or one word once, therefore cannot reach 1.
 func (c *corpus) keyword(lq *lexQuery) *lexScores {
 	n := len(c.slots)
-	ls := &lexScores{score: make([]float64, n), strong: make([]bool, n), matched: make([]uint16, n)}
+	ls := &lexScores{score: make([]float64, n), strong: make([]bool, n), matched: make([]uint16, n), telling: make([]bool, n)}
 	if c.live == 0 || len(lq.terms) == 0 {
 		return ls
 	}
@@ -405,7 +498,8 @@ func (c *corpus) keyword(lq *lexQuery) *lexScores {
 	for i, t := range lq.terms {
 		idf := c.idf(t)
 		isStrong := textseg.StrongTerm(t)
-		for _, p := range c.postings[t] {
+		tells := c.weightOf(t) >= weakTerm
+		for _, p := range c.postings(t) {
 			e := c.slots[p.slot]
 			tf := float64(p.tf)
 			v := idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(e.dl)/avg))
@@ -415,6 +509,9 @@ func (c *corpus) keyword(lq *lexQuery) *lexScores {
 			ls.matched[p.slot]++
 			if isStrong {
 				ls.strong[p.slot] = true
+			}
+			if tells {
+				ls.telling[p.slot] = true
 			}
 			if lq.inRun[i] {
 				wins = append(wins, winHit{p.slot, int16(i), float32(v)})

@@ -16,6 +16,11 @@ import (
 	"github.com/somni-dev/somni/internal/embed"
 )
 
+// compactAfter is how many entries a sync must add before it compacts
+// the posting lists (corpus.compact): a first sync of a large store, a
+// bulk copy; copying 1M postings takes a few milliseconds under the lock.
+const compactAfter = 512
+
 // embedBackoff is how long a failed embedding call (e.g. an http server
 // that is down) is not retried; entries stay keyword-searchable meanwhile.
 const embedBackoff = 30 * time.Second
@@ -110,6 +115,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.c.put(e)
 	}
+	ix.c.compact()
 	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
 	ix.changes.markFull() // nothing scanned yet: the first search scans everything
 	if len(opts.WatchDirs) > 0 {
@@ -412,7 +418,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			rescored = append(rescored, &t)
 			continue
 		}
-		ne := newEntry(doc)
+		ne := &entry{doc: doc} // counted by corpus.put, under the lock, one at a time
 		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
 		switch m := leaving[embedHash]; {
 		case old != nil && old.embedHash == embedHash && ix.current(old):
@@ -507,6 +513,9 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 	}
 	for _, e := range upserts {
 		ix.c.put(e)
+	}
+	if len(upserts) >= compactAfter {
+		ix.c.compact()
 	}
 	// same terms, links and vector: postings stay valid, only the slot's
 	// pointer changes (a copy, since searches may hold the old one)

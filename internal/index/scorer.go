@@ -422,7 +422,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	// query term can contain the whole query; for strong candidates it is
 	// deferred until their score could reach the returned top.
 	maybeLit := func(s int32) bool { return lit != "" && int(lex.matched[s]) == len(terms) }
-	literal := func(s int32) bool { return maybeLit(s) && strings.Contains(c.slots[s].lower, lit) }
+	literal := func(s int32) bool { return maybeLit(s) && c.slots[s].holds(lit, strings.Contains) }
 	// lexical candidates: strong evidence or a literal hit
 	for _, s := range lex.touched {
 		if !lex.strong[s] {
@@ -500,7 +500,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		specific := textseg.Specific(sym)
 		for _, s := range symbolCandidates(c, lsym) {
 			e := c.slots[s]
-			if !textseg.ContainsSymbol(e.lower, lsym) {
+			if !e.holds(lsym, textseg.ContainsSymbol) {
 				continue
 			}
 			fresh := idx[s] < 0
@@ -540,7 +540,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		case e.asks && e.ctxKey == 0:
 			cd.hybrid *= askingDamp
 		}
-		if qvec != nil && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !explains(c, e, terms) {
+		if qvec != nil && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !lex.telling[cd.slot] {
 			cd.hybrid *= unexplainedDamp
 		}
 		if cd.literal {
@@ -558,7 +558,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
 	for _, cd := range list {
 		if cd.maybeLit && (cd.pinned || cd.hybrid+literalBonus >= bar) &&
-			strings.Contains(c.slots[cd.slot].lower, lit) {
+			c.slots[cd.slot].holds(lit, strings.Contains) {
 			cd.literal = true
 			cd.hybrid += literalBonus
 		}
@@ -764,12 +764,12 @@ func symbolCandidates(c *corpus, lsym string) []int32 {
 	}
 	best := parts[0]
 	for _, p := range parts[1:] {
-		if len(c.postings[p]) < len(c.postings[best]) {
+		if len(c.postings(p)) < len(c.postings(best)) {
 			best = p
 		}
 	}
-	out := make([]int32, len(c.postings[best]))
-	for i, p := range c.postings[best] {
+	out := make([]int32, len(c.postings(best)))
+	for i, p := range c.postings(best) {
 		out[i] = p.slot
 	}
 	return out
@@ -779,8 +779,9 @@ func symbolCandidates(c *corpus, lsym string) []int32 {
 // the "why it matched" line.
 func matchedTerms(e *entry, terms []string) []string {
 	var out []string
+	have := docTerms(e.doc)
 	for _, t := range terms {
-		if e.tf[t] > 0 {
+		if have[t] {
 			out = append(out, t)
 		}
 	}
@@ -820,15 +821,4 @@ func contextCos(c *corpus, e *entry, own []float64) float64 {
 		return 0
 	}
 	return contextLend * own[s]
-}
-
-// explains reports whether e holds a query term that is not nearly
-// everywhere: a corpus.termWeight of at least weakTerm.
-func explains(c *corpus, e *entry, terms []string) bool {
-	for _, t := range terms {
-		if e.tf[t] > 0 && c.weightOf(t) >= weakTerm {
-			return true
-		}
-	}
-	return false
 }

@@ -237,7 +237,7 @@ func (s *store) loadAll(ctx context.Context) ([]*entry, error) {
 		if when != 0 {
 			d.When = time.Unix(0, when).UTC()
 		}
-		e := newEntry(d)
+		e := &entry{doc: d} // counted by corpus.put, one at a time
 		e.ref = FileRef{Path: d.Path, Kind: d.Kind, ModTime: time.Unix(0, mtime), Size: size}
 		e.docHash, e.embedHash, e.embedder = docHash, embedHash, embedder
 		e.vec = decodeVec(blob)
