@@ -28,7 +28,7 @@ const (
 
 // entry is one indexed doc plus everything derived from it.
 type entry struct {
-	doc   Doc
+	doc Doc
 	// newTF is the weighted term frequency newEntry counts; corpus.put
 	// moves it into the posting lists and drops it. Entries keep no term
 	// table of their own: a map per entry was the largest part of the
@@ -37,7 +37,9 @@ type entry struct {
 	// text (docTerms), which costs microseconds for a few entries.
 	newTF map[string]float32
 	dl    float32 // weighted length
-	vec   []float32          // nil until embedded
+	// lowerOK: the text has nothing to lower (holds reads it as it is)
+	lowerOK bool
+	vec     []float32 // nil until embedded
 	// textKey identifies EmbedText(doc); ctxKey identifies the embedded
 	// form of doc.Context (0 without one). An entry whose ctxKey is
 	// another entry's textKey borrows that entry's vector as its context
@@ -69,6 +71,8 @@ func newEntry(d Doc) *entry {
 	body := strings.TrimSpace(d.Body)
 	e.asks = strings.HasSuffix(body, "?") || strings.HasSuffix(body, "？")
 	e.days = entryDays(d)
+	e.lowerOK = lowerIfNeeded(d.Name) == d.Name && lowerIfNeeded(d.Description) == d.Description &&
+		lowerIfNeeded(d.Body) == d.Body
 	if strings.TrimSpace(d.Context) != "" {
 		e.ctxKey = textKey(EmbedText(Doc{Body: d.Context}))
 	}
@@ -122,7 +126,10 @@ func (c *corpus) postings(t string) []posting {
 // literal or symbol check reaches are folded on demand.
 func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
 	for _, f := range [...]string{e.doc.Name, e.doc.Description, e.doc.Body} {
-		if match(lowerIfNeeded(f), sub) {
+		if !e.lowerOK {
+			f = lowerIfNeeded(f)
+		}
+		if match(f, sub) {
 			return true
 		}
 	}
@@ -143,17 +150,17 @@ func lowerIfNeeded(s string) string {
 // corpus is a slot-addressed doc set with postings and link maps; the
 // Index mutates one under its write lock, ScoreDocs builds a throwaway one.
 type corpus struct {
-	slots    []*entry
-	free     []int32
-	bySlot   map[string]int32     // path → slot
-	termIDs  map[string]int32 // term → id; ids are never reused, the vocabulary only grows
-	lists    [][]posting      // term id → slots holding it
-	byName   map[string][]int32   // lowercased name and directory name → slots
-	refBy    map[string][]int32   // lowercased related target → referring slots
-	byText   map[uint64][]int32   // textKey → slots with that embedded text
-	ctxRefs  map[uint64]int32     // ctxKey → number of live entries whose context it is
-	live     int
-	totalDL  float64
+	slots   []*entry
+	free    []int32
+	bySlot  map[string]int32   // path → slot
+	termIDs map[string]int32   // term → id; ids are never reused, the vocabulary only grows
+	lists   [][]posting        // term id → slots holding it
+	byName  map[string][]int32 // lowercased name and directory name → slots
+	refBy   map[string][]int32 // lowercased related target → referring slots
+	byText  map[uint64][]int32 // textKey → slots with that embedded text
+	ctxRefs map[uint64]int32   // ctxKey → number of live entries whose context it is
+	live    int
+	totalDL float64
 }
 
 func newCorpus() *corpus {
@@ -197,7 +204,7 @@ func (c *corpus) put(e *entry) {
 		// of all of them until they are published
 		f := newEntry(e.doc)
 		tfs = f.newTF
-		e.dl, e.textKey, e.ctxKey, e.asks, e.days = f.dl, f.textKey, f.ctxKey, f.asks, f.days
+		e.dl, e.textKey, e.ctxKey, e.asks, e.days, e.lowerOK = f.dl, f.textKey, f.ctxKey, f.asks, f.days, f.lowerOK
 	}
 	for t, tf := range tfs {
 		id, ok := c.termIDs[t]
