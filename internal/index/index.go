@@ -418,7 +418,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			rescored = append(rescored, &t)
 			continue
 		}
-		ne := &entry{doc: doc} // counted by corpus.put, under the lock, one at a time
+		ne := newEntry(doc) // counted here, outside the lock searches wait on
 		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
 		switch m := leaving[embedHash]; {
 		case old != nil && old.embedHash == embedHash && ix.current(old):
