@@ -3,7 +3,8 @@
 // and THE hybrid scorer used by recall_memories, the search_* tools,
 // search_recent_conversation and associative hints. The vectors come from
 // an embed.Embedder (package embed); the index never asks which one, only
-// what it can do (embed.IsOff, embed.CalibrationOf, embed.QueryEmbedder),
+// what it can do (embed.IsOff, embed.CalibrationOf, embed.QueryEmbedder,
+// embed.TermWeighted),
 // and keys its cache on the embedder's ID.
 //
 // Map:
@@ -16,6 +17,7 @@
 //   - store.go     the SQLite file: entries, vectors, links, state.
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
+//   - dated.go     what an entry and a query say about time (day ranges).
 //   - render.go, frame.go  hits as text for a model; recalled memory framed as data.
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, Query, Hit, Status, Options, Source.
@@ -61,4 +63,30 @@
 // The query is usually a paraphrase of the question, the content is in
 // the answer. Tuning half of the conversation eval, hit@1: hash 0.43 →
 // 0.61, keyword-only 0.46 → 0.50, local 0.46 → 0.65; notes unchanged.
+// A memory file has no context to tell whether anything answers it, so
+// one that ends asking keeps 0.5 (askingDamp): a remembered turn "How
+// long do you hold that pose?" holds no answer.
+//
+// Long conversations stored one entry per turn (the dialogue eval, six
+// conversations of 17 sessions) are where recall met BM25 most closely
+// before; four rules of the one scorer serve them, each with its
+// measurement at its constant:
+//
+//   - Dates are evidence (dated.go, dateBonus): an entry is about its own
+//     day (Doc.When: an episode's, a knowledge entry's `created`, a turn's
+//     session) and the days its text names, relative ones read from that
+//     day; a query naming a month, a year, a date or a period ("last May",
+//     "in 2024", "两周前", "去年十一月底") resolved against now lifts and
+//     admits the entries about it.
+//   - A query embedded by a feature-sum embedder (hash, local's lexical
+//     half) weighs each word by how rare it is in the corpus
+//     (corpus.termWeight), so a speaker's name on half the turns cannot
+//     carry the cosine; stored vectors stay corpus-independent.
+//   - A candidate whose only words in common with the query are ones
+//     nearly every entry holds keeps 0.3 (unexplainedDamp).
+//   - An entry not embedded yet scores its keyword in the cosine's place.
+//
+// Memory at 10k entries is mostly the entries' own text and the posting
+// lists: entries keep no term table or lowercased copy of their own
+// (corpus.go), posting lists are compacted after big loads.
 package index
