@@ -68,7 +68,7 @@ func FindSpans(text string, ref time.Time) []Span {
 				if r.relative && ref.IsZero() {
 					continue
 				}
-				from, to, ok := r.span(groups, day(ref))
+				from, to, ok := r.span(groups, midnight(ref))
 				if !ok || !to.After(from) {
 					continue
 				}
@@ -154,15 +154,6 @@ func anyTaken(taken []bool, a, b int) bool {
 	return false
 }
 
-// day is ref's midnight (zero stays zero).
-func day(ref time.Time) time.Time {
-	if ref.IsZero() {
-		return ref
-	}
-	y, m, d := ref.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, ref.Location())
-}
-
 type spanRule struct {
 	// needles: the rule runs only on text holding one of them. Most
 	// text names no date, and the regular expressions cost about 70 µs
@@ -184,43 +175,20 @@ var monthNames = map[string]time.Month{
 
 const monthAlt = `january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec`
 
-// cnNum reads 1–99 written as digits or Chinese numerals (两, 十二, 二十五).
-func cnNum(s string) (int, bool) {
-	if n, err := strconv.Atoi(s); err == nil {
-		return n, true
-	}
-	digits := map[rune]int{'一': 1, '二': 2, '两': 2, '三': 3, '四': 4, '五': 5, '六': 6, '七': 7, '八': 8, '九': 9}
-	rs := []rune(s)
-	switch {
-	case len(rs) == 1 && rs[0] == '十':
-		return 10, true
-	case len(rs) == 1:
-		n, ok := digits[rs[0]]
-		return n, ok
-	case len(rs) == 2 && rs[0] == '十':
-		n, ok := digits[rs[1]]
-		return 10 + n, ok
-	case len(rs) == 2 && rs[1] == '十':
-		n, ok := digits[rs[0]]
-		return 10 * n, ok
-	case len(rs) == 3 && rs[1] == '十':
-		a, ok1 := digits[rs[0]]
-		b, ok2 := digits[rs[2]]
-		return 10*a + b, ok1 && ok2
-	}
-	return 0, false
-}
-
-// enNum reads a count written in English: digits, one–twelve, a, a couple of, a few.
-func enNum(s string) (int, bool) {
+// enCount reads a count as people say it before a unit: what enNumber
+// reads, and "a couple (of)", "a few", "several".
+func enCount(s string) (int, bool) {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.Atoi(s); err == nil {
-		return n, true
+	switch s {
+	case "a couple", "a couple of", "couple of":
+		return 2, true
+	case "a few", "few":
+		return 3, true
+	case "several":
+		return 4, true
 	}
-	n, ok := map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2,
-		"a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 4}[s]
-	return n, ok
+	n := enNumber(s)
+	return n, n > 0
 }
 
 func dayOf(y int, m time.Month, d int, loc *time.Location) (time.Time, time.Time, bool) {
@@ -243,8 +211,7 @@ func yearOf(y int, loc *time.Location) (time.Time, time.Time) {
 
 // weekOf is the Monday-to-Sunday week holding t.
 func weekOf(t time.Time) (time.Time, time.Time) {
-	off := (int(t.Weekday()) + 6) % 7
-	from := t.AddDate(0, 0, -off)
+	from := weekStart(t)
 	return from, from.AddDate(0, 0, 7)
 }
 
@@ -332,6 +299,68 @@ func cnYear(s string) int {
 	return map[string]int{"前年": -2, "去年": -1, "今年": 0, "明年": 1, "": 0}[s]
 }
 
+// relativeSpan places a word of relativeWords.
+func relativeSpan(g []string, today time.Time) (time.Time, time.Time, bool) {
+	period, ok := relativeWords[g[0]]
+	if !ok {
+		return today, today, false
+	}
+	from, to := period(today)
+	return from, to, true
+}
+
+// relativeWords are the words, in both languages, that name a day or a
+// period by where it lies from today.
+var relativeWords = func() map[string]func(today time.Time) (time.Time, time.Time) {
+	days := func(n int) func(time.Time) (time.Time, time.Time) {
+		return func(t time.Time) (time.Time, time.Time) { d := t.AddDate(0, 0, n); return d, d.AddDate(0, 0, 1) }
+	}
+	weeks := func(n int) func(time.Time) (time.Time, time.Time) {
+		return func(t time.Time) (time.Time, time.Time) { return weekOf(t.AddDate(0, 0, 7*n)) }
+	}
+	weekend := func(n int) func(time.Time) (time.Time, time.Time) {
+		return func(t time.Time) (time.Time, time.Time) {
+			f := weekStart(t.AddDate(0, 0, 7*n))
+			return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7)
+		}
+	}
+	months := func(n int) func(time.Time) (time.Time, time.Time) {
+		return func(t time.Time) (time.Time, time.Time) {
+			return monthOf(t.Year(), t.Month()+time.Month(n), t.Location())
+		}
+	}
+	years := func(n int) func(time.Time) (time.Time, time.Time) {
+		return func(t time.Time) (time.Time, time.Time) { return yearOf(t.Year()+n, t.Location()) }
+	}
+	out := map[string]func(time.Time) (time.Time, time.Time){"last weekend": lastWeekend, "the weekend": lastWeekend,
+		"上周末": lastWeekend, "上个周末": lastWeekend, "this weekend": weekend(0), "这周末": weekend(0), "next weekend": weekend(1)}
+	for n, words := range map[int][]string{-3: {"大前天"}, -2: {"the day before yesterday", "前天"},
+		-1: {"yesterday", "last night", "昨天", "昨晚"}, 0: {"today", "tonight", "今天"}, 1: {"tomorrow", "明天"}, 2: {"后天"}} {
+		for _, w := range words {
+			out[w] = days(n)
+		}
+	}
+	for n, words := range map[int][]string{-2: {"上上周"}, -1: {"last week", "the other week", "上周", "上个星期", "上星期", "上礼拜"},
+		0: {"this week", "这周", "本周"}, 1: {"next week", "下周"}} {
+		for _, w := range words {
+			out[w] = weeks(n)
+		}
+	}
+	for n, words := range map[int][]string{-1: {"last month", "the other month", "上个月", "上月"}, 0: {"this month", "这个月", "本月"},
+		1: {"next month", "下个月"}} {
+		for _, w := range words {
+			out[w] = months(n)
+		}
+	}
+	for n, words := range map[int][]string{-2: {"前年"}, -1: {"last year", "the other year", "去年"}, 0: {"this year", "今年"},
+		1: {"next year", "明年"}} {
+		for _, w := range words {
+			out[w] = years(n)
+		}
+	}
+	return out
+}()
+
 // spanRules are tried longest forms first; a place another rule took is
 // not read again.
 var spanRules = []spanRule{
@@ -382,7 +411,7 @@ var spanRules = []spanRule{
 				from, to := yearOf(year, loc)
 				return from, to, true
 			}
-			m, ok := cnNum(g[2])
+			m, ok := zhNumber(g[2])
 			if !ok || m < 1 || m > 12 {
 				return today, today, false
 			}
@@ -396,7 +425,7 @@ var spanRules = []spanRule{
 				from, to = nearestMonth(time.Month(m), 0, today)
 			}
 			if g[3] != "" {
-				d, ok := cnNum(g[3])
+				d, ok := zhNumber(g[3])
 				if !ok {
 					return today, today, false
 				}
@@ -412,7 +441,7 @@ var spanRules = []spanRule{
 		relative: true,
 		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
 			unit := unitOf(g[2])
-			n, ok := cnNum(g[1])
+			n, ok := zhNumber(g[1])
 			if g[1] == "半" {
 				switch unit {
 				case "year":
@@ -435,67 +464,7 @@ var spanRules = []spanRule{
 		needles:  []string{"天", "晚", "周", "星期", "礼拜", "月", "年"},
 		re:       regexp.MustCompile(`大前天|前天|昨天|昨晚|今天|明天|后天|上上周|上周末|上个周末|这周末|上周|上个星期|上星期|上礼拜|这周|本周|下周|上个月|上月|这个月|本月|下个月|去年|前年|今年|明年`),
 		relative: true,
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			d := func(n int) (time.Time, time.Time, bool) {
-				t := today.AddDate(0, 0, n)
-				return t, t.AddDate(0, 0, 1), true
-			}
-			wk := func(n int) (time.Time, time.Time, bool) {
-				f, t := weekOf(today.AddDate(0, 0, 7*n))
-				return f, t, true
-			}
-			mo := func(n int) (time.Time, time.Time, bool) {
-				t := today.AddDate(0, 0, 1-today.Day()).AddDate(0, n, 0)
-				return t, t.AddDate(0, 1, 0), true
-			}
-			yr := func(n int) (time.Time, time.Time, bool) {
-				f, t := yearOf(today.Year()+n, today.Location())
-				return f, t, true
-			}
-			switch g[0] {
-			case "大前天":
-				return d(-3)
-			case "前天":
-				return d(-2)
-			case "昨天", "昨晚":
-				return d(-1)
-			case "今天":
-				return d(0)
-			case "明天":
-				return d(1)
-			case "后天":
-				return d(2)
-			case "上上周":
-				return wk(-2)
-			case "上周末", "上个周末":
-				f, t := lastWeekend(today)
-				return f, t, true
-			case "这周末":
-				f, _ := weekOf(today)
-				return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7), true
-			case "上周", "上个星期", "上星期", "上礼拜":
-				return wk(-1)
-			case "这周", "本周":
-				return wk(0)
-			case "下周":
-				return wk(1)
-			case "上个月", "上月":
-				return mo(-1)
-			case "这个月", "本月":
-				return mo(0)
-			case "下个月":
-				return mo(1)
-			case "前年":
-				return yr(-2)
-			case "去年":
-				return yr(-1)
-			case "今年":
-				return yr(0)
-			case "明年":
-				return yr(1)
-			}
-			return today, today, false
-		},
+		span:     relativeSpan,
 	},
 	{ // March 3, March 3rd 2024, 3 March, the 3rd of March
 		needles: monthStarts,
@@ -583,12 +552,12 @@ var spanRules = []spanRule{
 		},
 	},
 	{ // two weeks ago, a few days ago, 3 months ago, in two weeks
-		needles:  []string{"day", "week", "month", "year"},
+		needles:  []string{"ago", "back", "before", "earlier", "later", "in "},
 		re:       regexp.MustCompile(`\b(?:(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple(?: of)?|a few|several) (days?|weeks?|months?|years?) (ago|back|before|earlier|later)|in (\d{1,2}|an?|one|two|three|four|five|six|a couple of|a few) (days?|weeks?|months?|years?))\b`),
 		relative: true,
 		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
 			if g[1] != "" {
-				n, ok := enNum(g[1])
+				n, ok := enCount(g[1])
 				if !ok {
 					return today, today, false
 				}
@@ -598,7 +567,7 @@ var spanRules = []spanRule{
 				}
 				return ago(n, unitOf(g[2]), sign, today)
 			}
-			n, ok := enNum(g[4])
+			n, ok := enCount(g[4])
 			if !ok {
 				return today, today, false
 			}
@@ -606,61 +575,9 @@ var spanRules = []spanRule{
 		},
 	},
 	{ // yesterday, last night, last weekend, last week, this month, last year, …
-		needles:  []string{"yesterday", "night", "today", "tomorrow", "week", "month", "year"},
-		re:       regexp.MustCompile(`\b(the day before yesterday|yesterday|last night|tonight|today|tomorrow|(?:last|this|next|the other) (?:weekend|week|month|year)|the weekend)\b`),
+		needles:  []string{"yesterday", "last night", "tonight", "today", "tomorrow", "weekend", "last ", "this ", "next ", "other "},
+		re:       regexp.MustCompile(`\b(?:the day before yesterday|yesterday|last night|tonight|today|tomorrow|(?:last|this|next|the other) (?:weekend|week|month|year)|the weekend)\b`),
 		relative: true,
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			d := func(n int) (time.Time, time.Time, bool) {
-				t := today.AddDate(0, 0, n)
-				return t, t.AddDate(0, 0, 1), true
-			}
-			switch g[1] {
-			case "the day before yesterday":
-				return d(-2)
-			case "yesterday", "last night":
-				return d(-1)
-			case "today", "tonight":
-				return d(0)
-			case "tomorrow":
-				return d(1)
-			case "last weekend", "the weekend":
-				f, t := lastWeekend(today)
-				return f, t, true
-			case "this weekend":
-				f, _ := weekOf(today)
-				return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7), true
-			case "next weekend":
-				f, _ := weekOf(today.AddDate(0, 0, 7))
-				return f.AddDate(0, 0, 5), f.AddDate(0, 0, 7), true
-			case "last week", "the other week":
-				f, t := weekOf(today.AddDate(0, 0, -7))
-				return f, t, true
-			case "this week":
-				f, t := weekOf(today)
-				return f, t, true
-			case "next week":
-				f, t := weekOf(today.AddDate(0, 0, 7))
-				return f, t, true
-			case "last month", "the other month":
-				t := today.AddDate(0, 0, 1-today.Day()).AddDate(0, -1, 0)
-				return t, t.AddDate(0, 1, 0), true
-			case "this month":
-				t := today.AddDate(0, 0, 1-today.Day())
-				return t, t.AddDate(0, 1, 0), true
-			case "next month":
-				t := today.AddDate(0, 0, 1-today.Day()).AddDate(0, 1, 0)
-				return t, t.AddDate(0, 1, 0), true
-			case "last year", "the other year":
-				f, t := yearOf(today.Year()-1, today.Location())
-				return f, t, true
-			case "this year":
-				f, t := yearOf(today.Year(), today.Location())
-				return f, t, true
-			case "next year":
-				f, t := yearOf(today.Year()+1, today.Location())
-				return f, t, true
-			}
-			return today, today, false
-		},
+		span:     relativeSpan,
 	},
 }

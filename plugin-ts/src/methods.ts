@@ -22,6 +22,8 @@ export interface PingInfo {
    * embedder is not used ('' when it is). Older sidecars do not send it.
    */
   embed?: { provider: string; id: string; degraded: string };
+  /** How far the background embedder is; older sidecars do not send it. */
+  index?: { entries: number; embedded: number; pending: number };
 }
 
 /** One entry of `tools.list`, reduced to what the harness enforces. */
@@ -145,6 +147,7 @@ export function toPingInfo(raw: Json): PingInfo {
     vector: r.vector === true,
     pendingLogs: n(r.pendingLogs),
     ...(isRecord(e) ? { embed: { provider: s(e.provider), id: s(e.id), degraded: s(e.degraded).trim() } } : {}),
+    ...(isRecord(r.index) ? { index: { entries: n(r.index.entries), embedded: n(r.index.embedded), pending: n(r.index.pending) } } : {}),
   };
 }
 

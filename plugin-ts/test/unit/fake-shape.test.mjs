@@ -17,10 +17,11 @@ const REAL = process.env.SOMNI_SIDECAR_BIN || fileURLToPath(new URL('../../bin/s
 
 /**
  * Keys the real sidecar may send that the fake leaves out, by method: the plugin treats them as
- * optional (ping's `embed` is absent on older sidecars; the fake sends it only when a test asks).
+ * optional (ping's `embed` is absent on older sidecars; the fake sends it only when a test asks; `embed`
+ * and `index` come once the index is open, which a first ping may precede).
  * @type {Record<string, string[]>}
  */
-const OPTIONAL = { ping: ['embed'] };
+const OPTIONAL = { ping: ['embed', 'index'] };
 
 /**
  * One request per table method, in an order that makes each meaningful on a fresh data dir
