@@ -227,3 +227,26 @@ func TestCloseDuringBacklog(t *testing.T) {
 		t.Errorf("after reopen: %d embedded, want %d", s.Embedded, len(docs))
 	}
 }
+
+// TestEmptyIndexRanksByVectors: an index with nothing in it yet says it
+// ranks by vectors when its embedder works (a fresh install with the model
+// must not read as one that fell back), and never with vectors off.
+func TestEmptyIndexRanksByVectors(t *testing.T) {
+	for _, tc := range []struct {
+		emb  embed.Embedder
+		want bool
+	}{{embed.Hash(), true}, {embed.Off(), false}} {
+		ix, err := Open(context.Background(), Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: NewMemSource(),
+			Embedder: tc.emb, Logger: quietLogger(), ScanInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Sync(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.Status().Vectors; got != tc.want {
+			t.Errorf("%s: Vectors = %v on an empty index, want %v", tc.emb.ID(), got, tc.want)
+		}
+		ix.Close()
+	}
+}

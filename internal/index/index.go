@@ -206,8 +206,10 @@ func (ix *Index) Status() Status {
 	// A query ranks by cosine when it gets a vector (the scorer embeds it
 	// unless it is backing off after a failure, its own or the
 	// embedder's) and some entry has one to compare with; the rest score
-	// by keyword meanwhile.
-	st.Vectors = st.Embedded > 0 && !st.BackingOff && !ix.scorer.down()
+	// by keyword meanwhile. An empty index counts as ranking by vectors:
+	// the first entry written is embedded, and a fresh install whose
+	// model works must not read as one that fell back.
+	st.Vectors = (st.Embedded > 0 || st.Entries == 0) && !st.BackingOff && !ix.scorer.down()
 	return st
 }
 

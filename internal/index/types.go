@@ -100,8 +100,8 @@ type Status struct {
 	Pending       int  // entries waiting for one: queued or being embedded
 	BackingOff    bool // embedding failed recently; pending entries wait for the retry
 	// Vectors: a query now ranks by cosine (not off, not backing off,
-	// at least one entry embedded); not-yet-embedded entries score by
-	// keyword beside the embedded ones.
+	// at least one entry embedded, or none indexed yet); not-yet-embedded
+	// entries score by keyword beside the embedded ones.
 	Vectors  bool
 	LastSync time.Time
 	Syncing  bool

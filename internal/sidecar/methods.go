@@ -250,8 +250,9 @@ func DescribeEmbedder(provider string, e embed.Embedder) EmbedInfo {
 
 // indexPing is ping.vector and ping.index. Vector is true exactly when a recall now ranks by
 // vectors. That needs the index open, an embedder that is not off and not
-// backing off after a failure, and at least one entry embedded (entries
-// still queued score by keyword beside them; ping.index says how many).
+// backing off after a failure, and at least one entry embedded or none
+// indexed yet (entries still queued score by keyword beside the embedded
+// ones; ping.index says how many).
 // A degraded embedder counts as no vectors even when, like the hash
 // stand-in for a local model that failed to load, it still produces some:
 // they are not the semantic vectors configured, and ping.embed.degraded
