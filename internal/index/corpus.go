@@ -49,8 +49,8 @@ type entry struct {
 	days            []dayRange // the days it is about (entryDays)
 	// persistence facts (Index only)
 	ref       FileRef
-	docHash   string // hash of every Doc field: a change rewrites the row
-	embedHash string // hash of EmbedText: a change re-embeds
+	docHash   digest // of every Doc field: a change rewrites the row
+	embedHash digest // of EmbedText: a change re-embeds
 	embedder  string // ID of the embedder that produced vec
 }
 

@@ -43,7 +43,7 @@ var ErrEmbedBackoff = errors.New("index: embedder failing; waiting entries stay 
 type embedQueue struct {
 	mu       sync.Mutex
 	pending  map[string]*entry // path → the published entry awaiting a vector
-	inflight map[string]string // path → embedHash taken by the embedder, not yet published
+	inflight map[string]digest // path → embedHash taken by the embedder, not yet published
 	backoff  time.Time         // no Embed call before this (ix.now clock)
 	wake     chan struct{}     // capacity 1: there is work, or the backoff may be over
 	changed  chan struct{}     // closed and replaced on every change WaitEmbedded cares about
@@ -58,7 +58,7 @@ type embedQueue struct {
 
 func (q *embedQueue) init() {
 	q.pending = map[string]*entry{}
-	q.inflight = map[string]string{}
+	q.inflight = map[string]digest{}
 	q.wake = make(chan struct{}, 1)
 	q.changed = make(chan struct{})
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -365,7 +366,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 	// vectors, so lookups take the read lock; the pointers stay valid.
 	// leaving: vectors of entries leaving the index, so a moved or renamed
 	// file keeps its vector instead of being embedded again.
-	leaving := map[string]*entry{}
+	leaving := map[digest]*entry{}
 	olds := make(map[string]*entry, len(plan.changed))
 	ix.mu.RLock()
 	for _, p := range removed {
@@ -565,14 +566,35 @@ func sameRef(a, b FileRef) bool {
 	return a.Size == b.Size && a.ModTime.Equal(b.ModTime) && a.Kind == b.Kind
 }
 
-func hashText(s string) string {
+// digest identifies a text: the first 16 bytes of its SHA-256, kept raw
+// (as hex strings, a doc's and an embedded text's digests cost 1 MB at 10k
+// entries). The zero digest matches no text.
+type digest [16]byte
+
+func hashText(s string) digest {
 	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:16])
+	return digest(h[:16])
+}
+
+// String is the hex form the SQLite file stores.
+func (d digest) String() string { return hex.EncodeToString(d[:]) }
+
+// Value stores a digest in its hex form.
+func (d digest) Value() (driver.Value, error) { return d.String(), nil }
+
+// parseDigest reads the stored hex form; anything else is the zero digest,
+// so the entry is reloaded and re-embedded rather than trusted.
+func parseDigest(s string) digest {
+	var d digest
+	if b, err := hex.DecodeString(s); err == nil && len(b) == len(d) {
+		copy(d[:], b)
+	}
+	return d
 }
 
 // hashDoc covers every field of a doc: any change rewrites the row
 // (score included), but only hashText(EmbedText) decides re-embedding.
-func hashDoc(d Doc) string {
+func hashDoc(d Doc) digest {
 	var b strings.Builder
 	for _, s := range []string{d.Kind, d.Name, d.Description, d.Body, d.Type,
 		strconv.FormatFloat(d.Score, 'g', -1, 64), strings.Join(d.Related, "\x1f"),

@@ -222,6 +222,16 @@ func (s *store) loadAll(ctx context.Context) ([]*entry, error) {
 	}
 	defer rows.Close()
 	var out []*entry
+	// kinds, types and embedder IDs repeat on every row: one string each,
+	// not one per row
+	seen := map[string]string{}
+	intern := func(s string) string {
+		if v, ok := seen[s]; ok {
+			return v
+		}
+		seen[s] = s
+		return s
+	}
 	for rows.Next() {
 		var d Doc
 		var related, tags, docHash, embedHash, embedder string
@@ -239,7 +249,9 @@ func (s *store) loadAll(ctx context.Context) ([]*entry, error) {
 		}
 		e := &entry{doc: d} // counted by corpus.put, one at a time
 		e.ref = FileRef{Path: d.Path, Kind: d.Kind, ModTime: time.Unix(0, mtime), Size: size}
-		e.docHash, e.embedHash, e.embedder = docHash, embedHash, embedder
+		e.docHash, e.embedHash, e.embedder = parseDigest(docHash), parseDigest(embedHash), intern(embedder)
+		e.doc.Kind, e.doc.Type = intern(e.doc.Kind), intern(e.doc.Type)
+		e.ref.Kind = e.doc.Kind
 		e.vec = decodeVec(blob)
 		out = append(out, e)
 	}
@@ -285,8 +297,8 @@ func (s *store) write(ctx context.Context, upserts []*entry, touched []*entry, r
 		}
 		if _, err := up.ExecContext(ctx, d.Path, d.Kind, d.Name, path.Base(path.Dir(d.Path)),
 			d.Description, d.Type, d.Score, d.Body, string(related), string(tags), when,
-			d.AppliesWhen, d.NotAppliesWhen, d.Context, e.ref.ModTime.UnixNano(), e.ref.Size, e.docHash,
-			e.embedHash, e.embedder, encodeVec(e.vec)); err != nil {
+			d.AppliesWhen, d.NotAppliesWhen, d.Context, e.ref.ModTime.UnixNano(), e.ref.Size, e.docHash.String(),
+			e.embedHash.String(), e.embedder, encodeVec(e.vec)); err != nil {
 			return fmt.Errorf("index: write %s: %w", d.Path, err)
 		}
 		if _, err := delLinks.ExecContext(ctx, d.Path); err != nil {
@@ -421,7 +433,7 @@ func (s *store) writeVectors(ctx context.Context, es []*entry) error {
 	}
 	defer st.Close()
 	for _, e := range es {
-		if _, err := st.ExecContext(ctx, e.embedder, encodeVec(e.vec), e.doc.Path, e.embedHash); err != nil {
+		if _, err := st.ExecContext(ctx, e.embedder, encodeVec(e.vec), e.doc.Path, e.embedHash.String()); err != nil {
 			return fmt.Errorf("index: vector %s: %w", e.doc.Path, err)
 		}
 	}
