@@ -56,11 +56,7 @@ func TestSearchDuringBackgroundEmbedding(t *testing.T) {
 	docs := noteDocs(300) // two batches
 	gate := newGate()
 	dbPath := filepath.Join(t.TempDir(), "i.sqlite")
-	ix, err := Open(ctx, Options{Path: dbPath, Source: NewMemSource(docs...), Embedder: gate,
-		Logger: quietLogger(), ScanInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := openWith(t, dbPath, NewMemSource(docs...), gate)
 	defer ix.Close()
 	st, err := ix.Sync(ctx) // returns although the embedder is held
 	if err != nil {
@@ -124,10 +120,7 @@ func TestChangeDuringEmbeddingGetsNoStaleVector(t *testing.T) {
 	src := NewMemSource(docs...)
 	gate := newGate()
 	dbPath := filepath.Join(t.TempDir(), "i.sqlite")
-	ix, err := Open(ctx, Options{Path: dbPath, Source: src, Embedder: gate, Logger: quietLogger(), ScanInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := openWith(t, dbPath, src, gate)
 	defer ix.Close()
 	if _, err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
@@ -181,11 +174,7 @@ func TestCloseDuringBacklog(t *testing.T) {
 	docs := noteDocs(600) // three batches
 	gate := newGate()
 	dbPath := filepath.Join(t.TempDir(), "i.sqlite")
-	ix, err := Open(ctx, Options{Path: dbPath, Source: NewMemSource(docs...), Embedder: gate,
-		Logger: quietLogger(), ScanInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := openWith(t, dbPath, NewMemSource(docs...), gate)
 	if _, err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -236,11 +225,7 @@ func TestEmptyIndexRanksByVectors(t *testing.T) {
 		emb  embed.Embedder
 		want bool
 	}{{embed.Hash(), true}, {embed.Off(), false}} {
-		ix, err := Open(context.Background(), Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: NewMemSource(),
-			Embedder: tc.emb, Logger: quietLogger(), ScanInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix := openWith(t, filepath.Join(t.TempDir(), "i.sqlite"), NewMemSource(), tc.emb)
 		if _, err := ix.Sync(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -249,4 +234,14 @@ func TestEmptyIndexRanksByVectors(t *testing.T) {
 		}
 		ix.Close()
 	}
+}
+
+// openWith opens an unwatched index over src that the test syncs itself.
+func openWith(t *testing.T, path string, src Source, emb embed.Embedder) *Index {
+	t.Helper()
+	ix, err := Open(context.Background(), Options{Path: path, Source: src, Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }
