@@ -100,11 +100,7 @@ func TestSearchDuringBackgroundEmbedding(t *testing.T) {
 
 	// the vectors are in the file: a reopen embeds nothing
 	count := &countingEmbedder{Embedder: embed.Hash()}
-	ix2, err := Open(ctx, Options{Path: dbPath, Source: NewMemSource(docs...), Embedder: count,
-		Logger: quietLogger(), ScanInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix2 := openWith(t, dbPath, NewMemSource(docs...), count)
 	defer ix2.Close()
 	if st := syncEmbedded(t, ix2); st.Queued != 0 || count.texts.Load() != 0 {
 		t.Errorf("reopen queued %d and embedded %d texts, want none", st.Queued, count.texts.Load())
@@ -199,11 +195,7 @@ func TestCloseDuringBacklog(t *testing.T) {
 	}
 
 	count := &countingEmbedder{Embedder: embed.Hash()}
-	ix2, err := Open(ctx, Options{Path: dbPath, Source: NewMemSource(docs...), Embedder: count,
-		Logger: quietLogger(), ScanInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix2 := openWith(t, dbPath, NewMemSource(docs...), count)
 	defer ix2.Close()
 	if s := ix2.Status(); s.Entries != len(docs) || s.Embedded != len(first) {
 		t.Fatalf("reopened file: %d entries, %d with vectors; want %d, %d", s.Entries, s.Embedded, len(docs), len(first))
