@@ -78,14 +78,15 @@ const (
 	askingDamp = 0.5
 	// unexplainedDamp scales the hybrid of a semantic candidate whose
 	// only words in common with the query are ones nearly every entry
-	// holds (corpus.termWeight below weakTerm: a speaker's name on all
+	// holds (corpus.weightOf below weakTerm: a speaker's name on all
 	// their turns): the cosine brought it in and the words cannot say
 	// why. A candidate sharing no word at all is left alone, since that
 	// is how a question finds a memory in the other language (cross-
 	// lingual hit@1 fell from 0.60 to 0.10 on the tuning half of the
 	// notes when it was damped too). Tuning half of the dialogue eval,
 	// local R@5 ×BM25 / R@10: no rule 1.34 / 0.56; 0.3 1.37 / 0.59; 0.5
-	// 1.36 / 0.59; 0.7 1.35 / 0.59; weakTerm 0.2, 0.3 and 0.4 alike.
+	// 1.36 / 0.59; 0.7 1.35 / 0.59; weakTerm 0.2, 0.3 and 0.4 alike
+	// (swept before weightShare; with it the chosen pair scores the same).
 	unexplainedDamp = 0.3
 	weakTerm        = 0.3
 	// maxQueryRunes bounds the query text the Scorer tokenizes and
