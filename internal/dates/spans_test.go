@@ -66,3 +66,19 @@ func TestFindSpansWithoutRef(t *testing.T) {
 		t.Fatalf("got %v, want only the absolute May 2023", got)
 	}
 }
+
+// FuzzFindSpans: any text, any reference day, no panic, and every span
+// is a non-empty stretch of days.
+func FuzzFindSpans(f *testing.F) {
+	for _, s := range []string{"last May", "去年十一月底", "the week of 2024-02-12", "İSTANBUL in March 2024", "\xff\xfe May 3", "两个月前 yesterday"} {
+		f.Add(s, int64(1710000000))
+	}
+	f.Fuzz(func(t *testing.T, text string, unix int64) {
+		ref := time.Unix(unix%(1<<34), 0).UTC()
+		for _, s := range FindSpans(text, ref) {
+			if !s.To.After(s.From) {
+				t.Fatalf("%q: empty span %v–%v", text, s.From, s.To)
+			}
+		}
+	})
+}
