@@ -31,8 +31,9 @@ type dialogue struct {
 	speakers []string
 	now      time.Time
 	sessions int
-	docs     []index.Doc
-	qs       []evalQuery // Tier is the question kind
+	docs     []index.Doc  // one knowledge entry per turn
+	turns    []index.Turn // the same turns as a session log holds them
+	qs       []evalQuery  // Tier is the question kind
 }
 
 var (
@@ -144,6 +145,8 @@ func loadDialogue(file string) (*dialogue, error) {
 		}
 		s := len(turns)
 		turns[s-1]++
+		d.turns = append(d.turns, index.Turn{Path: dialogueTurnPath(d.id, s, turns[s-1]), Session: fmt.Sprint(s),
+			Role: "user", Text: speaker + ": " + strings.TrimSpace(text), When: when})
 		d.docs = append(d.docs, index.Doc{
 			Path:        dialogueTurnPath(d.id, s, turns[s-1]),
 			Kind:        index.KindKnowledge,
@@ -227,6 +230,24 @@ func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, ds []*d
 	if len(ds) == 0 {
 		return nil
 	}
+	for _, rep := range []struct {
+		title string
+		docs  func(*dialogue) []index.Doc
+	}{
+		{"one knowledge entry each", func(d *dialogue) []index.Doc { return d.docs }},
+		{"as session-log turns, each with the turn before it as context (search_recent_conversation)",
+			func(d *dialogue) []index.Doc { return index.TurnDocs(d.turns) }},
+	} {
+		if err := runDialogueSet(ctx, w, logger, ds, rep.title, rep.docs, embs, listHalf, verbose); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runDialogueSet is runDialogues for one representation of the turns.
+func runDialogueSet(ctx context.Context, w io.Writer, logger *slog.Logger, ds []*dialogue, title string,
+	docsOf func(*dialogue) []index.Doc, embs []embed.Embedder, listHalf string, verbose bool) error {
 	var rows []*dialogueRow
 	rowOf := func(name string) *dialogueRow {
 		for _, r := range rows {
@@ -247,9 +268,13 @@ func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, ds []*d
 			qs = keepHalf(qs, listHalf)
 		}
 		questions += len(qs)
-		systems := []*system{bm25System(d.docs, false)}
+		docs := docsOf(d)
+		systems := []*system{bm25System(docs, false)}
+		if docs[len(docs)-1].Context != "" {
+			systems = append(systems, bm25System(docs, true))
+		}
 		for _, e := range embs {
-			s, err := indexSystem(ctx, "hybrid/"+e.ID(), e, d.docs, logger, d.now)
+			s, err := indexSystem(ctx, "hybrid/"+e.ID(), e, docs, logger, d.now)
 			if err != nil {
 				return fmt.Errorf("dialogue %s, %s: %w", d.id, e.ID(), err)
 			}
@@ -275,7 +300,7 @@ func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, ds []*d
 			s.close()
 		}
 	}
-	fmt.Fprintf(w, "## dialogues: %d conversations, %d turns (one knowledge entry each), %d questions\n\n", len(ds), turns, questions)
+	fmt.Fprintf(w, "## dialogues: %d conversations, %d turns (%s), %d questions\n\n", len(ds), turns, title, questions)
 	for _, part := range []struct{ key, title string }{{halfHeld, "held-out half"}, {halfTune, "tuning half"}, {"all", "all questions"}} {
 		if listHalf != "" && part.key != listHalf && part.key != "all" {
 			continue
