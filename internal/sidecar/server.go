@@ -337,19 +337,13 @@ func (s *Server) syncOnce(ctx context.Context, reason string) error {
 	return nil
 }
 
+// syncIndex is syncOnce for callers that do not wait for the index to
+// open (the startup sync, after a dream): an index not open yet is left
+// to its own startup sync. syncOnce has logged a failure.
 func (s *Server) syncIndex(ctx context.Context, reason string) {
-	ix := s.readyIndex()
-	if ix == nil {
-		return
+	if s.readyIndex() != nil {
+		_ = s.syncOnce(ctx, reason)
 	}
-	stats, err := ix.Sync(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("index sync failed", "reason", reason, "err", err)
-		}
-		return
-	}
-	s.logSynced(reason, stats)
 }
 
 func (s *Server) logSynced(reason string, stats index.SyncStats) {
