@@ -17,12 +17,6 @@ type Span struct {
 	Text     string // the words that named it, as written
 }
 
-// Overlaps reports whether s and o share a moment.
-func (s Span) Overlaps(o Span) bool { return s.From.Before(o.To) && o.From.Before(s.To) }
-
-// Contains reports whether t lies in s.
-func (s Span) Contains(t time.Time) bool { return !t.Before(s.From) && t.Before(s.To) }
-
 // Input bounds of FindSpans.
 const (
 	maxSpansPerText = 16 // a text naming more dates is a list, not a time reference
@@ -130,15 +124,6 @@ func wordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
-func holdsAny(s string, needles []string) bool {
-	for _, n := range needles {
-		if strings.Contains(s, n) {
-			return true
-		}
-	}
-	return false
-}
-
 var (
 	monthStarts = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september",
 		"october", "november", "december", "jan ", "feb ", "mar ", "apr ", "jun ", "jul ", "aug ", "sep ", "sept ",
@@ -155,7 +140,7 @@ func anyTaken(taken []bool, a, b int) bool {
 }
 
 type spanRule struct {
-	// needles: the rule runs only on text holding one of them. Most
+	// needles: the rule reads only the text around them (windows). Most
 	// text names no date, and the regular expressions cost about 70 µs
 	// per KB each (600 µs for a 800-byte note before the gate, which made
 	// opening a 10k-entry index take 7 s).
