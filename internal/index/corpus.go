@@ -5,6 +5,7 @@ import (
 	"math"
 	"path"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/textseg"
@@ -57,22 +58,17 @@ type entry struct {
 // newEntry derives the lexical view of d.
 func newEntry(d Doc) *entry {
 	e := &entry{doc: d, newTF: map[string]float32{}}
-	add := func(s string, w float32) {
-		for _, t := range textseg.Tokenize(s) {
-			e.newTF[t] += w
-			e.dl += w
+	for _, f := range weightedFields(d) {
+		for _, t := range textseg.Tokenize(f.text) {
+			e.newTF[t] += f.w
+			e.dl += f.w
 		}
 	}
-	add(d.Name, weightName)
-	add(d.Description, weightDesc)
-	add(d.Body, weightBody)
-	add(d.Context, weightContext)
 	e.textKey = textKey(EmbedText(d))
 	body := strings.TrimSpace(d.Body)
 	e.asks = strings.HasSuffix(body, "?") || strings.HasSuffix(body, "？")
 	e.days = entryDays(d)
-	e.lowerOK = lowerIfNeeded(d.Name) == d.Name && lowerIfNeeded(d.Description) == d.Description &&
-		lowerIfNeeded(d.Body) == d.Body
+	e.lowerOK = isLower(d.Name) && isLower(d.Description) && isLower(d.Body)
 	if strings.TrimSpace(d.Context) != "" {
 		e.ctxKey = textKey(EmbedText(Doc{Body: d.Context}))
 	}
@@ -101,11 +97,22 @@ type posting struct {
 	tf   float32
 }
 
+// field is one text an entry's terms come from, with its weight.
+type field struct {
+	text string
+	w    float32
+}
+
+// weightedFields are the texts an entry's terms come from.
+func weightedFields(d Doc) [4]field {
+	return [4]field{{d.Name, weightName}, {d.Description, weightDesc}, {d.Body, weightBody}, {d.Context, weightContext}}
+}
+
 // docTerms are the distinct terms of an entry's text, as newEntry counted them.
 func docTerms(d Doc) map[string]bool {
 	out := map[string]bool{}
-	for _, f := range [...]string{d.Name, d.Description, d.Body, d.Context} {
-		for _, t := range textseg.Tokenize(f) {
+	for _, f := range weightedFields(d) {
+		for _, t := range textseg.Tokenize(f.text) {
 			out[t] = true
 		}
 	}
@@ -139,12 +146,29 @@ func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
 // lowerIfNeeded is strings.ToLower without the copy for text that has
 // nothing to lower (most of it: CJK, or already lowercase).
 func lowerIfNeeded(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' || c >= 0x80 {
-			return strings.ToLower(s)
-		}
+	if isLower(s) {
+		return s
 	}
-	return s
+	return strings.ToLower(s)
+}
+
+// isLower reports whether strings.ToLower(s) == s, without building it.
+func isLower(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unicode.ToLower(r) != r {
+			return false // ToLower would replace the invalid byte, or lower the rune
+		}
+		i += n
+	}
+	return true
 }
 
 // corpus is a slot-addressed doc set with postings and link maps; the

@@ -475,23 +475,26 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			}
 		}
 	}
+	// admit makes s a candidate for evidence other than its words or
+	// cosine (a date, a symbol), with the signals it has besides
+	admit := func(s int32) *cand {
+		fresh := idx[s] < 0
+		cd := get(s)
+		if fresh {
+			cd.keyword = lex.score[s]
+			cd.maybeLit = maybeLit(s)
+			if e := c.slots[s]; qvec != nil && e.vec != nil {
+				cd.cos, cd.ctxCos = semantic(s, e)
+			}
+		}
+		return cd
+	}
 	// date evidence: entries about a day the query asks about
-	qdays := queryDays(q.Text, sc.now())
-	if len(qdays) > 0 {
+	if qdays := queryDays(q.Text, sc.now()); len(qdays) > 0 {
 		for s, e := range c.slots {
-			if e == nil || !inDays(e.days, qdays) {
-				continue
+			if e != nil && inDays(e.days, qdays) {
+				admit(int32(s)).dated = true
 			}
-			fresh := idx[s] < 0
-			cd := get(int32(s))
-			if fresh {
-				cd.keyword = lex.score[s]
-				cd.maybeLit = maybeLit(int32(s))
-				if qvec != nil && e.vec != nil {
-					cd.cos, cd.ctxCos = semantic(int32(s), e)
-				}
-			}
-			cd.dated = true
 		}
 	}
 	// exact-symbol pinning
@@ -500,19 +503,10 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		lsym := strings.ToLower(sym)
 		specific := textseg.Specific(sym)
 		for _, s := range symbolCandidates(c, lsym) {
-			e := c.slots[s]
-			if !e.holds(lsym, textseg.ContainsSymbol) {
+			if !c.slots[s].holds(lsym, textseg.ContainsSymbol) {
 				continue
 			}
-			fresh := idx[s] < 0
-			cd := get(s)
-			if fresh {
-				cd.keyword = lex.score[s]
-				cd.maybeLit = maybeLit(s)
-				if qvec != nil && e.vec != nil {
-					cd.cos, cd.ctxCos = semantic(s, e)
-				}
-			}
+			cd := admit(s)
 			if !cd.pinned {
 				cd.pinned, cd.pinnedBy = true, int16(si)
 			}
