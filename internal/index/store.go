@@ -297,8 +297,8 @@ func (s *store) write(ctx context.Context, upserts []*entry, touched []*entry, r
 		}
 		if _, err := up.ExecContext(ctx, d.Path, d.Kind, d.Name, path.Base(path.Dir(d.Path)),
 			d.Description, d.Type, d.Score, d.Body, string(related), string(tags), when,
-			d.AppliesWhen, d.NotAppliesWhen, d.Context, e.ref.ModTime.UnixNano(), e.ref.Size, e.docHash.String(),
-			e.embedHash.String(), e.embedder, encodeVec(e.vec)); err != nil {
+			d.AppliesWhen, d.NotAppliesWhen, d.Context, e.ref.ModTime.UnixNano(), e.ref.Size, e.docHash,
+			e.embedHash, e.embedder, encodeVec(e.vec)); err != nil {
 			return fmt.Errorf("index: write %s: %w", d.Path, err)
 		}
 		if _, err := delLinks.ExecContext(ctx, d.Path); err != nil {
@@ -433,7 +433,7 @@ func (s *store) writeVectors(ctx context.Context, es []*entry) error {
 	}
 	defer st.Close()
 	for _, e := range es {
-		if _, err := st.ExecContext(ctx, e.embedder, encodeVec(e.vec), e.doc.Path, e.embedHash.String()); err != nil {
+		if _, err := st.ExecContext(ctx, e.embedder, encodeVec(e.vec), e.doc.Path, e.embedHash); err != nil {
 			return fmt.Errorf("index: vector %s: %w", e.doc.Path, err)
 		}
 	}
