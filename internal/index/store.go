@@ -90,6 +90,20 @@ func openStore(ctx context.Context, p string, log *slog.Logger) (st *store, entr
 	return mem, nil, false, nil
 }
 
+// How long, and how often, opening the cache file retries a SQLITE_BUSY:
+// another process's open takes milliseconds, and a file busy for longer
+// is somebody's long write, which busy_timeout's 5 s already covers.
+const (
+	openBusyWait  = 2 * time.Second
+	openBusyRetry = 20 * time.Millisecond
+)
+
+// isBusy reports whether err is SQLite's SQLITE_BUSY.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
+}
+
 // unavailable reports whether err means the file could not be used rather
 // than that it is broken: removing it would not help, or would destroy a
 // database another process is writing.
@@ -157,7 +171,19 @@ func tryOpenStore(ctx context.Context, p string) (*store, error) {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	db.SetMaxOpenConns(1) // one writer; readers use the in-memory corpus
-	if err := initSchema(ctx, db); err != nil {
+	// Opening the connection switches the file to WAL, which SQLite can
+	// refuse with SQLITE_BUSY at once, busy_timeout or not, while another
+	// process is opening the same new file: about one start in five with
+	// two processes starting together then fell back to an in-memory
+	// cache. That refusal lasts as long as the other's open does.
+	for deadline := time.Now().Add(openBusyWait); ; {
+		err = initSchema(ctx, db)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(openBusyRetry)
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
