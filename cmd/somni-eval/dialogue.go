@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -140,7 +141,7 @@ func loadDialogue(file string) (*dialogue, error) {
 			continue
 		}
 		speaker, text, ok := strings.Cut(line, ": ")
-		if !ok || len(turns) == 0 || !contains(d.speakers, speaker) || d.id == "" {
+		if !ok || len(turns) == 0 || !slices.Contains(d.speakers, speaker) || d.id == "" {
 			return nil, bad("want '<speaker>: text' inside a session (after the # id and # speakers lines)")
 		}
 		s := len(turns)
@@ -166,15 +167,6 @@ func loadDialogue(file string) (*dialogue, error) {
 	}
 	d.sessions = len(turns)
 	return d, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // recallTally is R@5 and R@10 (the share of a question's evidence turns
@@ -324,12 +316,7 @@ func runDialogueSet(ctx context.Context, w io.Writer, logger *slog.Logger, ds []
 }
 
 func anyIn(xs, want []string) bool {
-	for _, x := range xs {
-		if contains(want, x) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(xs, func(x string) bool { return slices.Contains(want, x) })
 }
 
 // shortPaths shows turn entries by name (d1-s3-t5) in -v listings.

@@ -68,15 +68,15 @@ func (hashEmbedder) EmbedQueryWeighted(ctx context.Context, query string, w Term
 func hashVector(text string) []float32 { return hashVectorWeighted(text, nil) }
 
 // hashVectorWeighted is hashVector with every feature of a word or CJK gram
-// scaled by w(word) (nil: all 1). Only queries are weighted: the stored
+// scaled by weigh(word) (nil: all 1). Only queries are weighted: the stored
 // vectors stay the corpus-independent hashVector, so the cache never goes
 // stale when the corpus changes.
-func hashVectorWeighted(text string, w TermWeights) []float32 {
+func hashVectorWeighted(text string, weigh TermWeights) []float32 {
 	scale := func(word string) float32 {
-		if w == nil {
+		if weigh == nil {
 			return 1
 		}
-		return float32(max(0, min(1, w(word))))
+		return float32(max(0, min(1, weigh(word))))
 	}
 	feats := map[string]float32{}
 	for _, r := range textseg.Runs(text) {
