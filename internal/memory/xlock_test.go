@@ -140,6 +140,19 @@ func TestFoldUsageOnceAcrossStores(t *testing.T) {
 	for round := 0; round < 20; round++ {
 		a := newTestStore(t)
 		b := secondStore(t, a)
+		foldBoth := func() { // both stores fold the journal at once
+			var wg sync.WaitGroup
+			for _, s := range []*Store{a, b} {
+				wg.Add(1)
+				go func(s *Store) {
+					defer wg.Done()
+					if _, err := s.FoldUsage(ctx); err != nil {
+						t.Error(err)
+					}
+				}(s)
+			}
+			wg.Wait()
+		}
 		e, err := a.CreateKnowledge(ctx, "folded", "fact", "a fact recalled often", "body\n", true)
 		if err != nil {
 			t.Fatal(err)
@@ -151,17 +164,7 @@ func TestFoldUsageOnceAcrossStores(t *testing.T) {
 		if err := a.NoteRecall(want); err != nil {
 			t.Fatal(err)
 		}
-		var wg sync.WaitGroup
-		for _, s := range []*Store{a, b} {
-			wg.Add(1)
-			go func(s *Store) {
-				defer wg.Done()
-				if _, err := s.FoldUsage(ctx); err != nil {
-					t.Error(err)
-				}
-			}(s)
-		}
-		wg.Wait()
+		foldBoth()
 		got, err := a.Load(e.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -178,16 +181,7 @@ func TestFoldUsageOnceAcrossStores(t *testing.T) {
 			t.Fatal(err)
 		}
 		before, _ := a.Load(e.Path)
-		for _, s := range []*Store{a, b} {
-			wg.Add(1)
-			go func(s *Store) {
-				defer wg.Done()
-				if _, err := s.FoldUsage(ctx); err != nil {
-					t.Error(err)
-				}
-			}(s)
-		}
-		wg.Wait()
+		foldBoth()
 		after, _ := a.Load(e.Path)
 		if d := after.Score() - before.Score(); d < 0.199 || d > 0.201 {
 			t.Fatalf("round %d: 4 same-day hits moved the score by %.3f, want 0.200 (folded twice?)", round, d)
