@@ -8,6 +8,13 @@
 //	somni-sidecar [flags] doctor          report broken files and links (exit 1 if any)
 //	somni-sidecar [flags] stats           counts and index state
 //	somni-sidecar mcp [flags]             serve the memory to an MCP client on stdio
+//
+// Files, by job:
+//
+//	main.go                          argv and environment, serving stdio
+//	cli.go                           the recall, doctor, stats and embed subcommands
+//	mcp.go                           the mcp subcommand
+//	stdout_unix.go, stdout_other.go  keeping stdout for protocol frames only
 package main
 
 import (

@@ -11,6 +11,13 @@
 // month", "月底"), Chinese weeks (its 下周X counts weeks from Sunday, so
 // "下周五" said on a Sunday lands two Fridays out), month steps (its month
 // arithmetic does not carry the year), and Chinese "N天前/N个月后".
+//
+// Files, by job:
+//
+//	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone
+//	spans.go    FindSpans: the dates and periods a text names, for date-bounded recall
+//	layouts.go  the layouts and reading times back
+//	zone.go     LoadZone, MachineZone: the user's time zone
 package dates
 
 import (

@@ -1,22 +1,3 @@
-// Package dream is the "sleep" half of somni: a ReAct loop that distils pending
-// session logs into knowledge, episodes, skills and identity files by letting a
-// chat model call a fixed set of validated memory tools.
-//
-// The sidecar wires it once and serves sleep.run / sleep.cancel / sleep.status:
-//
-//	backend := dream.ChatBackend(dream.NewHostBackend(conn)) // reverse llm.chat
-//	// or: b, err := dream.NewOpenAIBackend(dream.OpenAIConfigFromEnv(os.Getenv)); err ⇒ llm "none"
-//	cfg := dream.Config{Store: store, Backend: backend, OnChanged: syncIndex,
-//		MaxLogs: maxLogs, MaxIters: maxIters} // cmd reads SLEEP_MAX_LOGS, SLEEP_MAX_ITERS
-//	d := dream.New(cfg)
-//	res := d.Run(ctx, trigger) // JSON-marshals to the compat sleep.run result
-//	d.Cancel()                 // from another goroutine; Run returns "interrupted"
-//	st := d.Status(ctx)        // {sleeping, pendingLogs, llm}
-//
-// Every size and count a model or a file could blow up is bounded in
-// limits.go (write-tool fields, tool calls per turn and per dream, what a
-// read puts into the prompt, the llm.chat result); each constant says what
-// happens past it.
 package dream
 
 import (

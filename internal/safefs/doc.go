@@ -19,5 +19,6 @@
 // return the Version read), write.go (atomic Create, compare-and-swap Replace,
 // both returning the Version written; rename, append opens), swap_linux.go / swap_other.go (how Replace
 // swaps the new bytes in: renameat2 RENAME_EXCHANGE where the kernel has it,
-// so a file replaced by someone else between check and swap is put back).
+// so a file replaced by someone else between check and swap is put back),
+// nonblock_unix.go / nonblock_other.go (opening without blocking on a FIFO).
 package safefs

@@ -1,5 +1,8 @@
 // Package testutil holds what the tests of several packages share: the
 // hand-made fixtures under testdata/ and copying them somewhere writable.
+//
+//	testutil.go  Testdata, CopyTree, Pydata, Model: fixture paths and writable copies
+//	secrets.go   the secret corpus of testdata/secrets, line by line
 package testutil
 
 import (

@@ -5,6 +5,9 @@
 // 2–4-character windows; no term straddles two scripts. It also owns the one
 // way to cut or flatten text for display (clip.go): Prefix, Clip, ClipBytes,
 // ClipMiddle, OneLine and MarkNewlines.
+//
+//	textseg.go  Tokenize, Runs, Symbols: the tokenizer and exact symbols
+//	clip.go     cutting and flattening for display
 package textseg
 
 import (

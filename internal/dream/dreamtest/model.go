@@ -1,6 +1,9 @@
 // Package dreamtest provides a scripted fake chat model for the dreamer's
 // tests: it drives a Dreamer directly as a ChatBackend, or answers `llm.chat`
 // for a fake host speaking JSON-RPC over pipes.
+//
+//	model.go   Model (NewModel): the fake backend and the requests it saw
+//	script.go  Consolidate: a scripted dream's tool calls
 package dreamtest
 
 import (
