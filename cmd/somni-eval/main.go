@@ -2,6 +2,9 @@
 // testdata/recall: hit@k per query tier, associative-hint precision and
 // false hints, for every available embedder beside a plain BM25 baseline
 // computed in the same run. `make eval` runs it.
+//
+//	main.go      flags, the sets and the systems, the report tables
+//	dialogue.go  the dated multi-session dialogue set
 package main
 
 import (

@@ -5,7 +5,7 @@
 // the very handlers the DSH plugin calls, so both protocols give the same
 // schemas, results and locking.
 //
-//	server.go     New and Serve: the MCP server over the sidecar's method table
+//	server.go     New and Run: the MCP server over the sidecar's method table
 //	dream.go      dream_now / dream_status over the sidecar's dreamer
 //	tools.go      the work tools, remember, dream_status, dream_now
 //	notes.go      remember's session logs (one per client, closed when idle)
