@@ -6,7 +6,8 @@
 //
 // What an embedder can do beyond that is an interface it implements, never
 // something read from its ID: Calibrated (its cosine noise floor and span),
-// QueryEmbedder (queries in another form than stored texts), Degraded (not
+// QueryEmbedder (queries in another form than stored texts), TermWeighted
+// (a query embedded with per-word weights), Degraded (not
 // what was asked for, or no longer working), FileBacked (the model and
 // runtime files it loaded), Readier (a background load to wait for) and
 // Noisy (scores the eval found too noisy for unprompted hints). The helpers

@@ -6,8 +6,8 @@
 // schemas, results and locking.
 //
 //	server.go     New and Run: the MCP server over the sidecar's method table
-//	dream.go      dream_now / dream_status over the sidecar's dreamer
-//	tools.go      the work tools, remember, dream_status, dream_now
+//	dream.go      the dream_status and dream_now handlers, over the sidecar's dreamer
+//	tools.go      the tool list: the work tools, remember, dream_status, dream_now
 //	notes.go      remember's session logs (one per client, closed when idle)
 //	resources.go  about_me, user profiles, open intentions
 //	prompts.go    the somni-context prompt
