@@ -7,8 +7,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/somni-dev/somni/internal/mcpserver"
 	"github.com/somni-dev/somni/internal/sidecar"
 )
@@ -44,16 +42,10 @@ func serveMCP(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	log.Info("mcp server ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
-	if err := ms.Run(ctx, t); err != nil {
+	if err := ms.Run(ctx, mcpserver.NewStdioTransport(stdin, stdout, logger.With(sidecar.LoggerKey, "somni.mcp"))); err != nil {
 		log.Error("mcp server stopped", "err", err)
 		return 1
 	}
 	log.Info("stopping", "why", "client disconnected or signal")
 	return 0
 }
-
-// nopWriteCloser leaves closing the protocol stdout to the process exit.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

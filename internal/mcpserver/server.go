@@ -6,6 +6,7 @@
 // schemas, results and locking.
 //
 //	server.go     New and Run: the MCP server over the sidecar's method table
+//	transport.go  stdio with the JSON-RPC side's manners: a bad line is answered (-32700, -32600) and skipped, never the end
 //	dream.go      the dream_status and dream_now handlers, over the sidecar's dreamer
 //	tools.go      the tool list: the work tools, remember, dream_status, dream_now
 //	notes.go      remember's session logs (one per client, closed when idle)

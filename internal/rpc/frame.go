@@ -18,8 +18,9 @@ import (
 // -32700 reply so a runaway writer cannot exhaust memory.
 const MaxFrameBytes = 64 << 20
 
-// errFrameTooLarge marks a line that exceeded MaxFrameBytes and was skipped.
-var errFrameTooLarge = errors.New("frame too large")
+// ErrFrameTooLarge marks a line that exceeded its reader's bound and was
+// skipped.
+var ErrFrameTooLarge = errors.New("frame too large")
 
 // oversizeKeep is how much of an oversized line's head and of its tail is
 // kept to find which call it answered: encoders put the id either before
@@ -28,11 +29,11 @@ var errFrameTooLarge = errors.New("frame too large")
 // the 64 MiB that were discarded.
 const oversizeKeep = 4 << 10
 
-// frameTooLargeError is errFrameTooLarge with the ends of the dropped line.
+// frameTooLargeError is ErrFrameTooLarge with the ends of the dropped line.
 type frameTooLargeError struct{ head, tail []byte }
 
-func (e *frameTooLargeError) Error() string        { return errFrameTooLarge.Error() }
-func (e *frameTooLargeError) Is(target error) bool { return target == errFrameTooLarge }
+func (e *frameTooLargeError) Error() string        { return ErrFrameTooLarge.Error() }
+func (e *frameTooLargeError) Is(target error) bool { return target == ErrFrameTooLarge }
 
 // keepTail keeps the last oversizeKeep bytes seen of the line.
 func (e *frameTooLargeError) keepTail(b []byte) {
@@ -96,12 +97,11 @@ func (e *frameTooLargeError) replyID() (jsonrpc2.ID, bool) {
 // lock) and keeps reading: one bad frame from a host must not end the
 // session.
 type lineStream struct {
-	r      *bufio.Reader
+	LineReader
 	rc     io.Closer // r's underlying closer, if any
 	w      io.Writer
 	wc     io.Closer // w's underlying closer, if any
 	logger *slog.Logger
-	limit  int // max line length; MaxFrameBytes outside tests
 	// onEnd runs when the input ends, before readLoop returns (and the Conn
 	// closes everything): the Conn lets in-flight handlers reply first.
 	onEnd func()
@@ -121,7 +121,7 @@ type lineStream struct {
 }
 
 func newLineStream(r io.Reader, w io.Writer, logger *slog.Logger) *lineStream {
-	s := &lineStream{r: bufio.NewReaderSize(r, 64<<10), w: w, logger: logger, limit: MaxFrameBytes}
+	s := &lineStream{LineReader: *NewLineReader(r, MaxFrameBytes), w: w, logger: logger}
 	s.cond = sync.NewCond(&s.mu)
 	if c, ok := r.(io.Closer); ok {
 		s.rc = c
@@ -183,6 +183,19 @@ func (s *lineStream) flushLocked() error {
 // writeError sends an error response for a frame that was not dispatched,
 // echoing its id verbatim (null when it has none or an unusable one).
 func (s *lineStream) writeError(id json.RawMessage, code int64, msg string) {
+	frame, err := ErrorFrame(id, code, msg)
+	if err != nil { // only reachable with a corrupt id, which we never pass
+		s.logger.Error("rpc: encode error frame", "err", err)
+		return
+	}
+	if err := s.writeFrame(frame); err != nil {
+		s.logger.Warn("rpc: cannot send error frame", "err", err)
+	}
+}
+
+// ErrorFrame encodes the error response to a frame that was not
+// dispatched, echoing its id verbatim (null when it has none).
+func ErrorFrame(id json.RawMessage, code int64, msg string) ([]byte, error) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
@@ -191,13 +204,10 @@ func (s *lineStream) writeError(id json.RawMessage, code int64, msg string) {
 		ID      json.RawMessage `json:"id"`
 		Error   *Error          `json:"error"`
 	}{"2.0", id, &Error{Code: code, Message: msg}})
-	if err != nil { // only reachable with a corrupt id, which we never pass
-		s.logger.Error("rpc: encode error frame", "err", err)
-		return
+	if err != nil {
+		return nil, fmt.Errorf("rpc: encode error frame: %w", err)
 	}
-	if err := s.writeFrame(frame); err != nil {
-		s.logger.Warn("rpc: cannot send error frame", "err", err)
-	}
+	return frame, nil
 }
 
 // Close closes both underlying ends when they are closers.
@@ -212,10 +222,26 @@ func (s *lineStream) Close() error {
 	return errors.Join(errs...)
 }
 
-// readLine returns the next line without its terminator, or
-// errFrameTooLarge after discarding a line longer than s.limit. The returned
-// slice is only valid until the next call.
-func (s *lineStream) readLine() ([]byte, error) {
+// LineReader reads newline-delimited frames under a bound: a longer line
+// is discarded as it streams in, never buffered whole. The MCP transport
+// reads its client with it too, so both protocols share one bound.
+type LineReader struct {
+	r     *bufio.Reader
+	limit int // max line length; MaxFrameBytes outside tests
+}
+
+// NewLineReader reads lines of at most limit bytes from r.
+func NewLineReader(r io.Reader, limit int) *LineReader {
+	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+}
+
+// Limit is the longest line the reader returns.
+func (s *LineReader) Limit() int { return s.limit }
+
+// Next returns the next line without its terminator, or an error matching
+// ErrFrameTooLarge after discarding a line longer than the limit. The
+// returned slice is only valid until the next call.
+func (s *LineReader) Next() ([]byte, error) {
 	var acc []byte
 	for {
 		chunk, err := s.r.ReadSlice('\n')
@@ -258,8 +284,8 @@ func (s *lineStream) readLine() ([]byte, error) {
 // error that ends the connection) when the input fails or ends.
 func (s *lineStream) readLoop() error {
 	for {
-		line, err := s.readLine()
-		if errors.Is(err, errFrameTooLarge) {
+		line, err := s.Next()
+		if errors.Is(err, ErrFrameTooLarge) {
 			s.logger.Warn("rpc: dropped oversized frame", "limit", s.limit)
 			s.writeError(nil, CodeParseError, fmt.Sprintf("parse error: frame exceeds %d bytes", s.limit))
 			// A reply to one of our calls fails that call now; left alone it

@@ -74,6 +74,15 @@ type response struct {
 	err    *Error          // nil on success
 }
 
+// CheckFrame applies this side's checks to one trimmed, non-empty line of
+// another protocol that shares JSON-RPC's framing (MCP): code is 0 when the
+// frame is a well-formed request or reply, else the error to answer with
+// the id to echo.
+func CheckFrame(line []byte) (id json.RawMessage, code int64, msg string) {
+	_, _, id, code, msg = vet(line)
+	return id, code, msg
+}
+
 // vet decodes and checks one line. It returns a request, or a response,
 // or an error code with the id to echo.
 func vet(line []byte) (req *request, resp *response, id json.RawMessage, code int64, msg string) {
