@@ -122,6 +122,42 @@ func TestDueDatesInWords(t *testing.T) {
 	}
 }
 
+// TestDueDatesOutOfRange: a number no calendar holds, a year past 9999 or
+// a day already gone is refused with a message saying which, and nothing is
+// written; nothing wraps around to a date that looks plausible.
+func TestDueDatesOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	s := start(t, dir, []string{"--timezone", "UTC"}, "SOMNI_TEST_NOW=2026-12-02T09:00:00Z")
+	cases := []struct{ due, want string }{
+		{"in 99999999999 days", "too far"},
+		{"in 3652060 weeks", "too far"},
+		{"in 9223372036854775807months", "too far"},
+		{"in 99999999999hours", "too far"},
+		{"99999999999天后", "too far"},
+		{"in 300 years", "too far"},
+		{"10000-01-01", "did not understand"},
+		{"0000-01-01", "outside the years 1000–9999"},
+		{"0001-01-01", "outside the years 1000–9999"},
+		{"2026-12-01", "in the past"},
+		{"2 weeks ago", "in the past"},
+		{"yesterday", "in the past"},
+		{"三天前", "in the past"},
+	}
+	for _, tc := range cases {
+		code, msg := s.callErr("tools.call", map[string]any{"name": "add_intention", "args": map[string]any{"what": "x", "due": tc.due}})
+		if code != -32602 {
+			t.Errorf("due %q: code %d %s, want -32602", tc.due, code, msg)
+			continue
+		}
+		mustContain(t, "error for "+tc.due, msg, `argument "due"`, tc.want)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md")); len(files) != 0 {
+		t.Fatalf("a refused due date wrote %d intentions", len(files))
+	}
+	mustContain(t, "today is due", s.tool("add_intention", map[string]any{"what": "today", "due": "today"}), "due Wed 2026-12-02")
+	mustContain(t, "a lifetime ahead", s.tool("add_intention", map[string]any{"what": "far", "due": "in 150 years"}), "due ", "2176-12-02")
+}
+
 // TestLaterIntentionsLine: intentions due after the three-day window are
 // named on one short line (the next three, then a count), so the model knows
 // they exist without a cue.

@@ -37,13 +37,18 @@ import (
 // Accepted lists example forms, for tool descriptions and error messages.
 const Accepted = `YYYY-MM-DD, "today", "tomorrow", "friday", "next friday", "in 3 days", "2 weeks ago", "Dec 24", "end of month", "明天", "下周五", "三天后", "三天前", "月底"`
 
-// Error is a phrase that is not a date; Unknown is the part not understood.
+// Error is a phrase that is not a date; Unknown is the part not understood,
+// or Reason says why a phrase that was understood names no usable day.
 type Error struct {
 	Input   string
 	Unknown string
+	Reason  string
 }
 
 func (e *Error) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("%q: %s", e.Input, e.Reason)
+	}
 	if e.Unknown != "" && e.Unknown != e.Input {
 		return fmt.Sprintf("did not understand %q in %q; use %s", e.Unknown, e.Input, Accepted)
 	}
@@ -61,6 +66,67 @@ func Resolve(phrase string, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, &Error{Input: in}
 	}
+	if err := checkAmounts(in, s); err != nil {
+		return time.Time{}, err
+	}
+	t, err := resolve(in, s, now)
+	if err == nil && (t.Year() < minYear || t.Year() > maxYear) {
+		return time.Time{}, &Error{Input: in, Reason: fmt.Sprintf("%s is outside the years %04d–%04d", Format(t), minYear, maxYear)}
+	}
+	return t, err
+}
+
+// The calendar a phrase may land in: four-digit years, and none before
+// 1000, which keeps every result clear of the zero time.Time (0001-01-01
+// UTC) that callers read as "no date". Relative amounts are bounded before
+// any arithmetic: the library moves by time.Duration, which wraps after
+// 292 years ("in 99999999999 days" came out as 2224-10-18), and no reminder
+// or search range a person means lies two centuries away.
+const (
+	minYear, maxYear  = 1000, 9999
+	maxRelativeYears  = 200
+	maxRelativeDays   = maxRelativeYears * 366
+	amountUnitPattern = `(minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|years?|yrs?|分钟|小时|个?钟头|天|日|周|星期|个?礼拜|个?月|年)`
+)
+
+// amountRe is a number of some unit of time ("99999999999 days", "3周").
+var amountRe = regexp.MustCompile(`(\d+)\s*` + amountUnitPattern)
+
+// unitDays is how many days one of a unit spans, at most.
+func unitDays(unit string) float64 {
+	unit = strings.TrimPrefix(unit, "个")
+	switch {
+	case strings.HasPrefix(unit, "min"), unit == "分钟":
+		return 1.0 / 1440
+	case strings.HasPrefix(unit, "h"), unit == "小时", unit == "钟头":
+		return 1.0 / 24
+	case strings.HasPrefix(unit, "d"), unit == "天", unit == "日":
+		return 1
+	case strings.HasPrefix(unit, "w"), unit == "周", unit == "星期", unit == "礼拜":
+		return 7
+	case strings.HasPrefix(unit, "f"):
+		return 14
+	case strings.HasPrefix(unit, "mo"), unit == "月":
+		return 31
+	default: // years
+		return 366
+	}
+}
+
+// checkAmounts refuses a phrase that moves further than maxRelativeYears.
+func checkAmounts(in, s string) error {
+	for _, m := range amountRe.FindAllStringSubmatch(s, -1) {
+		n, err := strconv.ParseFloat(m[1], 64) // no overflow: 1e30 is just large
+		if err == nil && n*unitDays(m[2]) <= maxRelativeDays {
+			continue
+		}
+		return &Error{Input: in, Reason: fmt.Sprintf("%q is too far: a date at most %d years either way", m[0], maxRelativeYears)}
+	}
+	return nil
+}
+
+// resolve is Resolve without the range checks.
+func resolve(in, s string, now time.Time) (time.Time, error) {
 	// The day's noon as the reference: relative phrases move in whole days,
 	// and from noon a daylight-saving jump can never tip them into the
 	// neighbouring date, as it can from 23:30.

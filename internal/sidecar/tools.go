@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
@@ -230,6 +231,11 @@ func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs
 	due, dueEcho, err := s.dayArg("due", a.Due)
 	if err != nil {
 		return "", err
+	}
+	if now := s.now(); !due.IsZero() && due.Before(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())) {
+		// An intention is something still to do: a day already gone is a
+		// slip (a year typed wrong, "ago" for "in"), never a reminder.
+		return "", &toolspec.ArgError{Arg: "due", Msg: fmt.Sprintf("%s is in the past (today is %s); give today or a later day", dayEcho(due, strings.TrimSpace(a.Due)), dates.Format(now))}
 	}
 	in := memory.IntentionInput{What: a.What, Cue: a.Cue, Priority: a.Priority, Source: a.Source}
 	if !due.IsZero() {
