@@ -6,7 +6,7 @@ SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
 export SOMNI_VERSION
 LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build test test-go test-plugin test-mcp-npm test-install test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
+.PHONY: all build check test test-tools test-go test-plugin test-mcp-npm test-install test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
@@ -22,7 +22,18 @@ fmt:
 fmt-check:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: build fmt-check vet test-go test-plugin test-mcp-npm test-install test-qemu
+test: test-tools build fmt-check vet test-go test-plugin test-mcp-npm test-install test-qemu
+
+# What the suite needs beyond `make models` (apt's qemu and file, the pinned registry and MCP client,
+# ONNX Runtime tarballs): checked, and installed when missing, by the script CI uses too.
+test-tools:
+	bash scripts/test-tools.sh
+
+# Everyday: formatting, vet, the Go packages' own tests and the plugin's unit tests — everything but
+# the binary-driven, harness, install and qemu suites.
+check: build fmt-check vet
+	$(GO) test -count=1 . ./internal/...
+	bash plugin-ts/scripts/test.sh --unit
 
 # Every package with cgo (the yalue ONNX binding), then the ones that touch ONNX Runtime again
 # without it (purego), as every release binary is built.

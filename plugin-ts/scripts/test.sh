@@ -2,6 +2,7 @@
 # `make test-plugin`: setup (cached), compile, unit tests, then the end-to-end test in the real
 # DSH harness against bin/somni-sidecar. Both suites always run; the last line is
 # "plugin-ts: N passed, N failed" and the exit status is non-zero when anything failed.
+# --unit: the unit tests and their type check only (`make check`).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 t0=$SECONDS
@@ -34,6 +35,10 @@ unit_pass=$(num 's/^ℹ pass ([0-9]+)$/\1/p'); unit_fail=$(num 's/^ℹ fail ([0-
 unit_pass=${unit_pass:-0}; unit_fail=${unit_fail:-0}
 [ "$unit_rc" -ne 0 ] && [ "$unit_fail" -eq 0 ] && unit_fail=1 # the runner itself failed
 phase "unit tests: $unit_pass passed, $unit_fail failed"
+if [ "${1:-}" = --unit ]; then
+  echo "plugin-ts: $unit_pass passed, $unit_fail failed (unit only; $((SECONDS - t0)) s)"
+  exit "$unit_rc"
+fi
 
 set +e
 node test/e2e/run.mjs 2>&1 | tee "$out"
