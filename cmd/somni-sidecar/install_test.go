@@ -104,11 +104,14 @@ func TestPingSaysWhichEmbedder(t *testing.T) {
 		name     string
 		args     []string
 		wantID   string
+		label    string // what a person reads
 		degraded string
 	}{
-		{"local", []string{"--embed", "local", "--embed-model-dir", model, "--ort-lib", lib}, "local:use-lite", ""},
-		{"model missing", []string{"--embed", "local", "--embed-model-dir", filepath.Join(t.TempDir(), "gone")}, "hash", "no such file"},
-		{"runtime missing", []string{"--embed", "local", "--embed-model-dir", model, "--ort-lib", filepath.Join(t.TempDir(), ort.LibraryName)}, "hash", "not found"},
+		{"local", []string{"--embed", "local", "--embed-model-dir", model, "--ort-lib", lib}, "local:use-lite", "local (USE-lite + CC-CEDICT), live", ""},
+		{"model missing", []string{"--embed", "local", "--embed-model-dir", filepath.Join(t.TempDir(), "gone")}, "hash",
+			"hash (word and character features, no model) standing in for the local model, degraded", "no such file"},
+		{"runtime missing", []string{"--embed", "local", "--embed-model-dir", model, "--ort-lib", filepath.Join(t.TempDir(), ort.LibraryName)}, "hash",
+			"hash (word and character features, no model) standing in for the local model, degraded", "not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := start(t, t.TempDir(), tc.args)
@@ -120,6 +123,9 @@ func TestPingSaysWhichEmbedder(t *testing.T) {
 			e := res.Embed
 			if e.Provider != "local" || !strings.HasPrefix(e.ID, tc.wantID) {
 				t.Fatalf("embed %+v, want id %s…", e, tc.wantID)
+			}
+			if e.Label != tc.label && !(tc.degraded != "" && strings.HasPrefix(e.ID, "local")) {
+				t.Errorf("embed label %q, want %q", e.Label, tc.label)
 			}
 			if tc.degraded == "" {
 				if e.Degraded != "" || e.ModelDir != model || e.RuntimeLib != lib {
@@ -146,12 +152,12 @@ func TestDoctorChecksInstall(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("doctor on a good install: exit %d\n%s", code, out)
 	}
-	mustContain(t, "doctor", out, "install: somni-sidecar", "install: embedder local:use-lite", model, lib, "ok: no problems")
+	mustContain(t, "doctor", out, "install: somni-sidecar", "install: embedder local (USE-lite + CC-CEDICT), live [local:use-lite", model, lib, "ok: no problems")
 	out, code = run("--embed-model-dir", filepath.Join(t.TempDir(), "gone"), "doctor")
 	if code != 1 {
 		t.Fatalf("doctor with the model missing: exit %d\n%s", code, out)
 	}
-	mustContain(t, "doctor", out, "install: embedder hash", "install: local embedder unavailable", "1 problem(s)")
+	mustContain(t, "doctor", out, "install: embedder hash (word and character features, no model) standing in for the local model, degraded [hash-v1-", "install: local embedder unavailable", "1 problem(s)")
 }
 
 // waitFor polls cond for up to 30 s (the model loads in the background).

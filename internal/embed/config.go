@@ -55,3 +55,6 @@ type fallback struct {
 }
 
 func (f fallback) Degradation() string { return f.reason }
+func (f fallback) Describe() string {
+	return Describe(f.Embedder) + " standing in for the local model"
+}

@@ -9,10 +9,11 @@
 // QueryEmbedder (queries in another form than stored texts), TermWeighted
 // (a query embedded with per-word weights), Degraded (not
 // what was asked for, or no longer working), FileBacked (the model and
-// runtime files it loaded), Readier (a background load to wait for) and
-// Noisy (scores the eval found too noisy for unprompted hints). The helpers
-// CalibrationOf, Degradation, Files, WaitReady and IsNoisy answer for
-// embedders that do not implement one.
+// runtime files it loaded), Readier (a background load to wait for),
+// Noisy (scores the eval found too noisy for unprompted hints) and Described
+// (what it is in a person's words, for ping and doctor). The helpers
+// CalibrationOf, Degradation, Files, WaitReady, IsNoisy and Describe answer
+// for embedders that do not implement one.
 //
 // Map:
 //   - embed.go        the Embedder interface, Calibration and the capability

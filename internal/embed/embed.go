@@ -128,6 +128,22 @@ func IsNoisy(e Embedder) bool {
 	return ok && n.Noisy()
 }
 
+// Described is implemented by embedders that can say what they are in a
+// person's words ("local (USE-lite + CC-CEDICT)"); the ID stays the precise
+// name vectors are stored under, and reads like a hash fallback to anyone
+// who has not seen the code.
+type Described interface {
+	Describe() string
+}
+
+// Describe says what e is in words, its ID when it cannot.
+func Describe(e Embedder) string {
+	if d, ok := e.(Described); ok {
+		return d.Describe()
+	}
+	return e.ID()
+}
+
 // normalize scales v to unit length in place (zero stays zero).
 func normalize(v []float32) {
 	var s float64

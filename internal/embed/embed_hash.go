@@ -21,6 +21,9 @@ func Hash() Embedder { return hashEmbedder{} }
 
 func (hashEmbedder) ID() string   { return fmt.Sprintf("hash-v1-%d", HashDim) }
 func (hashEmbedder) Close() error { return nil }
+func (hashEmbedder) Describe() string {
+	return "hash (word and character features, no model)"
+}
 
 // Calibration of the hash embedder, measured with
 // `go run ./cmd/somni-eval -calibrate` on testdata/recall. Unrelated pairs

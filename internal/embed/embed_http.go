@@ -47,6 +47,9 @@ func NewHTTP(cfg Config) (Embedder, error) {
 
 func (h *httpEmbedder) ID() string   { return "http:" + h.model }
 func (h *httpEmbedder) Close() error { return nil }
+func (h *httpEmbedder) Describe() string {
+	return "http (" + h.model + ", OpenAI-compatible)"
+}
 
 func (h *httpEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))

@@ -212,6 +212,18 @@ func (e *localEmbedder) Noisy() bool {
 	return e.cfg.Family != localFamilyUSELite || e.cfg.Name != localDefaultModel || !localHintsEarned[e.fuseVersion]
 }
 
+// Describe names the model family and, for USE-lite, the Chinese glossary
+// it reads Chinese through.
+func (e *localEmbedder) Describe() string {
+	if e.cfg.Family != localFamilyUSELite {
+		return "local (" + e.cfg.Name + ", " + e.cfg.Pooling + " pooling)"
+	}
+	if e.cfg.GlossPath != "" {
+		return "local (USE-lite + CC-CEDICT)"
+	}
+	return "local (USE-lite)"
+}
+
 // Files names the model folder and runtime library this embedder loaded.
 func (e *localEmbedder) Files() (modelDir, runtimeLib string) {
 	return filepath.Dir(e.cfg.ModelPath), e.lib

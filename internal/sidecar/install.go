@@ -67,9 +67,9 @@ func (r InstallReport) Lines() []string {
 	lines := []string{fmt.Sprintf("install: somni-sidecar %s (%s, ONNX Runtime via %s) at %s", r.Version, r.Platform, e.Runtime, r.Binary)}
 	switch {
 	case e.ModelDir != "":
-		lines = append(lines, fmt.Sprintf("install: embedder %s, model %s, runtime %s", e.ID, e.ModelDir, e.RuntimeLib))
+		lines = append(lines, fmt.Sprintf("install: embedder %s [%s], model %s, runtime %s", e.Label, e.ID, e.ModelDir, e.RuntimeLib))
 	default:
-		lines = append(lines, fmt.Sprintf("install: embedder %s (configured: %s)", e.ID, e.Provider))
+		lines = append(lines, fmt.Sprintf("install: embedder %s [%s] (configured: %s)", e.Label, e.ID, e.Provider))
 	}
 	return lines
 }

@@ -159,6 +159,7 @@ type PingIndex struct {
 // the user instead of recall silently getting worse.
 type EmbedInfo struct {
 	Provider   string `json:"provider"`             // as configured
+	Label      string `json:"label,omitempty"`      // the embedder in use in words, and whether it is live
 	ID         string `json:"id,omitempty"`         // the embedder in use, once the index is open
 	Runtime    string `json:"runtime,omitempty"`    // how ONNX Runtime is bound: onnxruntime_go or purego
 	ModelDir   string `json:"modelDir,omitempty"`   // local: the model folder loaded
@@ -245,6 +246,14 @@ func DescribeEmbedder(provider string, e embed.Embedder) EmbedInfo {
 	info.ID = e.ID()
 	info.ModelDir, info.RuntimeLib = embed.Files(e)
 	info.Degraded = embed.Degradation(e)
+	switch {
+	case info.Degraded != "":
+		info.Label = embed.Describe(e) + ", degraded"
+	case embed.IsOff(e):
+		info.Label = embed.Describe(e)
+	default:
+		info.Label = embed.Describe(e) + ", live"
+	}
 	return info
 }
 
