@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/somni-dev/somni/internal/ort"
@@ -71,7 +72,7 @@ func localResolveModel(dir, cfgPooling string) (localModelConfig, error) {
 		}
 	}
 	if c.ModelPath == "" {
-		return c, fmt.Errorf("embed: local model dir %s has no model.onnx (run `make models` for use-lite)", dir)
+		return c, fmt.Errorf("embed: local model dir %s has no model.onnx (%s)", dir, localFixHint())
 	}
 	switch {
 	case localIsFile(filepath.Join(dir, "tokenizer.json")):
@@ -191,10 +192,7 @@ func localIsFile(p string) bool {
 // plugin passes the model and runtime packages' paths explicitly.
 func localModelsRoots() []string {
 	var roots []string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
+	if exe := localExe(); exe != "" {
 		roots = append(roots, filepath.Join(filepath.Dir(exe), "..", "models"))
 	}
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
@@ -203,17 +201,84 @@ func localModelsRoots() []string {
 	return roots
 }
 
-// localDefaultModelDir finds models/use-lite when no folder was configured.
+// localModelPackage is the npm package that ships the default model; its
+// package.json names the model folder in somni.modelDir.
+const localModelPackage = "dsh-somni-model-use-lite"
+
+// localExe is the running binary with links resolved ("" if unknown).
+func localExe() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return exe
+}
+
+// localInstalledModelDirs lists where an npm or pnpm install puts the model
+// package, seen from a binary inside its platform package: a sibling in any
+// node_modules above it (npm, flat or nested), and pnpm's store beside it
+// (.pnpm/<name>@<version>/node_modules/<name>, newest version first, and
+// .pnpm/node_modules/<name>). The plugin passes the folder explicitly; this
+// is for the CLI a user runs by hand from the profile, which must rank
+// with the same model.
+func localInstalledModelDirs(exe string) []string {
+	var dirs []string
+	add := func(pkg string) {
+		var pj struct {
+			Somni struct {
+				ModelDir string `json:"modelDir"`
+			} `json:"somni"`
+		}
+		if ok, err := localReadJSON(filepath.Join(pkg, "package.json"), &pj); ok && err == nil && pj.Somni.ModelDir != "" &&
+			filepath.IsLocal(pj.Somni.ModelDir) {
+			dirs = append(dirs, filepath.Join(pkg, pj.Somni.ModelDir))
+		}
+	}
+	for a := filepath.Dir(exe); exe != "" && filepath.Dir(a) != a; a = filepath.Dir(a) {
+		switch filepath.Base(a) {
+		case "node_modules":
+			add(filepath.Join(a, localModelPackage))
+		case ".pnpm":
+			versions, _ := filepath.Glob(filepath.Join(a, localModelPackage+"@*"))
+			sort.Sort(sort.Reverse(sort.StringSlice(versions)))
+			for _, v := range versions {
+				add(filepath.Join(v, "node_modules", localModelPackage))
+			}
+			add(filepath.Join(a, "node_modules", localModelPackage))
+		}
+	}
+	return dirs
+}
+
+// localDefaultModelDir finds the default model when no folder was
+// configured: models/use-lite of a checkout or a binary beside it, else the
+// model package of an install.
 func localDefaultModelDir() (string, error) {
 	var tried []string
+	candidates := localInstalledModelDirs(localExe())
 	for _, root := range localModelsRoots() {
-		dir := filepath.Join(root, localDefaultModel)
+		candidates = append(candidates, filepath.Join(root, localDefaultModel))
+	}
+	for _, dir := range candidates {
 		if localIsFile(filepath.Join(dir, "model.onnx")) {
 			return filepath.Clean(dir), nil
 		}
 		tried = append(tried, filepath.Clean(dir))
 	}
-	return "", fmt.Errorf("embed: no local model configured and none found in %s (run `make models`)", strings.Join(tried, ", "))
+	return "", fmt.Errorf("embed: no local model configured and none found in %s (%s, or pass --embed-model-dir)", strings.Join(tried, ", "), localFixHint())
+}
+
+// localFixHint says how to get the model and runtime back, to the person
+// this binary belongs to: an npm install is repaired by reinstalling the
+// plugin (which brings the model package), a checkout by `make models`.
+func localFixHint() string {
+	if strings.Contains(filepath.ToSlash(localExe()), "/node_modules/") {
+		return "reinstall the plugin with `dsh plugin add dsh-somni`, which brings " + localModelPackage + " and the platform package"
+	}
+	return "in a checkout, run `make models`"
 }
 
 // localFindORTLib picks libonnxruntime: the configured path (the sidecar's
@@ -230,10 +295,7 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 		return configured, nil
 	}
 	candidates := []string{filepath.Join(modelDir, "..", "lib", name)}
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
+	if exe := localExe(); exe != "" {
 		candidates = append(candidates, filepath.Join(filepath.Dir(exe), "..", "lib", name))
 	}
 	for _, root := range localModelsRoots() {
@@ -247,5 +309,5 @@ func localFindORTLib(configured, modelDir string) (string, error) {
 	for i := range candidates {
 		candidates[i] = filepath.Clean(candidates[i])
 	}
-	return "", fmt.Errorf("embed: ONNX Runtime library not found (looked in %s; run `make models` or pass --ort-lib)", strings.Join(candidates, ", "))
+	return "", fmt.Errorf("embed: ONNX Runtime library not found (looked in %s; %s, or pass --ort-lib)", strings.Join(candidates, ", "), localFixHint())
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -612,5 +613,61 @@ func TestLocalUSELiteBrokenGlossary(t *testing.T) {
 	err = e.(*localEmbedder).WaitReady(ctx)
 	if err == nil || !strings.Contains(err.Error(), localGlossFile) {
 		t.Errorf("WaitReady = %v, want an error naming %s", err, localGlossFile)
+	}
+}
+
+// TestLocalInstalledModelDirs: from the binary inside its platform
+// package, the model package is found where npm (flat or nested under the
+// plugin) and pnpm (its store, newest version first) put it.
+func TestLocalInstalledModelDirs(t *testing.T) {
+	pkg := func(t *testing.T, dir, modelDir string) {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		pj := `{"name":"` + localModelPackage + `","somni":{"modelDir":"` + modelDir + `"}}`
+		if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(pj), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		exe   string   // relative to the temp root
+		pkgs  []string // model package folders to create
+		want  []string // what is listed, in order
+		model string   // somni.modelDir
+	}{
+		{"npm flat", "p/node_modules/dsh-somni-linux-x64/bin/somni-sidecar",
+			[]string{"p/node_modules/" + localModelPackage},
+			[]string{"p/node_modules/" + localModelPackage + "/use-lite"}, "use-lite"},
+		{"npm nested under the plugin, model hoisted", "p/node_modules/dsh-somni/node_modules/dsh-somni-linux-x64/bin/somni-sidecar",
+			[]string{"p/node_modules/" + localModelPackage},
+			[]string{"p/node_modules/" + localModelPackage + "/use-lite"}, "use-lite"},
+		{"pnpm store, newest first", "p/node_modules/.pnpm/dsh-somni-linux-x64@0.1.1/node_modules/dsh-somni-linux-x64/bin/somni-sidecar",
+			[]string{"p/node_modules/.pnpm/" + localModelPackage + "@0.1.0/node_modules/" + localModelPackage,
+				"p/node_modules/.pnpm/" + localModelPackage + "@0.1.1/node_modules/" + localModelPackage},
+			[]string{"p/node_modules/.pnpm/" + localModelPackage + "@0.1.1/node_modules/" + localModelPackage + "/m",
+				"p/node_modules/.pnpm/" + localModelPackage + "@0.1.0/node_modules/" + localModelPackage + "/m"}, "m"},
+		{"a modelDir that leaves the package is ignored", "p/node_modules/dsh-somni-linux-x64/bin/somni-sidecar",
+			[]string{"p/node_modules/" + localModelPackage}, nil, "../../etc"},
+		{"a checkout", "src/bin/somni-sidecar", nil, nil, "use-lite"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for _, p := range tc.pkgs {
+				pkg(t, filepath.Join(root, p), tc.model)
+			}
+			var got []string
+			for _, d := range localInstalledModelDirs(filepath.Join(root, tc.exe)) {
+				rel, err := filepath.Rel(root, d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, filepath.ToSlash(rel))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("got %q\nwant %q", got, tc.want)
+			}
+		})
 	}
 }

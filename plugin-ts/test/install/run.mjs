@@ -396,6 +396,23 @@ await check('the installed sidecar with the flags the plugin passed: ping.vector
   if (existsSync(log)) expect(!readFileSync(log, 'utf8').includes(REPO + '/'), `${log} names paths under the checkout`);
 });
 
+await check('the installed CLI run by hand (only --data-dir): doctor passes with the local model of the install, recall and stats rank with it, no make target named', async () => {
+  // The binary as a user finds it in the profile: through node_modules/dsh-somni-<platform>, links and all.
+  const bin = join(nm, `dsh-somni-${HOST_PLATFORM}`, readJson(join(nm, `dsh-somni-${HOST_PLATFORM}`, 'package.json')).somni.binary);
+  const plain = userEnv(home, dshHome);
+  const doc = await run(bin, ['--data-dir', dataDir, 'doctor'], { env: plain, cwd: work, timeoutMs: 60_000 });
+  const said = doc.stdout + doc.stderr;
+  expect(doc.code === 0, `doctor exit ${doc.code}: ${tail(said, 800)}`);
+  expect(/install: embedder local \(USE-lite \+ CC-CEDICT\), live/.test(said), `doctor does not report the live local model: ${tail(said, 800)}`);
+  expect(!/make [a-z]/.test(said), `doctor tells an npm user to run a make target: ${tail(said, 800)}`);
+  const st = await run(bin, ['--data-dir', dataDir, 'stats'], { env: plain, cwd: work, timeoutMs: 60_000 });
+  const emb = /embedder (\S+),/.exec(st.stdout)?.[1];
+  expect(st.code === 0 && emb?.startsWith('local:'), `stats (exit ${st.code}) says embedder ${emb}: ${tail(st.stdout + st.stderr, 800)}`);
+  const rc = await run(bin, ['--data-dir', dataDir, 'recall', 'staging database'], { env: plain, cwd: work, timeoutMs: 60_000 });
+  expect(rc.code === 0 && !/using hash|unavailable/.test(rc.stderr), `recall (exit ${rc.code}) fell back: ${tail(rc.stdout + rc.stderr, 800)}`);
+  console.log(`       doctor: ${said.split('\n').find((l) => l.startsWith('install: embedder'))}`);
+});
+
 /** Writes ping frames to a sidecar until `until(result)`. */
 async function pingFrames(argv, childEnv, until, timeoutMs = 20_000) {
   const child = spawn(argv[0], argv.slice(1), { env: childEnv, stdio: ['pipe', 'pipe', 'pipe'], cwd: work });
