@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { SessionMapper, capText } from '../../lib/capture.js';
+import { SessionMapper } from '../../lib/capture.js';
+import { clip } from '../../lib/clip.js';
 import { partial } from './doubles.mjs';
 
 /**
@@ -26,9 +27,9 @@ for (const c of fixture.cases) {
     const input = c.char.repeat(c.length);
     const want = c.char.repeat(c.keptChars) + c.marker;
     assert.equal(c.truncated, c.marker !== '', 'a marker exactly when truncated');
-    const got = capText(input, c.maxChars);
+    const got = clip(input, c.maxChars, 'original');
     assert.equal(got === input, !c.truncated);
-    assert.ok(got === want, `capText: ${Array.from(got).length} chars, want ${Array.from(want).length}; tail ${JSON.stringify(got.slice(-60))}`);
+    assert.ok(got === want, `clip: ${Array.from(got).length} chars, want ${Array.from(want).length}; tail ${JSON.stringify(got.slice(-60))}`);
     // The path a captured message takes: the user's words through the session mapper.
     const mapper = new SessionMapper('s', c.maxChars, () => false);
     const ops = mapper.map({ type: 'user/message', seq: 1, time: 0, data: partial({ id: 'u', role: 'user', content: [{ type: 'text', text: input }], source: { kind: 'user' } }) });
