@@ -5,6 +5,7 @@
  */
 import type { ContentBlock } from '@deepseek-ai/dsh-llm';
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
+import { clip } from './clip.js';
 import type { CallOf, ParamsOf } from './methods.js';
 
 /** One sidecar call the capture wants made, in order. */
@@ -31,16 +32,6 @@ export function blocksText(blocks: readonly ContentBlock[]): string {
     }
   }
   return parts.filter((p) => p !== '').join('\n');
-}
-
-/**
- * Cuts text to `max` characters (code points, as the sidecar counts) with the sidecar's own note, so a
- * session log reads the same whichever side cut: the sidecar caps every message again at its limit.
- */
-export function capText(text: string, max: number): string {
-  const chars = Array.from(text);
-  if (chars.length <= max) return text;
-  return `${chars.slice(0, max).join('')}\n...(truncated, original ${chars.length} chars)`;
 }
 
 /** Whether a session belongs to a subagent (never captured, never hinted). */
@@ -79,12 +70,12 @@ export class SessionMapper {
         if (m.source.kind !== 'user' || this.isOwnMessage(m.id)) return [];
         const text = blocksText(m.content).trim();
         if (!text) return [];
-        return [{ method: 'session.append', params: { sessionId: this.sessionId, role: 'user', text: capText(text, this.maxChars) } }];
+        return [{ method: 'session.append', params: { sessionId: this.sessionId, role: 'user', text: clip(text, this.maxChars, 'original') } }];
       }
       case 'assistant/message': {
         const text = blocksText(event.data.message.content).trim();
         if (!text) return [];
-        return [{ method: 'session.append', params: { sessionId: this.sessionId, role: 'assistant', text: capText(text, this.maxChars) } }];
+        return [{ method: 'session.append', params: { sessionId: this.sessionId, role: 'assistant', text: clip(text, this.maxChars, 'original') } }];
       }
       case 'tool/call':
         this.calls.set(event.data.callId, { name: event.data.name, args: event.data.arguments });
@@ -102,7 +93,7 @@ export class SessionMapper {
           result = `ERROR (${code}): ${result}`;
         }
         const callText = call ? `${call.name}(${compactArgs(call.args)})` : `unknown_call(${callId})`;
-        return [{ method: 'session.tool', params: { sessionId: this.sessionId, call: capText(callText, this.maxChars), result: capText(result, this.maxChars) } }];
+        return [{ method: 'session.tool', params: { sessionId: this.sessionId, call: clip(callText, this.maxChars, 'original'), result: clip(result, this.maxChars, 'original') } }];
       }
       default:
         return [];

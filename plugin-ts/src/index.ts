@@ -26,7 +26,7 @@ import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
 import { LLM_CHAT, type Call } from './methods.js';
 import { PromptCache, SECTIONS } from './prompt.js';
-import type { Json } from './rpc.js';
+import type { RequestHandler } from './rpc.js';
 import { Sidecar, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
 import { DREAM_NOW, dreamNowDefinition, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
 
@@ -109,11 +109,33 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
 }
 
 /**
- * Plugin entry.
- * @param ctx - the plugin's cordis context.
- * @param rawConfig - the row's config (already validated by {@link Config}; validated again here).
+ * What every phase of {@link apply} shares: the config, where the plugin logs and tells, the host's
+ * capabilities, and why memory is off (if it is).
  */
-export function apply(ctx: Context, rawConfig: unknown): void {
+interface Base {
+  readonly config: SomniConfig;
+  readonly dataDir: string;
+  readonly logFile: LogFile;
+  readonly log: Log;
+  /** The sidecar's stderr reaches somni.log raw; the host logger gets it re-levelled here. */
+  readonly sidecarLog: Log;
+  readonly notices: Notices;
+  readonly ownMessageIds: Set<string>;
+  readonly ownTools: Set<string>;
+  readonly canRegisterTools: boolean;
+  readonly canAddSections: boolean;
+  /** The first `off` problem found while loading: the reason every memory call and tool gives. */
+  offReason: string;
+  /** Why the sidecar did not start, once it failed to. */
+  downReason: string;
+  /** Tells a problem; the first `off` one becomes {@link Base.offReason}. */
+  report(problem: Problem): void;
+  /** An error handler that only logs at debug level (a feature that degrades quietly). */
+  quiet(what: string): (err: Error) => void;
+}
+
+/** Loading: config, logs, notices, the data directory and the host services' methods. */
+function openBase(ctx: Context, rawConfig: unknown): Base {
   const config = resolveConfig(rawConfig);
   const dataDir = dataDirOf(config);
   const logFile = new LogFile(logFilePath(dataDir));
@@ -123,20 +145,27 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const sidecarLog: Log = ctx.logger('somni:sidecar');
 
   const ownMessageIds = new Set<string>();
-  const ownTools = new Set<string>();
   const notices = new Notices(log, ownMessageIds, logFile.path);
   // Memory off is a state the plugin lives in, not a boot failure: the first `off` problem found while
   // loading becomes the reason every memory call and tool gives (later trouble is the sidecar's own).
-  let offReason = '';
-  const report = (problem: Problem): void => {
-    notices.report(problem);
-    if (problem.severity === 'off' && !offReason) offReason = problem.message;
+  const base: Base = {
+    config, dataDir, logFile, log, sidecarLog, notices, ownMessageIds,
+    ownTools: new Set<string>(),
+    canRegisterTools: typeof ctx.tools?.register === 'function',
+    canAddSections: typeof ctx.systemPrompt?.section === 'function',
+    offReason: '',
+    downReason: '',
+    report: (problem) => {
+      notices.report(problem);
+      if (problem.severity === 'off' && !base.offReason) base.offReason = problem.message;
+    },
+    quiet: (what) => (err) => log.debug('%s: %s', what, err.message),
   };
 
   try {
     mkdirSync(dataDir, { recursive: true });
   } catch (err) {
-    report({
+    base.report({
       key: 'data-dir',
       severity: 'off',
       message: `the memory folder ${dataDir} cannot be created (${(err as Error).message}). Memory features are off. Fix: set config.dataDir to a writable folder.`,
@@ -145,21 +174,30 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   }
   // Services the plugin calls are declared in `inject`, but their methods are checked: a harness
   // whose service lacks one keeps memory off with a reason instead of throwing mid-turn.
-  const canSpawn = typeof ctx.subprocess?.spawn === 'function';
-  if (!canSpawn) {
-    report({
+  if (typeof ctx.subprocess?.spawn !== 'function') {
+    base.report({
       key: 'host-subprocess',
       severity: 'off',
       message: 'this harness has no subprocess.spawn, so the somni sidecar cannot be started. Memory features are off. Fix: use @deepseek-ai/dsh 0.1.0-rc.8 or later.',
       summary: 'memory off: the harness cannot spawn the sidecar',
     });
   }
-  const canRegisterTools = typeof ctx.tools?.register === 'function';
-  const canAddSections = typeof ctx.systemPrompt?.section === 'function';
-  if (!canRegisterTools) log.warn('this harness has no tools.register: memory tools are not offered');
-  if (!canAddSections) log.warn('this harness has no systemPrompt.section: identity, intentions and discipline stay out of the prompt');
+  if (!base.canRegisterTools) log.warn('this harness has no tools.register: memory tools are not offered');
+  if (!base.canAddSections) log.warn('this harness has no systemPrompt.section: identity, intentions and discipline stay out of the prompt');
+  return base;
+}
 
-  const install = resolveInstall(config);
+/** What {@link checkInstall} found: the install, its binary, and problems that wait for the sidecar's word. */
+interface Found {
+  readonly install: Install;
+  readonly binary: string;
+  readonly provisional: Problem[];
+}
+
+/** The sidecar binary, ONNX Runtime and model as seen from outside; `off` problems are told now. */
+function checkInstall(base: Base): Found {
+  const { log } = base;
+  const install = resolveInstall(base.config);
   for (const note of install.notes) log.info('%s', note);
   // A missing model or ONNX Runtime is what the plugin can see from outside; the sidecar may still find
   // one itself (it searches beside its binary and the model). So these wait for ping's `embed` to
@@ -167,7 +205,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   // local embedder loaded after all. They are logged now either way.
   const provisional: Problem[] = [];
   for (const problem of install.problems) {
-    if (problem.severity === 'off') report(problem);
+    if (problem.severity === 'off') base.report(problem);
     else {
       log.warn('%s (unless the sidecar finds one itself: checked once it is up)', problem.message);
       provisional.push(problem);
@@ -176,8 +214,12 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const binary = install.binary ?? '';
   log.info('sidecar %s (%s, %s)%s%s', binary || '(none)', install.binarySource, install.platform,
     install.modelDir ? `, model ${install.modelDir}` : '', install.ortLib ? `, onnxruntime ${install.ortLib}` : '');
+  return { install, binary, provisional };
+}
 
-  const handlers: Record<string, (p: Json, s: AbortSignal) => Promise<Json>> = {};
+/** The LLM bridge: the sidecar's reverse calls the host answers (only with `dream.llm: host`). */
+function hostHandlers(ctx: Context, config: SomniConfig): Record<string, RequestHandler> {
+  const handlers: Record<string, RequestHandler> = {};
   if (config.dream.llm === 'host') {
     // Checked per call: a harness without these fails the dream with a reason, not the plugin.
     handlers[LLM_CHAT] = llmChatHandler({
@@ -192,32 +234,31 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       },
     });
   }
+  return handlers;
+}
 
-  let downReason = '';
-  const onTrouble = (t: SidecarTrouble): void => {
-    if (t.kind === 'start-failed') {
-      downReason = explainStartFailure(t.why, t.stderrTail, binary, 'Memory features are off while it is down (it is retried a few times).');
-      notices.report({ key: 'start', severity: 'off', message: downReason, summary: 'memory off: the somni sidecar did not start' });
-      registerUnavailableTools();
-    } else {
-      const tail = t.stderrTail.length > 0 ? ` Its last output: ${t.stderrTail.join(' ⏎ ')}` : '';
-      notices.report({
-        key: 'gave-up',
-        severity: 'off',
-        message: `the somni sidecar ${t.why} and was given up after its restarts. Memory features are off until the harness restarts.${tail}`,
-        summary: 'memory off: the somni sidecar was given up after restarts',
-      });
-      registerUnavailableTools();
-    }
-  };
-  // The embedder's state: ping carries `embed` (newer sidecars), and its `id`/`degraded` are known
-  // only once the index is open, which is after the readiness ping. Returns whether it is settled.
+/** Follows the sidecar's embedder through ping (see {@link watchEmbedder}). */
+interface EmbedWatch {
+  /** After a (re)start: the readiness ping's view, then polling until the index opened. */
+  onReady(info: PingInfo): void;
+  /** A user's turn: re-check when the last check is older than 30 s. */
+  recheck(): void;
+  stop(): void;
+}
+
+/**
+ * The embedder's state: ping carries `embed` (newer sidecars), and its `id`/`degraded` are known
+ * only once the index is open, which is after the readiness ping.
+ */
+function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar, 'ping' | 'isUp'>): EmbedWatch {
+  const { log, notices } = base;
   const settleProvisional = (confirmed: boolean): void => {
     for (const p of provisional.splice(0)) {
       if (confirmed) notices.report(p, { logged: true });
       else log.info('the sidecar loaded its local embedder after all (%s was only a guess from outside)', p.key);
     }
   };
+  // Returns whether the embedder's state is settled.
   const onEmbed = (info: PingInfo): boolean => {
     const e = info.embed;
     if (!e) {
@@ -260,85 +301,92 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     }, 1_000);
     embedPoll.unref?.();
   };
-  const onReady = (info: PingInfo): void => {
-    // A start that failed and then came up is no longer news for sessions that have not heard it.
-    notices.resolve('start');
-    lastEmbedCheck = Date.now();
-    if (!onEmbed(info)) pollEmbed(60);
+  return {
+    onReady: (info) => {
+      // A start that failed and then came up is no longer news for sessions that have not heard it.
+      notices.resolve('start');
+      lastEmbedCheck = Date.now();
+      if (!onEmbed(info)) pollEmbed(60);
+    },
+    recheck: () => {
+      if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
+    },
+    stop: () => {
+      if (embedPoll) clearTimeout(embedPoll);
+    },
   };
+}
 
-  const sidecar = new Sidecar({
-    spawn: (spec) => ctx.subprocess.spawn(spec),
-    argv: sidecarArgv(binary, config, dataDir, install),
-    env: sidecarEnv(config),
-    cwd: dataDir,
-    log,
-    sidecarLog,
-    handlers,
-    startTimeoutMs: T.start,
-    onStderrLine: (line) => logFile.writeStderr(line),
-    onTrouble,
-    disabled: offReason || undefined,
-  });
-  const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
-  const quiet = (what: string) => (err: Error): void => log.debug('%s: %s', what, err.message);
+/** The sidecar's trouble told as notices; memory tools then stand in with the reason. */
+function troubleReporter(base: Base, binary: string, registerUnavailableTools: () => void): (t: SidecarTrouble) => void {
+  return (t) => {
+    if (t.kind === 'start-failed') {
+      base.downReason = explainStartFailure(t.why, t.stderrTail, binary, 'Memory features are off while it is down (it is retried a few times).');
+      base.notices.report({ key: 'start', severity: 'off', message: base.downReason, summary: 'memory off: the somni sidecar did not start' });
+      registerUnavailableTools();
+    } else {
+      const tail = t.stderrTail.length > 0 ? ` Its last output: ${t.stderrTail.join(' ⏎ ')}` : '';
+      base.notices.report({
+        key: 'gave-up',
+        severity: 'off',
+        message: `the somni sidecar ${t.why} and was given up after its restarts. Memory features are off until the harness restarts.${tail}`,
+        summary: 'memory off: the somni sidecar was given up after restarts',
+      });
+      registerUnavailableTools();
+    }
+  };
+}
 
-  // Capture.
-  const capture = new Capture(
-    (method, params) => call(method, params, T.capture),
-    // Unset: the sidecar caps what its log keeps; the plugin only bounds what crosses the pipe.
-    config.capture.maxMessageChars ?? CAPTURE_MAX_CHARS,
-    (id) => ownMessageIds.has(id),
-    quiet('capture'),
-    // dream_now's result is the dreamer's own output: logging it would feed a dream into the next one.
-    (toolName) => toolName === DREAM_NOW,
-  );
+/** The prompt sections (identity, intentions, discipline) and how they are refreshed. */
+interface Sections {
+  readonly prompt: PromptCache;
+  /** Whether any section is in the prompt (otherwise refreshing is pointless). */
+  readonly anySection: boolean;
+  refresh(message?: string): Promise<void>;
+}
 
-  // Prompt sections.
+/** Prompt sections: registered with the host, their text cached from `prompt.build`. */
+function promptSections(ctx: Context, base: Base, call: Call): Sections {
+  const { config, canAddSections } = base;
   const prompt = new PromptCache(
     async (currentMessage) => call('prompt.build', currentMessage ? { currentMessage } : {}, T.build),
-    quiet('prompt.build'),
+    base.quiet('prompt.build'),
   );
   const anySection = canAddSections && SECTIONS.some((s) => config.inject[s.key]);
   for (const s of canAddSections ? SECTIONS : []) {
     if (!config.inject[s.key]) continue;
     ctx.systemPrompt.section({ name: s.name, order: s.order, text: () => prompt.text(s.key) });
   }
-  const refreshPrompt = (message?: string): Promise<void> => (anySection ? prompt.refresh(message) : Promise.resolve());
+  return { prompt, anySection, refresh: (message) => (anySection ? prompt.refresh(message) : Promise.resolve()) };
+}
 
-  // Dreams.
-  const scheduler = new DreamScheduler({
-    call,
-    isUp: () => sidecar.isUp,
-    // Without a listing the harness's agents cannot be known idle, so no automatic dream (dream_now still works).
-    allIdle: () => typeof ctx.agents?.list === 'function' && ctx.agents.list().every((a: Agent) => a.status === 'idle'),
-    flushCapture: () => capture.flushAll(),
-    afterDream: () => void refreshPrompt(),
-    idleMs: config.dream.idleMs,
-    maxIntervalMs: config.dream.maxIntervalMs,
-    minPendingLogs: config.dream.minPendingLogs,
-    log,
-  });
+/** A tool as the assembly lists it. */
+type ToolSchema = { name: string; description: string; parameters: Record<string, unknown> };
 
-  // Hints.
-  const assoc = new Associator({
-    call,
-    ownTools: () => ownTools,
-    ownMessageIds,
-    preStep: config.assoc.enabled && config.assoc.preStep,
-    postExecute: config.assoc.enabled && config.assoc.postExecute,
-    timeoutMs: T.assoc,
-    onError: quiet('assoc'),
-  });
+/** The memory tools (see {@link memoryTools}). */
+interface MemoryTools {
+  /** The tools' schemas, for an assembly that collected its own before they were registered. */
+  readonly ownSchemas: readonly ToolSchema[];
+  /** Bumped whenever the set of registered tools changes. */
+  generation(): number;
+  /** Registers the sidecar's tools, once after the first successful start. */
+  register(): Promise<void>;
+  /** Registers stand-ins whose calls say why memory is off. */
+  registerUnavailable(): void;
+}
 
-  // Tools, registered once after the first successful start. `ownSchemas` and `toolsGeneration` let
-  // the assemble hook add tools registered while it waited for startup (see there).
+/**
+ * Tools, registered once after the first successful start. `ownSchemas` and `generation` let
+ * the assemble hook add tools registered while it waited for startup (see there).
+ */
+function memoryTools(ctx: Context, base: Base, call: Call, sidecar: Pick<Sidecar, 'unavailableReason'>, scheduler: DreamScheduler, refreshPrompt: () => Promise<void>): MemoryTools {
+  const { config, canRegisterTools, log } = base;
   let toolsRegistered = false;
   let toolsGeneration = 0;
-  const ownSchemas: { name: string; description: string; parameters: Record<string, unknown> }[] = [];
+  const ownSchemas: ToolSchema[] = [];
   const register = (def: ReturnType<typeof dreamNowDefinition>): (() => void) => {
     const dispose = ctx.tools.register(def);
-    ownTools.add(def.name);
+    base.ownTools.add(def.name);
     ownSchemas.push({ name: def.name, description: def.description, parameters: def.parameters as Record<string, unknown> });
     return () => {
       if (typeof dispose === 'function') dispose();
@@ -350,14 +398,14 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   // tools are registered as stand-ins whose calls say why, so a model (or a skill naming
   // recall_memories) gets the reason instead of "unknown tool". A later successful start replaces them.
   const standIns: (() => void)[] = [];
-  function registerUnavailableTools(): void {
+  const registerUnavailable = (): void => {
     if (!config.tools.enabled || !canRegisterTools || toolsRegistered || standIns.length > 0) return;
-    const reason = (): string => `${sidecar.unavailableReason || offReason || downReason || 'the somni sidecar is not running'} (details: ${logFile.path})`;
+    const reason = (): string => `${sidecar.unavailableReason || base.offReason || base.downReason || 'the somni sidecar is not running'} (details: ${base.logFile.path})`;
     for (const name of WORK_TOOL_NAMES) standIns.push(register(unavailableToolDefinition(name, reason)));
     standIns.push(register(dreamNowDefinition(scheduler)));
     toolsGeneration++;
     log.info('memory is off: registered %d memory tools that report why', standIns.length);
-  }
+  };
   const registerTools = async (): Promise<void> => {
     if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
     toolsRegistered = true;
@@ -373,27 +421,12 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       log.error('tools.list failed; memory tools unavailable until the sidecar restarts: %s', (err as Error).message);
     }
   };
-  sidecar.onReady((info) => {
-    onReady(info);
-    void registerTools();
-    void refreshPrompt();
-  });
+  return { ownSchemas, generation: () => toolsGeneration, register: registerTools, registerUnavailable };
+}
 
-  // Startup: not awaited by apply (a broken sidecar must not hold up boot); the first pre-step waits for it.
-  let startup: Promise<void>;
-  if (offReason) {
-    registerUnavailableTools();
-    startup = Promise.resolve();
-  } else {
-    startup = sidecar.start().then(
-      async () => {
-        await registerTools();
-        await refreshPrompt();
-      },
-      (err: Error) => log.error('somni sidecar failed to start (%s); memory is off until it restarts', err.message),
-    );
-  }
-
+/** Session and agent hooks: capture, dream idleness, per-session cleanup and prompt refreshes. */
+function sessionHooks(ctx: Context, base: Base, call: Call, capture: Capture, scheduler: DreamScheduler, sections: Sections): void {
+  const { config } = base;
   ctx.on('session/event', (session: Session, event) => {
     if (isSubagent(session.header)) return;
     if (event.type === 'user/message' || event.type === 'assistant/message' || event.type === 'tool/result') scheduler.touch();
@@ -403,31 +436,37 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (config.capture.enabled && !isSubagent(session.header)) await capture.flush(session.id);
   });
   ctx.on('session/disposed', (session: Session) => {
-    notices.forget(session.id);
+    base.notices.forget(session.id);
     if (isSubagent(session.header)) return;
     if (config.capture.enabled) void capture.close(session.id);
-    call('assoc.reset', { sessionId: session.id }, T.capture).catch(quiet('assoc.reset'));
+    call('assoc.reset', { sessionId: session.id }, T.capture).catch(base.quiet('assoc.reset'));
   });
   ctx.on('agent/created', ({ agent }) => {
-    if (!isSubagent(agent.session.header)) void refreshPrompt();
+    if (!isSubagent(agent.session.header)) void sections.refresh();
   });
   ctx.on('agent/status', ({ status }) => scheduler.onAgentStatus(status));
-  // The loop assembles the system prompt BEFORE `agent/pre-step` (dsh-agent-loop rc.8, preStep()), so a
-  // refresh that should see the new message starts when the message is claimed from the inbox, and the
-  // `system-prompt/assemble` waterfall waits for it (bounded) and patches our sections' text.
+}
+
+/**
+ * The prompt's hooks. The loop assembles the system prompt BEFORE `agent/pre-step` (dsh-agent-loop
+ * rc.8, preStep()), so a refresh that should see the new message starts when the message is claimed
+ * from the inbox, and the `system-prompt/assemble` waterfall waits for it (bounded) and patches our
+ * sections' text.
+ */
+function promptHooks(ctx: Context, base: Base, startup: Promise<void>, sections: Sections, embed: EmbedWatch, tools: MemoryTools): void {
   const pendingRefresh = new Map<string, Promise<unknown>>();
   ctx.on('agent/inbox/claimed', ({ agent, message }) => {
     if (isSubagent(agent.session.header) || message.source.kind !== 'user') return;
     // An embedder can also stop working later: the user's turns re-check it, at most every 30 s.
-    if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
-    if (!anySection) return;
+    embed.recheck();
+    if (!sections.anySection) return;
     const text = admittedUserText([message]);
-    if (text) pendingRefresh.set(agent.id, withTimeout(refreshPrompt(text), T.promptInTurn));
+    if (text) pendingRefresh.set(agent.id, withTimeout(sections.refresh(text), T.promptInTurn));
   });
   ctx.on('system-prompt/assemble', async (assembly, context, next) => {
     // The assembly collected its tool schemas before this waterfall ran; tools registered while we
     // wait for the first start would otherwise be missing from the first model request after boot.
-    const generation = toolsGeneration;
+    const generation = tools.generation();
     await withTimeout(startup, T.start);
     const agentId = context.agent?.id;
     const pending = agentId === undefined ? undefined : pendingRefresh.get(agentId);
@@ -440,31 +479,122 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     if (!Array.isArray(result.sections) || !Array.isArray(result.tools)) return result;
     for (const section of result.sections) {
       const def = SECTIONS.find((x) => x.name === section.name);
-      if (def) section.text = prompt.text(def.key);
+      if (def) section.text = sections.prompt.text(def.key);
     }
-    if (generation !== toolsGeneration && context.agent && !isSubagent(context.agent.session.header)) {
+    if (generation !== tools.generation() && context.agent && !isSubagent(context.agent.session.header)) {
       // Only tools that appeared during the wait: a scope that filtered them out on purpose had them
       // registered before it assembled, so it is left alone.
       const have = new Set(result.tools.map((t) => t.name));
-      const added = ownSchemas.filter((t) => !have.has(t.name)).map((t) => ({ ...t, parameters: structuredClone(t.parameters) }));
+      const added = tools.ownSchemas.filter((t) => !have.has(t.name)).map((t) => ({ ...t, parameters: structuredClone(t.parameters) }));
       if (added.length > 0) {
-        log.debug('adding %d memory tools registered during the first assembly', added.length);
+        base.log.debug('adding %d memory tools registered during the first assembly', added.length);
         result.tools = [...result.tools, ...added]; // appended: a configured toolOrder keeps its order
       }
     }
     return result;
   });
+}
+
+/**
+ * Startup: not awaited by apply (a broken sidecar must not hold up boot); the first assembly waits
+ * for it. Each later (re)start re-reads the embedder, the tools and the prompt.
+ */
+function startSidecar(base: Base, sidecar: Sidecar, embed: EmbedWatch, tools: MemoryTools, refreshPrompt: () => Promise<void>): Promise<void> {
+  sidecar.onReady((info) => {
+    embed.onReady(info);
+    void tools.register();
+    void refreshPrompt();
+  });
+  if (base.offReason) {
+    tools.registerUnavailable();
+    return Promise.resolve();
+  }
+  return sidecar.start().then(
+    async () => {
+      await tools.register();
+      await refreshPrompt();
+    },
+    (err: Error) => base.log.error('somni sidecar failed to start (%s); memory is off until it restarts', err.message),
+  );
+}
+
+/**
+ * Plugin entry: composes the phases above. Nothing here waits on the sidecar.
+ * @param ctx - the plugin's cordis context.
+ * @param rawConfig - the row's config (already validated by {@link Config}; validated again here).
+ */
+export function apply(ctx: Context, rawConfig: unknown): void {
+  const base = openBase(ctx, rawConfig);
+  const { config, dataDir, log } = base;
+  const found = checkInstall(base);
+  // The sidecar reports trouble only once started, after every phase below is wired.
+  let onTrouble: (t: SidecarTrouble) => void = () => {};
+  const sidecar = new Sidecar({
+    spawn: (spec) => ctx.subprocess.spawn(spec),
+    argv: sidecarArgv(found.binary, config, dataDir, found.install),
+    env: sidecarEnv(config),
+    cwd: dataDir,
+    log,
+    sidecarLog: base.sidecarLog,
+    handlers: hostHandlers(ctx, config),
+    startTimeoutMs: T.start,
+    onStderrLine: (line) => base.logFile.writeStderr(line),
+    onTrouble: (t) => onTrouble(t),
+    disabled: base.offReason || undefined,
+  });
+  const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
+  const embed = watchEmbedder(base, found.provisional, sidecar);
+
+  const capture = new Capture(
+    (method, params) => call(method, params, T.capture),
+    // Unset: the sidecar caps what its log keeps; the plugin only bounds what crosses the pipe.
+    config.capture.maxMessageChars ?? CAPTURE_MAX_CHARS,
+    (id) => base.ownMessageIds.has(id),
+    base.quiet('capture'),
+    // dream_now's result is the dreamer's own output: logging it would feed a dream into the next one.
+    (toolName) => toolName === DREAM_NOW,
+  );
+  const sections = promptSections(ctx, base, call);
+  const refreshPrompt = (): Promise<void> => sections.refresh();
+  const scheduler = new DreamScheduler({
+    call,
+    isUp: () => sidecar.isUp,
+    // Without a listing the harness's agents cannot be known idle, so no automatic dream (dream_now still works).
+    allIdle: () => typeof ctx.agents?.list === 'function' && ctx.agents.list().every((a: Agent) => a.status === 'idle'),
+    flushCapture: () => capture.flushAll(),
+    afterDream: () => void refreshPrompt(),
+    idleMs: config.dream.idleMs,
+    maxIntervalMs: config.dream.maxIntervalMs,
+    minPendingLogs: config.dream.minPendingLogs,
+    log,
+  });
+  const assoc = new Associator({
+    call,
+    ownTools: () => base.ownTools,
+    ownMessageIds: base.ownMessageIds,
+    preStep: config.assoc.enabled && config.assoc.preStep,
+    postExecute: config.assoc.enabled && config.assoc.postExecute,
+    timeoutMs: T.assoc,
+    onError: base.quiet('assoc'),
+  });
+  const tools = memoryTools(ctx, base, call, sidecar, scheduler, refreshPrompt);
+  onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
+  const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
+
+  sessionHooks(ctx, base, call, capture, scheduler, sections);
+  promptHooks(ctx, base, startup, sections, embed, tools);
+  // Hints and notices: each hook calls next() first and only decorates its result.
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
-  ctx.on('agent/pre-step', (payload, next) => notices.preStep(payload, next));
+  ctx.on('agent/pre-step', (payload, next) => base.notices.preStep(payload, next));
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
-    if (embedPoll) clearTimeout(embedPoll);
+    embed.stop();
     await withTimeout(capture.flushAll(), T.capture);
     await sidecar.stop();
-    logFile.close();
+    base.logFile.close();
   }, 'dsh-somni sidecar');
 }

@@ -8,6 +8,7 @@
 import { closeSync, fchmodSync, fstatSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format } from 'node:util';
+import { clip } from './clip.js';
 import type { Log } from './sidecar.js';
 
 /** Level words as the sidecar writes them, so both halves of the file read alike. */
@@ -35,8 +36,7 @@ const RANK: Record<LevelWord, number> = { DEBUG: 10, INFO: 20, WARNING: 30, ERRO
 export function boundLine(text: string, maxChars: number): string {
   // eslint-disable-next-line no-control-regex
   const flat = text.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, ' ');
-  if (flat.length <= maxChars) return flat;
-  return `${flat.slice(0, maxChars)}…[+${flat.length - maxChars} chars]`;
+  return clip(flat, maxChars, 'removed');
 }
 
 /** Append-only log file with one-step rotation. Every method swallows its own I/O errors. */

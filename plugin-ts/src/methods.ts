@@ -152,15 +152,16 @@ export function toPingInfo(raw: Json): PingInfo {
 }
 
 const hint = (method: string) => (raw: Json): { hint: string } => ({ hint: s(object(method, raw).hint).trim() });
-const any = (method: string) => (raw: Json): Obj => object(method, raw);
+/** An acknowledgement: the reply must be an object, but the plugin reads none of its fields. */
+const acknowledgement = (method: string) => (raw: Json): Obj => object(method, raw);
 
 /** The runtime check of each method's reply. */
 const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   ping: toPingInfo,
-  shutdown: any('shutdown'),
+  shutdown: acknowledgement('shutdown'),
   'prompt.build': (raw) => toPromptTexts(object('prompt.build', raw)),
-  'session.append': any('session.append'),
-  'session.tool': any('session.tool'),
+  'session.append': acknowledgement('session.append'),
+  'session.tool': acknowledgement('session.tool'),
   'session.close': (raw) => {
     const p = object('session.close', raw).path;
     return { path: typeof p === 'string' ? p : null };
@@ -168,7 +169,7 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'session.closeAll': (raw) => ({ closed: n(object('session.closeAll', raw).closed) }),
   'assoc.thought': hint('assoc.thought'),
   'assoc.action': hint('assoc.action'),
-  'assoc.reset': any('assoc.reset'),
+  'assoc.reset': acknowledgement('assoc.reset'),
   'tools.list': (raw) => ({ tools: toSidecarTools(raw) }),
   'tools.call': (raw) => ({ result: object('tools.call', raw).result ?? null }),
   'sleep.status': (raw) => ({ pendingLogs: n(object('sleep.status', raw).pendingLogs) }),
@@ -178,7 +179,7 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
     const total = isRecord(usage) && typeof usage.total_tokens === 'number' ? usage.total_tokens : undefined;
     return { status: s(r.status), summary: s(r.summary), reason: s(r.reason), ...(total === undefined ? {} : { token_usage: { total_tokens: total } }) };
   },
-  'sleep.cancel': any('sleep.cancel'),
+  'sleep.cancel': acknowledgement('sleep.cancel'),
 };
 
 /** Every method of the table (the fake/real shape test walks them). */

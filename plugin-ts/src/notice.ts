@@ -15,6 +15,7 @@ import type { MessageId } from '@deepseek-ai/dsh-llm';
 import type { UserMessage } from '@deepseek-ai/dsh-session';
 import { PLUGIN_NAME } from './assoc.js';
 import { isSubagent } from './capture.js';
+import { clip } from './clip.js';
 import type { Problem } from './install.js';
 import type { Log } from './sidecar.js';
 
@@ -27,7 +28,7 @@ export const SUMMARY_MAX_CHARS = 120;
 /** Cuts a summary to the harness's bound with an ellipsis. */
 export function boundSummary(text: string): string {
   const one = text.replace(/\s+/g, ' ').trim();
-  return one.length <= SUMMARY_MAX_CHARS ? one : `${one.slice(0, SUMMARY_MAX_CHARS - 1)}…`;
+  return clip(one, SUMMARY_MAX_CHARS, 'ellipsisWithin');
 }
 
 /** Builds the notice message for a list of problems. */

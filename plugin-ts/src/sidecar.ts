@@ -4,6 +4,7 @@
  * that fails fast while the sidecar is down, so every feature can degrade instead of blocking a turn.
  */
 import type { SubprocessHandle, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess';
+import { clip } from './clip.js';
 import { decodeResult, toPingInfo, type Method, type ParamsOf, type PingInfo, type ResultOf } from './methods.js';
 import { RpcError, RpcPeer, RPC_CLOSED, RPC_TIMEOUT, lineReader, type CallOptions, type Json, type RequestHandler } from './rpc.js';
 
@@ -265,7 +266,7 @@ export class Sidecar {
     if (handle.stderr) {
       lineReader(handle.stderr, (line) => {
         if (line.trim() !== '') {
-          tail.push(line.length > 300 ? `${line.slice(0, 300)}…` : line);
+          tail.push(clip(line, 300, 'ellipsis'));
           if (tail.length > STDERR_TAIL_LINES) tail.shift();
         }
         try {

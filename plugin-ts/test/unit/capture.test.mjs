@@ -1,7 +1,8 @@
 // @ts-check
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Capture, SessionMapper, blocksText, capText, isSubagent } from '../../lib/capture.js';
+import { Capture, SessionMapper, blocksText, isSubagent } from '../../lib/capture.js';
+import { clip } from '../../lib/clip.js';
 import { partial, untimedCallDouble } from './doubles.mjs';
 
 /** @typedef {import('@deepseek-ai/dsh-session').SessionEvent} SessionEvent */
@@ -74,8 +75,8 @@ test('long messages are capped with a note; helpers', () => {
   const [op] = m.map(user('0123456789ABCDEF'));
   assert.ok(op.method === 'session.append', op.method);
   assert.equal(op.params.text, '0123456789\n...(truncated, original 16 chars)');
-  assert.equal(capText('short', 10), 'short');
-  assert.equal(capText('猫🐈猫🐈猫', 3), '猫🐈猫\n...(truncated, original 5 chars)', 'counted in code points, like the sidecar');
+  assert.equal(clip('short', 10, 'original'), 'short');
+  assert.equal(clip('猫🐈猫🐈猫', 3, 'original'), '猫🐈猫\n...(truncated, original 5 chars)', 'counted in code points, like the sidecar');
   assert.equal(blocksText([{ type: 'text', text: 'a' }, partial({ type: 'image', attachment: {} }), partial({ type: 'tool-call', id: 'x', name: 'n', arguments: '{}' })]), 'a\n[image]');
   assert.equal(isSubagent({ origin: 'subagent' }), true);
   assert.equal(isSubagent({}), false);
