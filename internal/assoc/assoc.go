@@ -15,6 +15,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -356,18 +357,18 @@ func (g *Gate) render(hits []index.Hit) Result {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
 			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
-		line := index.HintTag + index.MemoryMark + " " + index.ShowName(d.Name) + ": " + index.Defang(d.Description)
+		line := present.HintTag + present.MemoryMark + " " + present.ShowName(d.Name) + ": " + present.Defang(d.Description)
 		if d.AppliesWhen != "" {
-			line += "｜适用：" + index.Defang(d.AppliesWhen)
+			line += "｜适用：" + present.Defang(d.AppliesWhen)
 		}
 		if d.NotAppliesWhen != "" {
-			line += "｜不适用：" + index.Defang(d.NotAppliesWhen)
+			line += "｜不适用：" + present.Defang(d.NotAppliesWhen)
 		}
 		path := d.Path
 		if g.cfg.ShowPath != nil {
 			path = g.cfg.ShowPath(path)
 		}
-		line += " (" + index.Defang(path) + ")"
+		line += " (" + present.Defang(path) + ")"
 		lines = append(lines, line)
 	}
 	res.Hint = strings.Join(lines, "\n")

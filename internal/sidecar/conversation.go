@@ -11,6 +11,7 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -71,7 +72,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 		return "Nothing in recent conversations matches " + quoteQuery(query) + ".", nil
 	}
 	var b strings.Builder
-	b.WriteString(index.NotesAreData + "\n")
+	b.WriteString(present.NotesAreData + "\n")
 	write := func(title string, ts []turn) {
 		if len(ts) == 0 {
 			return
@@ -89,7 +90,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 				who += ":" + t.speaker
 			}
 			// quoted and defanged: a past turn is data, whatever it says
-			fmt.Fprintf(&b, "> [%s %s] %s\n", index.Defang(who), t.at, index.Defang(t.text))
+			fmt.Fprintf(&b, "> [%s %s] %s\n", present.Defang(who), t.at, present.Defang(t.text))
 		}
 		b.WriteByte('\n')
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
@@ -146,7 +147,7 @@ func (s *Server) searchResult(hits []index.Hit, query, what, listOrder, none str
 // quoted notes are data, then the hits with paths relative to the data
 // directory (the model needs no home directory to tell files apart).
 func (s *Server) renderNotes(hits []index.Hit) string {
-	return index.NotesAreData + "\n" + index.RenderHits(hits, index.RenderOptions{BodyChars: recallBodyChars, ShowPath: s.store.Rel})
+	return present.NotesAreData + "\n" + present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: recallBodyChars, ShowPath: s.store.Rel})
 }
 
 // search runs q on the index, waiting for it to open if needed.
@@ -300,7 +301,7 @@ func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 		notes = append(notes, "cues: "+strings.Join(it.Cues, ", "))
 	}
 	notes = append(notes, it.Priority+" priority")
-	return fmt.Sprintf("%s: %s (%s)", it.ID, index.Defang(it.What), strings.Join(notes, "; "))
+	return fmt.Sprintf("%s: %s (%s)", it.ID, present.Defang(it.What), strings.Join(notes, "; "))
 }
 
 // maxQuoteRunes bounds how much of a caller's query a tool result repeats:

@@ -1,0 +1,14 @@
+// Package present owns what the model is shown of memory: recalled text
+// framed as data, names on lines we start, quoted notes, hint lines and the
+// layout of recall results. Index, assoc, dream and sidecar build their
+// model-visible text from it, so a rule about how memory reads to a model
+// (a tag a note must not fake, a name that must not pass for a header) has
+// one place. It imports no package of somni but textseg and dates: the
+// dreamer uses it without pulling in the index.
+//
+// Map:
+//   - frame.go   recalled memory framed as data: Defang, ShowName, QuoteNote,
+//     the NotesAreData line, the hint tag and memory mark.
+//   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
+//     why each matched (Hit.Why).
+package present
