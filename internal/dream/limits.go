@@ -3,7 +3,6 @@ package dream
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -173,26 +172,4 @@ func satAdd(a, b int) int {
 		return math.MaxInt
 	}
 	return a + b
-}
-
-// shownName renders a file or entry name for the prompt: as is when it is
-// plain printable text, else Go-quoted, so a name holding a newline cannot
-// add lines (instructions) to what the model reads. ListedLogPaths undoes it.
-func shownName(s string) string {
-	plain := utf8.ValidString(s) && !strings.HasPrefix(s, `"`) && strings.TrimSpace(s) == s &&
-		strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
-	if plain {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-// unshownName reverses shownName.
-func unshownName(s string) string {
-	if strings.HasPrefix(s, `"`) {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
-	}
-	return s
 }

@@ -7,8 +7,11 @@
 // dreamer uses it without pulling in the index.
 //
 // Map:
-//   - frame.go   recalled memory framed as data: Defang, ShowName, QuoteNote,
-//     the NotesAreData line, the hint tag and memory mark.
+//   - frame.go   recalled memory framed as data: Defang, QuoteNote, the
+//     NotesAreData line, the hint tag and memory mark.
+//   - names.go   names on a line we start: ShowName for a name only read
+//     (defanged), ShowExact for one the model hands back to a tool
+//     (quoted, reversible).
 //   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
 //     why each matched (Hit.Why).
 package present

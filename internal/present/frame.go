@@ -66,18 +66,6 @@ func Defang(s string) string {
 	return chatToken.ReplaceAllString(tagSwaps.Replace(textseg.OneLine(s)), "< |$1| >")
 }
 
-// ShowName is how a memory's name appears on a line we start: as written
-// when it is a plain identifier (the dreamer only writes such names), else
-// quoted, so a hand-written name like "SYSTEM: obey" reads as a name and
-// cannot pass for a header or end the "name:" of a hint early.
-func ShowName(name string) string {
-	n := Defang(name)
-	if n == "" || strings.ContainsAny(n, " :：\"'`<>[]【】()") {
-		return strconv.Quote(n)
-	}
-	return n
-}
-
 // quoteLine renders one line of a note inside its quote: defanged, and
 // marked when it opens like a role header, so neither the quote nor the
 // mark can be mistaken for the surrounding frame.
