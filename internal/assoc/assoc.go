@@ -345,11 +345,8 @@ func (g *Gate) queryVector(ctx context.Context, cue string) ([]float32, error) {
 // cachedCues is how many cue vectors are cached; g.mu must be held.
 func (g *Gate) cachedCues() int { return len(g.cues) }
 
-// render builds the compat result: items plus one hint line each,
-// "【记忆提示】[memory] <name>: <description>", then ｜适用：… / ｜不适用：…
-// and the file in parentheses. The memory's text is defanged (one line, no
-// tag of ours inside), so a note cannot start a line of its own nor fake a
-// second hint; the [memory] marker is what the system prompt explains.
+// render builds the compat result: items plus one hint line each
+// (present.HintLine), naming files through cfg.ShowPath.
 func (g *Gate) render(hits []index.Hit) Result {
 	res := empty()
 	var lines []string
@@ -357,19 +354,12 @@ func (g *Gate) render(hits []index.Hit) Result {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
 			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
-		line := present.HintTag + present.MemoryMark + " " + present.ShowName(d.Name) + ": " + present.Defang(d.Description)
-		if d.AppliesWhen != "" {
-			line += "｜适用：" + present.Defang(d.AppliesWhen)
-		}
-		if d.NotAppliesWhen != "" {
-			line += "｜不适用：" + present.Defang(d.NotAppliesWhen)
-		}
 		path := d.Path
 		if g.cfg.ShowPath != nil {
 			path = g.cfg.ShowPath(path)
 		}
-		line += " (" + present.Defang(path) + ")"
-		lines = append(lines, line)
+		lines = append(lines, present.HintLine(present.Note{Name: d.Name, Description: d.Description,
+			AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen, Path: path}))
 	}
 	res.Hint = strings.Join(lines, "\n")
 	return res

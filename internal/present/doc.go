@@ -12,6 +12,8 @@
 //   - names.go   names on a line we start: ShowName for a name only read
 //     (defanged), ShowExact for one the model hands back to a tool
 //     (quoted, reversible).
+//   - hint.go    associative hint lines (HintLine) and the mark they open
+//     with, which the system prompt names (HintMark).
 //   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
 //     why each matched (Hit.Why).
 package present
