@@ -1,6 +1,7 @@
 package sidecar
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -114,7 +115,6 @@ func intentionsText(sel memory.IntentionSelection, now time.Time) string {
 	if sel.Empty() {
 		return ""
 	}
-	today := dates.Format(now)
 	var b strings.Builder
 	// No date here: the discipline section always states it.
 	b.WriteString("## Open intentions\n")
@@ -127,14 +127,7 @@ func intentionsText(sel memory.IntentionSelection, now time.Time) string {
 			b.WriteString("- [" + it.ID + "] " + textseg.OneLine(it.What))
 			var notes []string
 			if it.Due != "" {
-				switch {
-				case it.Due < today:
-					notes = append(notes, "overdue since "+it.Due)
-				case it.Due == today:
-					notes = append(notes, "due today")
-				default:
-					notes = append(notes, "due "+it.Due)
-				}
+				notes = append(notes, dueNote(it.Due, now))
 			}
 			if it.Priority != "" && it.Priority != "mid" {
 				notes = append(notes, it.Priority+" priority")
@@ -157,6 +150,30 @@ func intentionsText(sel memory.IntentionSelection, now time.Time) string {
 	}
 	b.WriteString("Bring these up when relevant; close them with complete_intention or cancel_intention and the id.")
 	return b.String()
+}
+
+// dueNote says how an intention's due date stands to now's calendar day:
+// "overdue since 2026-11-29", "due today" or "due 2026-12-02". A due that
+// reads as no date (a hand edit) is shown as written, with no claim.
+func dueNote(due string, now time.Time) string {
+	d := dates.ParseTime(due)
+	if d.IsZero() {
+		return "due " + due
+	}
+	switch c := compareDays(d, now); {
+	case c < 0:
+		return "overdue since " + due
+	case c == 0:
+		return "due today"
+	}
+	return "due " + due
+}
+
+// compareDays compares the calendar days of a and b, each in its own zone.
+func compareDays(a, b time.Time) int {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return cmp.Or(cmp.Compare(ay, by), cmp.Compare(am, bm), cmp.Compare(ad, bd))
 }
 
 // laterWhatRunes bounds each name on the Later line, which only says that
