@@ -16,7 +16,7 @@ import (
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // The gate's numbers when nothing sets them. These constants are the only
@@ -248,7 +248,7 @@ func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) 
 	if utf8.RuneCountInString(cue) < minCueRunes || g.Quiet() {
 		return empty(), nil
 	}
-	cue, _ = textseg.Prefix(cue, maxCueRunes)
+	cue, _ = textcut.Prefix(cue, maxCueRunes)
 	vec, err := g.queryVector(ctx, cue)
 	if err != nil {
 		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)

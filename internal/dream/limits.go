@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -153,7 +153,7 @@ type checker interface{ check() error }
 
 // clipForPrompt bounds one tool answer to MaxReadRunes, saying so at the cut.
 func clipForPrompt(tool, s string) string {
-	clipped := textseg.Clip(s, MaxReadRunes, "…")
+	clipped := textcut.Clip(s, MaxReadRunes, "…")
 	if len(clipped) == len(s) {
 		return s
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 //go:embed prompts/*.md
@@ -56,7 +56,7 @@ func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamNam
 	}
 	if lastDream != "" {
 		const maxHint = 1000 // bytes
-		lastDream = textseg.ClipBytes(lastDream, maxHint, "\n…(truncated)")
+		lastDream = textcut.ClipBytes(lastDream, maxHint, "\n…(truncated)")
 		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", present.ShowExact(lastDreamName), lastDream)
 	}
 	return b.String()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // toolOutcome is what one tool call did, as far as the loop cares.
@@ -74,7 +74,7 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 	if strings.HasPrefix(out.Text, errPrefix) {
 		lvl = slog.LevelInfo
 	}
-	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", textseg.Clip(out.Text, 160, "…"))
+	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", textcut.Clip(out.Text, 160, "…"))
 	return out
 }
 
@@ -185,7 +185,7 @@ func (tb *toolbox) listItems(ctx context.Context, _ *call, a listItemsArgs) stri
 		}
 		fmt.Fprintf(&b, "- [%s] %s | type: %s | stability: %d | score: %s | %s | preview: %s\n",
 			where, present.ShowExact(e.Name), orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
-			e.Description(), textseg.Clip(strings.Join(strings.Fields(e.Body), " "), 80, "…"))
+			e.Description(), textcut.Clip(strings.Join(strings.Fields(e.Body), " "), 80, "…"))
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(&b, "(%d unreadable file(s) skipped)\n", len(problems))

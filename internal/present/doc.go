@@ -3,7 +3,7 @@
 // layout of recall results. Index, assoc, dream and sidecar build their
 // model-visible text from it, so a rule about how memory reads to a model
 // (a tag a note must not fake, a name that must not pass for a header) has
-// one place. It imports no package of somni but textseg and dates: the
+// one place. It imports no package of somni but textcut and dates: the
 // dreamer uses it without pulling in the index.
 //
 // Map:

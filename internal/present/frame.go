@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Recalled memory is data, not instructions. Memory files are plain Markdown
@@ -63,7 +63,7 @@ var roleLine = regexp.MustCompile(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 // whitespace (newlines included) folds into single spaces and our tags and
 // chat-template tokens are swapped for look-alikes that are not them.
 func Defang(s string) string {
-	return chatToken.ReplaceAllString(tagSwaps.Replace(textseg.OneLine(s)), "< |$1| >")
+	return chatToken.ReplaceAllString(tagSwaps.Replace(textcut.OneLine(s)), "< |$1| >")
 }
 
 // quoteLine renders one line of a note inside its quote: defanged, and

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Bounds of one rendered hit: a header line, a line saying why it matched
@@ -138,24 +138,24 @@ const noteFieldRunes = 400
 // with bodyChars > 0 its body (episodes: the detail fields on one line).
 func quotedText(d Note, bodyChars int) string {
 	var lines []string
-	desc := textseg.OneLine(d.Description) // "" when the description is blank
+	desc := textcut.OneLine(d.Description) // "" when the description is blank
 	if desc != "" {
 		lines = append(lines, desc)
 	}
 	if d.AppliesWhen != "" {
-		lines = append(lines, "applies when: "+textseg.OneLine(d.AppliesWhen))
+		lines = append(lines, "applies when: "+textcut.OneLine(d.AppliesWhen))
 	}
 	if d.NotAppliesWhen != "" {
-		lines = append(lines, "not when: "+textseg.OneLine(d.NotAppliesWhen))
+		lines = append(lines, "not when: "+textcut.OneLine(d.NotAppliesWhen))
 	}
 	if bodyChars > 0 {
 		body := d.Body
 		if d.Episode {
 			body = episodeDetails(body)
 		}
-		body, cut := textseg.Prefix(strings.TrimSpace(body), bodyChars)
+		body, cut := textcut.Prefix(strings.TrimSpace(body), bodyChars)
 		for _, l := range strings.Split(body, "\n") {
-			if one := textseg.OneLine(l); one != "" && one != desc {
+			if one := textcut.OneLine(l); one != "" && one != desc {
 				lines = append(lines, l)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // convLogsScanned bounds how many of the newest session logs one search
@@ -207,11 +207,11 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 func fitBudget(ts []turn, budget int) ([]turn, int) {
 	var out []turn
 	for i, t := range ts {
-		t.text = textseg.Clip(textseg.OneLine(t.text), convTurnChars, " …")
+		t.text = textcut.Clip(textcut.OneLine(t.text), convTurnChars, " …")
 		n := len([]rune(t.text)) + len(t.at) + 12
 		if n > budget {
 			if i == 0 && budget > 40 {
-				t.text = textseg.Clip(t.text, budget-len(t.at)-14, " …")
+				t.text = textcut.Clip(t.text, budget-len(t.at)-14, " …")
 				out = append(out, t)
 				budget = 0
 			}

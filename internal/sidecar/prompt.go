@@ -10,7 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Discipline is the rule text prompt.build returns after the date line:
@@ -98,7 +98,7 @@ func (s *Server) identityText(p promptParams) (string, error) {
 		} else if id != memory.DefaultUserID {
 			title += fmt.Sprintf(" (%s)", id)
 		}
-		parts = append(parts, title+"\n"+textseg.Clip(strings.TrimSpace(prof.Body), limit, " …"))
+		parts = append(parts, title+"\n"+textcut.Clip(strings.TrimSpace(prof.Body), limit, " …"))
 	}
 	add(speaker, 0)
 	for _, id := range p.ParticipantUserIDs {
@@ -124,7 +124,7 @@ func intentionsText(sel memory.IntentionSelection, now time.Time) string {
 		}
 		b.WriteString(title + ":\n")
 		for _, it := range items {
-			b.WriteString("- [" + it.ID + "] " + textseg.OneLine(it.What))
+			b.WriteString("- [" + it.ID + "] " + textcut.OneLine(it.What))
 			var notes []string
 			if it.Due != "" {
 				notes = append(notes, dueNote(it.Due, now))
@@ -190,7 +190,7 @@ func laterLine(sel memory.IntentionSelection, now time.Time) string {
 	year := now.Format("2006-")
 	parts := make([]string, 0, len(sel.Later)+1)
 	for _, it := range sel.Later {
-		parts = append(parts, textseg.Clip(textseg.OneLine(it.What), laterWhatRunes, " …")+" ("+strings.TrimPrefix(it.Due, year)+")")
+		parts = append(parts, textcut.Clip(textcut.OneLine(it.What), laterWhatRunes, " …")+" ("+strings.TrimPrefix(it.Due, year)+")")
 	}
 	if sel.LaterMore > 0 {
 		parts = append(parts, fmt.Sprintf("+%d more (list_intentions)", sel.LaterMore))

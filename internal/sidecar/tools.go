@@ -11,7 +11,7 @@ import (
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -310,5 +310,5 @@ const maxQuoteRunes = 120
 
 // quoteQuery quotes a query for a tool result, on one line and clipped.
 func quoteQuery(q string) string {
-	return strconv.Quote(textseg.Clip(textseg.OneLine(q), maxQuoteRunes, " …"))
+	return strconv.Quote(textcut.Clip(textcut.OneLine(q), maxQuoteRunes, " …"))
 }
