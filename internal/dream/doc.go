@@ -33,6 +33,6 @@
 //	sessionlogs.go           pending session logs: read_session_log, mark_log_processed
 //	dreamlogs.go             the dream diary: write_dream_log, review_dream_history
 //	directive.go             telling an injected instruction from a procedure the user taught
-//	limits.go                every bound, and clipping a tool answer for the prompt
+//	limits.go                every bound (a tool answer past MaxReadRunes: present.ClipAnswer)
 //	dreamtest/               a scripted fake chat model for tests
 package dream

@@ -7,7 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -32,7 +31,8 @@ const (
 	// text). 64 Ki runes is at most ~64k tokens of CJK (~16k of ASCII):
 	// it fits the 128k-token window the dreamer's models have next to the
 	// system prompt and the history, where a 100 MB file was sent whole.
-	// Past it the answer is clipped with a marker the model can read.
+	// Past it the answer is clipped with a marker the model can read
+	// (present.ClipAnswer).
 	MaxReadRunes = 64 << 10
 	// MaxToolCallsPerStep bounds the tool calls executed from one model
 	// turn. A well-behaved turn batches a handful (the scripted full
@@ -150,16 +150,6 @@ func (a aboutUserArgs) check() error {
 // checker is implemented by the arguments of the write tools; handler runs
 // it before the tool, so no over-limit value reaches memory.
 type checker interface{ check() error }
-
-// clipForPrompt bounds one tool answer to MaxReadRunes, saying so at the cut.
-func clipForPrompt(tool, s string) string {
-	clipped := textcut.Clip(s, MaxReadRunes, "…")
-	if len(clipped) == len(s) {
-		return s
-	}
-	return fmt.Sprintf("%s\n\n(clipped: this %s answer is %d bytes; only the first %d characters are shown — 内容过长，已截断)",
-		clipped, tool, len(s), MaxReadRunes)
-}
 
 // satAdd adds token counts without wrapping: a host reporting 2^62 tokens
 // twice must total "a lot", not a negative number. Negative counts (a

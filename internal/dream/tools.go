@@ -68,7 +68,7 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 		out = refused("%v", err)
 	} else {
 		out = c.out
-		out.Text = clipForPrompt(name, text)
+		out.Text = present.ClipAnswer(name, text, MaxReadRunes)
 	}
 	lvl := slog.LevelDebug
 	if strings.HasPrefix(out.Text, errPrefix) {

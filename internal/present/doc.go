@@ -14,6 +14,8 @@
 //     (quoted, reversible).
 //   - hint.go    associative hint lines (HintLine) and the mark they open
 //     with, which the system prompt names (HintMark).
+//   - answer.go  a tool answer clipped to the prompt's budget, saying so
+//     (ClipAnswer).
 //   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
 //     why each matched (Hit.Why).
 package present
