@@ -1,10 +1,12 @@
 // Package present owns what the model is shown of memory: recalled text
 // framed as data, names on lines we start, quoted notes, hint lines and the
-// layout of recall results. Index, assoc, dream and sidecar build their
-// model-visible text from it, so a rule about how memory reads to a model
+// layout of tool answers and recall results. Assoc, dream and sidecar
+// build their model-visible text from it (index hands it hits through
+// index.Shown), so a rule about how memory reads to a model
 // (a tag a note must not fake, a name that must not pass for a header) has
-// one place. It imports no package of somni but textcut and dates: the
-// dreamer uses it without pulling in the index.
+// one place. It imports no package of somni but textcut and dates, so the
+// dreamer uses it without pulling in the index; that is why Hit and Note
+// are its own types rather than index's.
 //
 // Map:
 //   - frame.go   recalled memory framed as data: Defang, QuoteNote, the
