@@ -15,6 +15,7 @@ import (
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sidecar"
 )
 
@@ -65,7 +66,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	}
 	hits = types.Filter(hits, limit)
 	// A person at a terminal opens the files: absolute paths here.
-	fmt.Fprintln(stdout, index.RenderHits(hits, index.RenderOptions{BodyChars: 200}))
+	fmt.Fprintln(stdout, present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: 200}))
 	return 0
 }
 

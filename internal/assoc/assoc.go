@@ -15,7 +15,8 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // The gate's numbers when nothing sets them. These constants are the only
@@ -247,7 +248,7 @@ func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) 
 	if utf8.RuneCountInString(cue) < minCueRunes || g.Quiet() {
 		return empty(), nil
 	}
-	cue, _ = textseg.Prefix(cue, maxCueRunes)
+	cue, _ = textcut.Prefix(cue, maxCueRunes)
 	vec, err := g.queryVector(ctx, cue)
 	if err != nil {
 		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
@@ -344,11 +345,8 @@ func (g *Gate) queryVector(ctx context.Context, cue string) ([]float32, error) {
 // cachedCues is how many cue vectors are cached; g.mu must be held.
 func (g *Gate) cachedCues() int { return len(g.cues) }
 
-// render builds the compat result: items plus one hint line each,
-// "【记忆提示】[memory] <name>: <description>", then ｜适用：… / ｜不适用：…
-// and the file in parentheses. The memory's text is defanged (one line, no
-// tag of ours inside), so a note cannot start a line of its own nor fake a
-// second hint; the [memory] marker is what the system prompt explains.
+// render builds the compat result: items plus one hint line each
+// (present.HintLine), naming files through cfg.ShowPath.
 func (g *Gate) render(hits []index.Hit) Result {
 	res := empty()
 	var lines []string
@@ -356,19 +354,12 @@ func (g *Gate) render(hits []index.Hit) Result {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
 			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
-		line := index.HintTag + index.MemoryMark + " " + index.ShowName(d.Name) + ": " + index.Defang(d.Description)
-		if d.AppliesWhen != "" {
-			line += "｜适用：" + index.Defang(d.AppliesWhen)
-		}
-		if d.NotAppliesWhen != "" {
-			line += "｜不适用：" + index.Defang(d.NotAppliesWhen)
-		}
 		path := d.Path
 		if g.cfg.ShowPath != nil {
 			path = g.cfg.ShowPath(path)
 		}
-		line += " (" + index.Defang(path) + ")"
-		lines = append(lines, line)
+		lines = append(lines, present.HintLine(present.Note{Name: d.Name, Description: d.Description,
+			AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen, Path: path}))
 	}
 	res.Hint = strings.Join(lines, "\n")
 	return res

@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -99,7 +99,7 @@ func directiveIn(text string, descriptive bool) string {
 		}
 		for _, r := range directiveRules {
 			if (descriptive || !r.descriptive) && r.re.MatchString(c) {
-				return textseg.Clip(strings.TrimSpace(clause), 80, "…")
+				return textcut.Clip(strings.TrimSpace(clause), 80, "…")
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // poisoned are texts aimed at the agent that no knowledge entry, skill or
@@ -187,7 +187,7 @@ func TestDirectiveFalseRefusals(t *testing.T) {
 	for _, s := range samples {
 		if c := directiveIn(s.text, !s.skill); c != "" {
 			refused++
-			t.Errorf("false refusal (%s): %q in %q", s.where, c, textseg.Clip(s.text, 120, "…"))
+			t.Errorf("false refusal (%s): %q in %q", s.where, c, textcut.Clip(s.text, 120, "…"))
 		}
 	}
 	imperative := 0

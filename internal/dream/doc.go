@@ -18,6 +18,10 @@
 // read puts into the prompt, the llm.chat result); each constant says what
 // happens past it.
 //
+// Names in the prompt are shown by present.ShowExact, so the model can hand
+// them back to a tool; read_item and read_session_log return the stored text
+// unframed, and say why where they do (tools.go, sessionlogs.go).
+//
 // Files, by job:
 //
 //	dreamer.go               Config, New, Run/Cancel/Status: the ReAct loop, its statuses and usage
@@ -29,6 +33,6 @@
 //	sessionlogs.go           pending session logs: read_session_log, mark_log_processed
 //	dreamlogs.go             the dream diary: write_dream_log, review_dream_history
 //	directive.go             telling an injected instruction from a procedure the user taught
-//	limits.go                every bound, and how names are shown in the prompt
+//	limits.go                every bound (a tool answer past MaxReadRunes: present.ClipAnswer)
 //	dreamtest/               a scripted fake chat model for tests
 package dream

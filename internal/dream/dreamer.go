@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Defaults from the compat notes.
@@ -392,7 +392,7 @@ func (r *run) noteWrite(tool string, out toolOutcome) {
 	default:
 		why, _, _ := strings.Cut(strings.TrimPrefix(out.Text, errPrefix), "\n")
 		why = strings.TrimPrefix(why, tool+": ")
-		r.failed = append(r.failed, tool+": "+textseg.Clip(why, maxFailureRunes, "…"))
+		r.failed = append(r.failed, tool+": "+textcut.Clip(why, maxFailureRunes, "…"))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/present"
 )
 
 // recentDiaries is how many diaries review_dream_history lists.
@@ -47,7 +48,7 @@ func (tb *toolbox) reviewDreamHistory(_ context.Context, _ *call, a historyArgs)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d dream diaries, newest first (showing up to %d):\n", len(logs), recentDiaries)
 	for _, l := range logs[:min(len(logs), recentDiaries)] {
-		b.WriteString("- " + shownName(filepath.Base(l)) + "\n")
+		b.WriteString("- " + present.ShowExact(filepath.Base(l)) + "\n")
 	}
 	return b.String()
 }

@@ -3,12 +3,10 @@ package dream
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -33,7 +31,8 @@ const (
 	// text). 64 Ki runes is at most ~64k tokens of CJK (~16k of ASCII):
 	// it fits the 128k-token window the dreamer's models have next to the
 	// system prompt and the history, where a 100 MB file was sent whole.
-	// Past it the answer is clipped with a marker the model can read.
+	// Past it the answer is clipped with a marker the model can read
+	// (present.ClipAnswer).
 	MaxReadRunes = 64 << 10
 	// MaxToolCallsPerStep bounds the tool calls executed from one model
 	// turn. A well-behaved turn batches a handful (the scripted full
@@ -152,16 +151,6 @@ func (a aboutUserArgs) check() error {
 // it before the tool, so no over-limit value reaches memory.
 type checker interface{ check() error }
 
-// clipForPrompt bounds one tool answer to MaxReadRunes, saying so at the cut.
-func clipForPrompt(tool, s string) string {
-	clipped := textseg.Clip(s, MaxReadRunes, "…")
-	if len(clipped) == len(s) {
-		return s
-	}
-	return fmt.Sprintf("%s\n\n(clipped: this %s answer is %d bytes; only the first %d characters are shown — 内容过长，已截断)",
-		clipped, tool, len(s), MaxReadRunes)
-}
-
 // satAdd adds token counts without wrapping: a host reporting 2^62 tokens
 // twice must total "a lot", not a negative number. Negative counts (a
 // backend's bug) add nothing.
@@ -173,26 +162,4 @@ func satAdd(a, b int) int {
 		return math.MaxInt
 	}
 	return a + b
-}
-
-// shownName renders a file or entry name for the prompt: as is when it is
-// plain printable text, else Go-quoted, so a name holding a newline cannot
-// add lines (instructions) to what the model reads. ListedLogPaths undoes it.
-func shownName(s string) string {
-	plain := utf8.ValidString(s) && !strings.HasPrefix(s, `"`) && strings.TrimSpace(s) == s &&
-		strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
-	if plain {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-// unshownName reverses shownName.
-func unshownName(s string) string {
-	if strings.HasPrefix(s, `"`) {
-		if u, err := strconv.Unquote(s); err == nil {
-			return u
-		}
-	}
-	return s
 }

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 //go:embed prompts/*.md
@@ -51,12 +52,12 @@ func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamNam
 	b.WriteString("触发方式：" + trigger + "。请严格按顺序逐个处理，不要跳跃。\n\n")
 	b.WriteString(logListHeader + "\n")
 	for _, l := range logs {
-		b.WriteString("- " + shownName(l.Path) + "\n")
+		b.WriteString("- " + present.ShowExact(l.Path) + "\n")
 	}
 	if lastDream != "" {
 		const maxHint = 1000 // bytes
-		lastDream = textseg.ClipBytes(lastDream, maxHint, "\n…(truncated)")
-		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", shownName(lastDreamName), lastDream)
+		lastDream = textcut.ClipBytes(lastDream, maxHint, "\n…(truncated)")
+		fmt.Fprintf(&b, "\nLast dream diary (%s), for adapting the strategy / 最近一次梦境日志：\n```\n%s\n```\n", present.ShowExact(lastDreamName), lastDream)
 	}
 	return b.String()
 }
@@ -74,7 +75,7 @@ func ListedLogPaths(userMessage string) []string {
 		if !ok {
 			break
 		}
-		out = append(out, unshownName(p))
+		out = append(out, present.UnshowExact(p))
 	}
 	return out
 }

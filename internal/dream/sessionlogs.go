@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/present"
 )
 
 // logRef is one pending session log as the loop sees it.
@@ -86,9 +87,14 @@ func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) str
 		return errorf("read_session_log: %v (only files in memory/session-log can be read)", err)
 	}
 	// exec clips every answer for the prompt and names the log's real size at the cut.
+	// The log goes out raw, not framed by package present: the dreamer
+	// distils and quotes what was said (an episode names who said what),
+	// so it must read the turns as written; defanged or quoted lines would
+	// leak into what it stores. The system prompt says logs are material,
+	// not instructions, and checkDirectives refuses instructions on write.
 	data := l.Raw
 	if l.Archived {
-		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", shownName(filepath.Base(l.Path)), data)
+		return fmt.Sprintf("(note: %s was already processed and archived)\n\n%s", present.ShowExact(filepath.Base(l.Path)), data)
 	}
 	c.out.ReadLog = logKey(l.Path)
 	return string(data)
@@ -104,7 +110,7 @@ func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) s
 	}
 	c.out.Changed = true
 	c.out.ProcessedLog = logKey(a.Path)
-	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", shownName(logKey(a.Path)), tb.rel(dest))
+	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", present.ShowExact(logKey(a.Path)), tb.rel(dest))
 }
 
 // systemPrompt assembles role, strategy (the user's override when present) and workflow.

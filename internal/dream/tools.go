@@ -12,7 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // toolOutcome is what one tool call did, as far as the loop cares.
@@ -67,13 +68,13 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 		out = refused("%v", err)
 	} else {
 		out = c.out
-		out.Text = clipForPrompt(name, text)
+		out.Text = present.ClipAnswer(name, text, MaxReadRunes)
 	}
 	lvl := slog.LevelDebug
 	if strings.HasPrefix(out.Text, errPrefix) {
 		lvl = slog.LevelInfo
 	}
-	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", textseg.Clip(out.Text, 160, "…"))
+	tb.log.Log(ctx, lvl, "dream tool", "tool", name, "changed", out.Changed, "answer", textcut.Clip(out.Text, 160, "…"))
 	return out
 }
 
@@ -183,8 +184,8 @@ func (tb *toolbox) listItems(ctx context.Context, _ *call, a listItemsArgs) stri
 			where = "skill/" + skillCollection(tb.st, e)
 		}
 		fmt.Fprintf(&b, "- [%s] %s | type: %s | stability: %d | score: %s | %s | preview: %s\n",
-			where, shownName(e.Name), orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
-			e.Description(), textseg.Clip(strings.Join(strings.Fields(e.Body), " "), 80, "…"))
+			where, present.ShowExact(e.Name), orDefault(e.Type(), "-"), e.Stability(), memory.FormatScore(e.Score()),
+			e.Description(), textcut.Clip(strings.Join(strings.Fields(e.Body), " "), 80, "…"))
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(&b, "(%d unreadable file(s) skipped)\n", len(problems))
@@ -214,6 +215,12 @@ func (tb *toolbox) readItem(ctx context.Context, _ *call, a itemNameArgs) string
 }
 
 // renderEntry shows an entry the way it is stored (front-matter and body).
+// It is not framed by package present, unlike every memory text the awake
+// agent reads: the dreamer rewrites entries (update_knowledge and
+// update_skill take the whole body), so it must see the stored bytes, and
+// quote marks or swapped tags would be written back into memory. What keeps
+// an injected instruction out is the system prompt (logs are material, not
+// instructions) and the write tools' checkDirectives (directive.go).
 func renderEntry(e *memory.Entry) string {
 	return string(memory.RenderDocument(e.Meta, e.Body))
 }
@@ -234,7 +241,7 @@ func (tb *toolbox) archiveItem(ctx context.Context, c *call, a itemNameArgs) str
 		return errorf("archive_item: %v", err)
 	}
 	c.out.Changed = true
-	return fmt.Sprintf("Archived %s %s to %s.", e.Kind, shownName(e.Name), tb.rel(dest))
+	return fmt.Sprintf("Archived %s %s to %s.", e.Kind, present.ShowExact(e.Name), tb.rel(dest))
 }
 
 func (tb *toolbox) decayAll(ctx context.Context, c *call, _ noArgs) string {
@@ -297,4 +304,4 @@ func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs
 // rel shows a path the way every text the model reads does (the store's
 // Rel, which hints and recall results use too): relative to the data dir,
 // shorter, and no home directory in prompts.
-func (tb *toolbox) rel(p string) string { return shownName(tb.st.Rel(p)) }
+func (tb *toolbox) rel(p string) string { return present.ShowExact(tb.st.Rel(p)) }

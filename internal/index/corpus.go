@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -87,7 +88,7 @@ func textKey(s string) uint64 {
 // the head of the body. Score, last_used and other lifecycle numbers are
 // deliberately absent so decay rewrites never cost an embedding.
 func EmbedText(d Doc) string {
-	body, _ := textseg.Prefix(d.Body, embedHeadRunes)
+	body, _ := textcut.Prefix(d.Body, embedHeadRunes)
 	return strings.TrimSpace(d.Name + "\n" + d.Description + "\n" + body)
 }
 

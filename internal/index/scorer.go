@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -103,7 +104,7 @@ const (
 // query text comes in (EmbedQuery, ScoreDocs, rank), which every recall
 // path goes through: the index, conversation turns and assoc cues.
 func boundQuery(text string) (string, bool) {
-	return textseg.Prefix(text, maxQueryRunes)
+	return textcut.Prefix(text, maxQueryRunes)
 }
 
 // Scorer is THE hybrid ranking used by every recall path: the index,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/present"
 )
 
 func episodes() []Doc {
@@ -105,7 +106,7 @@ func TestRenderHits(t *testing.T) {
 		Description: "cache evicted nothing", Body: "use allkeys-lru", AppliesWhen: "cache without TTL", Type: "pitfall"})
 	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "allkeys-lru eviction policies"}, docs)
 	rel := func(p string) string { return strings.TrimPrefix(p, "/home/ann/.dsh/somni/") }
-	out := RenderHits(hits, RenderOptions{BodyChars: 40, ShowPath: rel})
+	out := present.RenderHits(Shown(hits), present.RenderOptions{BodyChars: 40, ShowPath: rel})
 	for _, want := range []string{"1. redis-eviction (knowledge/pitfall, ", "· memory/knowledge/redis/SKILL.md\n",
 		`matched "eviction"`, "exact: allkeys-lru", "   > cache evicted nothing\n", "   > applies when: cache without TTL\n", "   > use allkeys-lru"} {
 		if !strings.Contains(out, want) {
@@ -117,7 +118,7 @@ func TestRenderHits(t *testing.T) {
 			t.Errorf("render has %q:\n%s", bad, out)
 		}
 	}
-	if got := RenderHits(nil, RenderOptions{}); got != "No matching memories." {
+	if got := present.RenderHits(Shown(nil), present.RenderOptions{}); got != "No matching memories." {
 		t.Errorf("empty render %q", got)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/somni-dev/somni/internal/dream"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // dreamRecord is the last dream this server ran.
@@ -113,7 +113,7 @@ func (s *Server) dreamNow(ctx context.Context, env clientEnv, _ struct{}) (strin
 	s.notes.closeClient(env.client)
 	trigger := "mcp dream_now"
 	if env.client != "" {
-		trigger += " (" + textseg.Clip(env.client, maxClientChars, "") + ")"
+		trigger += " (" + textcut.Clip(env.client, maxClientChars, "") + ")"
 	}
 	started := s.now()
 	var res sleepResult
@@ -133,7 +133,7 @@ func describeDream(r sleepResult) string {
 	switch r.Status {
 	case dream.StatusDeepSleep:
 		if sum := strings.TrimSpace(r.Summary); sum != "" {
-			out += ": " + textseg.Clip(sum, maxSummaryRunes, "")
+			out += ": " + textcut.Clip(sum, maxSummaryRunes, "")
 		}
 	case dream.StatusSkipped:
 		out += " (" + r.Reason + ")"
@@ -142,7 +142,7 @@ func describeDream(r sleepResult) string {
 		}
 	default:
 		if r.Reason != "" {
-			out += ": " + textseg.Clip(r.Reason, maxSummaryRunes, "")
+			out += ": " + textcut.Clip(r.Reason, maxSummaryRunes, "")
 		}
 	}
 	if u := r.TokenUsage; u != nil && u.TotalTokens > 0 {

@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -51,7 +51,7 @@ func sessionFor(client string) string {
 			return r
 		}
 		return '-'
-	}, textseg.Clip(client, maxClientChars, ""))
+	}, textcut.Clip(client, maxClientChars, ""))
 	if name = strings.Trim(name, "-"); name == "" {
 		name = "client"
 	}
@@ -61,7 +61,7 @@ func sessionFor(client string) string {
 // add appends one note to the client's log and (re)arms its idle close.
 func (n *notes) add(client, text string) error {
 	sid := sessionFor(client)
-	speaker := textseg.Clip(textseg.OneLine(client), maxClientChars, "")
+	speaker := textcut.Clip(textcut.OneLine(client), maxClientChars, "")
 	if speaker == "" {
 		speaker = "mcp client"
 	}

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"gopkg.in/yaml.v3"
 )
 
@@ -586,7 +586,7 @@ func parseFlatHeader(path string, lines []string) (*FrontMatter, error) {
 		k, v, ok := strings.Cut(line, ":")
 		k = strings.TrimSpace(k)
 		if !ok {
-			return nil, &ParseError{Path: path, Line: i + 2, Reason: fmt.Sprintf("front-matter line is not `key: value`: %q", textseg.Clip(trimmed, 60, "…"))}
+			return nil, &ParseError{Path: path, Line: i + 2, Reason: fmt.Sprintf("front-matter line is not `key: value`: %q", textcut.Clip(trimmed, 60, "…"))}
 		}
 		if k == "" {
 			return nil, &ParseError{Path: path, Line: i + 2, Reason: "front-matter line has an empty key"}

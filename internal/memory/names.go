@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // ErrUnsafeName is wrapped by every refusal of a name or id that could leave its directory.
@@ -58,7 +58,7 @@ func SafeName(name string) (string, error) {
 	}
 	out := strings.TrimRight(strings.TrimLeft(b.String(), ".-"), "-")
 	if len(out) > maxNameBytes {
-		out = strings.TrimRight(textseg.ClipBytes(out, maxNameBytes, ""), "-.")
+		out = strings.TrimRight(textcut.ClipBytes(out, maxNameBytes, ""), "-.")
 	}
 	if out == "" || out == "." || out == ".." {
 		return "", fmt.Errorf("%w: %q has no usable characters", ErrUnsafeName, name)

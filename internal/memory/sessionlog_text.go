@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // label is a header or speaker label as written: redacted, one line, capped.
@@ -28,13 +28,13 @@ const redactMargin = 4096
 // redactHead redacts the part of text a field keeps (limit runes) and a
 // margin past it: a 10 MB paste costs a scan of a few KiB, not of 10 MB.
 func redactHead(text string, limit int) string {
-	head, _ := textseg.Prefix(text, limit+redactMargin)
+	head, _ := textcut.Prefix(text, limit+redactMargin)
 	return Redact(head)
 }
 
 // capMessage keeps the first MessageMaxChars characters and notes how long the original (n characters) was.
 func capMessage(text string, n int) string {
-	head, cut := textseg.Prefix(text, MessageMaxChars)
+	head, cut := textcut.Prefix(text, MessageMaxChars)
 	if !cut && n <= MessageMaxChars {
 		return text
 	}
@@ -61,5 +61,5 @@ func appendMessage(b []byte, text string) []byte {
 
 // oneLine trims, turns newlines into ` ⏎ ` and cuts at limit characters (0 = no limit).
 func oneLine(s string, limit int) string {
-	return textseg.Clip(textseg.MarkNewlines(strings.TrimSpace(s)), limit, "...(truncated)")
+	return textcut.Clip(textcut.MarkNewlines(strings.TrimSpace(s)), limit, "...(truncated)")
 }

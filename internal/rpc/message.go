@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -150,7 +150,7 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 			var e Error
 			if err := json.Unmarshal(p.Error, &e); err != nil || e.Code == 0 {
 				// A peer's broken error fails the pending call, not the connection.
-				e = Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + textseg.ClipBytes(string(p.Error), 200, "…")}
+				e = Error{Code: CodeInternalError, Message: "peer sent a malformed error: " + textcut.ClipBytes(string(p.Error), 200, "…")}
 			}
 			r.err, r.result = &e, nil
 		} else if len(r.result) == 0 {

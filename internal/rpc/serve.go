@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Handler serves one method. params is never empty: null or missing params
@@ -36,7 +36,7 @@ func (c *Conn) handle(req *request) {
 	h, ok := c.methods[req.method]
 	if !ok {
 		if !req.notif {
-			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", textseg.ClipBytes(req.method, 200, "…")), nil)
+			c.replyFrame(req, nil, Errorf(CodeMethodNotFound, "method not found: %s", textcut.ClipBytes(req.method, 200, "…")), nil)
 		}
 		return
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // convLogsScanned bounds how many of the newest session logs one search
@@ -71,7 +72,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 		return "Nothing in recent conversations matches " + quoteQuery(query) + ".", nil
 	}
 	var b strings.Builder
-	b.WriteString(index.NotesAreData + "\n")
+	b.WriteString(present.NotesAreData + "\n")
 	write := func(title string, ts []turn) {
 		if len(ts) == 0 {
 			return
@@ -89,7 +90,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 				who += ":" + t.speaker
 			}
 			// quoted and defanged: a past turn is data, whatever it says
-			fmt.Fprintf(&b, "> [%s %s] %s\n", index.Defang(who), t.at, index.Defang(t.text))
+			fmt.Fprintf(&b, "> [%s %s] %s\n", present.Defang(who), t.at, present.Defang(t.text))
 		}
 		b.WriteByte('\n')
 	}
@@ -206,11 +207,11 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 func fitBudget(ts []turn, budget int) ([]turn, int) {
 	var out []turn
 	for i, t := range ts {
-		t.text = textseg.Clip(textseg.OneLine(t.text), convTurnChars, " …")
+		t.text = textcut.Clip(textcut.OneLine(t.text), convTurnChars, " …")
 		n := len([]rune(t.text)) + len(t.at) + 12
 		if n > budget {
 			if i == 0 && budget > 40 {
-				t.text = textseg.Clip(t.text, budget-len(t.at)-14, " …")
+				t.text = textcut.Clip(t.text, budget-len(t.at)-14, " …")
 				out = append(out, t)
 				budget = 0
 			}

@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // LoggerKey is the attribute that names a logger ("somni.memory"); the
@@ -81,7 +81,7 @@ func (h *LineHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	b.WriteString(name)
 	b.WriteByte(' ')
-	b.WriteString(textseg.MarkNewlines(memory.Redact(r.Message)))
+	b.WriteString(textcut.MarkNewlines(memory.Redact(r.Message)))
 	b.WriteString(h.attrs)
 	b.WriteString(rest.String())
 	b.WriteByte('\n')

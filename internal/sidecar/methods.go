@@ -14,7 +14,7 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -57,7 +57,7 @@ func mapError(err error) error {
 	case toolspec.IsBadCall(err), errors.Is(err, memory.ErrInvalid), errors.Is(err, memory.ErrUnsafeName):
 		// memory quotes the offending value whole; keep its head and the
 		// rule at the tail ("must be user or agent").
-		return rpc.InvalidParams("%s", textseg.ClipMiddle(err.Error(), maxErrorBytes, " … "))
+		return rpc.InvalidParams("%s", textcut.ClipMiddle(err.Error(), maxErrorBytes, " … "))
 	}
 	return err
 }

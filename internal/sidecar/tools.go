@@ -11,7 +11,8 @@ import (
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -147,7 +148,7 @@ func (s *Server) searchResult(hits []index.Hit, query, what, listOrder, none str
 // quoted notes are data, then the hits with paths relative to the data
 // directory (the model needs no home directory to tell files apart).
 func (s *Server) renderNotes(hits []index.Hit) string {
-	return index.NotesAreData + "\n" + index.RenderHits(hits, index.RenderOptions{BodyChars: recallBodyChars, ShowPath: s.store.Rel})
+	return present.NotesAreData + "\n" + present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: recallBodyChars, ShowPath: s.store.Rel})
 }
 
 // search runs q on the index, waiting for it to open if needed.
@@ -306,7 +307,7 @@ func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 		notes = append(notes, "cues: "+strings.Join(it.Cues, ", "))
 	}
 	notes = append(notes, it.Priority+" priority")
-	return fmt.Sprintf("%s: %s (%s)", it.ID, index.Defang(it.What), strings.Join(notes, "; "))
+	return fmt.Sprintf("%s: %s (%s)", it.ID, present.Defang(it.What), strings.Join(notes, "; "))
 }
 
 // maxQuoteRunes bounds how much of a caller's query a tool result repeats:
@@ -315,5 +316,5 @@ const maxQuoteRunes = 120
 
 // quoteQuery quotes a query for a tool result, on one line and clipped.
 func quoteQuery(q string) string {
-	return strconv.Quote(textseg.Clip(textseg.OneLine(q), maxQuoteRunes, " …"))
+	return strconv.Quote(textcut.Clip(textcut.OneLine(q), maxQuoteRunes, " …"))
 }

@@ -2,12 +2,10 @@
 // for every caller: the recall index, the hash embedder and the store's
 // near-duplicate check. Words of space-delimited scripts are lowercased,
 // stopword-filtered and lightly stemmed; Han, kana and Hangul runs become
-// 2–4-character windows; no term straddles two scripts. It also owns the one
-// way to cut or flatten text for display (clip.go): Prefix, Clip, ClipBytes,
-// ClipMiddle, OneLine and MarkNewlines.
+// 2–4-character windows; no term straddles two scripts. Cutting text to a
+// budget is package textcut's job, not segmentation.
 //
 //	textseg.go  Tokenize, Runs, Symbols: the tokenizer and exact symbols
-//	clip.go     cutting and flattening for display
 package textseg
 
 import (

@@ -42,7 +42,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Spec is one `tools.list` item.
@@ -532,4 +532,4 @@ const maxInputEcho = 64
 
 // clipInput shortens a caller's value for an error message, so a runaway
 // argument is named rather than echoed back whole.
-func clipInput(s string) string { return textseg.ClipBytes(s, maxInputEcho, "…") }
+func clipInput(s string) string { return textcut.ClipBytes(s, maxInputEcho, "…") }

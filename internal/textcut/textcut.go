@@ -1,14 +1,16 @@
-package textseg
+// Package textcut is the one place text is cut to a budget or flattened
+// onto one line: prompts and tool answers, session-log records, file names,
+// protocol and error messages. Each caller keeps its own marker ("…", " …",
+// none) as an argument, so output stays what it was while the cutting rule
+// lives here once. It is not presentation to the model (package present
+// owns that, and cuts through here like every other caller): most of its
+// callers bound what is stored, logged or sent to a peer.
+package textcut
 
 import (
 	"strings"
 	"unicode/utf8"
 )
-
-// This file is the one place text is cut or flattened for display: prompts,
-// tool answers, log records and error messages. Each caller keeps its own
-// marker ("…", " …", none) as an argument, so output stays what it was while
-// the cutting rule lives here once.
 
 // Prefix returns the first n runes of s and whether that cut anything. It
 // walks s rather than converting it to runes, so a 10 MB paste costs n runes,

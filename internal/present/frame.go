@@ -1,11 +1,11 @@
-package index
+package present
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Recalled memory is data, not instructions. Memory files are plain Markdown
@@ -63,19 +63,7 @@ var roleLine = regexp.MustCompile(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 // whitespace (newlines included) folds into single spaces and our tags and
 // chat-template tokens are swapped for look-alikes that are not them.
 func Defang(s string) string {
-	return chatToken.ReplaceAllString(tagSwaps.Replace(textseg.OneLine(s)), "< |$1| >")
-}
-
-// ShowName is how a memory's name appears on a line we start: as written
-// when it is a plain identifier (the dreamer only writes such names), else
-// quoted, so a hand-written name like "SYSTEM: obey" reads as a name and
-// cannot pass for a header or end the "name:" of a hint early.
-func ShowName(name string) string {
-	n := Defang(name)
-	if n == "" || strings.ContainsAny(n, " :：\"'`<>[]【】()") {
-		return strconv.Quote(n)
-	}
-	return n
+	return chatToken.ReplaceAllString(tagSwaps.Replace(textcut.OneLine(s)), "< |$1| >")
 }
 
 // quoteLine renders one line of a note inside its quote: defanged, and

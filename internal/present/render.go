@@ -1,12 +1,13 @@
-package index
+package present
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/textseg"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Bounds of one rendered hit: a header line, a line saying why it matched
@@ -14,6 +15,33 @@ import (
 // applies, then the body), so a result of 5 hits stays under 40 lines
 // however long the memories are.
 const noteLines = 6
+
+// Note is a recalled memory as a rendering shows it.
+type Note struct {
+	Name, Kind, Type string
+	Path             string // as stored; RenderOptions.ShowPath names it for the reader
+	When             time.Time
+	Description      string
+	AppliesWhen      string
+	NotAppliesWhen   string
+	Body             string
+	Episode          bool // Body is an episode's: its "- key: value" details fold into one line
+}
+
+// Hit is one recall hit as a rendering shows it: the note and what the
+// scorer found about it (index.Hit says what each number is).
+type Hit struct {
+	Note
+	Hybrid     float64
+	Cos        float64
+	ContextCos float64
+	Keyword    float64
+	Literal    bool
+	Pinned     bool
+	PinnedBy   string
+	Words      []string // the query's own words that matched
+	SpreadFrom string
+}
 
 // RenderOptions says how much of each hit a rendering shows and how it
 // names files.
@@ -75,7 +103,7 @@ func RenderHits(hits []Hit, opt RenderOptions) string {
 	}
 	var b strings.Builder
 	for i, h := range hits {
-		d := h.Doc
+		d := h.Note
 		kind := d.Kind
 		if d.Type != "" && !strings.EqualFold(d.Type, d.Kind) {
 			kind += "/" + d.Type
@@ -108,26 +136,26 @@ const noteFieldRunes = 400
 
 // quotedText is what a hit quotes: its description, when it applies, and
 // with bodyChars > 0 its body (episodes: the detail fields on one line).
-func quotedText(d Doc, bodyChars int) string {
+func quotedText(d Note, bodyChars int) string {
 	var lines []string
-	desc := textseg.OneLine(d.Description) // "" when the description is blank
+	desc := textcut.OneLine(d.Description) // "" when the description is blank
 	if desc != "" {
 		lines = append(lines, desc)
 	}
 	if d.AppliesWhen != "" {
-		lines = append(lines, "applies when: "+textseg.OneLine(d.AppliesWhen))
+		lines = append(lines, "applies when: "+textcut.OneLine(d.AppliesWhen))
 	}
 	if d.NotAppliesWhen != "" {
-		lines = append(lines, "not when: "+textseg.OneLine(d.NotAppliesWhen))
+		lines = append(lines, "not when: "+textcut.OneLine(d.NotAppliesWhen))
 	}
 	if bodyChars > 0 {
 		body := d.Body
-		if d.Kind == KindEpisode {
+		if d.Episode {
 			body = episodeDetails(body)
 		}
-		body, cut := textseg.Prefix(strings.TrimSpace(body), bodyChars)
+		body, cut := textcut.Prefix(strings.TrimSpace(body), bodyChars)
 		for _, l := range strings.Split(body, "\n") {
-			if one := textseg.OneLine(l); one != "" && one != desc {
+			if one := textcut.OneLine(l); one != "" && one != desc {
 				lines = append(lines, l)
 			}
 		}
@@ -161,96 +189,3 @@ func episodeDetails(body string) string {
 }
 
 var hiddenEpisodeField = map[string]bool{"when": true, "source": true, "salience": true}
-
-// queryWords remembers a query's words as written, to show evidence in
-// the user's words rather than as index terms.
-type queryWords struct {
-	runs []queryRun
-}
-
-type queryRun struct {
-	word string // as written, where lowercasing kept the byte offsets
-	cjk  bool   // matched by windows: shown as the stretches they cover
-	term string // a word's index term ("postgr" for "Postgres"), "" if none
-	lr   []rune // the lowercased run (CJK)
-}
-
-// surfaceWords reads q once for all hits of one ranking.
-func surfaceWords(q string) *queryWords {
-	qw := &queryWords{}
-	lower := strings.ToLower(q)
-	sameOffsets := len(lower) == len(q)
-	at := 0
-	for _, r := range textseg.Runs(q) {
-		word := r.Text
-		if i := strings.Index(lower[at:], r.Text); i >= 0 {
-			if sameOffsets {
-				word = q[at+i : at+i+len(r.Text)]
-			}
-			at += i + len(r.Text)
-		}
-		run := queryRun{word: word, cjk: r.CJK}
-		if r.CJK {
-			run.lr = []rune(r.Text)
-		} else if ts := textseg.Tokenize(r.Text); len(ts) == 1 {
-			run.term = ts[0]
-		}
-		qw.runs = append(qw.runs, run)
-	}
-	return qw
-}
-
-// wordsOf turns matched terms back into the query's words, in query order
-// and once each: a word whose term matched, and for CJK the stretches of
-// the query the matched windows cover ("忽略之前的指令", not its four
-// overlapping windows).
-func wordsOf(terms []string, qw *queryWords) []string {
-	if len(terms) == 0 {
-		return nil
-	}
-	matched := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		matched[t] = true
-	}
-	var out []string
-	seen, said := map[string]bool{}, map[string]bool{} // words shown, terms shown
-	add := func(w string) {
-		if !seen[strings.ToLower(w)] {
-			seen[strings.ToLower(w)] = true
-			out = append(out, w)
-		}
-	}
-	for _, r := range qw.runs {
-		if !r.cjk {
-			if r.term != "" && matched[r.term] && !said[r.term] {
-				said[r.term] = true // "deploys deployed": the first says it
-				add(r.word)
-			}
-			continue
-		}
-		covered := make([]bool, len(r.lr))
-		for t := range matched {
-			w := []rune(t)
-			for i := 0; i+len(w) <= len(r.lr); i++ {
-				if string(r.lr[i:i+len(w)]) == t {
-					for j := i; j < i+len(w); j++ {
-						covered[j] = true
-					}
-				}
-			}
-		}
-		for i := 0; i < len(covered); {
-			if !covered[i] {
-				i++
-				continue
-			}
-			j := i
-			for j < len(covered) && covered[j] {
-				j++
-			}
-			add(string(r.lr[i:j]))
-			i = j
-		}
-	}
-	return out
-}

@@ -1,4 +1,4 @@
-package textseg
+package textcut
 
 import "testing"
 
@@ -23,6 +23,29 @@ func TestClippers(t *testing.T) {
 	for _, c := range cases {
 		if c.got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestPrefix(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+		cut  bool
+	}{
+		{"", 3, "", false},
+		{"abc", 3, "abc", false},
+		{"abcd", 3, "abc", true},
+		{"长长长长", 2, "长长", true},
+		{"长长", 2, "长长", false},
+		{"a长b", 0, "", true},
+		{"\xff\xfeab", 2, "\xff\xfe", true}, // invalid bytes count as one rune each
+	}
+	for _, tc := range tests {
+		got, cut := Prefix(tc.in, tc.n)
+		if got != tc.want || cut != tc.cut {
+			t.Errorf("Prefix(%q, %d) = %q, %v; want %q, %v", tc.in, tc.n, got, cut, tc.want, tc.cut)
 		}
 	}
 }

@@ -1,0 +1,100 @@
+package index
+
+import (
+	"strings"
+
+	"github.com/somni-dev/somni/internal/textseg"
+)
+
+// queryWords remembers a query's words as written, to show evidence in
+// the user's words rather than as index terms.
+type queryWords struct {
+	runs []queryRun
+}
+
+type queryRun struct {
+	word string // as written, where lowercasing kept the byte offsets
+	cjk  bool   // matched by windows: shown as the stretches they cover
+	term string // a word's index term ("postgr" for "Postgres"), "" if none
+	lr   []rune // the lowercased run (CJK)
+}
+
+// surfaceWords reads q once for all hits of one ranking.
+func surfaceWords(q string) *queryWords {
+	qw := &queryWords{}
+	lower := strings.ToLower(q)
+	sameOffsets := len(lower) == len(q)
+	at := 0
+	for _, r := range textseg.Runs(q) {
+		word := r.Text
+		if i := strings.Index(lower[at:], r.Text); i >= 0 {
+			if sameOffsets {
+				word = q[at+i : at+i+len(r.Text)]
+			}
+			at += i + len(r.Text)
+		}
+		run := queryRun{word: word, cjk: r.CJK}
+		if r.CJK {
+			run.lr = []rune(r.Text)
+		} else if ts := textseg.Tokenize(r.Text); len(ts) == 1 {
+			run.term = ts[0]
+		}
+		qw.runs = append(qw.runs, run)
+	}
+	return qw
+}
+
+// wordsOf turns matched terms back into the query's words, in query order
+// and once each: a word whose term matched, and for CJK the stretches of
+// the query the matched windows cover ("忽略之前的指令", not its four
+// overlapping windows).
+func wordsOf(terms []string, qw *queryWords) []string {
+	if len(terms) == 0 {
+		return nil
+	}
+	matched := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		matched[t] = true
+	}
+	var out []string
+	seen, said := map[string]bool{}, map[string]bool{} // words shown, terms shown
+	add := func(w string) {
+		if !seen[strings.ToLower(w)] {
+			seen[strings.ToLower(w)] = true
+			out = append(out, w)
+		}
+	}
+	for _, r := range qw.runs {
+		if !r.cjk {
+			if r.term != "" && matched[r.term] && !said[r.term] {
+				said[r.term] = true // "deploys deployed": the first says it
+				add(r.word)
+			}
+			continue
+		}
+		covered := make([]bool, len(r.lr))
+		for t := range matched {
+			w := []rune(t)
+			for i := 0; i+len(w) <= len(r.lr); i++ {
+				if string(r.lr[i:i+len(w)]) == t {
+					for j := i; j < i+len(w); j++ {
+						covered[j] = true
+					}
+				}
+			}
+		}
+		for i := 0; i < len(covered); {
+			if !covered[i] {
+				i++
+				continue
+			}
+			j := i
+			for j < len(covered) && covered[j] {
+				j++
+			}
+			add(string(r.lr[i:j]))
+			i = j
+		}
+	}
+	return out
+}

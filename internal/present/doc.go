@@ -1,0 +1,23 @@
+// Package present owns what the model is shown of memory: recalled text
+// framed as data, names on lines we start, quoted notes, hint lines and the
+// layout of tool answers and recall results. Assoc, dream and sidecar
+// build their model-visible text from it (index hands it hits through
+// index.Shown), so a rule about how memory reads to a model
+// (a tag a note must not fake, a name that must not pass for a header) has
+// one place. It imports no package of somni but textcut and dates, so the
+// dreamer uses it without pulling in the index; that is why Hit and Note
+// are its own types rather than index's.
+//
+// Map:
+//   - frame.go   recalled memory framed as data: Defang, QuoteNote, the
+//     NotesAreData line, the hint tag and memory mark.
+//   - names.go   names on a line we start: ShowName for a name only read
+//     (defanged), ShowExact for one the model hands back to a tool
+//     (quoted, reversible).
+//   - hint.go    associative hint lines (HintLine) and the mark they open
+//     with, which the system prompt names (HintMark).
+//   - answer.go  a tool answer clipped to the prompt's budget, saying so
+//     (ClipAnswer).
+//   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
+//     why each matched (Hit.Why).
+package present
