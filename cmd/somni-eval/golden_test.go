@@ -51,14 +51,11 @@ func TestGoldenReport(t *testing.T) {
 // off and hash embedders take part and the result is the same everywhere.
 func runTiny(t *testing.T, verbose, withRanks bool) []byte {
 	t.Helper()
-	t.Setenv("SOMNI_EMBED_BASE_URL", "")
-	t.Setenv("SOMNI_EMBED_MODEL", "")
-	setsFlag, threshold, listHalfFlag, turnContext = "notes,dialogues", assoc.DefaultThreshold, "all", "prev"
-	ranks = withRanks
+	cfg := config{dataDir: filepath.Join("testdata", "tiny"), modelDir: filepath.Join(t.TempDir(), "no-model"),
+		verbose: verbose, ranks: withRanks, half: "all", threshold: assoc.DefaultThreshold, turnContext: "prev", sets: "notes,dialogues"}
 	var out bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	noModel := filepath.Join(t.TempDir(), "no-model")
-	if err := run(context.Background(), &out, logger, filepath.Join("testdata", "tiny"), noModel, false, verbose); err != nil {
+	if err := run(context.Background(), &out, logger, cfg); err != nil {
 		t.Fatalf("run: %v", err)
 	}
 	return out.Bytes()
