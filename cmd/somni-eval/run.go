@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index"
+)
+
+// run loads the sets and the embedders, then scores and prints the sets
+// -sets names: the dialogues first, then the notes and conversations.
+func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) error {
+	s, err := loadSets(cfg.dataDir, cfg.turnContext)
+	if err != nil {
+		return err
+	}
+	embs := embedders(logger, cfg)
+	defer func() {
+		for _, e := range embs {
+			e.Close()
+		}
+	}()
+	if cfg.calibrate {
+		return runCalibration(ctx, w, embs, s.notes, s.nq, s.turns, s.cq)
+	}
+	listHalf, err := halfOf(cfg.half)
+	if err != nil {
+		return err
+	}
+	if listHalf != "" {
+		s.keep(listHalf)
+	}
+	sets := map[string]bool{}
+	for _, name := range strings.Split(cfg.sets, ",") {
+		sets[strings.TrimSpace(name)] = true
+	}
+	fmt.Fprint(w, "# somni recall eval\n\n")
+	if sets["dialogues"] {
+		ds, err := loadDialogues(cfg.dataDir)
+		if err != nil {
+			return err
+		}
+		if err := runDialogues(ctx, w, logger, cfg, ds, embs, listHalf); err != nil {
+			return err
+		}
+	}
+	if !sets["notes"] {
+		return nil
+	}
+	return runNotes(ctx, w, logger, cfg, s, embs, listHalf)
+}
+
+// halfOf is the half -half keeps: "" for all of them.
+func halfOf(flag string) (string, error) {
+	switch flag {
+	case "all", "":
+		return "", nil
+	case "tune":
+		return halfTune, nil
+	case "held", "heldout":
+		return halfHeld, nil
+	}
+	return "", fmt.Errorf("-half %q: want all, tune or heldout", flag)
+}
+
+// runNotes scores the curated notes (their queries, then the tool calls)
+// and the conversation turns, and prints their tables.
+func runNotes(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, s *evalSets, embs []embed.Embedder, listHalf string) error {
+	nqAll := append(append([]evalQuery(nil), s.nq...), s.tq...) // notes queries, then tool calls
+	fmt.Fprintf(w, "## notes: %d entries, %d queries · conversation: %d turns, %d questions\n\n",
+		len(s.notes), len(s.nq), len(s.turns), len(s.cq))
+	noteRows, err := scoreSet(ctx, w, logger, cfg, s.notes, nqAll, embs, listHalf)
+	if err != nil {
+		return err
+	}
+	convRows, err := scoreSet(ctx, w, logger, cfg, s.turns, s.cq, embs, listHalf)
+	if err != nil {
+		return err
+	}
+	reportNotes(w, s, noteRows, convRows, listHalf)
+	reportFooter(w, cfg.threshold)
+	if cfg.ranks {
+		reportRanks(w, s, noteRows, convRows, listHalf)
+	}
+	return nil
+}
+
+// runDialogues indexes each dialogue on its own (questions are asked of
+// their own conversation, on its `now`) once per system and prints R@5 /
+// R@10 per question kind, with each system's R@5 over BM25's; once with
+// every turn a knowledge entry, once as the session log holds them.
+func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, ds []*dialogue, embs []embed.Embedder, listHalf string) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	for _, rep := range []struct {
+		title string
+		docs  func(*dialogue) []index.Doc
+	}{
+		{"one knowledge entry each", func(d *dialogue) []index.Doc { return d.docs }},
+		{"as session-log turns, each with the turn before it as context (search_recent_conversation)",
+			func(d *dialogue) []index.Doc { return index.TurnDocs(d.turns) }},
+	} {
+		sc, err := scoreDialogues(ctx, w, logger, cfg, ds, rep.docs, embs, listHalf)
+		if err != nil {
+			return err
+		}
+		reportDialogues(w, sc, len(ds), rep.title, listHalf)
+	}
+	return nil
+}

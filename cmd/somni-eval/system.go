@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/somni-dev/somni/internal/assoc"
+	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index"
+)
+
+// system is one ranking method under evaluation.
+type system struct {
+	name   string
+	search func(ctx context.Context, q string, k int) ([]string, error)
+	hits   func(ctx context.Context, q string, k int) ([]index.Hit, error) // nil for the baseline
+	gate   *assoc.Gate                                                     // nil for the baseline
+	quiet  bool                                                            // hints withheld in production with this embedder
+	close  func()
+}
+
+// indexSystem builds a real index (SQLite cache in a temp dir) over docs.
+// now is the index's clock (zero: the real one): a dialogue's questions
+// are asked on its own day, so "last May" means what the asker meant.
+// cfg gives the gate's threshold and any calibration override.
+func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedder, docs []index.Doc, logger *slog.Logger, now time.Time) (*system, error) {
+	tmp, err := os.MkdirTemp("", "somni-eval-")
+	if err != nil {
+		return nil, err
+	}
+	var cal *embed.Calibration
+	if cfg.span > 0 {
+		cal = &embed.Calibration{Floor: cfg.floor, Span: cfg.span}
+	}
+	opts := index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: index.NewMemSource(docs...),
+		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal}
+	if !now.IsZero() {
+		opts.Now = func() time.Time { return now }
+	}
+	ix, err := index.Open(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ix.Sync(ctx); err != nil {
+		return nil, err
+	}
+	if err := ix.WaitEmbedded(ctx); err != nil {
+		return nil, fmt.Errorf("embed %s: %w", name, err)
+	}
+	g := assoc.New(ix, assoc.Config{Threshold: cfg.threshold, AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
+	return &system{
+		name: name,
+		search: func(ctx context.Context, q string, k int) ([]string, error) {
+			hits, err := ix.Search(ctx, index.Query{Text: q, Limit: k})
+			if err != nil {
+				return nil, err
+			}
+			out := make([]string, len(hits))
+			for i, h := range hits {
+				out[i] = h.Doc.Path
+			}
+			return out, nil
+		},
+		hits: func(ctx context.Context, q string, k int) ([]index.Hit, error) {
+			return ix.Search(ctx, index.Query{Text: q, Limit: k})
+		},
+		gate:  g,
+		quiet: embed.IsNoisy(emb),
+		close: func() { ix.Close(); os.RemoveAll(tmp) },
+	}, nil
+}
+
+// systemsFor is every system over docs: the baseline, the baseline with
+// the previous turn when docs carry one, and the index per embedder.
+func systemsFor(ctx context.Context, cfg config, logger *slog.Logger, docs []index.Doc, embs []embed.Embedder, now time.Time) ([]*system, error) {
+	systems := []*system{bm25System(docs, false)}
+	if docs[len(docs)-1].Context != "" {
+		systems = append(systems, bm25System(docs, true))
+	}
+	for _, e := range embs {
+		s, err := indexSystem(ctx, cfg, "hybrid/"+e.ID(), e, docs, logger, now)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.ID(), err)
+		}
+		systems = append(systems, s)
+	}
+	return systems, nil
+}
+
+// embedders lists the embedders this machine can run: off and hash
+// always, http when SOMNI_EMBED_BASE_URL/MODEL are set, local when it loads.
+func embedders(logger *slog.Logger, cfg config) []embed.Embedder {
+	out := []embed.Embedder{embed.Off(), embed.Hash()}
+	if cfg.httpBaseURL != "" && cfg.httpModel != "" {
+		e, err := embed.New(embed.Config{Provider: "http", BaseURL: cfg.httpBaseURL,
+			Model: cfg.httpModel, APIKeyEnv: "SOMNI_EMBED_API_KEY"}, logger)
+		if err == nil {
+			out = append(out, e)
+		} else {
+			logger.Warn("http embedder not usable", "err", err)
+		}
+	}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	modelDir := cfg.modelDir
+	if modelDir == "" {
+		modelDir = "models/use-lite"
+	}
+	// only the model itself loads files: the hash fallback New returns when
+	// it cannot load is already in the list
+	if e, err := embed.New(embed.Config{Provider: "local", ModelDir: modelDir}, quiet); err == nil {
+		if _, model := e.(embed.FileBacked); model {
+			out = append(out, e)
+		}
+	}
+	return out
+}
