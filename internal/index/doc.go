@@ -47,8 +47,9 @@
 //     from session logs) that are never in the database, with exactly the
 //     math the index uses; an FTS5 path would need a second implementation.
 //
-// Measured cost of keeping it in Go (make bench, 10k entries): keyword
-// recall p50 ≈ 1.2 ms, vector path ≈ 3.1 ms, excluding the embedder. The
+// What keeping it in Go costs is measured by `make bench`; the numbers
+// live in the README's "Measuring" table (index search at 10k entries),
+// not here, so there is one copy to keep true. The
 // SQLite file stores entries, vectors and links so a restart re-embeds
 // nothing; the term statistics are rebuilt in memory on Open.
 //
