@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // compactAfter is how many entries a sync must add before it compacts
@@ -67,8 +68,9 @@ type Index struct {
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
 	closed     atomic.Bool
-	changes    changeSet // what the watcher saw change since it was last synced
-	w          *watcher  // nil without WatchDirs or when watching failed
+	changes    changeSet  // what the watcher saw change since it was last synced
+	w          *watcher   // nil without WatchDirs or when watching failed
+	fs         *safefs.FS // the boundary named paths are stat'ed through; nil without Roots (see lstat)
 	counters   syncCounters
 
 	// background safety-net scans (watched indexes only)
@@ -105,6 +107,17 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
 		off: embed.IsOff(opts.Embedder), failed: map[string]FileRef{}}
 	ix.scorer.log, ix.scorer.now = opts.Logger, opts.Now
+	roots := opts.Roots
+	if len(roots) == 0 {
+		roots = opts.WatchDirs
+	}
+	if len(roots) > 0 {
+		fsys, err := safefs.New(roots...)
+		if err != nil {
+			return nil, fmt.Errorf("index: open: %w", err)
+		}
+		ix.fs = fsys
+	}
 	st, entries, _, err := openStore(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err

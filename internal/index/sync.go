@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -210,7 +209,7 @@ func (ix *Index) SyncPaths(ctx context.Context, paths ...string) (SyncStats, err
 	set := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		fi, err := os.Lstat(p)
+		fi, err := ix.lstat(p)
 		set[p] = err == nil && fi.IsDir()
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return SyncStats{}, fmt.Errorf("index: sync %s: %w", p, err)
@@ -222,6 +221,17 @@ func (ix *Index) SyncPaths(ctx context.Context, paths ...string) (SyncStats, err
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	return ix.syncPathsLocked(ctx, set)
+}
+
+// lstat stats a path a change named through the data-dir boundary, never
+// following a link out of it; a path outside every root is refused
+// (safefs.ErrOutside). A Source without Roots has no files on disk (an
+// in-memory one): nothing is there.
+func (ix *Index) lstat(p string) (fs.FileInfo, error) {
+	if ix.fs == nil {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+	}
+	return ix.fs.Lstat(p)
 }
 
 // maxIgnored bounds the set of files a full scan did not report.
@@ -287,7 +297,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 		needFull := false
 		// known files: a stat says whether they are still there
 		for p, r := range covered {
-			fi, err := os.Lstat(p)
+			fi, err := ix.lstat(p)
 			switch {
 			case err == nil && fi.Mode().IsRegular():
 				found[p] = FileRef{Path: p, Kind: r.Kind, ModTime: fi.ModTime(), Size: fi.Size()}
@@ -302,7 +312,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 			if _, ok := covered[p]; ok {
 				continue
 			}
-			_, err := os.Lstat(p)
+			_, err := ix.lstat(p)
 			if err != nil {
 				delete(ix.ignored, p)
 				continue
@@ -367,7 +377,7 @@ func (ix *Index) ignoreCandidates(named map[string]bool) []string {
 		if dir || ix.c.get(p) != nil {
 			continue
 		}
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := ix.lstat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // trackedSource is a dirSource that records scans and which files it loaded.
@@ -347,12 +351,15 @@ func TestSyncPaths(t *testing.T) {
 			}
 			emb := &countingEmbedder{Embedder: embed.Hash()}
 			ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
-				Logger: quietLogger(), ScanInterval: -1})
+				Logger: quietLogger(), ScanInterval: -1, Roots: []string{root}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer ix.Close()
 			syncEmbedded(t, ix)
+			if _, err := ix.SyncPaths(ctx, filepath.Join(t.TempDir(), "elsewhere.md")); !errors.Is(err, safefs.ErrOutside) {
+				t.Errorf("path outside the roots: err = %v, want ErrOutside", err)
+			}
 			fresh := filepath.Join(root, "knowledge", "fresh", "SKILL.md")
 			newFull := 1
 			if subtree {
@@ -561,7 +568,7 @@ func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
 	root := t.TempDir()
 	paths := seedTree(t, root, 3)
 	dbPath := filepath.Join(t.TempDir(), "i.sqlite")
-	ix, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Logger: quietLogger(), ScanInterval: -1})
+	ix, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Logger: quietLogger(), ScanInterval: -1, Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,5 +620,35 @@ func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
 		if got := storedScore(); got != st.wantSaved {
 			t.Errorf("%s: database holds score %g, want %g", st.name, got, st.wantSaved)
 		}
+	}
+}
+
+// TestNoSideDoorToMemoryFiles: the index stats and reads memory files only
+// through the Source and the safefs boundary; store.go alone touches a
+// file by path with package os, and that file is the index's own cache.
+func TestNoSideDoorToMemoryFiles(t *testing.T) {
+	pathFuncs := map[string]bool{"Stat": true, "Lstat": true, "ReadDir": true, "ReadFile": true, "Open": true,
+		"OpenFile": true, "Remove": true, "RemoveAll": true, "Rename": true, "WriteFile": true, "Readlink": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "store.go" {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "os" && pathFuncs[sel.Sel.Name] {
+					t.Errorf("%s: os.%s: go through the Source or safefs", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }

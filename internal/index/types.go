@@ -138,6 +138,11 @@ type Options struct {
 	// SubtreeScanner when the Source has it), instead of scanning every
 	// file. Folders missing at Open are not watched.
 	WatchDirs []string
+	// Roots are the folders the Source's files live in: the data-dir
+	// boundary (package safefs) through which the index stats the paths
+	// a change names. Empty ⇒ WatchDirs; neither ⇒ the Source keeps no
+	// files on disk. SyncPaths refuses a path outside every root.
+	Roots []string
 	// ScanInterval bounds how stale a Search may be without a working
 	// watcher: a Search runs the mtime scan first when the last one is
 	// older than this; 0 ⇒ every search scans. With a watcher, searches
