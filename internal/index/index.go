@@ -371,18 +371,46 @@ type syncPlan struct {
 
 // applyLocked loads the changed files, persists the result, publishes it
 // to searches and queues what needs a vector for the background embedder:
-// it never waits for an embedding. Callers hold syncMu.
+// it never waits for an embedding. Callers hold syncMu; it takes mu to
+// read, then pubMu from persisting to the end, with mu inside it to publish.
 func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStats) error {
-	removed := plan.removed
-	// What this sync compares against. Only syncs (holding syncMu) change
-	// which docs are indexed, but the embedder swaps in entries with
-	// vectors, so lookups take the read lock; the pointers stay valid.
-	// leaving: vectors of entries leaving the index, so a moved or renamed
-	// file keeps its vector instead of being embedded again.
-	leaving := map[digest]*entry{}
-	olds := make(map[string]*entry, len(plan.changed))
+	leaving, olds := ix.snapshot(plan)
+	b, err := ix.loadChanged(ctx, plan, leaving, olds, stats)
+	if err != nil {
+		return err
+	}
+	// persist, then publish to searches, under pubMu so no vector the
+	// embedder computes meanwhile is lost between the file and the corpus
+	ix.pubMu.Lock()
+	defer ix.pubMu.Unlock()
+	if err := ix.persistLocked(ctx, plan, b); err != nil {
+		return err
+	}
+	ix.publishLocked(b, stats)
+	ix.enqueueBatchLocked(ctx, plan, b, stats)
+	return nil
+}
+
+// syncBatch is what a sync loaded, sorted by what each change costs.
+type syncBatch struct {
+	upserts  []*entry // new or changed text: new entries (re-embedded unless a vector is reused)
+	touched  []*entry // same content, new mtime only
+	rescored []*entry // same text, new score (reinforcement, decay)
+	removed  []string // indexed paths that leave: the plan's, and those that failed to load
+}
+
+// snapshot is what this sync compares against. Only syncs (holding
+// syncMu) change which docs are indexed, but the embedder swaps in
+// entries with vectors, so lookups take the read lock; the pointers stay
+// valid. leaving: vectors of entries leaving the index, so a moved or
+// renamed file keeps its vector instead of being embedded again. Callers
+// hold syncMu.
+func (ix *Index) snapshot(plan syncPlan) (leaving map[digest]*entry, olds map[string]*entry) {
+	leaving = map[digest]*entry{}
+	olds = make(map[string]*entry, len(plan.changed))
 	ix.mu.RLock()
-	for _, p := range removed {
+	defer ix.mu.RUnlock()
+	for _, p := range plan.removed {
 		if e := ix.c.get(p); e != nil && e.vec != nil && ix.current(e) {
 			leaving[e.embedHash] = e
 		}
@@ -392,13 +420,17 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			olds[r.Path] = e
 		}
 	}
-	ix.mu.RUnlock()
+	return leaving, olds
+}
 
-	// 1. load changed files; decide what each change costs
-	var upserts, touched, rescored []*entry
+// loadChanged loads the changed files and decides what each change
+// costs. Callers hold syncMu (it guards failed) and no other lock: the
+// Source reads files.
+func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[digest]*entry, olds map[string]*entry, stats *SyncStats) (*syncBatch, error) {
+	b := &syncBatch{removed: plan.removed}
 	for _, r := range plan.changed {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("index: sync: %w", err)
+			return nil, fmt.Errorf("index: sync: %w", err)
 		}
 		doc, err := ix.opts.Source.Load(ctx, r)
 		old := olds[r.Path]
@@ -407,7 +439,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			ix.failed[r.Path] = r
 			stats.Failed++
 			if old != nil {
-				removed = append(removed, r.Path)
+				b.removed = append(b.removed, r.Path)
 			}
 			continue
 		}
@@ -421,7 +453,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
 			t := *old
 			t.ref = r
-			touched = append(touched, &t)
+			b.touched = append(b.touched, &t)
 			continue
 		}
 		embedHash := hashText(EmbedText(doc))
@@ -431,7 +463,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			// and links, swap the number
 			t := *old
 			t.doc.Score, t.ref, t.docHash = doc.Score, r, docHash
-			rescored = append(rescored, &t)
+			b.rescored = append(b.rescored, &t)
 			continue
 		}
 		ne := newEntry(doc) // counted here, outside the lock searches wait on
@@ -444,38 +476,40 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		case ix.off:
 			ne.embedder = ix.embID // nothing to compute: current as it is
 		}
-		upserts = append(upserts, ne)
+		b.upserts = append(b.upserts, ne)
 	}
+	return b, nil
+}
 
-	// 2. persist, then publish to searches, under pubMu so no vector the
-	// embedder computes meanwhile is lost between the file and the corpus
-	ix.pubMu.Lock()
-	defer ix.pubMu.Unlock()
-	// vectors the embedder published since the snapshot above; c only
-	// changes under pubMu, so it is read here without mu
+// persistLocked takes the vectors the embedder published since the
+// snapshot and writes the batch's rows: everything to a rebuilt file,
+// score and mtime rows deferred on a path sync, flushed on a full one.
+// Callers hold syncMu and pubMu; c only changes under pubMu, so it is
+// read here without mu.
+func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch) error {
 	takeVec := func(e *entry) {
 		if cur := ix.c.get(e.doc.Path); e.vec == nil && cur != nil && cur.embedHash == e.embedHash && ix.current(cur) {
 			e.vec, e.embedder = cur.vec, cur.embedder
 		}
 	}
-	for _, es := range [][]*entry{upserts, rescored, touched} {
+	for _, es := range [][]*entry{b.upserts, b.rescored, b.touched} {
 		for _, e := range es {
 			takeVec(e)
 		}
 	}
-	for _, p := range removed {
+	for _, p := range b.removed {
 		delete(ix.deferred, p)
 	}
-	for _, e := range upserts {
+	for _, e := range b.upserts {
 		delete(ix.deferred, e.doc.Path)
 	}
-	write, moved := upserts, touched
+	write, moved := b.upserts, b.touched
 	// same text: score, mtime and size rows only; a fresh slice, since
 	// light is refilled below while rescored is still to be published
-	light := append(append([]*entry(nil), rescored...), touched...)
+	light := append(append([]*entry(nil), b.rescored...), b.touched...)
 	switch {
 	case plan.persistAll: // a new database file: write everything
-		write = append(write, rescored...)
+		write = append(write, b.rescored...)
 		inBatch := map[string]bool{}
 		for _, e := range write {
 			inBatch[e.doc.Path] = true
@@ -511,8 +545,8 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		}
 		ix.deferred = nil
 	}
-	if len(write) > 0 || len(moved) > 0 || len(removed) > 0 {
-		if err := ix.st.write(ctx, write, moved, removed); err != nil {
+	if len(write) > 0 || len(moved) > 0 || len(b.removed) > 0 {
+		if err := ix.st.write(ctx, write, moved, b.removed); err != nil {
 			return err
 		}
 	}
@@ -521,21 +555,28 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			return err
 		}
 	}
+	return nil
+}
+
+// publishLocked swaps the batch into the corpus searches read. Callers
+// hold syncMu and pubMu; it takes mu.
+func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 	ix.mu.Lock()
-	for _, p := range removed {
+	defer ix.mu.Unlock()
+	for _, p := range b.removed {
 		if ix.c.remove(p) != nil {
 			stats.Removed++
 		}
 	}
-	for _, e := range upserts {
+	for _, e := range b.upserts {
 		ix.c.put(e)
 	}
-	if len(upserts) >= compactAfter {
+	if len(b.upserts) >= compactAfter {
 		ix.c.compact()
 	}
 	// same terms, links and vector: postings stay valid, only the slot's
 	// pointer changes (a copy, since searches may hold the old one)
-	for _, es := range [][]*entry{touched, rescored} {
+	for _, es := range [][]*entry{b.touched, b.rescored} {
 		for _, t := range es {
 			if s, ok := ix.c.bySlot[t.doc.Path]; ok {
 				ix.c.slots[s] = t
@@ -543,12 +584,14 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		}
 	}
 	ix.lastSync = ix.now()
-	ix.mu.Unlock()
+}
 
-	// 3. the embedder takes what lacks a vector
-	paths := append([]string(nil), removed...)
+// enqueueBatchLocked hands the embedder what lacks a vector and counts
+// the sync. Callers hold syncMu and pubMu (enqueueLocked's rule).
+func (ix *Index) enqueueBatchLocked(ctx context.Context, plan syncPlan, b *syncBatch, stats *SyncStats) {
+	paths := append([]string(nil), b.removed...)
 	paths = append(paths, plan.stale...)
-	for _, es := range [][]*entry{upserts, touched, rescored} {
+	for _, es := range [][]*entry{b.upserts, b.touched, b.rescored} {
 		for _, e := range es {
 			paths = append(paths, e.doc.Path)
 		}
@@ -562,7 +605,6 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			ix.log.Warn("index state not recorded", "err", err)
 		}
 	}
-	return nil
 }
 
 // logSync records a sync that did something at debug level.

@@ -252,12 +252,34 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 			ix.changes.restore(false, paths)
 		}
 	}()
-	scanner, _ := ix.opts.Source.(SubtreeScanner)
+	covered := ix.covered(paths)
+	var found map[string]FileRef
+	if scanner, ok := ix.opts.Source.(SubtreeScanner); ok {
+		if found, err = scanPaths(ctx, scanner, paths); err != nil {
+			return stats, err
+		}
+	} else {
+		var needFull bool
+		if found, needFull = ix.statPaths(paths, covered); needFull {
+			ix.syncing.Store(false)
+			return ix.syncLocked(ctx, paths)
+		}
+	}
+	ix.counters.pathSyncs.Add(1)
+	stats.Scanned = len(found)
+	err = ix.applyLocked(ctx, ix.pathPlan(covered, found), &stats)
+	stats.Duration = time.Since(start)
+	ix.logSync(stats, "paths")
+	return stats, err
+}
 
-	// indexed (or failed) paths the change names: path → last known ref
+// covered is the indexed (or failed) paths the change names: path → last
+// known ref. Callers hold syncMu (it guards failed); it takes mu to read.
+func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 	covered := map[string]FileRef{}
 	var dirs []string
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	for p, dir := range paths {
 		if e := ix.c.get(p); e != nil {
 			covered[p] = e.ref
@@ -280,60 +302,69 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 			}
 		}
 	}
-	ix.mu.RUnlock()
+	return covered
+}
 
+// scanPaths asks the Source what is at or below each path now.
+func scanPaths(ctx context.Context, scanner SubtreeScanner, paths map[string]bool) (map[string]FileRef, error) {
 	found := map[string]FileRef{}
-	if scanner != nil {
-		for p := range paths {
-			refs, err := scanner.ScanUnder(ctx, p)
-			if err != nil {
-				return stats, fmt.Errorf("index: scan %s: %w", p, err)
-			}
-			for _, r := range refs {
-				found[r.Path] = r
-			}
+	for p := range paths {
+		refs, err := scanner.ScanUnder(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("index: scan %s: %w", p, err)
 		}
-	} else {
-		needFull := false
-		// known files: a stat says whether they are still there
-		for p, r := range covered {
-			fi, err := ix.lstat(p)
-			switch {
-			case err == nil && fi.Mode().IsRegular():
-				found[p] = FileRef{Path: p, Kind: r.Kind, ModTime: fi.ModTime(), Size: fi.Size()}
-			case err == nil || !errors.Is(err, fs.ErrNotExist):
-				needFull = true // replaced by a directory, or unreadable: let the Source decide
-			}
-		}
-		// anything else that exists is new to the index: only the Source
-		// knows whether and how to index it, unless a full scan already
-		// showed it skips that file
-		for p, dir := range paths {
-			if _, ok := covered[p]; ok {
-				continue
-			}
-			_, err := ix.lstat(p)
-			if err != nil {
-				delete(ix.ignored, p)
-				continue
-			}
-			if _, skip := ix.ignored[p]; skip && !dir {
-				continue
-			}
-			needFull = true
-		}
-		if needFull {
-			ix.syncing.Store(false)
-			return ix.syncLocked(ctx, paths)
+		for _, r := range refs {
+			found[r.Path] = r
 		}
 	}
-	ix.counters.pathSyncs.Add(1)
-	stats.Scanned = len(found)
+	return found, nil
+}
+
+// statPaths is scanPaths for a Source that cannot list a subtree: a stat
+// says whether known files are still there; needFull means only a full
+// scan can tell. Callers hold syncMu (it guards ignored).
+func (ix *Index) statPaths(paths map[string]bool, covered map[string]FileRef) (found map[string]FileRef, needFull bool) {
+	found = map[string]FileRef{}
+	// known files: a stat says whether they are still there
+	for p, r := range covered {
+		fi, err := ix.lstat(p)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			found[p] = FileRef{Path: p, Kind: r.Kind, ModTime: fi.ModTime(), Size: fi.Size()}
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			needFull = true // replaced by a directory, or unreadable: let the Source decide
+		}
+	}
+	// anything else that exists is new to the index: only the Source
+	// knows whether and how to index it, unless a full scan already
+	// showed it skips that file
+	for p, dir := range paths {
+		if _, ok := covered[p]; ok {
+			continue
+		}
+		_, err := ix.lstat(p)
+		if err != nil {
+			delete(ix.ignored, p)
+			continue
+		}
+		if _, skip := ix.ignored[p]; skip && !dir {
+			continue
+		}
+		needFull = true
+	}
+	return found, needFull
+}
+
+// pathPlan loads everything found (an event named it: load even if the
+// mtime looks the same) and removes what was covered but is gone.
+// Callers hold syncMu (it guards failed); it takes mu to read.
+func (ix *Index) pathPlan(covered, found map[string]FileRef) syncPlan {
 	plan := syncPlan{deferLight: true}
 	for _, r := range found {
-		plan.changed = append(plan.changed, r) // an event named it: load even if mtime looks the same
+		plan.changed = append(plan.changed, r)
 	}
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	for p := range covered {
 		if _, ok := found[p]; ok {
 			continue
@@ -343,11 +374,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 		}
 		delete(ix.failed, p)
 	}
-	ix.mu.RUnlock()
-	err = ix.applyLocked(ctx, plan, &stats)
-	stats.Duration = time.Since(start)
-	ix.logSync(stats, "paths")
-	return stats, err
+	return plan
 }
 
 // underAny reports whether p lies below one of dirs.
