@@ -14,7 +14,8 @@
 //     vectors and queue them; one goroutine embeds, stores and publishes
 //     them per batch; WaitEmbedded waits for it. Searches never wait for
 //     it: entries not embedded yet score by keyword meanwhile.
-//   - store.go     the SQLite file: entries, vectors, links, state.
+//   - store.go     entries to and from the rows of the SQLite file, which
+//     package cache (internal/index/cache) keeps: entries, vectors, links, state.
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
 //   - dated.go     what an entry and a query say about time (day ranges).

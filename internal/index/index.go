@@ -3,8 +3,6 @@ package index
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql/driver"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -60,7 +59,7 @@ type Index struct {
 	embDone   chan struct{}
 
 	syncMu     sync.Mutex // serialises syncs; guards failed, ignored, deferred
-	st         *store
+	st         *cache.Store
 	failed     map[string]FileRef
 	ignored    map[string]struct{} // existing files a full scan did not report (see noteIgnored)
 	deferred   map[string]*entry   // score/mtime-only rows not yet written (see applyLocked)
@@ -118,7 +117,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.fs = fsys
 	}
-	st, entries, _, err := openStore(ctx, opts.Path, ix.log)
+	st, entries, err := openCache(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +168,7 @@ func (ix *Index) Close() error {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	ix.flushDeferred()
-	if err := ix.st.close(); err != nil {
+	if err := ix.st.Close(); err != nil {
 		return fmt.Errorf("index: close: %w", err)
 	}
 	return nil
@@ -231,7 +230,7 @@ func (ix *Index) Status() Status {
 func (ix *Index) Links(ctx context.Context, orphansOnly bool) ([]Link, error) {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
-	return ix.st.links(ctx, orphansOnly)
+	return ix.st.Links(ctx, orphansOnly)
 }
 
 // Search ranks the index for q. It first brings the index up to date the
@@ -275,14 +274,14 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 // reopenIfGone recreates a deleted or replaced database file; true means
 // every entry must be written to the new one.
 func (ix *Index) reopenIfGone(ctx context.Context, stats *SyncStats) (bool, error) {
-	if !ix.st.gone() {
+	if !ix.st.Gone() {
 		return false, nil
 	}
 	ix.log.Info("index file deleted or replaced; rebuilding", "path", ix.opts.Path)
 	ix.pubMu.Lock() // the embedder writes vectors through ix.st
 	defer ix.pubMu.Unlock()
-	ix.st.close()
-	st, _, _, err := openStore(ctx, ix.opts.Path, ix.log)
+	ix.st.Close()
+	st, _, _, err := cache.Open(ctx, ix.opts.Path, ix.log)
 	if err != nil {
 		return false, err
 	}
@@ -546,7 +545,7 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 		ix.deferred = nil
 	}
 	if len(write) > 0 || len(moved) > 0 || len(b.removed) > 0 {
-		if err := ix.st.write(ctx, write, moved, b.removed); err != nil {
+		if err := ix.writeRows(ctx, write, moved, b.removed); err != nil {
 			return err
 		}
 	}
@@ -601,7 +600,7 @@ func (ix *Index) enqueueBatchLocked(ctx context.Context, plan syncPlan, b *syncB
 	ix.counters.removed.Add(int64(stats.Removed))
 	if !ix.synced {
 		ix.synced = true
-		if err := ix.st.setState(ctx, "embedder", ix.embID); err != nil {
+		if err := ix.st.SetState(ctx, "embedder", ix.embID); err != nil {
 			ix.log.Warn("index state not recorded", "err", err)
 		}
 	}
@@ -623,28 +622,12 @@ func sameRef(a, b FileRef) bool {
 
 // digest identifies a text: the first 16 bytes of its SHA-256, kept raw
 // (as hex strings, a doc's and an embedded text's digests cost 1 MB at 10k
-// entries). The zero digest matches no text.
-type digest [16]byte
+// entries); the cache stores its hex form. The zero digest matches no text.
+type digest = cache.Digest
 
 func hashText(s string) digest {
 	h := sha256.Sum256([]byte(s))
 	return digest(h[:16])
-}
-
-// String is the hex form the SQLite file stores.
-func (d digest) String() string { return hex.EncodeToString(d[:]) }
-
-// Value stores a digest in its hex form.
-func (d digest) Value() (driver.Value, error) { return d.String(), nil }
-
-// parseDigest reads the stored hex form; anything else is the zero digest,
-// so the entry is reloaded and re-embedded rather than trusted.
-func parseDigest(s string) digest {
-	var d digest
-	if b, err := hex.DecodeString(s); err == nil && len(b) == len(d) {
-		copy(d[:], b)
-	}
-	return d
 }
 
 // hashDoc covers every field of a doc: any change rewrites the row

@@ -241,7 +241,7 @@ const maxIgnored = 4096
 // the watcher's change set or given to SyncPaths; on failure they are put
 // back so the next search retries. Callers hold syncMu.
 func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (stats SyncStats, err error) {
-	if ix.st.gone() {
+	if ix.st.Gone() {
 		return ix.syncLocked(ctx, paths) // a rebuilt database needs every entry
 	}
 	start := time.Now()
@@ -428,30 +428,6 @@ func (ix *Index) noteIgnored(candidates []string, seen map[string]bool) {
 func scoreOnly(old *entry, doc Doc) bool {
 	doc.Score = old.doc.Score
 	return hashDoc(doc) == old.docHash
-}
-
-// writeLight persists rows whose text did not change (new score, mtime
-// or size) in one transaction.
-func (ix *Index) writeLight(ctx context.Context, es []*entry) error {
-	tx, err := ix.st.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: begin: %w", err)
-	}
-	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `UPDATE entries SET score=?, doc_hash=?, mtime_ns=?, size=? WHERE path=?`)
-	if err != nil {
-		return fmt.Errorf("index: prepare row update: %w", err)
-	}
-	defer st.Close()
-	for _, e := range es {
-		if _, err := st.ExecContext(ctx, e.doc.Score, e.docHash, e.ref.ModTime.UnixNano(), e.ref.Size, e.doc.Path); err != nil {
-			return fmt.Errorf("index: update %s: %w", e.doc.Path, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: commit row updates: %w", err)
-	}
-	return nil
 }
 
 // flushDeferred writes the rows path syncs postponed; callers hold syncMu.
