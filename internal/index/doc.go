@@ -23,7 +23,8 @@
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, Query, Hit, Status, Options, Source.
 //   - memsource.go, synthetic.go  an in-memory Source; synthetic corpora for benchmarks.
-//   - watch_linux.go, watch_other.go  inotify on Linux, scanning elsewhere.
+//   - package watch (internal/index/watch): what changed since the last
+//     sync, and the inotify watcher that records it (scanning elsewhere).
 //
 // Keyword ranking is a weighted BM25 computed in Go (corpus.keyword), not
 // SQLite FTS5, although the original design listed an FTS5 table. Three

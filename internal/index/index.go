@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/somni-dev/somni/internal/index/watch"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -67,9 +68,9 @@ type Index struct {
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
 	closed     atomic.Bool
-	changes    changeSet  // what the watcher saw change since it was last synced
-	w          *watcher   // nil without WatchDirs or when watching failed
-	fs         *safefs.FS // the boundary named paths are stat'ed through; nil without Roots (see lstat)
+	changes    watch.Changes  // what the watcher saw change since it was last synced
+	w          *watch.Watcher // nil without WatchDirs or when watching failed
+	fs         *safefs.FS     // the boundary named paths are stat'ed through; nil without Roots (see lstat)
 	counters   syncCounters
 
 	// background safety-net scans (watched indexes only)
@@ -130,9 +131,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix.c.compact()
 	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
-	ix.changes.markFull() // nothing scanned yet: the first search scans everything
+	ix.changes.MarkFull() // nothing scanned yet: the first search scans everything
 	if len(opts.WatchDirs) > 0 {
-		w, err := startWatcher(opts.WatchDirs, ix.log, &ix.changes)
+		w, err := watch.Start(opts.WatchDirs, ix.log, &ix.changes)
 		if err != nil {
 			ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
 				"err", err, "scan_interval", opts.ScanInterval)
@@ -159,7 +160,7 @@ func (ix *Index) Close() error {
 	ix.bgMu.Unlock()
 	ix.bg.Wait()
 	if ix.w != nil {
-		ix.w.close()
+		ix.w.Close()
 	}
 	// Rows are written before they are published, so what is still
 	// queued is in the file without its vector; the next Open's first
@@ -267,7 +268,7 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
-	_, named := ix.changes.take()
+	_, named := ix.changes.Take()
 	return ix.syncLocked(ctx, named)
 }
 
@@ -300,7 +301,7 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 	defer ix.syncing.Store(false)
 	defer func() {
 		if err != nil {
-			ix.changes.restore(true, named)
+			ix.changes.Restore(true, named)
 		}
 	}()
 	persistAll, err := ix.reopenIfGone(ctx, &stats)

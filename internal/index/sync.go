@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/somni-dev/somni/internal/index/watch"
 )
 
 // SubtreeScanner is an optional Source extension: a Source that can list
@@ -45,77 +45,6 @@ func (ix *Index) Counters() SyncCounters {
 		Loaded: c.loaded.Load(), Embedded: c.embedded.Load(), Removed: c.removed.Load()}
 }
 
-// maxPendingPaths bounds the watcher's change set: past it (a git
-// checkout, a bulk copy) one full scan is cheaper than path by path.
-const maxPendingPaths = 1024
-
-// changeSet collects what changed since the last sync: paths (a
-// directory stands for its whole subtree) or "everything".
-type changeSet struct {
-	mu    sync.Mutex
-	full  bool
-	paths map[string]bool // path → it is a directory: its subtree changed
-	any   atomic.Bool     // lock-free check for the search path
-}
-
-// add records that p changed; dir means everything below p may have.
-func (c *changeSet) add(p string, dir bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.any.Store(true)
-	if c.full {
-		return
-	}
-	if c.paths == nil {
-		c.paths = map[string]bool{}
-	}
-	if _, ok := c.paths[p]; !ok && len(c.paths) >= maxPendingPaths {
-		c.full, c.paths = true, nil
-		return
-	}
-	c.paths[p] = c.paths[p] || dir
-}
-
-// markFull records that only a full scan can tell what changed.
-func (c *changeSet) markFull() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.full, c.paths = true, nil
-	c.any.Store(true)
-}
-
-// take empties the set and returns what it held.
-func (c *changeSet) take() (full bool, paths map[string]bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	full, paths = c.full, c.paths
-	c.full, c.paths = false, nil
-	c.any.Store(false)
-	return full, paths
-}
-
-// restore puts back what a failed sync took.
-func (c *changeSet) restore(full bool, paths map[string]bool) {
-	if full {
-		c.markFull()
-		return
-	}
-	for p, dir := range paths {
-		c.add(p, dir)
-	}
-}
-
-// pending reports whether anything changed since the last take.
-func (c *changeSet) pending() bool { return c.any.Load() }
-
-// has reports whether p is recorded (or everything is).
-func (c *changeSet) has(p string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.paths[p]
-	return ok || c.full
-}
-
 // refresh brings the index up to date before a search, as cheaply as the
 // situation allows, and never waits for a sync another caller is running.
 //
@@ -136,7 +65,7 @@ func (ix *Index) refresh(ctx context.Context) {
 	age := time.Duration(ix.now().UnixNano() - last)
 	if ix.w == nil {
 		if age >= iv && ix.syncMu.TryLock() {
-			_, named := ix.changes.take()
+			_, named := ix.changes.Take()
 			_, err := ix.syncLocked(ctx, named)
 			ix.syncMu.Unlock()
 			if err != nil {
@@ -145,9 +74,9 @@ func (ix *Index) refresh(ctx context.Context) {
 		}
 		return
 	}
-	if ix.changes.pending() && ix.syncMu.TryLock() {
+	if ix.changes.Pending() && ix.syncMu.TryLock() {
 		var err error
-		if full, paths := ix.changes.take(); full {
+		if full, paths := ix.changes.Take(); full {
 			_, err = ix.syncLocked(ctx, nil)
 		} else if len(paths) > 0 {
 			_, err = ix.syncPathsLocked(ctx, paths)
@@ -184,7 +113,7 @@ func (ix *Index) safetyScan() {
 		if ix.closed.Load() || time.Duration(ix.now().UnixNano()-ix.lastScanNS.Load()) < WatchSafetyInterval {
 			return // closing, or another full scan ran while we waited
 		}
-		_, named := ix.changes.take()
+		_, named := ix.changes.Take()
 		if _, err := ix.syncLocked(ix.bgCtx, named); err != nil && ix.bgCtx.Err() == nil {
 			ix.log.Warn("index safety-net scan failed", "err", err)
 		}
@@ -249,7 +178,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 	defer ix.syncing.Store(false)
 	defer func() {
 		if err != nil {
-			ix.changes.restore(false, paths)
+			ix.changes.Restore(false, paths)
 		}
 	}()
 	covered := ix.covered(paths)
@@ -292,12 +221,12 @@ func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 	}
 	if len(dirs) > 0 {
 		for p, s := range ix.c.bySlot {
-			if underAny(p, dirs) {
+			if watch.UnderAny(p, dirs) {
 				covered[p] = ix.c.slots[s].ref
 			}
 		}
 		for p, f := range ix.failed {
-			if underAny(p, dirs) {
+			if watch.UnderAny(p, dirs) {
 				covered[p] = f
 			}
 		}
@@ -377,17 +306,6 @@ func (ix *Index) pathPlan(covered, found map[string]FileRef) syncPlan {
 	return plan
 }
 
-// underAny reports whether p lies below one of dirs.
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if len(p) > len(d) && strings.HasPrefix(p, d) &&
-			(p[len(d)] == filepath.Separator || strings.HasSuffix(d, string(filepath.Separator))) {
-			return true
-		}
-	}
-	return false
-}
-
 // ignoreCandidates are the named files that exist before a full scan but
 // are not indexed: if the scan does not report them either, the Source
 // skips them (its rules go by path), and later events on them need no
@@ -455,7 +373,7 @@ func (ix *Index) stale() bool {
 	last := ix.lastScanNS.Load()
 	age := time.Duration(ix.now().UnixNano() - last)
 	if ix.w != nil {
-		return ix.changes.pending() || (last != 0 && age >= WatchSafetyInterval)
+		return ix.changes.Pending() || (last != 0 && age >= WatchSafetyInterval)
 	}
 	return age >= iv
 }

@@ -97,7 +97,7 @@ func seedTree(tb testing.TB, root string, n int) []string {
 func waitRecorded(tb testing.TB, ix *Index, p string) {
 	tb.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !ix.changes.has(p) {
+	for !ix.changes.Has(p) {
 		if time.Now().After(deadline) {
 			tb.Fatalf("watcher never reported %s", p)
 		}
@@ -416,61 +416,6 @@ func TestSyncPaths(t *testing.T) {
 			}
 			if n := ix.Status().Entries; n != 19 {
 				t.Errorf("entries = %d, want 19", n)
-			}
-		})
-	}
-}
-
-func TestChangeSet(t *testing.T) {
-	type op struct {
-		path string
-		dir  bool
-		full bool // markFull instead of add
-	}
-	many := make([]op, maxPendingPaths+1)
-	for i := range many {
-		many[i] = op{path: fmt.Sprintf("/m/%d", i)}
-	}
-	cases := []struct {
-		name      string
-		ops       []op
-		wantFull  bool
-		wantPaths map[string]bool
-	}{
-		{"empty", nil, false, nil},
-		{"files and a directory", []op{{path: "/a"}, {path: "/d", dir: true}, {path: "/a"}}, false, map[string]bool{"/a": false, "/d": true}},
-		{"a directory event wins over a file event", []op{{path: "/d", dir: true}, {path: "/d"}}, false, map[string]bool{"/d": true}},
-		{"overflow", []op{{path: "/a"}, {full: true}, {path: "/b"}}, true, nil},
-		{"too many paths become one full scan", many, true, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var c changeSet
-			for _, o := range tc.ops {
-				if o.full {
-					c.markFull()
-				} else {
-					c.add(o.path, o.dir)
-				}
-			}
-			if c.pending() != (len(tc.ops) > 0) {
-				t.Errorf("pending = %v", c.pending())
-			}
-			full, paths := c.take()
-			if full != tc.wantFull || len(paths) != len(tc.wantPaths) {
-				t.Fatalf("take = %v %v, want %v %v", full, paths, tc.wantFull, tc.wantPaths)
-			}
-			for p, d := range tc.wantPaths {
-				if got, ok := paths[p]; !ok || got != d {
-					t.Errorf("path %s = %v,%v want dir=%v", p, got, ok, d)
-				}
-			}
-			if c.pending() {
-				t.Error("still pending after take")
-			}
-			c.restore(full, paths)
-			if c.pending() != (full || len(paths) > 0) {
-				t.Error("restore lost the changes")
 			}
 		})
 	}
