@@ -90,75 +90,35 @@ var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true,
 // `-m somni_memory` (the Python launch form) is accepted and ignored, also
 // when a wrapper put other flags first.
 func parseArgs(args []string, getenv func(string) string) (*options, error) {
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == "-m" && args[i+1] == "somni_memory" {
-			args = append(args[:i:i], args[i+2:]...)
-			break
-		}
-	}
-	o := &options{}
-	if len(args) > 0 && subcommands[args[0]] {
-		o.command, args = args[0], args[1:]
-	}
-	fs := flag.NewFlagSet("somni-sidecar", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	env := func(k, def string) string {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return v
 		}
 		return def
 	}
-	home, _ := os.UserHomeDir()
-	dataDir := fs.String("data-dir", env("SOMNI_DATA_DIR", filepath.Join(home, ".dsh", "somni")), "data directory")
-	llm := fs.String("llm", "host", "dream model: host (reverse llm.chat) or openai")
-	embedProvider := fs.String("embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
-	modelDir := fs.String("embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
-	ortLib := fs.String("ort-lib", env("SOMNI_ORT_LIB", ""), "local: the ONNX Runtime shared library")
-	// The gate's defaults live in internal/assoc; an absent flag keeps them.
-	thr := fs.Float64("assoc-threshold", assoc.DefaultThreshold, "association score threshold")
-	gap := fs.Float64("assoc-gap", assoc.DefaultGap, "association score gap to the runner-up")
-	maxItems := fs.Int("assoc-max-items", assoc.DefaultMaxItems, "max associations per hint (min 1)")
-	logLevel := fs.String("log-level", env("SOMNI_LOG_LEVEL", "info"), "debug, info, warning or error")
-	timezone := fs.String("timezone", env("SOMNI_TIMEZONE", ""), "IANA time zone for dates (default: the machine's)")
-	fs.BoolVar(&o.jsonOut, "json", false, "stats/doctor: print JSON")
-	fs.IntVar(&o.recallN, "limit", 10, "recall: max results")
-	fs.StringVar(&o.recallTy, "types", "", "recall: comma list of kinds or entry types")
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	rest := fs.Args()
-	if o.command == "" && len(rest) > 0 {
-		if !subcommands[rest[0]] {
-			return nil, fmt.Errorf("unknown command %q (want recall, doctor, stats, embed or mcp)", rest[0])
-		}
-		o.command, rest = rest[0], rest[1:]
-		// Flags may also follow the subcommand.
-		if err := fs.Parse(rest); err != nil {
-			return nil, err
-		}
-		rest = fs.Args()
-	}
-	o.args = rest
-	switch *llm {
-	case "host", "openai":
-	default:
-		return nil, fmt.Errorf("--llm %q: want host or openai", *llm)
-	}
-	switch *embedProvider {
-	case "local", "http", "hash", "off":
-	default:
-		return nil, fmt.Errorf("--embed %q: want local, http, hash or off", *embedProvider)
-	}
-	lvl, err := sidecar.ParseLevel(*logLevel)
+	o := &options{}
+	f, err := parseFlags(o, args, env)
 	if err != nil {
 		return nil, err
 	}
-	o.level = lvl
+	switch f.llm {
+	case "host", "openai":
+	default:
+		return nil, fmt.Errorf("--llm %q: want host or openai", f.llm)
+	}
+	switch f.embedProvider {
+	case "local", "http", "hash", "off":
+	default:
+		return nil, fmt.Errorf("--embed %q: want local, http, hash or off", f.embedProvider)
+	}
+	if o.level, err = sidecar.ParseLevel(f.logLevel); err != nil {
+		return nil, err
+	}
 	c := &o.cfg
-	c.DataDir = *dataDir
+	c.DataDir = f.dataDir
 	c.MemoryDir = env("MEMORY_ROOT_PATH", "")
 	c.SkillDir = env("SKILL_ROOT_PATH", "")
-	c.LLM = *llm
+	c.LLM = f.llm
 	c.OpenAI = dream.OpenAIConfigFromEnv(getenv)
 	// The only reader of the dream's limits; 0 (unset) takes dream's defaults.
 	if c.MaxLogs, err = envInt(getenv, "SLEEP_MAX_LOGS"); err != nil {
@@ -168,13 +128,95 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		return nil, err
 	}
 	c.Embed = embed.Config{
-		Provider: *embedProvider,
-		ModelDir: *modelDir,
-		ORTLib:   *ortLib,
+		Provider: f.embedProvider,
+		ModelDir: f.modelDir,
+		ORTLib:   f.ortLib,
 		Pooling:  env("SOMNI_EMBED_POOLING", ""),
 		BaseURL:  env("SOMNI_EMBED_BASE_URL", ""),
 		Model:    env("SOMNI_EMBED_MODEL", ""),
 	}
+	if c.Calibration, err = envCalibration(getenv); err != nil {
+		return nil, err
+	}
+	if c.LinkSpread, err = envLinkSpread(getenv); err != nil {
+		return nil, err
+	}
+	c.Assoc = assoc.Config{Threshold: f.thr, Gap: f.gap, MaxItems: assoc.ResolveMaxItems(f.maxItems, true)}
+	if strings.TrimSpace(f.timezone) == "" {
+		c.Location = dates.MachineZone()
+	} else if c.Location, err = dates.LoadZone(f.timezone); err != nil {
+		return nil, fmt.Errorf("--timezone (or SOMNI_TIMEZONE): %w", err)
+	}
+	if c.Now, err = envTestNow(getenv); err != nil {
+		return nil, err
+	}
+	if c.ConvCharBudget, err = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET"); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// flagValues are the flags parseArgs checks and turns into the config;
+// the subcommands' own flags go straight into options.
+type flagValues struct {
+	dataDir, llm, embedProvider, modelDir, ortLib, logLevel, timezone string
+	thr, gap                                                          float64
+	maxItems                                                          int
+}
+
+// parseFlags drops the Python launch form, takes the subcommand and
+// parses the flags before and after it; env(k, def) is a variable's
+// trimmed value or def, the flags' defaults.
+func parseFlags(o *options, args []string, env func(k, def string) string) (flagValues, error) {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-m" && args[i+1] == "somni_memory" {
+			args = append(args[:i:i], args[i+2:]...)
+			break
+		}
+	}
+	if len(args) > 0 && subcommands[args[0]] {
+		o.command, args = args[0], args[1:]
+	}
+	var f flagValues
+	fs := flag.NewFlagSet("somni-sidecar", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	home, _ := os.UserHomeDir()
+	fs.StringVar(&f.dataDir, "data-dir", env("SOMNI_DATA_DIR", filepath.Join(home, ".dsh", "somni")), "data directory")
+	fs.StringVar(&f.llm, "llm", "host", "dream model: host (reverse llm.chat) or openai")
+	fs.StringVar(&f.embedProvider, "embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
+	fs.StringVar(&f.modelDir, "embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
+	fs.StringVar(&f.ortLib, "ort-lib", env("SOMNI_ORT_LIB", ""), "local: the ONNX Runtime shared library")
+	// The gate's defaults live in internal/assoc; an absent flag keeps them.
+	fs.Float64Var(&f.thr, "assoc-threshold", assoc.DefaultThreshold, "association score threshold")
+	fs.Float64Var(&f.gap, "assoc-gap", assoc.DefaultGap, "association score gap to the runner-up")
+	fs.IntVar(&f.maxItems, "assoc-max-items", assoc.DefaultMaxItems, "max associations per hint (min 1)")
+	fs.StringVar(&f.logLevel, "log-level", env("SOMNI_LOG_LEVEL", "info"), "debug, info, warning or error")
+	fs.StringVar(&f.timezone, "timezone", env("SOMNI_TIMEZONE", ""), "IANA time zone for dates (default: the machine's)")
+	fs.BoolVar(&o.jsonOut, "json", false, "stats/doctor: print JSON")
+	fs.IntVar(&o.recallN, "limit", 10, "recall: max results")
+	fs.StringVar(&o.recallTy, "types", "", "recall: comma list of kinds or entry types")
+	if err := fs.Parse(args); err != nil {
+		return f, err
+	}
+	rest := fs.Args()
+	if o.command == "" && len(rest) > 0 {
+		if !subcommands[rest[0]] {
+			return f, fmt.Errorf("unknown command %q (want recall, doctor, stats, embed or mcp)", rest[0])
+		}
+		o.command, rest = rest[0], rest[1:]
+		// Flags may also follow the subcommand.
+		if err := fs.Parse(rest); err != nil {
+			return f, err
+		}
+		rest = fs.Args()
+	}
+	o.args = rest
+	return f, nil
+}
+
+// envCalibration reads SOMNI_COS_FLOOR and SOMNI_COS_SPAN; nil when
+// neither is set, so the embedder's own calibration applies.
+func envCalibration(getenv func(string) string) (*embed.Calibration, error) {
 	floor, fok, err := envFloat(getenv, "SOMNI_COS_FLOOR")
 	if err != nil {
 		return nil, err
@@ -186,47 +228,50 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if sok && span <= 0 {
 		return nil, fmt.Errorf("SOMNI_COS_SPAN %v: want a positive number", span)
 	}
-	if fok || sok {
-		cal := embed.DefaultCalibration
-		if fok {
-			cal.Floor = floor
-		}
-		if sok {
-			cal.Span = span
-		}
-		c.Calibration = &cal
+	if !fok && !sok {
+		return nil, nil
 	}
-	if v := strings.TrimSpace(getenv("SOMNI_LINK_SPREAD")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, fmt.Errorf("SOMNI_LINK_SPREAD %q: %w", v, err)
-		}
-		if n == 0 {
-			n = -1 // 0 means "no spreading"; the index reads 0 as its default
-		}
-		c.LinkSpread = n
+	cal := embed.DefaultCalibration
+	if fok {
+		cal.Floor = floor
 	}
-	c.Assoc = assoc.Config{Threshold: *thr, Gap: *gap, MaxItems: assoc.ResolveMaxItems(*maxItems, true)}
-	if strings.TrimSpace(*timezone) == "" {
-		c.Location = dates.MachineZone()
-	} else if c.Location, err = dates.LoadZone(*timezone); err != nil {
-		return nil, fmt.Errorf("--timezone (or SOMNI_TIMEZONE): %w", err)
+	if sok {
+		cal.Span = span
 	}
-	// SOMNI_TEST_NOW (RFC 3339) starts the clock at a fixed instant, for tests
-	// that need a known "today"; it runs on from there, so order and timeouts
-	// still hold. Read here only; nothing else looks at it.
-	if v := strings.TrimSpace(getenv("SOMNI_TEST_NOW")); v != "" {
-		t0, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return nil, fmt.Errorf("SOMNI_TEST_NOW %q: want an RFC 3339 time: %w", v, err)
-		}
-		started := time.Now()
-		c.Now = func() time.Time { return t0.Add(time.Since(started)) }
+	return &cal, nil
+}
+
+// envLinkSpread reads SOMNI_LINK_SPREAD; 0 when unset (the index's default).
+func envLinkSpread(getenv func(string) string) (int, error) {
+	v := strings.TrimSpace(getenv("SOMNI_LINK_SPREAD"))
+	if v == "" {
+		return 0, nil
 	}
-	if c.ConvCharBudget, err = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET"); err != nil {
-		return nil, err
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("SOMNI_LINK_SPREAD %q: %w", v, err)
 	}
-	return o, nil
+	if n == 0 {
+		n = -1 // 0 means "no spreading"; the index reads 0 as its default
+	}
+	return n, nil
+}
+
+// envTestNow reads SOMNI_TEST_NOW (RFC 3339): a clock that starts at a
+// fixed instant, for tests that need a known "today"; it runs on from
+// there, so order and timeouts still hold. nil when unset. Read here
+// only; nothing else looks at it.
+func envTestNow(getenv func(string) string) (func() time.Time, error) {
+	v := strings.TrimSpace(getenv("SOMNI_TEST_NOW"))
+	if v == "" {
+		return nil, nil
+	}
+	t0, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, fmt.Errorf("SOMNI_TEST_NOW %q: want an RFC 3339 time: %w", v, err)
+	}
+	started := time.Now()
+	return func() time.Time { return t0.Add(time.Since(started)) }, nil
 }
 
 // envInt reads a positive integer from the environment; unset or empty is

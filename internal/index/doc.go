@@ -14,7 +14,8 @@
 //     vectors and queue them; one goroutine embeds, stores and publishes
 //     them per batch; WaitEmbedded waits for it. Searches never wait for
 //     it: entries not embedded yet score by keyword meanwhile.
-//   - store.go     the SQLite file: entries, vectors, links, state.
+//   - store.go     entries to and from the rows of the SQLite file, which
+//     package cache (internal/index/cache) keeps: entries, vectors, links, state.
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
 //   - dated.go     what an entry and a query say about time (day ranges).
@@ -23,7 +24,8 @@
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, Query, Hit, Status, Options, Source.
 //   - memsource.go, synthetic.go  an in-memory Source; synthetic corpora for benchmarks.
-//   - watch_linux.go, watch_other.go  inotify on Linux, scanning elsewhere.
+//   - package watch (internal/index/watch): what changed since the last
+//     sync, and the inotify watcher that records it (scanning elsewhere).
 //
 // Keyword ranking is a weighted BM25 computed in Go (corpus.keyword), not
 // SQLite FTS5, although the original design listed an FTS5 table. Three
@@ -48,8 +50,9 @@
 //     from session logs) that are never in the database, with exactly the
 //     math the index uses; an FTS5 path would need a second implementation.
 //
-// Measured cost of keeping it in Go (make bench, 10k entries): keyword
-// recall p50 ≈ 1.2 ms, vector path ≈ 3.1 ms, excluding the embedder. The
+// What keeping it in Go costs is measured by `make bench`; the numbers
+// live in the README's "Measuring" table (index search at 10k entries),
+// not here, so there is one copy to keep true. The
 // SQLite file stores entries, vectors and links so a restart re-embeds
 // nothing; the term statistics are rebuilt in memory on Open.
 //

@@ -192,7 +192,7 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*entry) {
 
 	ix.pubMu.Lock()
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), embedPersistTimeout)
-	if err := ix.st.writeVectors(wctx, done); err != nil {
+	if err := ix.writeVectors(wctx, done); err != nil {
 		// the corpus still gets them; the next start re-embeds these
 		ix.log.Warn("index: vectors not saved; the next start embeds these entries again", "n", len(done), "err", err)
 	}

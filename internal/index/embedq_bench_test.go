@@ -23,7 +23,7 @@ type slowBatches struct {
 }
 
 // localTextCost is the local model's measured cost per text in a batch
-// (368 texts/s, BenchmarkLocalBatch; see store.go's 10k figure).
+// (368 texts/s, BenchmarkLocalBatch; see package cache's 10k figure).
 const localTextCost = time.Second / 368
 
 func (s slowBatches) Embed(ctx context.Context, texts []string) ([][]float32, error) {

@@ -3,10 +3,9 @@ package index
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql/driver"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/somni-dev/somni/internal/index/watch"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/cache"
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // compactAfter is how many entries a sync must add before it compacts
@@ -59,7 +60,7 @@ type Index struct {
 	embDone   chan struct{}
 
 	syncMu     sync.Mutex // serialises syncs; guards failed, ignored, deferred
-	st         *store
+	st         *cache.Store
 	failed     map[string]FileRef
 	ignored    map[string]struct{} // existing files a full scan did not report (see noteIgnored)
 	deferred   map[string]*entry   // score/mtime-only rows not yet written (see applyLocked)
@@ -67,8 +68,9 @@ type Index struct {
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
 	closed     atomic.Bool
-	changes    changeSet // what the watcher saw change since it was last synced
-	w          *watcher  // nil without WatchDirs or when watching failed
+	changes    watch.Changes  // what the watcher saw change since it was last synced
+	w          *watch.Watcher // nil without WatchDirs or when watching failed
+	fs         *safefs.FS     // the boundary named paths are stat'ed through; nil without Roots (see lstat)
 	counters   syncCounters
 
 	// background safety-net scans (watched indexes only)
@@ -105,7 +107,18 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
 		off: embed.IsOff(opts.Embedder), failed: map[string]FileRef{}}
 	ix.scorer.log, ix.scorer.now = opts.Logger, opts.Now
-	st, entries, _, err := openStore(ctx, opts.Path, ix.log)
+	roots := opts.Roots
+	if len(roots) == 0 {
+		roots = opts.WatchDirs
+	}
+	if len(roots) > 0 {
+		fsys, err := safefs.New(roots...)
+		if err != nil {
+			return nil, fmt.Errorf("index: open: %w", err)
+		}
+		ix.fs = fsys
+	}
+	st, entries, err := openCache(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err
 	}
@@ -118,9 +131,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix.c.compact()
 	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
-	ix.changes.markFull() // nothing scanned yet: the first search scans everything
+	ix.changes.MarkFull() // nothing scanned yet: the first search scans everything
 	if len(opts.WatchDirs) > 0 {
-		w, err := startWatcher(opts.WatchDirs, ix.log, &ix.changes)
+		w, err := watch.Start(opts.WatchDirs, ix.log, &ix.changes)
 		if err != nil {
 			ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
 				"err", err, "scan_interval", opts.ScanInterval)
@@ -147,7 +160,7 @@ func (ix *Index) Close() error {
 	ix.bgMu.Unlock()
 	ix.bg.Wait()
 	if ix.w != nil {
-		ix.w.close()
+		ix.w.Close()
 	}
 	// Rows are written before they are published, so what is still
 	// queued is in the file without its vector; the next Open's first
@@ -156,7 +169,7 @@ func (ix *Index) Close() error {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	ix.flushDeferred()
-	if err := ix.st.close(); err != nil {
+	if err := ix.st.Close(); err != nil {
 		return fmt.Errorf("index: close: %w", err)
 	}
 	return nil
@@ -218,7 +231,7 @@ func (ix *Index) Status() Status {
 func (ix *Index) Links(ctx context.Context, orphansOnly bool) ([]Link, error) {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
-	return ix.st.links(ctx, orphansOnly)
+	return ix.st.Links(ctx, orphansOnly)
 }
 
 // Search ranks the index for q. It first brings the index up to date the
@@ -255,21 +268,21 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
-	_, named := ix.changes.take()
+	_, named := ix.changes.Take()
 	return ix.syncLocked(ctx, named)
 }
 
 // reopenIfGone recreates a deleted or replaced database file; true means
 // every entry must be written to the new one.
 func (ix *Index) reopenIfGone(ctx context.Context, stats *SyncStats) (bool, error) {
-	if !ix.st.gone() {
+	if !ix.st.Gone() {
 		return false, nil
 	}
 	ix.log.Info("index file deleted or replaced; rebuilding", "path", ix.opts.Path)
 	ix.pubMu.Lock() // the embedder writes vectors through ix.st
 	defer ix.pubMu.Unlock()
-	ix.st.close()
-	st, _, _, err := openStore(ctx, ix.opts.Path, ix.log)
+	ix.st.Close()
+	st, _, _, err := cache.Open(ctx, ix.opts.Path, ix.log)
 	if err != nil {
 		return false, err
 	}
@@ -288,7 +301,7 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 	defer ix.syncing.Store(false)
 	defer func() {
 		if err != nil {
-			ix.changes.restore(true, named)
+			ix.changes.Restore(true, named)
 		}
 	}()
 	persistAll, err := ix.reopenIfGone(ctx, &stats)
@@ -358,18 +371,46 @@ type syncPlan struct {
 
 // applyLocked loads the changed files, persists the result, publishes it
 // to searches and queues what needs a vector for the background embedder:
-// it never waits for an embedding. Callers hold syncMu.
+// it never waits for an embedding. Callers hold syncMu; it takes mu to
+// read, then pubMu from persisting to the end, with mu inside it to publish.
 func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStats) error {
-	removed := plan.removed
-	// What this sync compares against. Only syncs (holding syncMu) change
-	// which docs are indexed, but the embedder swaps in entries with
-	// vectors, so lookups take the read lock; the pointers stay valid.
-	// leaving: vectors of entries leaving the index, so a moved or renamed
-	// file keeps its vector instead of being embedded again.
-	leaving := map[digest]*entry{}
-	olds := make(map[string]*entry, len(plan.changed))
+	leaving, olds := ix.snapshot(plan)
+	b, err := ix.loadChanged(ctx, plan, leaving, olds, stats)
+	if err != nil {
+		return err
+	}
+	// persist, then publish to searches, under pubMu so no vector the
+	// embedder computes meanwhile is lost between the file and the corpus
+	ix.pubMu.Lock()
+	defer ix.pubMu.Unlock()
+	if err := ix.persistLocked(ctx, plan, b); err != nil {
+		return err
+	}
+	ix.publishLocked(b, stats)
+	ix.enqueueBatchLocked(ctx, plan, b, stats)
+	return nil
+}
+
+// syncBatch is what a sync loaded, sorted by what each change costs.
+type syncBatch struct {
+	upserts  []*entry // new or changed text: new entries (re-embedded unless a vector is reused)
+	touched  []*entry // same content, new mtime only
+	rescored []*entry // same text, new score (reinforcement, decay)
+	removed  []string // indexed paths that leave: the plan's, and those that failed to load
+}
+
+// snapshot is what this sync compares against. Only syncs (holding
+// syncMu) change which docs are indexed, but the embedder swaps in
+// entries with vectors, so lookups take the read lock; the pointers stay
+// valid. leaving: vectors of entries leaving the index, so a moved or
+// renamed file keeps its vector instead of being embedded again. Callers
+// hold syncMu.
+func (ix *Index) snapshot(plan syncPlan) (leaving map[digest]*entry, olds map[string]*entry) {
+	leaving = map[digest]*entry{}
+	olds = make(map[string]*entry, len(plan.changed))
 	ix.mu.RLock()
-	for _, p := range removed {
+	defer ix.mu.RUnlock()
+	for _, p := range plan.removed {
 		if e := ix.c.get(p); e != nil && e.vec != nil && ix.current(e) {
 			leaving[e.embedHash] = e
 		}
@@ -379,13 +420,17 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			olds[r.Path] = e
 		}
 	}
-	ix.mu.RUnlock()
+	return leaving, olds
+}
 
-	// 1. load changed files; decide what each change costs
-	var upserts, touched, rescored []*entry
+// loadChanged loads the changed files and decides what each change
+// costs. Callers hold syncMu (it guards failed) and no other lock: the
+// Source reads files.
+func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[digest]*entry, olds map[string]*entry, stats *SyncStats) (*syncBatch, error) {
+	b := &syncBatch{removed: plan.removed}
 	for _, r := range plan.changed {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("index: sync: %w", err)
+			return nil, fmt.Errorf("index: sync: %w", err)
 		}
 		doc, err := ix.opts.Source.Load(ctx, r)
 		old := olds[r.Path]
@@ -394,7 +439,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			ix.failed[r.Path] = r
 			stats.Failed++
 			if old != nil {
-				removed = append(removed, r.Path)
+				b.removed = append(b.removed, r.Path)
 			}
 			continue
 		}
@@ -408,7 +453,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
 			t := *old
 			t.ref = r
-			touched = append(touched, &t)
+			b.touched = append(b.touched, &t)
 			continue
 		}
 		embedHash := hashText(EmbedText(doc))
@@ -418,7 +463,7 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			// and links, swap the number
 			t := *old
 			t.doc.Score, t.ref, t.docHash = doc.Score, r, docHash
-			rescored = append(rescored, &t)
+			b.rescored = append(b.rescored, &t)
 			continue
 		}
 		ne := newEntry(doc) // counted here, outside the lock searches wait on
@@ -431,38 +476,40 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		case ix.off:
 			ne.embedder = ix.embID // nothing to compute: current as it is
 		}
-		upserts = append(upserts, ne)
+		b.upserts = append(b.upserts, ne)
 	}
+	return b, nil
+}
 
-	// 2. persist, then publish to searches, under pubMu so no vector the
-	// embedder computes meanwhile is lost between the file and the corpus
-	ix.pubMu.Lock()
-	defer ix.pubMu.Unlock()
-	// vectors the embedder published since the snapshot above; c only
-	// changes under pubMu, so it is read here without mu
+// persistLocked takes the vectors the embedder published since the
+// snapshot and writes the batch's rows: everything to a rebuilt file,
+// score and mtime rows deferred on a path sync, flushed on a full one.
+// Callers hold syncMu and pubMu; c only changes under pubMu, so it is
+// read here without mu.
+func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch) error {
 	takeVec := func(e *entry) {
 		if cur := ix.c.get(e.doc.Path); e.vec == nil && cur != nil && cur.embedHash == e.embedHash && ix.current(cur) {
 			e.vec, e.embedder = cur.vec, cur.embedder
 		}
 	}
-	for _, es := range [][]*entry{upserts, rescored, touched} {
+	for _, es := range [][]*entry{b.upserts, b.rescored, b.touched} {
 		for _, e := range es {
 			takeVec(e)
 		}
 	}
-	for _, p := range removed {
+	for _, p := range b.removed {
 		delete(ix.deferred, p)
 	}
-	for _, e := range upserts {
+	for _, e := range b.upserts {
 		delete(ix.deferred, e.doc.Path)
 	}
-	write, moved := upserts, touched
+	write, moved := b.upserts, b.touched
 	// same text: score, mtime and size rows only; a fresh slice, since
 	// light is refilled below while rescored is still to be published
-	light := append(append([]*entry(nil), rescored...), touched...)
+	light := append(append([]*entry(nil), b.rescored...), b.touched...)
 	switch {
 	case plan.persistAll: // a new database file: write everything
-		write = append(write, rescored...)
+		write = append(write, b.rescored...)
 		inBatch := map[string]bool{}
 		for _, e := range write {
 			inBatch[e.doc.Path] = true
@@ -498,8 +545,8 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		}
 		ix.deferred = nil
 	}
-	if len(write) > 0 || len(moved) > 0 || len(removed) > 0 {
-		if err := ix.st.write(ctx, write, moved, removed); err != nil {
+	if len(write) > 0 || len(moved) > 0 || len(b.removed) > 0 {
+		if err := ix.writeRows(ctx, write, moved, b.removed); err != nil {
 			return err
 		}
 	}
@@ -508,21 +555,28 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 			return err
 		}
 	}
+	return nil
+}
+
+// publishLocked swaps the batch into the corpus searches read. Callers
+// hold syncMu and pubMu; it takes mu.
+func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 	ix.mu.Lock()
-	for _, p := range removed {
+	defer ix.mu.Unlock()
+	for _, p := range b.removed {
 		if ix.c.remove(p) != nil {
 			stats.Removed++
 		}
 	}
-	for _, e := range upserts {
+	for _, e := range b.upserts {
 		ix.c.put(e)
 	}
-	if len(upserts) >= compactAfter {
+	if len(b.upserts) >= compactAfter {
 		ix.c.compact()
 	}
 	// same terms, links and vector: postings stay valid, only the slot's
 	// pointer changes (a copy, since searches may hold the old one)
-	for _, es := range [][]*entry{touched, rescored} {
+	for _, es := range [][]*entry{b.touched, b.rescored} {
 		for _, t := range es {
 			if s, ok := ix.c.bySlot[t.doc.Path]; ok {
 				ix.c.slots[s] = t
@@ -530,12 +584,14 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 		}
 	}
 	ix.lastSync = ix.now()
-	ix.mu.Unlock()
+}
 
-	// 3. the embedder takes what lacks a vector
-	paths := append([]string(nil), removed...)
+// enqueueBatchLocked hands the embedder what lacks a vector and counts
+// the sync. Callers hold syncMu and pubMu (enqueueLocked's rule).
+func (ix *Index) enqueueBatchLocked(ctx context.Context, plan syncPlan, b *syncBatch, stats *SyncStats) {
+	paths := append([]string(nil), b.removed...)
 	paths = append(paths, plan.stale...)
-	for _, es := range [][]*entry{upserts, touched, rescored} {
+	for _, es := range [][]*entry{b.upserts, b.touched, b.rescored} {
 		for _, e := range es {
 			paths = append(paths, e.doc.Path)
 		}
@@ -545,11 +601,10 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 	ix.counters.removed.Add(int64(stats.Removed))
 	if !ix.synced {
 		ix.synced = true
-		if err := ix.st.setState(ctx, "embedder", ix.embID); err != nil {
+		if err := ix.st.SetState(ctx, "embedder", ix.embID); err != nil {
 			ix.log.Warn("index state not recorded", "err", err)
 		}
 	}
-	return nil
 }
 
 // logSync records a sync that did something at debug level.
@@ -568,28 +623,12 @@ func sameRef(a, b FileRef) bool {
 
 // digest identifies a text: the first 16 bytes of its SHA-256, kept raw
 // (as hex strings, a doc's and an embedded text's digests cost 1 MB at 10k
-// entries). The zero digest matches no text.
-type digest [16]byte
+// entries); the cache stores its hex form. The zero digest matches no text.
+type digest = cache.Digest
 
 func hashText(s string) digest {
 	h := sha256.Sum256([]byte(s))
 	return digest(h[:16])
-}
-
-// String is the hex form the SQLite file stores.
-func (d digest) String() string { return hex.EncodeToString(d[:]) }
-
-// Value stores a digest in its hex form.
-func (d digest) Value() (driver.Value, error) { return d.String(), nil }
-
-// parseDigest reads the stored hex form; anything else is the zero digest,
-// so the entry is reloaded and re-embedded rather than trusted.
-func parseDigest(s string) digest {
-	var d digest
-	if b, err := hex.DecodeString(s); err == nil && len(b) == len(d) {
-		copy(d[:], b)
-	}
-	return d
 }
 
 // hashDoc covers every field of a doc: any change rewrites the row

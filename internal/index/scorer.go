@@ -389,7 +389,8 @@ type cand struct {
 }
 
 // rank is the one ranking routine: candidates, hybrid score, pinning,
-// ordering and link spreading over corpus c.
+// ordering and link spreading over corpus c. Callers hold whatever keeps
+// c still (the index's read lock); each phase below reads c only.
 func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	limit := q.Limit
 	if limit <= 0 {
@@ -402,123 +403,188 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	if strings.TrimSpace(q.Text) == "" {
 		return listRecent(c, &q, limit)
 	}
-	cal := sc.Calibration()
-	lq := newLexQuery(q.Text)
-	terms := lq.terms
-	lex := c.keyword(lq)
-	lit := literalForm(q.Text)
-	// cands is dense over slots: -1 = not a candidate, else index into pool
-	idx := make([]int32, len(c.slots))
-	for i := range idx {
-		idx[i] = -1
+	r := newRanking(c, &q, qvec, sc.Calibration())
+	r.lexical()
+	r.semantic()
+	r.dated(sc.now())
+	r.symbols()
+	list := r.score(limit + spreadSeeds)
+	if spread > 0 && !q.NoSpread {
+		list = sc.spread(c, &q, list, r.idx)
 	}
-	pool := make([]cand, 0, len(lex.touched)+16)
-	get := func(s int32) *cand {
-		if idx[s] < 0 {
-			idx[s] = int32(len(pool))
-			pool = append(pool, cand{slot: s, spreadFrom: -1, pinnedBy: -1})
-		}
-		return &pool[idx[s]]
+	return r.finish(list, limit)
+}
+
+// ranking is one query's state while rank runs its phases over a corpus:
+// the query's lexical view, and the candidates found so far.
+type ranking struct {
+	c    *corpus
+	q    *Query
+	qvec []float32
+	cal  embed.Calibration
+	lq   *lexQuery
+	lex  *lexScores
+	lit  string
+	// idx is dense over slots: -1 = not a candidate, else index into pool
+	idx  []int32
+	pool []cand
+	own  []float64 // every slot's own cosine, when some entry has a context
+	syms []string  // the query's exact symbols, in order (cand.pinnedBy)
+}
+
+func newRanking(c *corpus, q *Query, qvec []float32, cal embed.Calibration) *ranking {
+	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: newLexQuery(q.Text), lit: literalForm(q.Text)}
+	r.lex = c.keyword(r.lq)
+	r.idx = make([]int32, len(c.slots))
+	for i := range r.idx {
+		r.idx[i] = -1
 	}
-	// The literal check is a substring scan, so only docs holding every
-	// query term can contain the whole query; for strong candidates it is
-	// deferred until their score could reach the returned top.
-	maybeLit := func(s int32) bool { return lit != "" && int(lex.matched[s]) == len(terms) }
-	literal := func(s int32) bool { return maybeLit(s) && c.slots[s].holds(lit, strings.Contains) }
-	// lexical candidates: strong evidence or a literal hit
-	for _, s := range lex.touched {
-		if !lex.strong[s] {
-			if !literal(s) {
+	r.pool = make([]cand, 0, len(r.lex.touched)+16)
+	return r
+}
+
+// get returns s's candidate, making it one. The pointer is valid until
+// the next get: pool may grow.
+func (r *ranking) get(s int32) *cand {
+	if r.idx[s] < 0 {
+		r.idx[s] = int32(len(r.pool))
+		r.pool = append(r.pool, cand{slot: s, spreadFrom: -1, pinnedBy: -1})
+	}
+	return &r.pool[r.idx[s]]
+}
+
+// The literal check is a substring scan, so only docs holding every
+// query term can contain the whole query; for strong candidates it is
+// deferred until their score could reach the returned top.
+func (r *ranking) maybeLit(s int32) bool {
+	return r.lit != "" && int(r.lex.matched[s]) == len(r.lq.terms)
+}
+
+func (r *ranking) literal(s int32) bool {
+	return r.maybeLit(s) && r.c.slots[s].holds(r.lit, strings.Contains)
+}
+
+// lexical admits the lexical candidates: strong evidence or a literal hit.
+func (r *ranking) lexical() {
+	for _, s := range r.lex.touched {
+		if !r.lex.strong[s] {
+			if !r.literal(s) {
 				continue
 			}
-			cd := get(s)
-			cd.keyword, cd.literal = lex.score[s], true
+			cd := r.get(s)
+			cd.keyword, cd.literal = r.lex.score[s], true
 			continue
 		}
-		cd := get(s)
-		cd.keyword = lex.score[s]
-		cd.maybeLit = maybeLit(s)
+		cd := r.get(s)
+		cd.keyword = r.lex.score[s]
+		cd.maybeLit = r.maybeLit(s)
 	}
-	// semantic candidates: cosine above the embedder's noise floor, the
-	// entry's own or, discounted, its context's (see contextCos)
-	var own []float64 // every slot's own cosine, when some entry has a context
-	if qvec != nil && len(c.ctxRefs) > 0 {
-		own = make([]float64, len(c.slots))
+}
+
+// semantic admits the semantic candidates: cosine above the embedder's
+// noise floor, the entry's own or, discounted, its context's (see
+// contextCos); and gives the lexical ones their cosines.
+func (r *ranking) semantic() {
+	c, qvec := r.c, r.qvec
+	if qvec == nil {
+		return
+	}
+	if len(c.ctxRefs) > 0 {
+		r.own = make([]float64, len(c.slots))
 		for s, e := range c.slots {
 			if e != nil && e.vec != nil {
-				own[s] = dot(qvec, e.vec)
+				r.own[s] = dot(qvec, e.vec)
 			}
 		}
 	}
-	semantic := func(s int32, e *entry) (cos, ctx float64) {
-		if own == nil {
-			return dot(qvec, e.vec), 0
+	own := r.own
+	for s, e := range c.slots {
+		if e == nil || e.vec == nil {
+			continue
 		}
-		return own[s], contextCos(c, e, own)
-	}
-	if qvec != nil {
-		for s, e := range c.slots {
-			if e == nil || e.vec == nil {
-				continue
-			}
-			var cos, ctx float64
-			if own == nil { // no contexts: the plain scan, kept free of calls
-				cos = dot(qvec, e.vec)
-			} else {
-				cos, ctx = own[s], contextCos(c, e, own)
-			}
-			if idx[s] >= 0 {
-				pool[idx[s]].cos, pool[idx[s]].ctxCos = cos, ctx
-			} else if max(cos, ctx) > cal.Floor {
-				cd := get(int32(s))
-				cd.cos, cd.ctxCos = cos, ctx
-				cd.keyword = lex.score[s]
-			}
+		var cos, ctx float64
+		if own == nil { // no contexts: the plain scan, kept free of calls
+			cos = dot(qvec, e.vec)
+		} else {
+			cos, ctx = own[s], contextCos(c, e, own)
+		}
+		if r.idx[s] >= 0 {
+			r.pool[r.idx[s]].cos, r.pool[r.idx[s]].ctxCos = cos, ctx
+		} else if max(cos, ctx) > r.cal.Floor {
+			cd := r.get(int32(s))
+			cd.cos, cd.ctxCos = cos, ctx
+			cd.keyword = r.lex.score[s]
 		}
 	}
-	// admit makes s a candidate for evidence other than its words or
-	// cosine (a date, a symbol), with the signals it has besides
-	admit := func(s int32) *cand {
-		fresh := idx[s] < 0
-		cd := get(s)
-		if fresh {
-			cd.keyword = lex.score[s]
-			cd.maybeLit = maybeLit(s)
-			if e := c.slots[s]; qvec != nil && e.vec != nil {
-				cd.cos, cd.ctxCos = semantic(s, e)
-			}
-		}
-		return cd
+}
+
+// cosines is slot s's own and context cosine (see semantic).
+func (r *ranking) cosines(s int32, e *entry) (cos, ctx float64) {
+	if r.own == nil {
+		return dot(r.qvec, e.vec), 0
 	}
-	// date evidence: entries about a day the query asks about
-	if qdays := queryDays(q.Text, sc.now()); len(qdays) > 0 {
-		for s, e := range c.slots {
-			if e != nil && inDays(e.days, qdays) {
-				admit(int32(s)).dated = true
-			}
+	return r.own[s], contextCos(r.c, e, r.own)
+}
+
+// admit makes s a candidate for evidence other than its words or cosine
+// (a date, a symbol), with the signals it has besides.
+func (r *ranking) admit(s int32) *cand {
+	fresh := r.idx[s] < 0
+	cd := r.get(s)
+	if fresh {
+		cd.keyword = r.lex.score[s]
+		cd.maybeLit = r.maybeLit(s)
+		if e := r.c.slots[s]; r.qvec != nil && e.vec != nil {
+			cd.cos, cd.ctxCos = r.cosines(s, e)
 		}
 	}
-	// exact-symbol pinning
-	syms := textseg.Symbols(q.Text)
-	for si, sym := range syms {
+	return cd
+}
+
+// dated admits the date evidence: entries about a day the query asks
+// about, resolved against now.
+func (r *ranking) dated(now time.Time) {
+	qdays := queryDays(r.q.Text, now)
+	if len(qdays) == 0 {
+		return
+	}
+	for s, e := range r.c.slots {
+		if e != nil && inDays(e.days, qdays) {
+			r.admit(int32(s)).dated = true
+		}
+	}
+}
+
+// symbols pins the entries holding one of the query's exact symbols.
+func (r *ranking) symbols() {
+	r.syms = textseg.Symbols(r.q.Text)
+	for si, sym := range r.syms {
 		lsym := strings.ToLower(sym)
 		specific := textseg.Specific(sym)
-		for _, s := range symbolCandidates(c, lsym) {
-			if !c.slots[s].holds(lsym, textseg.ContainsSymbol) {
+		for _, s := range symbolCandidates(r.c, lsym) {
+			if !r.c.slots[s].holds(lsym, textseg.ContainsSymbol) {
 				continue
 			}
-			cd := admit(s)
+			cd := r.admit(s)
 			if !cd.pinned {
 				cd.pinned, cd.pinnedBy = true, int16(si)
 			}
 			cd.specific = cd.specific || specific
 		}
 	}
-	list := make([]*cand, 0, len(pool))
-	for i := range pool {
-		cd := &pool[i]
+}
+
+// score filters the candidates, gives each its hybrid score with the
+// damps and bonuses, runs the deferred literal checks that could still
+// pay, and returns the best k in order. No get may follow: the list
+// points into pool.
+func (r *ranking) score(k int) []*cand {
+	c, q, qvec, lex := r.c, r.q, r.qvec, r.lex
+	list := make([]*cand, 0, len(r.pool))
+	for i := range r.pool {
+		cd := &r.pool[i]
 		e := c.slots[cd.slot]
-		if !passes(&q, &e.doc) {
+		if !passes(q, &e.doc) {
 			continue
 		}
 		if qvec != nil && e.vec == nil {
@@ -528,7 +594,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 			// same words
 			cd.hybrid = (weightCos + weightKeyword) * cd.keyword
 		} else {
-			cd.hybrid = hybridScore(cal, max(cd.cos, cd.ctxCos), cd.keyword, false)
+			cd.hybrid = hybridScore(r.cal, max(cd.cos, cd.ctxCos), cd.keyword, false)
 		}
 		switch {
 		case e.asks && c.answered(e):
@@ -550,37 +616,39 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		}
 		list = append(list, cd)
 	}
-	k := limit + spreadSeeds
 	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
 	for _, cd := range list {
 		if cd.maybeLit && (cd.pinned || cd.hybrid+literalBonus >= bar) &&
-			c.slots[cd.slot].holds(lit, strings.Contains) {
+			c.slots[cd.slot].holds(r.lit, strings.Contains) {
 			cd.literal = true
 			cd.hybrid += literalBonus
 		}
 	}
 	// only the top of the list is returned (plus spread seeds): select it
 	// before sorting so a 10k-candidate query does not sort everything
-	list = topK(c, list, k)
-	if spread > 0 && !q.NoSpread {
-		list = sc.spread(c, &q, list, idx)
-	}
+	return topK(c, list, k)
+}
+
+// finish cuts the ordered list to limit and builds the Hits with the
+// evidence that put each there.
+func (r *ranking) finish(list []*cand, limit int) []Hit {
+	c := r.c
 	if len(list) > limit {
 		list = list[:limit]
 	}
 	hits := make([]Hit, len(list))
-	words := surfaceWords(q.Text)
+	words := surfaceWords(r.q.Text)
 	for i, cd := range list {
 		e := c.slots[cd.slot]
 		h := Hit{Doc: e.doc, Hybrid: cd.hybrid, Cos: cd.cos, ContextCos: cd.ctxCos, Keyword: cd.keyword, Literal: cd.literal,
 			Pinned: cd.pinned}
 		if cd.pinnedBy >= 0 {
-			h.PinnedBy = syms[cd.pinnedBy]
+			h.PinnedBy = r.syms[cd.pinnedBy]
 		}
 		if cd.spreadFrom >= 0 {
 			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name // came by the link: no terms to show
 		} else {
-			h.Terms = matchedTerms(e, terms)
+			h.Terms = matchedTerms(e, r.lq.terms)
 			h.Words = wordsOf(h.Terms, words)
 		}
 		hits[i] = h

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/somni-dev/somni/internal/index/watch"
 )
 
 // SubtreeScanner is an optional Source extension: a Source that can list
@@ -46,77 +45,6 @@ func (ix *Index) Counters() SyncCounters {
 		Loaded: c.loaded.Load(), Embedded: c.embedded.Load(), Removed: c.removed.Load()}
 }
 
-// maxPendingPaths bounds the watcher's change set: past it (a git
-// checkout, a bulk copy) one full scan is cheaper than path by path.
-const maxPendingPaths = 1024
-
-// changeSet collects what changed since the last sync: paths (a
-// directory stands for its whole subtree) or "everything".
-type changeSet struct {
-	mu    sync.Mutex
-	full  bool
-	paths map[string]bool // path → it is a directory: its subtree changed
-	any   atomic.Bool     // lock-free check for the search path
-}
-
-// add records that p changed; dir means everything below p may have.
-func (c *changeSet) add(p string, dir bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.any.Store(true)
-	if c.full {
-		return
-	}
-	if c.paths == nil {
-		c.paths = map[string]bool{}
-	}
-	if _, ok := c.paths[p]; !ok && len(c.paths) >= maxPendingPaths {
-		c.full, c.paths = true, nil
-		return
-	}
-	c.paths[p] = c.paths[p] || dir
-}
-
-// markFull records that only a full scan can tell what changed.
-func (c *changeSet) markFull() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.full, c.paths = true, nil
-	c.any.Store(true)
-}
-
-// take empties the set and returns what it held.
-func (c *changeSet) take() (full bool, paths map[string]bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	full, paths = c.full, c.paths
-	c.full, c.paths = false, nil
-	c.any.Store(false)
-	return full, paths
-}
-
-// restore puts back what a failed sync took.
-func (c *changeSet) restore(full bool, paths map[string]bool) {
-	if full {
-		c.markFull()
-		return
-	}
-	for p, dir := range paths {
-		c.add(p, dir)
-	}
-}
-
-// pending reports whether anything changed since the last take.
-func (c *changeSet) pending() bool { return c.any.Load() }
-
-// has reports whether p is recorded (or everything is).
-func (c *changeSet) has(p string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	_, ok := c.paths[p]
-	return ok || c.full
-}
-
 // refresh brings the index up to date before a search, as cheaply as the
 // situation allows, and never waits for a sync another caller is running.
 //
@@ -137,7 +65,7 @@ func (ix *Index) refresh(ctx context.Context) {
 	age := time.Duration(ix.now().UnixNano() - last)
 	if ix.w == nil {
 		if age >= iv && ix.syncMu.TryLock() {
-			_, named := ix.changes.take()
+			_, named := ix.changes.Take()
 			_, err := ix.syncLocked(ctx, named)
 			ix.syncMu.Unlock()
 			if err != nil {
@@ -146,9 +74,9 @@ func (ix *Index) refresh(ctx context.Context) {
 		}
 		return
 	}
-	if ix.changes.pending() && ix.syncMu.TryLock() {
+	if ix.changes.Pending() && ix.syncMu.TryLock() {
 		var err error
-		if full, paths := ix.changes.take(); full {
+		if full, paths := ix.changes.Take(); full {
 			_, err = ix.syncLocked(ctx, nil)
 		} else if len(paths) > 0 {
 			_, err = ix.syncPathsLocked(ctx, paths)
@@ -185,7 +113,7 @@ func (ix *Index) safetyScan() {
 		if ix.closed.Load() || time.Duration(ix.now().UnixNano()-ix.lastScanNS.Load()) < WatchSafetyInterval {
 			return // closing, or another full scan ran while we waited
 		}
-		_, named := ix.changes.take()
+		_, named := ix.changes.Take()
 		if _, err := ix.syncLocked(ix.bgCtx, named); err != nil && ix.bgCtx.Err() == nil {
 			ix.log.Warn("index safety-net scan failed", "err", err)
 		}
@@ -210,7 +138,7 @@ func (ix *Index) SyncPaths(ctx context.Context, paths ...string) (SyncStats, err
 	set := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		fi, err := os.Lstat(p)
+		fi, err := ix.lstat(p)
 		set[p] = err == nil && fi.IsDir()
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return SyncStats{}, fmt.Errorf("index: sync %s: %w", p, err)
@@ -224,6 +152,17 @@ func (ix *Index) SyncPaths(ctx context.Context, paths ...string) (SyncStats, err
 	return ix.syncPathsLocked(ctx, set)
 }
 
+// lstat stats a path a change named through the data-dir boundary, never
+// following a link out of it; a path outside every root is refused
+// (safefs.ErrOutside). A Source without Roots has no files on disk (an
+// in-memory one): nothing is there.
+func (ix *Index) lstat(p string) (fs.FileInfo, error) {
+	if ix.fs == nil {
+		return nil, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+	}
+	return ix.fs.Lstat(p)
+}
+
 // maxIgnored bounds the set of files a full scan did not report.
 const maxIgnored = 4096
 
@@ -231,7 +170,7 @@ const maxIgnored = 4096
 // the watcher's change set or given to SyncPaths; on failure they are put
 // back so the next search retries. Callers hold syncMu.
 func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (stats SyncStats, err error) {
-	if ix.st.gone() {
+	if ix.st.Gone() {
 		return ix.syncLocked(ctx, paths) // a rebuilt database needs every entry
 	}
 	start := time.Now()
@@ -239,15 +178,37 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 	defer ix.syncing.Store(false)
 	defer func() {
 		if err != nil {
-			ix.changes.restore(false, paths)
+			ix.changes.Restore(false, paths)
 		}
 	}()
-	scanner, _ := ix.opts.Source.(SubtreeScanner)
+	covered := ix.covered(paths)
+	var found map[string]FileRef
+	if scanner, ok := ix.opts.Source.(SubtreeScanner); ok {
+		if found, err = scanPaths(ctx, scanner, paths); err != nil {
+			return stats, err
+		}
+	} else {
+		var needFull bool
+		if found, needFull = ix.statPaths(paths, covered); needFull {
+			ix.syncing.Store(false)
+			return ix.syncLocked(ctx, paths)
+		}
+	}
+	ix.counters.pathSyncs.Add(1)
+	stats.Scanned = len(found)
+	err = ix.applyLocked(ctx, ix.pathPlan(covered, found), &stats)
+	stats.Duration = time.Since(start)
+	ix.logSync(stats, "paths")
+	return stats, err
+}
 
-	// indexed (or failed) paths the change names: path → last known ref
+// covered is the indexed (or failed) paths the change names: path → last
+// known ref. Callers hold syncMu (it guards failed); it takes mu to read.
+func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 	covered := map[string]FileRef{}
 	var dirs []string
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	for p, dir := range paths {
 		if e := ix.c.get(p); e != nil {
 			covered[p] = e.ref
@@ -260,70 +221,79 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 	}
 	if len(dirs) > 0 {
 		for p, s := range ix.c.bySlot {
-			if underAny(p, dirs) {
+			if watch.UnderAny(p, dirs) {
 				covered[p] = ix.c.slots[s].ref
 			}
 		}
 		for p, f := range ix.failed {
-			if underAny(p, dirs) {
+			if watch.UnderAny(p, dirs) {
 				covered[p] = f
 			}
 		}
 	}
-	ix.mu.RUnlock()
+	return covered
+}
 
+// scanPaths asks the Source what is at or below each path now.
+func scanPaths(ctx context.Context, scanner SubtreeScanner, paths map[string]bool) (map[string]FileRef, error) {
 	found := map[string]FileRef{}
-	if scanner != nil {
-		for p := range paths {
-			refs, err := scanner.ScanUnder(ctx, p)
-			if err != nil {
-				return stats, fmt.Errorf("index: scan %s: %w", p, err)
-			}
-			for _, r := range refs {
-				found[r.Path] = r
-			}
+	for p := range paths {
+		refs, err := scanner.ScanUnder(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("index: scan %s: %w", p, err)
 		}
-	} else {
-		needFull := false
-		// known files: a stat says whether they are still there
-		for p, r := range covered {
-			fi, err := os.Lstat(p)
-			switch {
-			case err == nil && fi.Mode().IsRegular():
-				found[p] = FileRef{Path: p, Kind: r.Kind, ModTime: fi.ModTime(), Size: fi.Size()}
-			case err == nil || !errors.Is(err, fs.ErrNotExist):
-				needFull = true // replaced by a directory, or unreadable: let the Source decide
-			}
-		}
-		// anything else that exists is new to the index: only the Source
-		// knows whether and how to index it, unless a full scan already
-		// showed it skips that file
-		for p, dir := range paths {
-			if _, ok := covered[p]; ok {
-				continue
-			}
-			_, err := os.Lstat(p)
-			if err != nil {
-				delete(ix.ignored, p)
-				continue
-			}
-			if _, skip := ix.ignored[p]; skip && !dir {
-				continue
-			}
-			needFull = true
-		}
-		if needFull {
-			ix.syncing.Store(false)
-			return ix.syncLocked(ctx, paths)
+		for _, r := range refs {
+			found[r.Path] = r
 		}
 	}
-	ix.counters.pathSyncs.Add(1)
-	stats.Scanned = len(found)
+	return found, nil
+}
+
+// statPaths is scanPaths for a Source that cannot list a subtree: a stat
+// says whether known files are still there; needFull means only a full
+// scan can tell. Callers hold syncMu (it guards ignored).
+func (ix *Index) statPaths(paths map[string]bool, covered map[string]FileRef) (found map[string]FileRef, needFull bool) {
+	found = map[string]FileRef{}
+	// known files: a stat says whether they are still there
+	for p, r := range covered {
+		fi, err := ix.lstat(p)
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			found[p] = FileRef{Path: p, Kind: r.Kind, ModTime: fi.ModTime(), Size: fi.Size()}
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			needFull = true // replaced by a directory, or unreadable: let the Source decide
+		}
+	}
+	// anything else that exists is new to the index: only the Source
+	// knows whether and how to index it, unless a full scan already
+	// showed it skips that file
+	for p, dir := range paths {
+		if _, ok := covered[p]; ok {
+			continue
+		}
+		_, err := ix.lstat(p)
+		if err != nil {
+			delete(ix.ignored, p)
+			continue
+		}
+		if _, skip := ix.ignored[p]; skip && !dir {
+			continue
+		}
+		needFull = true
+	}
+	return found, needFull
+}
+
+// pathPlan loads everything found (an event named it: load even if the
+// mtime looks the same) and removes what was covered but is gone.
+// Callers hold syncMu (it guards failed); it takes mu to read.
+func (ix *Index) pathPlan(covered, found map[string]FileRef) syncPlan {
 	plan := syncPlan{deferLight: true}
 	for _, r := range found {
-		plan.changed = append(plan.changed, r) // an event named it: load even if mtime looks the same
+		plan.changed = append(plan.changed, r)
 	}
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
 	for p := range covered {
 		if _, ok := found[p]; ok {
 			continue
@@ -333,22 +303,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 		}
 		delete(ix.failed, p)
 	}
-	ix.mu.RUnlock()
-	err = ix.applyLocked(ctx, plan, &stats)
-	stats.Duration = time.Since(start)
-	ix.logSync(stats, "paths")
-	return stats, err
-}
-
-// underAny reports whether p lies below one of dirs.
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if len(p) > len(d) && strings.HasPrefix(p, d) &&
-			(p[len(d)] == filepath.Separator || strings.HasSuffix(d, string(filepath.Separator))) {
-			return true
-		}
-	}
-	return false
+	return plan
 }
 
 // ignoreCandidates are the named files that exist before a full scan but
@@ -367,7 +322,7 @@ func (ix *Index) ignoreCandidates(named map[string]bool) []string {
 		if dir || ix.c.get(p) != nil {
 			continue
 		}
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := ix.lstat(p); err == nil && fi.Mode().IsRegular() {
 			out = append(out, p)
 		}
 	}
@@ -391,30 +346,6 @@ func (ix *Index) noteIgnored(candidates []string, seen map[string]bool) {
 func scoreOnly(old *entry, doc Doc) bool {
 	doc.Score = old.doc.Score
 	return hashDoc(doc) == old.docHash
-}
-
-// writeLight persists rows whose text did not change (new score, mtime
-// or size) in one transaction.
-func (ix *Index) writeLight(ctx context.Context, es []*entry) error {
-	tx, err := ix.st.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: begin: %w", err)
-	}
-	defer tx.Rollback()
-	st, err := tx.PrepareContext(ctx, `UPDATE entries SET score=?, doc_hash=?, mtime_ns=?, size=? WHERE path=?`)
-	if err != nil {
-		return fmt.Errorf("index: prepare row update: %w", err)
-	}
-	defer st.Close()
-	for _, e := range es {
-		if _, err := st.ExecContext(ctx, e.doc.Score, e.docHash, e.ref.ModTime.UnixNano(), e.ref.Size, e.doc.Path); err != nil {
-			return fmt.Errorf("index: update %s: %w", e.doc.Path, err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: commit row updates: %w", err)
-	}
-	return nil
 }
 
 // flushDeferred writes the rows path syncs postponed; callers hold syncMu.
@@ -442,7 +373,7 @@ func (ix *Index) stale() bool {
 	last := ix.lastScanNS.Load()
 	age := time.Duration(ix.now().UnixNano() - last)
 	if ix.w != nil {
-		return ix.changes.pending() || (last != 0 && age >= WatchSafetyInterval)
+		return ix.changes.Pending() || (last != 0 && age >= WatchSafetyInterval)
 	}
 	return age >= iv
 }

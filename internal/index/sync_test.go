@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // trackedSource is a dirSource that records scans and which files it loaded.
@@ -93,7 +97,7 @@ func seedTree(tb testing.TB, root string, n int) []string {
 func waitRecorded(tb testing.TB, ix *Index, p string) {
 	tb.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !ix.changes.has(p) {
+	for !ix.changes.Has(p) {
 		if time.Now().After(deadline) {
 			tb.Fatalf("watcher never reported %s", p)
 		}
@@ -347,12 +351,15 @@ func TestSyncPaths(t *testing.T) {
 			}
 			emb := &countingEmbedder{Embedder: embed.Hash()}
 			ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
-				Logger: quietLogger(), ScanInterval: -1})
+				Logger: quietLogger(), ScanInterval: -1, Roots: []string{root}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer ix.Close()
 			syncEmbedded(t, ix)
+			if _, err := ix.SyncPaths(ctx, filepath.Join(t.TempDir(), "elsewhere.md")); !errors.Is(err, safefs.ErrOutside) {
+				t.Errorf("path outside the roots: err = %v, want ErrOutside", err)
+			}
 			fresh := filepath.Join(root, "knowledge", "fresh", "SKILL.md")
 			newFull := 1
 			if subtree {
@@ -409,61 +416,6 @@ func TestSyncPaths(t *testing.T) {
 			}
 			if n := ix.Status().Entries; n != 19 {
 				t.Errorf("entries = %d, want 19", n)
-			}
-		})
-	}
-}
-
-func TestChangeSet(t *testing.T) {
-	type op struct {
-		path string
-		dir  bool
-		full bool // markFull instead of add
-	}
-	many := make([]op, maxPendingPaths+1)
-	for i := range many {
-		many[i] = op{path: fmt.Sprintf("/m/%d", i)}
-	}
-	cases := []struct {
-		name      string
-		ops       []op
-		wantFull  bool
-		wantPaths map[string]bool
-	}{
-		{"empty", nil, false, nil},
-		{"files and a directory", []op{{path: "/a"}, {path: "/d", dir: true}, {path: "/a"}}, false, map[string]bool{"/a": false, "/d": true}},
-		{"a directory event wins over a file event", []op{{path: "/d", dir: true}, {path: "/d"}}, false, map[string]bool{"/d": true}},
-		{"overflow", []op{{path: "/a"}, {full: true}, {path: "/b"}}, true, nil},
-		{"too many paths become one full scan", many, true, nil},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			var c changeSet
-			for _, o := range tc.ops {
-				if o.full {
-					c.markFull()
-				} else {
-					c.add(o.path, o.dir)
-				}
-			}
-			if c.pending() != (len(tc.ops) > 0) {
-				t.Errorf("pending = %v", c.pending())
-			}
-			full, paths := c.take()
-			if full != tc.wantFull || len(paths) != len(tc.wantPaths) {
-				t.Fatalf("take = %v %v, want %v %v", full, paths, tc.wantFull, tc.wantPaths)
-			}
-			for p, d := range tc.wantPaths {
-				if got, ok := paths[p]; !ok || got != d {
-					t.Errorf("path %s = %v,%v want dir=%v", p, got, ok, d)
-				}
-			}
-			if c.pending() {
-				t.Error("still pending after take")
-			}
-			c.restore(full, paths)
-			if c.pending() != (full || len(paths) > 0) {
-				t.Error("restore lost the changes")
 			}
 		})
 	}
@@ -561,7 +513,7 @@ func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
 	root := t.TempDir()
 	paths := seedTree(t, root, 3)
 	dbPath := filepath.Join(t.TempDir(), "i.sqlite")
-	ix, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Logger: quietLogger(), ScanInterval: -1})
+	ix, err := Open(ctx, Options{Path: dbPath, Source: dirSource{root}, Logger: quietLogger(), ScanInterval: -1, Roots: []string{root}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,5 +565,35 @@ func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
 		if got := storedScore(); got != st.wantSaved {
 			t.Errorf("%s: database holds score %g, want %g", st.name, got, st.wantSaved)
 		}
+	}
+}
+
+// TestNoSideDoorToMemoryFiles: the index stats and reads memory files only
+// through the Source and the safefs boundary; the one file it opens by
+// path itself, its SQLite cache, is package cache's.
+func TestNoSideDoorToMemoryFiles(t *testing.T) {
+	pathFuncs := map[string]bool{"Stat": true, "Lstat": true, "ReadDir": true, "ReadFile": true, "Open": true,
+		"OpenFile": true, "Remove": true, "RemoveAll": true, "Rename": true, "WriteFile": true, "Readlink": true}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "os" && pathFuncs[sel.Sel.Name] {
+					t.Errorf("%s: os.%s: go through the Source or safefs", fset.Position(sel.Pos()), sel.Sel.Name)
+				}
+			}
+			return true
+		})
 	}
 }

@@ -3,13 +3,17 @@ package index
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
 )
 
-// Entry kinds the sidecar's Source reports; the index treats Kind as an
-// opaque filter label, these constants only keep spelling consistent.
+// Entry kinds. The index treats Kind as an opaque filter label; these are
+// the words memory names its kinds with (memory.Kind spells the same, and
+// the sidecar's Source passes a memory kind through as it is), plus the
+// conversation turns the index ranks itself. ParseKind is the one reader
+// of a kind a person or a model names.
 const (
 	KindKnowledge    = "knowledge"
 	KindSkill        = "skill"
@@ -17,6 +21,21 @@ const (
 	KindIntention    = "intention"
 	KindConversation = "conversation"
 )
+
+// ParseKind reads a recall kind as a types list names it: knowledge,
+// skill or episode, singular or plural, any case. Any other word is not a
+// kind (a recall list reads it as an entry type).
+func ParseKind(word string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(word)) {
+	case "knowledge":
+		return KindKnowledge, true
+	case "skill", "skills":
+		return KindSkill, true
+	case "episode", "episodes":
+		return KindEpisode, true
+	}
+	return "", false
+}
 
 // FileRef is the cheap per-file facts a Source reports on every scan; a
 // changed ModTime or Size is what makes the index load the file again.
@@ -138,6 +157,11 @@ type Options struct {
 	// SubtreeScanner when the Source has it), instead of scanning every
 	// file. Folders missing at Open are not watched.
 	WatchDirs []string
+	// Roots are the folders the Source's files live in: the data-dir
+	// boundary (package safefs) through which the index stats the paths
+	// a change names. Empty ⇒ WatchDirs; neither ⇒ the Source keeps no
+	// files on disk. SyncPaths refuses a path outside every root.
+	Roots []string
 	// ScanInterval bounds how stale a Search may be without a working
 	// watcher: a Search runs the mtime scan first when the last one is
 	// older than this; 0 ⇒ every search scans. With a watcher, searches

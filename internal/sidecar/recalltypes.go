@@ -20,14 +20,9 @@ type RecallTypes struct {
 func ParseRecallTypes(list string) RecallTypes {
 	var t RecallTypes
 	for _, w := range splitList(strings.ToLower(list)) {
-		switch w {
-		case "knowledge":
-			t.Kinds = append(t.Kinds, index.KindKnowledge)
-		case "skill", "skills":
-			t.Kinds = append(t.Kinds, index.KindSkill)
-		case "episode", "episodes":
-			t.Kinds = append(t.Kinds, index.KindEpisode)
-		default:
+		if k, ok := index.ParseKind(w); ok {
+			t.Kinds = append(t.Kinds, k)
+		} else {
 			t.EntryTypes = append(t.EntryTypes, w)
 		}
 	}

@@ -15,7 +15,9 @@ type storeSource struct{ st *memory.Store }
 
 var _ index.Source = storeSource{}
 
-// indexKinds are the entry kinds recall searches.
+// indexKinds are the entry kinds recall searches. A memory kind's name is
+// its index kind (index.Kind* spell memory's words; TestKindsOneSpelling
+// holds them together), so refs and docs carry it through unchanged.
 var indexKinds = []memory.Kind{memory.KindKnowledge, memory.KindSkill, memory.KindEpisode}
 
 var _ index.SubtreeScanner = storeSource{}
@@ -42,7 +44,7 @@ func (s storeSource) ScanUnder(ctx context.Context, p string) ([]index.FileRef, 
 func fileRefs(refs []memory.Ref) []index.FileRef {
 	out := make([]index.FileRef, len(refs))
 	for i, r := range refs {
-		out[i] = index.FileRef{Path: r.Path, Kind: indexKind(r.Kind), ModTime: r.ModTime, Size: r.Size}
+		out[i] = index.FileRef{Path: r.Path, Kind: string(r.Kind), ModTime: r.ModTime, Size: r.Size}
 	}
 	return out
 }
@@ -56,26 +58,12 @@ func (s storeSource) Load(_ context.Context, ref index.FileRef) (index.Doc, erro
 	return docOf(e), nil
 }
 
-func indexKind(k memory.Kind) string {
-	switch k {
-	case memory.KindKnowledge:
-		return index.KindKnowledge
-	case memory.KindSkill:
-		return index.KindSkill
-	case memory.KindEpisode:
-		return index.KindEpisode
-	case memory.KindIntention:
-		return index.KindIntention
-	}
-	return string(k)
-}
-
 // docOf maps one entry to what the index ranks; memory's accessors say
 // where each field lives, so the index never reads the file format.
 func docOf(e *memory.Entry) index.Doc {
 	return index.Doc{
 		Path:           e.Path,
-		Kind:           indexKind(e.Kind),
+		Kind:           string(e.Kind),
 		Name:           e.Name,
 		Description:    e.Description(),
 		Body:           e.Body,

@@ -1,6 +1,6 @@
 //go:build linux
 
-package index
+package watch
 
 import (
 	"errors"
@@ -22,28 +22,28 @@ import (
 const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB |
 	unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 
-// watcher records which paths under its roots changed, so the next
-// search reloads only those (see Index.refresh). Hidden files and
+// Watcher records which paths under its roots changed, so the next
+// search reloads only those (see the index's refresh). Hidden files and
 // directories are not followed: atomic-write temporaries, editor swap
 // files and VCS metadata are never memory entries.
-type watcher struct {
+type Watcher struct {
 	f       *os.File
 	log     *slog.Logger
-	changes *changeSet
+	changes *Changes
 	mu      sync.Mutex
 	wds     map[int]string // watch descriptor → directory path
 	done    chan struct{}
 }
 
-// startWatcher watches roots recursively (missing roots are skipped). It
+// Start watches roots recursively (missing roots are skipped). It
 // fails when inotify is unavailable or the kernel's watch budget
 // (fs.inotify.max_user_watches) is too small for the tree.
-func startWatcher(roots []string, log *slog.Logger, changes *changeSet) (*watcher, error) {
+func Start(roots []string, log *slog.Logger, changes *Changes) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify init: %w", err)
 	}
-	w := &watcher{f: os.NewFile(uintptr(fd), "inotify"), log: log, changes: changes,
+	w := &Watcher{f: os.NewFile(uintptr(fd), "inotify"), log: log, changes: changes,
 		wds: map[int]string{}, done: make(chan struct{})}
 	for _, r := range roots {
 		if err := w.addTree(filepath.Clean(r)); err != nil {
@@ -58,7 +58,7 @@ func startWatcher(roots []string, log *slog.Logger, changes *changeSet) (*watche
 // addTree adds a watch on dir and every non-hidden directory below it.
 // Watching an already watched directory (one moved within the tree)
 // returns its descriptor again, and the path recorded for it is updated.
-func (w *watcher) addTree(root string) error {
+func (w *Watcher) addTree(root string) error {
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -95,18 +95,18 @@ func (w *watcher) addTree(root string) error {
 
 // forget removes the watches on dir and below (a directory moved away:
 // its watches would keep reporting events under the old path).
-func (w *watcher) forget(dir string) {
+func (w *Watcher) forget(dir string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for wd, p := range w.wds {
-		if p == dir || underAny(p, []string{dir}) {
+		if p == dir || UnderAny(p, []string{dir}) {
 			_, _ = unix.InotifyRmWatch(int(w.f.Fd()), uint32(wd))
 			delete(w.wds, wd)
 		}
 	}
 }
 
-func (w *watcher) loop() {
+func (w *Watcher) loop() {
 	defer close(w.done)
 	buf := make([]byte, 64*1024)
 	for {
@@ -134,10 +134,10 @@ func (w *watcher) loop() {
 }
 
 // handle turns one inotify event into a change-set entry.
-func (w *watcher) handle(wd int, mask uint32, name string) {
+func (w *Watcher) handle(wd int, mask uint32, name string) {
 	if mask&unix.IN_Q_OVERFLOW != 0 {
 		w.log.Warn("index watcher queue overflowed; next search rescans everything")
-		w.changes.markFull()
+		w.changes.MarkFull()
 		return
 	}
 	w.mu.Lock()
@@ -154,7 +154,7 @@ func (w *watcher) handle(wd int, mask uint32, name string) {
 		if mask&unix.IN_MOVE_SELF != 0 {
 			w.forget(dir)
 		}
-		w.changes.add(dir, true)
+		w.changes.Add(dir, true)
 		return
 	}
 	if name == "" || strings.HasPrefix(name, ".") {
@@ -162,7 +162,7 @@ func (w *watcher) handle(wd int, mask uint32, name string) {
 	}
 	p := filepath.Join(dir, name)
 	if mask&unix.IN_ISDIR == 0 {
-		w.changes.add(p, false)
+		w.changes.Add(p, false)
 		return
 	}
 	switch {
@@ -172,16 +172,17 @@ func (w *watcher) handle(wd int, mask uint32, name string) {
 		// by that scan or reported by the new watch
 		if err := w.addTree(p); err != nil {
 			w.log.Warn("index watcher cannot follow new directory; next search rescans everything", "path", p, "err", err)
-			w.changes.markFull()
+			w.changes.MarkFull()
 			return
 		}
 	case mask&unix.IN_MOVED_FROM != 0:
 		w.forget(p)
 	}
-	w.changes.add(p, true)
+	w.changes.Add(p, true)
 }
 
-func (w *watcher) close() error {
+// Close stops watching and waits for the event loop to end.
+func (w *Watcher) Close() error {
 	err := w.f.Close()
 	<-w.done
 	return err

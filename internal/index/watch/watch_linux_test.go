@@ -1,9 +1,10 @@
 //go:build linux
 
-package index
+package watch
 
 import (
-	"context"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"testing"
 
@@ -15,12 +16,12 @@ import (
 // nothing for hidden names, everything after an overflow.
 func TestWatchEventsToChanges(t *testing.T) {
 	root := t.TempDir()
-	var cs changeSet
-	w, err := startWatcher([]string{root}, quietLogger(), &cs)
+	var cs Changes
+	w, err := Start([]string{root}, slog.New(slog.NewTextHandler(io.Discard, nil)), &cs)
 	if err != nil {
 		t.Skip("no inotify here:", err)
 	}
-	defer w.close()
+	defer w.Close()
 	var rootWD int
 	w.mu.Lock()
 	for wd, p := range w.wds {
@@ -53,7 +54,7 @@ func TestWatchEventsToChanges(t *testing.T) {
 				wd = -1
 			}
 			w.handle(wd, tc.mask, tc.file)
-			full, paths := cs.take()
+			full, paths := cs.Take()
 			if full != tc.wantFull || len(paths) != len(tc.wantPaths) {
 				t.Fatalf("recorded full=%v %v, want %v %v", full, paths, tc.wantFull, tc.wantPaths)
 			}
@@ -63,30 +64,5 @@ func TestWatchEventsToChanges(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestWatchOverflowRescansEverything: after lost events the next search
-// runs one full scan, then goes back to path syncs.
-func TestWatchOverflowRescansEverything(t *testing.T) {
-	ctx := context.Background()
-	root := t.TempDir()
-	seedTree(t, root, 5)
-	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: dirSource{root},
-		Logger: quietLogger(), WatchDirs: []string{root}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	if !ix.Watching() {
-		t.Skip("no inotify here")
-	}
-	ix.Search(ctx, Query{Text: "topic"}) // the first search scans everything
-	c0 := ix.Counters()
-	ix.w.handle(0, unix.IN_Q_OVERFLOW, "")
-	ix.Search(ctx, Query{Text: "topic"})
-	ix.Search(ctx, Query{Text: "topic"})
-	if d := counterDelta(c0, ix.Counters()); d.FullScans != 1 {
-		t.Errorf("overflow: %d full scans over two searches, want 1", d.FullScans)
 	}
 }

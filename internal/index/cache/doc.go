@@ -1,0 +1,14 @@
+// Package cache is the recall index's SQLite file: a derived cache of the
+// index's entries (their text, scan facts, digests and vectors) and their
+// related: links, so a restart re-embeds nothing. It can be deleted at any
+// moment: the index rebuilds it from its Source. Every process on a data
+// dir shares the one file (WAL, busy_timeout); a file that cannot be used
+// at all gives way to an in-memory database for the run. Errors keep the
+// index's prefix: to callers they are the index's.
+//
+// Map:
+//   - cache.go  Open (with the broken-file and in-memory fallbacks), the
+//     schema, Gone, Close, SetState.
+//   - rows.go   Row and its reads and writes: loading every row, one sync's
+//     Write, score-only WriteLight, the embedder's WriteVectors, Links.
+package cache

@@ -1,0 +1,19 @@
+//go:build !linux
+
+package watch
+
+import (
+	"errors"
+	"log/slog"
+)
+
+// Watcher is not implemented here: the index scans by mtime instead.
+type Watcher struct{}
+
+// Start fails: file watching is only implemented on linux.
+func Start([]string, *slog.Logger, *Changes) (*Watcher, error) {
+	return nil, errors.New("file watching is only implemented on linux")
+}
+
+// Close does nothing.
+func (*Watcher) Close() error { return nil }
