@@ -19,7 +19,6 @@
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
 //   - dated.go     what an entry and a query say about time (day ranges).
-//   - words.go     the query's own words behind the terms a hit matched (Hit.Words).
 //   - shown.go     hits as package present renders them for a model (Shown).
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, Query, Hit, Status, Options, Source.

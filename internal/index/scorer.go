@@ -637,7 +637,7 @@ func (r *ranking) finish(list []*cand, limit int) []Hit {
 		list = list[:limit]
 	}
 	hits := make([]Hit, len(list))
-	words := surfaceWords(r.q.Text)
+	words := textseg.NewSurface(r.q.Text)
 	for i, cd := range list {
 		e := c.slots[cd.slot]
 		h := Hit{Doc: e.doc, Hybrid: cd.hybrid, Cos: cd.cos, ContextCos: cd.ctxCos, Keyword: cd.keyword, Literal: cd.literal,
@@ -649,7 +649,7 @@ func (r *ranking) finish(list []*cand, limit int) []Hit {
 			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name // came by the link: no terms to show
 		} else {
 			h.Terms = matchedTerms(e, r.lq.terms)
-			h.Words = wordsOf(h.Terms, words)
+			h.Words = words.Words(h.Terms)
 		}
 		hits[i] = h
 	}

@@ -6,6 +6,7 @@
 // budget is package textcut's job, not segmentation.
 //
 //	textseg.go  Tokenize, Runs, Symbols: the tokenizer and exact symbols
+//	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
 package textseg
 
 import (

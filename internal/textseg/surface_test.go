@@ -1,11 +1,11 @@
-package index
+package textseg
 
 import (
 	"reflect"
 	"testing"
 )
 
-func TestWordsOf(t *testing.T) {
+func TestSurfaceWords(t *testing.T) {
 	for _, tc := range []struct {
 		query string
 		terms []string
@@ -19,8 +19,8 @@ func TestWordsOf(t *testing.T) {
 		{"İstanbul trip", []string{"trip"}, []string{"trip"}}, // lowercasing changes offsets
 		{"nothing", nil, nil},
 	} {
-		if got := wordsOf(tc.terms, surfaceWords(tc.query)); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("wordsOf(%q, %q) = %q, want %q", tc.query, tc.terms, got, tc.want)
+		if got := NewSurface(tc.query).Words(tc.terms); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("NewSurface(%q).Words(%q) = %q, want %q", tc.query, tc.terms, got, tc.want)
 		}
 	}
 }

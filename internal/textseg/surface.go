@@ -1,14 +1,13 @@
-package index
+package textseg
 
 import (
 	"strings"
-
-	"github.com/somni-dev/somni/internal/textseg"
 )
 
-// queryWords remembers a query's words as written, to show evidence in
-// the user's words rather than as index terms.
-type queryWords struct {
+// Surface remembers a text's words as written, to show the evidence of a
+// match in the user's words rather than as index terms ("Postgres", not
+// "postgr").
+type Surface struct {
 	runs []queryRun
 }
 
@@ -19,13 +18,13 @@ type queryRun struct {
 	lr   []rune // the lowercased run (CJK)
 }
 
-// surfaceWords reads q once for all hits of one ranking.
-func surfaceWords(q string) *queryWords {
-	qw := &queryWords{}
+// NewSurface reads q once, for all the matches shown against it.
+func NewSurface(q string) *Surface {
+	qw := &Surface{}
 	lower := strings.ToLower(q)
 	sameOffsets := len(lower) == len(q)
 	at := 0
-	for _, r := range textseg.Runs(q) {
+	for _, r := range Runs(q) {
 		word := r.Text
 		if i := strings.Index(lower[at:], r.Text); i >= 0 {
 			if sameOffsets {
@@ -36,7 +35,7 @@ func surfaceWords(q string) *queryWords {
 		run := queryRun{word: word, cjk: r.CJK}
 		if r.CJK {
 			run.lr = []rune(r.Text)
-		} else if ts := textseg.Tokenize(r.Text); len(ts) == 1 {
+		} else if ts := Tokenize(r.Text); len(ts) == 1 {
 			run.term = ts[0]
 		}
 		qw.runs = append(qw.runs, run)
@@ -44,11 +43,11 @@ func surfaceWords(q string) *queryWords {
 	return qw
 }
 
-// wordsOf turns matched terms back into the query's words, in query order
+// Words turns matched terms back into the text's words, in text order
 // and once each: a word whose term matched, and for CJK the stretches of
 // the query the matched windows cover ("忽略之前的指令", not its four
 // overlapping windows).
-func wordsOf(terms []string, qw *queryWords) []string {
+func (qw *Surface) Words(terms []string) []string {
 	if len(terms) == 0 {
 		return nil
 	}
