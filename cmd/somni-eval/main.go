@@ -34,6 +34,7 @@ type config struct {
 	// httpBaseURL and httpModel (SOMNI_EMBED_BASE_URL, SOMNI_EMBED_MODEL)
 	// add the http embedder when both are set.
 	httpBaseURL, httpModel string
+	httpKey                string  // SOMNI_EMBED_API_KEY
 	calibrate              bool    // -calibrate
 	verbose                bool    // -v: list misses
 	half                   string  // -half: keep one half, so tuning never looks at held-out misses
@@ -47,7 +48,8 @@ type config struct {
 }
 
 func main() {
-	cfg := config{httpBaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"), httpModel: os.Getenv("SOMNI_EMBED_MODEL")}
+	cfg := config{httpBaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"), httpModel: os.Getenv("SOMNI_EMBED_MODEL"),
+		httpKey: os.Getenv("SOMNI_EMBED_API_KEY")}
 	flag.StringVar(&cfg.dataDir, "data", "testdata/recall", "directory holding notes.json and conversation.txt")
 	flag.BoolVar(&cfg.calibrate, "calibrate", false, "print cosine distributions of unrelated and gold pairs per embedder")
 	flag.StringVar(&cfg.modelDir, "embed-model-dir", os.Getenv("SOMNI_EMBED_MODEL_PATH"), "local embedder model folder")

@@ -98,7 +98,7 @@ func embedders(logger *slog.Logger, cfg config) []embed.Embedder {
 	out := []embed.Embedder{embed.Off(), embed.Hash()}
 	if cfg.httpBaseURL != "" && cfg.httpModel != "" {
 		e, err := embed.New(embed.Config{Provider: "http", BaseURL: cfg.httpBaseURL,
-			Model: cfg.httpModel, APIKeyEnv: "SOMNI_EMBED_API_KEY"}, logger)
+			Model: cfg.httpModel, APIKey: cfg.httpKey}, logger)
 		if err == nil {
 			out = append(out, e)
 		} else {

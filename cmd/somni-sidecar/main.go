@@ -134,6 +134,10 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 		Pooling:  env("SOMNI_EMBED_POOLING", ""),
 		BaseURL:  env("SOMNI_EMBED_BASE_URL", ""),
 		Model:    env("SOMNI_EMBED_MODEL", ""),
+		APIKey:   getenv("SOMNI_EMBED_API_KEY"),
+	}
+	if c.Embed.Threads, err = envInt(getenv, "SOMNI_ORT_THREADS"); err != nil {
+		return nil, err
 	}
 	if c.Calibration, err = envCalibration(getenv); err != nil {
 		return nil, err

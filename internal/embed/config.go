@@ -9,13 +9,14 @@ import (
 // Config selects and configures an embedder; it mirrors the sidecar's
 // --embed/--embed-model-dir flags and the SOMNI_EMBED_* environment.
 type Config struct {
-	Provider  string // "local" | "http" | "hash" | "off"
-	ModelDir  string // local: a models/<name>/ folder (BERT-family or USE-lite)
-	ORTLib    string // local: path to libonnxruntime.so; "" ⇒ search the usual places
-	Pooling   string // local BERT-family: "cls" | "mean" ("" ⇒ model default)
-	BaseURL   string // http: OpenAI-compatible base URL (SOMNI_EMBED_BASE_URL)
-	Model     string // http: model name (SOMNI_EMBED_MODEL)
-	APIKeyEnv string // http: name of the env var holding the key (default SOMNI_EMBED_API_KEY)
+	Provider string // "local" | "http" | "hash" | "off"
+	ModelDir string // local: a models/<name>/ folder (BERT-family or USE-lite)
+	ORTLib   string // local: path to libonnxruntime.so; "" ⇒ search the usual places
+	Pooling  string // local BERT-family: "cls" | "mean" ("" ⇒ model default)
+	Threads  int    // local: ONNX Runtime intra-op threads (SOMNI_ORT_THREADS; 0 ⇒ 1)
+	BaseURL  string // http: OpenAI-compatible base URL (SOMNI_EMBED_BASE_URL)
+	Model    string // http: model name (SOMNI_EMBED_MODEL)
+	APIKey   string // http: the key (SOMNI_EMBED_API_KEY, read by main); empty for local servers
 }
 
 // localFactory builds the ONNX-backed "local" embedder; tests swap it.

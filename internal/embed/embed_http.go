@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -28,18 +27,13 @@ const httpBatch = 64
 // a search (whose caller set no deadline) or a sync forever.
 const httpTimeout = 30 * time.Second
 
-// NewHTTP builds the OpenAI-compatible embedder; the key is read from the
-// env var cfg.APIKeyEnv (default SOMNI_EMBED_API_KEY) and may be empty for
+// NewHTTP builds the OpenAI-compatible embedder; the key may be empty for
 // local servers.
 func NewHTTP(cfg Config) (Embedder, error) {
 	if cfg.BaseURL == "" || cfg.Model == "" {
 		return nil, errors.New("http embedder: base URL and model are required (SOMNI_EMBED_BASE_URL, SOMNI_EMBED_MODEL)")
 	}
-	keyEnv := cfg.APIKeyEnv
-	if keyEnv == "" {
-		keyEnv = "SOMNI_EMBED_API_KEY"
-	}
-	oc := openai.DefaultConfig(os.Getenv(keyEnv))
+	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	return &httpEmbedder{client: openai.NewClientWithConfig(oc), model: cfg.Model, batch: httpBatch,
 		timeout: httpTimeout}, nil

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,12 +25,12 @@ const localBatchSize = 32
 // embedder itself scores fused vectors and reports useLiteFusedCalibration.
 var useLiteCalibration = Calibration{Floor: 0.44, Span: 0.27}
 
-// ortThreads is the intra-op thread count: 1 unless SOMNI_ORT_THREADS says
-// otherwise, because indexing runs in the background next to the host and a
-// single thread already embeds hundreds of short texts per second.
-func ortThreads() int {
-	if n, err := strconv.Atoi(os.Getenv("SOMNI_ORT_THREADS")); err == nil && n > 0 {
-		return n
+// ortThreads is the intra-op thread count: 1 unless configured, because
+// indexing runs in the background next to the host and a single thread
+// already embeds hundreds of short texts per second.
+func ortThreads(configured int) int {
+	if configured > 0 {
+		return configured
 	}
 	return 1
 }
@@ -46,6 +45,8 @@ type localEmbedder struct {
 	cfg localModelConfig
 	id  string
 	lib string // the ONNX Runtime library in use
+	// threads is ONNX Runtime's intra-op thread count
+	threads int
 	// fuseVersion names the USE-lite representation (local_fuse.go), "" for
 	// BERT; Noisy decides by it
 	fuseVersion string
@@ -95,7 +96,7 @@ func newLocal(cfg Config) (Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (%s)", err, mc.ModelPath)
 	}
-	e := &localEmbedder{cfg: mc, lib: lib, ready: make(chan struct{})}
+	e := &localEmbedder{cfg: mc, lib: lib, threads: ortThreads(cfg.Threads), ready: make(chan struct{})}
 	var inputs, outputs []string
 	switch mc.Family {
 	case localFamilyUSELite:
@@ -143,7 +144,7 @@ func (e *localEmbedder) load(model []byte, inputs, outputs []string) {
 		}
 		e.fuse.gloss = g
 	}
-	s, err := ort.NewSession(model, inputs, outputs, ort.Options{IntraOpThreads: ortThreads(), InterOpThreads: 1})
+	s, err := ort.NewSession(model, inputs, outputs, ort.Options{IntraOpThreads: e.threads, InterOpThreads: 1})
 	if err != nil {
 		e.loadErr = fmt.Errorf("embed: load %s: %w", e.cfg.ModelPath, err)
 		return

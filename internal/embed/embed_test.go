@@ -112,15 +112,14 @@ func fakeEmbeddings(t *testing.T, wantKey string) *httptest.Server {
 func TestHTTPEmbedder(t *testing.T) {
 	srv := fakeEmbeddings(t, "sekrit")
 	defer srv.Close()
-	t.Setenv("TEST_EMBED_KEY", "sekrit")
 	tests := []struct {
 		name    string
 		cfg     Config
 		wantErr string
 	}{
-		{"ok", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKeyEnv: "TEST_EMBED_KEY"}, ""},
-		{"bad key", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKeyEnv: "NO_SUCH_KEY_VAR"}, "401"},
-		{"server error", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "broken", APIKeyEnv: "TEST_EMBED_KEY"}, "overloaded"},
+		{"ok", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKey: "sekrit"}, ""},
+		{"bad key", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "m1", APIKey: ""}, "401"},
+		{"server error", Config{Provider: "http", BaseURL: srv.URL + "/v1", Model: "broken", APIKey: "sekrit"}, "overloaded"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
