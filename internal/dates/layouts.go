@@ -15,6 +15,9 @@ const (
 	TimeLayout = "2006-01-02T15:04:05"
 	// MinuteLayout is how recall shows when an episode happened.
 	MinuteLayout = "2006-01-02 15:04"
+	// LogLayout is the UTC instant that starts a somni.log line, as the
+	// Python sidecar wrote it (the host greps its logs by it).
+	LogLayout = "2006-01-02T15:04:05.000Z"
 )
 
 // timeLayouts are the forms a hand-edited or Python-written time may take,

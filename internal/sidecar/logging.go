@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -65,7 +66,7 @@ func (h *LineHandler) Handle(_ context.Context, r slog.Record) error {
 	if t.IsZero() {
 		t = time.Now()
 	}
-	b.WriteString(t.UTC().Format("2006-01-02T15:04:05.000Z"))
+	b.WriteString(t.UTC().Format(dates.LogLayout))
 	b.WriteByte(' ')
 	b.WriteString(levelWord(r.Level))
 	b.WriteByte(' ')

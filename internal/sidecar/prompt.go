@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -187,10 +188,13 @@ func laterLine(sel memory.IntentionSelection, now time.Time) string {
 	if len(sel.Later) == 0 {
 		return ""
 	}
-	year := now.Format("2006-")
 	parts := make([]string, 0, len(sel.Later)+1)
 	for _, it := range sel.Later {
-		parts = append(parts, textcut.Clip(textcut.OneLine(it.What), laterWhatRunes, " …")+" ("+strings.TrimPrefix(it.Due, year)+")")
+		due := it.Due
+		if d := dates.ParseTime(due); !d.IsZero() && d.Year() == now.Year() {
+			due = strings.TrimPrefix(due, strconv.Itoa(d.Year())+"-") // this year's dates drop the year: "12-18"
+		}
+		parts = append(parts, textcut.Clip(textcut.OneLine(it.What), laterWhatRunes, " …")+" ("+due+")")
 	}
 	if sel.LaterMore > 0 {
 		parts = append(parts, fmt.Sprintf("+%d more (list_intentions)", sel.LaterMore))
