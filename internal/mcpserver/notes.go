@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
@@ -138,7 +139,7 @@ func (s *Server) remember(_ context.Context, env clientEnv, a rememberArgs) (str
 	if err := s.notes.add(env.client, body); err != nil {
 		return "", err
 	}
-	_, redacted := memory.RedactCount(body)
+	_, redacted := redact.TextCount(body)
 	msg := "Kept. The next dream files it into long-term memory; recall finds it after that (dream_status shows what is pending)."
 	if redacted > 0 {
 		msg += fmt.Sprintf(" %d secret(s) in it were replaced by placeholders before it was written.", redacted)

@@ -54,19 +54,6 @@ func BenchmarkFrontMatterRender(b *testing.B) {
 	}
 }
 
-func BenchmarkRedact(b *testing.B) {
-	for _, bc := range []struct{ name, text string }{
-		{"clean", "Could you check why the CI docker build fails with the BuildKit cache mount error again?"},
-		{"secret", "export OPENAI_API_KEY=sk-proj-Abc123def456GHI789jkl012MNO345pqr and password=hunter2"},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				_ = Redact(bc.text)
-			}
-		})
-	}
-}
-
 func BenchmarkSaveAtomic(b *testing.B) {
 	s := newTestStore(b)
 	e := s.newEntry(KindKnowledge, s.knowledgeDir()+"/bench/SKILL.md", "bench", "d", "fact", 0.5, "body\n")

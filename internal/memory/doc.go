@@ -1,5 +1,5 @@
 // Package memory owns somni's Markdown data directory: layout, lenient front-matter, atomic writes,
-// safe names, lifecycle numbers, intentions, identity files, session capture with redaction, and dream logs.
+// safe names, lifecycle numbers, intentions, identity files, session capture (redacted by package redact), and dream logs.
 //
 // Layout (compatible with the Python dsh-somni sidecar; MemoryDir defaults to <data>/memory and
 // SkillDir to <data>/skills):
@@ -22,7 +22,7 @@
 // A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
 // Every file access goes through the store's safefs.FS (files.go): links never lead out of the memory
 // and skill roots, nothing is written through a link, only regular files are read and each read is
-// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in Store.sealed,
+// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in redactBeforeWrite (package redact),
 // and every rewrite is a compare-and-swap on the bytes read (rewrite in lifecycle.go, header patching
 // in patch.go). Recall journals its hits (usage.go) instead of rewriting files; a dream folds them in.
 //
@@ -52,7 +52,6 @@
 //	sessionlog_text.go                  how captured text is redacted, capped and kept on one line
 //	recover.go, xlock.go, lock*.go      crashed-log recovery, the cross-process locks
 //	dreamlog.go                         WriteDreamLog/DreamLogs/ReadDreamLog
-//	redact.go, redact_rules.go          Redact
 //
 // Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).
 package memory

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -36,23 +37,23 @@ const (
 
 // writeNew creates path with data atomically; fs.ErrExist if it is there.
 func (s *Store) writeNew(path string, data []byte) error {
-	if _, err := s.fs.Create(path, s.sealed(path, data)); err != nil {
+	if _, err := s.fs.Create(path, s.redactBeforeWrite(path, data)); err != nil {
 		return fmt.Errorf("memory: create %s: %w", path, err)
 	}
 	return nil
 }
 
 // replace writes data over path only if it still holds the version read, and
-// returns the version written (its bytes differ from data when sealed redacted them).
+// returns the version written (its bytes differ from data when redactBeforeWrite changed them).
 func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.Version, error) {
-	ver, err := s.fs.Replace(path, s.sealed(path, data), prev)
+	ver, err := s.fs.Replace(path, s.redactBeforeWrite(path, data), prev)
 	if err != nil {
 		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", path, err)
 	}
 	return ver, nil
 }
 
-// sealed is the last step before bytes reach disk: secrets are redacted here,
+// redactBeforeWrite is the last step before bytes reach disk: secrets are redacted here,
 // for every writer. A document is redacted value by value and re-rendered, so
 // a redaction marker never breaks its header.
 //
@@ -60,24 +61,24 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.V
 // redacted when it was captured (capture is the only writer of their
 // content), and rescanning a whole log at every rotation would cost capture
 // a tenth of its speed.
-func (s *Store) sealed(path string, data []byte) []byte {
+func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
 	if kind, _, _, ok := s.classify(path); ok && kind == KindSessionLog {
 		return data
 	}
 	text := string(data)
-	if Redact(text) == text {
+	if redact.Text(text) == text {
 		return data
 	}
 	s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
 	doc, err := ParseDocument(path, data)
 	if err != nil || !doc.HasFrontMatter {
-		return []byte(Redact(text))
+		return []byte(redact.Text(text))
 	}
 	meta := NewFrontMatter()
 	for _, k := range doc.Meta.Keys() {
-		meta.Set(k, Redact(doc.Meta.Value(k)))
+		meta.Set(k, redact.Text(doc.Meta.Value(k)))
 	}
-	return RenderDocument(meta, Redact(doc.Body))
+	return RenderDocument(meta, redact.Text(doc.Body))
 }
 
 // moveToFreeName renames src (a file or a folder) to destParent/<base><ext>,

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/redact"
 )
 
 func newTestStore(t testing.TB) *Store {
@@ -56,7 +58,7 @@ func TestCaptureFormat(t *testing.T) {
 		"[user] 2026-11-30T10:00:00\n你好，帮我看看 CI\n\n" +
 		"[agent] 2026-11-30T10:00:00\n好的\n\n" +
 		"[user:张三] 2026-11-30T10:00:00\n[x] y is a checkbox\n\n [user] 2026-01-01T00:00:00\nfake header\n\n" +
-		"[tool] 2026-11-30T10:00:00\nreason: run the tests\ncall: exec-shell(\"go test\")\nresult: line1 ⏎ line2 token=" + Redacted + "\n\n" +
+		"[tool] 2026-11-30T10:00:00\nreason: run the tests\ncall: exec-shell(\"go test\")\nresult: line1 ⏎ line2 token=" + redact.Marker + "\n\n" +
 		"[tool] 2026-11-30T10:00:00\ncall: ls\nresult: " + strings.Repeat("r", 300) + "...(truncated)\n\n"
 	if got := readFile(t, path); got != want {
 		t.Fatalf("log:\n%s\nwant:\n%s", got, want)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -29,7 +30,7 @@ const redactMargin = 4096
 // margin past it: a 10 MB paste costs a scan of a few KiB, not of 10 MB.
 func redactHead(text string, limit int) string {
 	head, _ := textseg.Prefix(text, limit+redactMargin)
-	return Redact(head)
+	return redact.Text(head)
 }
 
 // capMessage keeps the first MessageMaxChars characters and notes how long the original (n characters) was.
