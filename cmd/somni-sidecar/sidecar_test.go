@@ -17,6 +17,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
@@ -512,7 +513,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 		if err != nil {
 			t.Fatalf("log not repaired by the restart %s: %v", l, err)
 		}
-		if doc.Meta.Value("status") != memory.StatusPending {
+		if doc.Meta.Value("status") != sessionlog.StatusPending {
 			t.Fatalf("log left open by the kill not finalised: %s", l)
 		}
 	}

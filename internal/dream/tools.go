@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -36,13 +37,14 @@ func refused(format string, args ...any) toolOutcome {
 
 // toolbox executes the dreamer's tools on a memory store.
 type toolbox struct {
-	st  *memory.Store
-	now func() time.Time
-	log *slog.Logger
+	st   *memory.Store
+	logs *sessionlog.Logs
+	now  func() time.Time
+	log  *slog.Logger
 }
 
-func newToolbox(st *memory.Store, now func() time.Time, log *slog.Logger) *toolbox {
-	return &toolbox{st: st, now: now, log: log}
+func newToolbox(st *memory.Store, logs *sessionlog.Logs, now func() time.Time, log *slog.Logger) *toolbox {
+	return &toolbox{st: st, logs: logs, now: now, log: log}
 }
 
 func (tb *toolbox) specs() []Tool { return toolSpecs }

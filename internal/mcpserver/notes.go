@@ -12,15 +12,16 @@ import (
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/redact"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textseg"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
 // Note bounds. A note is one session-log message, and capture cuts messages
-// at memory.MessageMaxChars; remember refuses a longer note instead, so
+// at sessionlog.MessageMaxChars; remember refuses a longer note instead, so
 // nothing the caller meant to keep is silently dropped.
 const (
-	MaxNoteChars = memory.MessageMaxChars
+	MaxNoteChars = sessionlog.MessageMaxChars
 	maxTagsChars = 200
 	// maxClientChars bounds the client name in the log's chat id and speaker label.
 	maxClientChars = 64
@@ -31,7 +32,7 @@ const (
 // stays open while notes keep coming and is closed noteIdle after the last
 // one, at dream_now and at exit: only a closed log is pending for a dream.
 type notes struct {
-	capture *memory.Capture
+	capture *sessionlog.Capture
 	idle    time.Duration
 	log     *slog.Logger
 
@@ -40,7 +41,7 @@ type notes struct {
 	count map[string]int         // notes in the open log
 }
 
-func newNotes(c *memory.Capture, idle time.Duration, log *slog.Logger) *notes {
+func newNotes(c *sessionlog.Capture, idle time.Duration, log *slog.Logger) *notes {
 	return &notes{capture: c, idle: idle, log: log, open: map[string]*time.Timer{}, count: map[string]int{}}
 }
 

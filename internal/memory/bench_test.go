@@ -6,21 +6,6 @@ import (
 	"testing"
 )
 
-func BenchmarkCaptureAppend(b *testing.B) {
-	s := newTestStore(b)
-	c := s.Capture()
-	msg := "Could you check why the CI docker build fails with the BuildKit cache mount error again?"
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := c.Append("bench", "user", msg, "alice", "p2p", ""); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	c.CloseAll()
-}
-
 var benchDoc = []byte("---\nname: docker-build-cache\ndescription: \"Docker builds on the CI runner: cache mounts need BuildKit\"\ntype: experience\nstability: 2\nscore: 0.72\ncreated: 2026-10-01\nlast_used: 2026-11-20\nlast_decay: 2026-11-25\nrelated: api-gateway-503\nticket: 123-456\n---\n\n" +
 	strings.Repeat("Use the cache mount only with BuildKit.\n", 20))
 

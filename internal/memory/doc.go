@@ -1,5 +1,6 @@
 // Package memory owns somni's Markdown data directory: layout, lenient front-matter, atomic writes,
-// safe names, lifecycle numbers, intentions, identity files, session capture (redacted by package redact), and dream logs.
+// safe names, lifecycle numbers, intentions, identity files and dream logs; session logs are
+// package sessionlog's, over this store's files and locks.
 //
 // Layout (compatible with the Python dsh-somni sidecar; MemoryDir defaults to <data>/memory and
 // SkillDir to <data>/skills):
@@ -7,7 +8,7 @@
 //	memory/knowledge/<name>/SKILL.md              knowledge (KindKnowledge)
 //	memory/episodes/<name>/SKILL.md               episodes (KindEpisode); archived under episodes/archived/
 //	memory/intentions/pi-YYYYMMDD-NNN/INTENT.md   intentions; closed ones under intentions/archived/<id>/
-//	memory/session-log/YYYY-MM-DD_NNN.md          captured conversations; processed ones under session-log/archived/
+//	memory/session-log/YYYY-MM-DD_NNN.md          captured conversations (package sessionlog); processed ones under session-log/archived/
 //	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (never overwritten)
 //	memory/about_me.md, memory/users/<id>/about_user.md (legacy memory/about_user.md = user "default")
 //	memory/archived/<name>/                       retired knowledge and learned skills
@@ -33,8 +34,8 @@
 //	                                    code that knows where a field lives, so index and sidecar never parse
 //	frontmatter.go, frontmatter_split.go ParseDocument/RenderDocument; splitFrontMatter is the one rule
 //	                                    for where a header starts and ends (also StripFrontMatter, parseHead)
-//	files.go, names.go, patch.go        atomic writes, moveToFreeName (the one archive move),
-//	                                    nextDailyNumber (the one NNN of session logs, dream logs, intentions),
+//	files.go, names.go, patch.go        atomic writes, MoveToFreeName (the one archive move),
+//	                                    NextDailyNumber (the one NNN of session logs, dream logs, intentions),
 //	                                    SafeName, header patching
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage
 //	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
@@ -44,13 +45,7 @@
 //	identity.go                         AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser and their paths
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
 //	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
-//	sessionlog.go                       session-log limits, status values and file names
-//	capture.go, capture_file.go         Store.Capture(): Append/Tool/Close/CloseAll; opening, rotating,
-//	                                    finalising and resuming a log file
-//	sessionlog_files.go                 PendingLogs/MarkLogProcessed/SessionLogFiles: listing and archiving
-//	sessionlog_parse.go                 ParseSessionLog/ReadSessionLog for the dreamer and conversation search
-//	sessionlog_text.go                  how captured text is redacted, capped and kept on one line
-//	recover.go, xlock.go, lock*.go      crashed-log recovery, the cross-process locks
+//	dirlock.go                          the data directory's write lock and dream lock (package filelock)
 //	dreamlog.go                         WriteDreamLog/DreamLogs/ReadDreamLog
 //
 // Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).

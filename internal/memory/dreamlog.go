@@ -29,7 +29,7 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 	defer unlock()
 	day := s.today()
 	dir := s.dreamLogDir()
-	for next := s.nextDailyNumber(dreamLogRe, day, dir); next < 100000; next++ {
+	for next := s.NextDailyNumber(dreamLogRe, day, dir); next < 100000; next++ {
 		path := filepath.Join(dir, fmt.Sprintf("%s_dream_%03d.md", day, next))
 		err := s.writeNew(path, []byte(ensureTrailingNewline(content)))
 		if err == nil {
@@ -85,7 +85,7 @@ func (s *Store) ReadDreamLog(path string) (string, error) {
 			p = filepath.Join(s.memDir, p)
 		}
 	}
-	if err := checkWithin(s.dreamLogDir(), p); err != nil {
+	if err := CheckWithin(s.dreamLogDir(), p); err != nil {
 		return "", fmt.Errorf("memory: read dream log: %w", err)
 	}
 	data, err := s.fs.ReadFile(p, MaxEntryBytes)

@@ -24,8 +24,6 @@ const (
 	// MaxLogBytes bounds a session log: capture rotates at 24 KiB, so only a
 	// file made by hand or by another tool comes near it.
 	MaxLogBytes = 8 << 20
-	// logHeadBytes is how much of a log is read to learn its status.
-	logHeadBytes = 4096
 	// staleTempAge is when a temp file of an atomic write counts as a killed
 	// write's leftover rather than another process's write in progress.
 	staleTempAge = time.Hour
@@ -81,11 +79,11 @@ func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
 	return RenderDocument(meta, redact.Text(doc.Body))
 }
 
-// moveToFreeName renames src (a file or a folder) to destParent/<base><ext>,
+// MoveToFreeName renames src (a file or a folder) to destParent/<base><ext>,
 // or <base>-2<ext>, -3 … when taken (by us or another process: the rename
 // itself refuses a taken name), and returns where it went. Archiving never
 // overwrites or deletes an earlier archived copy.
-func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error) {
+func (s *Store) MoveToFreeName(src, destParent, base, ext string) (string, error) {
 	if err := s.fs.MkdirAll(destParent); err != nil {
 		return "", fmt.Errorf("memory: create dir %s: %w", destParent, err)
 	}
@@ -111,7 +109,7 @@ func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error
 // root) for what people and models read: no home directory in hints or logs.
 func (s *Store) Rel(path string) string {
 	for _, root := range []string{s.dataDir, s.memDir, s.skillDir} {
-		if root != "" && checkWithin(root, path) == nil {
+		if root != "" && CheckWithin(root, path) == nil {
 			r, _ := filepath.Rel(root, path)
 			return filepath.ToSlash(r)
 		}
@@ -136,12 +134,12 @@ func (s *Store) CleanTemps() int {
 	return n
 }
 
-// nextDailyNumber is one past the highest number the names in dirs carry for
+// NextDailyNumber is one past the highest number the names in dirs carry for
 // day, 1 when there are none; re's first group is the day and its second the
 // number. Callers pass the archive folder too, so a number is never given
 // twice, and still create the name exclusively: another process may take it
 // between the listing and the create.
-func (s *Store) nextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
+func (s *Store) NextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
 	next := 1
 	for _, d := range dirs {
 		des, _ := s.fs.ReadDir(d)

@@ -44,10 +44,10 @@ func StripFrontMatter(text string) string {
 	return strings.TrimSpace(strings.TrimPrefix(text, "\ufeff"))
 }
 
-// parseHead parses only the front-matter of a file's first bytes: the body
+// ParseHead parses only the front-matter of a file's first bytes: the body
 // may be cut anywhere (even inside a UTF-8 character) and is never looked at.
 // ok is false when head holds no complete, readable header.
-func parseHead(path string, head []byte) (meta *FrontMatter, ok bool) {
+func ParseHead(path string, head []byte) (meta *FrontMatter, ok bool) {
 	header, _, framed, closed := splitFrontMatter(string(head))
 	if !framed || !closed {
 		return nil, false

@@ -131,7 +131,7 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	}
 	// Another process may take the same number between our listing and our
 	// create: the create refuses an existing file, and we take the next one.
-	for next := s.nextDailyNumber(intentionIDRe, day, s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")); next < 1000000; next++ {
+	for next := s.NextDailyNumber(intentionIDRe, day, s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")); next < 1000000; next++ {
 		id := fmt.Sprintf("pi-%s-%03d", day, next)
 		if s.fs.Exists(filepath.Join(s.intentionsDir(), "archived", id)) {
 			continue
@@ -197,7 +197,7 @@ func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	dest, err := s.moveToFreeName(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
+	dest, err := s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
 	if err != nil {
 		return "", err
 	}

@@ -84,14 +84,14 @@ func entryDirName(name string) (string, error) {
 // within joins elems under root and verifies the result is root itself or strictly inside it.
 func within(root string, elems ...string) (string, error) {
 	p := filepath.Join(append([]string{root}, elems...)...)
-	if err := checkWithin(root, p); err != nil {
+	if err := CheckWithin(root, p); err != nil {
 		return "", err
 	}
 	return p, nil
 }
 
-// checkWithin returns an error unless path lies inside root (after cleaning both).
-func checkWithin(root, path string) error {
+// CheckWithin returns an error unless path lies inside root (after cleaning both).
+func CheckWithin(root, path string) error {
 	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return fmt.Errorf("%w: %s is outside %s", ErrUnsafeName, path, root)

@@ -373,7 +373,7 @@ func (s *Store) archiveLocked(e *Entry) (string, error) {
 	if !ok || src == s.knowledgeDir() || src == s.episodesDir() || src == s.learnedDir() || src == s.skillDir {
 		return "", fmt.Errorf("memory: archive %s: %w", e.Path, errOutside(e.Path))
 	}
-	return s.moveToFreeName(src, dest, filepath.Base(src), "")
+	return s.MoveToFreeName(src, dest, filepath.Base(src), "")
 }
 
 // RecordEpisode describes one event to remember (compat record_episode arguments).

@@ -221,26 +221,3 @@ func TestReservedAndProtectedNames(t *testing.T) {
 		})
 	}
 }
-
-// TestMarkLogProcessedOnlyLogs: the dreamer may only archive what PendingLogs would list — not an
-// in-flight temp file of an atomic write, nor a user's non-log file that happens to sit in session-log/.
-func TestMarkLogProcessedOnlyLogs(t *testing.T) {
-	for _, name := range []string{".2026-11-30_001.md.tmp-123", "notes.txt", ".hidden.md"} {
-		t.Run(name, func(t *testing.T) {
-			s := newTestStore(t)
-			p := filepath.Join(s.MemoryDir(), "session-log", name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte("keep me\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.MarkLogProcessed(name); !errors.Is(err, ErrInvalid) {
-				t.Errorf("MarkLogProcessed(%q) = %v, want ErrInvalid", name, err)
-			}
-			if got := readFile(t, p); got != "keep me\n" {
-				t.Errorf("file changed: %q", got)
-			}
-		})
-	}
-}

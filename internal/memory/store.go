@@ -64,9 +64,6 @@ type Store struct {
 
 	warnMu sync.Mutex
 	warned map[string]time.Time // broken path → mtime already warned about
-
-	capMu   sync.Mutex
-	capture *Capture // the live session writer, told when a log it holds is archived
 }
 
 // Open prepares a store over cfg; directories are created lazily on first write.
@@ -121,6 +118,12 @@ func (s *Store) MemoryDir() string { return s.memDir }
 
 // SkillDir returns the absolute skills root.
 func (s *Store) SkillDir() string { return s.skillDir }
+
+// FS returns the boundary every file access of the data directory goes through.
+func (s *Store) FS() *safefs.FS { return s.fs }
+
+// Logger returns where the store's warnings go.
+func (s *Store) Logger() *slog.Logger { return s.log }
 
 // Now returns the store's clock reading.
 func (s *Store) Now() time.Time { return s.now() }

@@ -35,6 +35,15 @@ func pyStore(t testing.TB) (*Store, string) {
 	return s, dst
 }
 
+func newTestStore(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(Config{DataDir: t.TempDir(), Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func names(es []*Entry) []string {
