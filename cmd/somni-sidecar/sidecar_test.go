@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/assoc"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -496,7 +496,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	}
 	intents, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md"))
 	for _, p := range intents {
-		if _, err := memory.ParseDocument(p, []byte(readFile(t, p))); err != nil {
+		if _, err := frontmatter.Parse(p, []byte(readFile(t, p))); err != nil {
 			t.Fatalf("half-written intention %s: %v", p, err)
 		}
 	}
@@ -509,7 +509,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	var p map[string]any
 	s2.call("ping", nil, &p)
 	for _, l := range logs {
-		doc, err := memory.ParseDocument(l, []byte(readFile(t, l)))
+		doc, err := frontmatter.Parse(l, []byte(readFile(t, l)))
 		if err != nil {
 			t.Fatalf("log not repaired by the restart %s: %v", l, err)
 		}
@@ -589,7 +589,7 @@ func TestSessionOrderAcrossSessions(t *testing.T) {
 	afterLogs := 0
 	for _, p := range logs {
 		data := readFile(t, p)
-		doc, err := memory.ParseDocument(p, []byte(data))
+		doc, err := frontmatter.Parse(p, []byte(data))
 		if err != nil {
 			t.Fatalf("log %s: %v", p, err)
 		}

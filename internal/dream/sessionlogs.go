@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -50,7 +51,7 @@ func (tb *toolbox) logIsEmpty(path string) (bool, error) {
 	}
 	data := l.Raw
 	body := string(data)
-	if doc, perr := memory.ParseDocument(l.Path, data); perr == nil {
+	if doc, perr := frontmatter.Parse(l.Path, data); perr == nil {
 		body = doc.Body
 	}
 	return strings.TrimSpace(body) == "", nil

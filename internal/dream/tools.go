@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textseg"
@@ -217,7 +218,7 @@ func (tb *toolbox) readItem(ctx context.Context, _ *call, a itemNameArgs) string
 
 // renderEntry shows an entry the way it is stored (front-matter and body).
 func renderEntry(e *memory.Entry) string {
-	return string(memory.RenderDocument(e.Meta, e.Body))
+	return string(frontmatter.Render(e.Meta, e.Body))
 }
 
 func (tb *toolbox) archiveItem(ctx context.Context, c *call, a itemNameArgs) string {

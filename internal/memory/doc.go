@@ -1,4 +1,4 @@
-// Package memory owns somni's Markdown data directory: layout, lenient front-matter, atomic writes,
+// Package memory owns somni's Markdown data directory: layout, atomic writes,
 // safe names, lifecycle numbers, intentions, identity files and dream logs; session logs are
 // package sessionlog's, over this store's files and locks.
 //
@@ -18,8 +18,8 @@
 //
 // Entries are classified by their location relative to these roots, never by substrings of the path.
 //
-// Files are read leniently (ParseDocument: YAML first, then the flat `key: value` form) and written in
-// the compat key order with unknown keys kept in their order and bodies byte for byte (RenderDocument).
+// Files are read leniently (package frontmatter's Parse: YAML first, then the flat `key: value` form) and written in
+// the compat key order with unknown keys kept in their order and bodies byte for byte (frontmatter.Render).
 // A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
 // Every file access goes through the store's safefs.FS (files.go): links never lead out of the memory
 // and skill roots, nothing is written through a link, only regular files are read and each read is
@@ -32,8 +32,6 @@
 //	store.go, entry.go, fields.go       Open, Scan/Load/List/Find/Save; Entry and its typed accessors
 //	                                    (Score, Created, Related, Tags, When, AppliesWhen …): the only
 //	                                    code that knows where a field lives, so index and sidecar never parse
-//	frontmatter.go, frontmatter_split.go ParseDocument/RenderDocument; splitFrontMatter is the one rule
-//	                                    for where a header starts and ends (also StripFrontMatter, parseHead)
 //	files.go, names.go, patch.go        atomic writes, MoveToFreeName (the one archive move),
 //	                                    NextDailyNumber (the one NNN of session logs, dream logs, intentions),
 //	                                    SafeName, header patching

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 // Finding is one thing `somni-sidecar doctor` reports.
@@ -88,7 +90,7 @@ func (s *Store) checkParses(p string) (Finding, bool) {
 		return Finding{}, true
 	}
 	f := Finding{Path: p, Kind: "unparsable", Reason: err.Error()}
-	var pe *ParseError
+	var pe *frontmatter.ParseError
 	if errors.As(err, &pe) {
 		f.Line, f.Reason = pe.Line, pe.Reason
 	}

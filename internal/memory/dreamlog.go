@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 var dreamLogRe = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})_dream_(\d{3,})\.md$`)
@@ -19,7 +21,7 @@ func (s *Store) WriteDreamLog(content string) (string, error) {
 	if !strings.HasPrefix(content, "---\n") && !strings.HasPrefix(content, "---\r\n") {
 		return "", invalid("dream log must start with front-matter (a first line `---`)")
 	}
-	if _, err := ParseDocument("dream log", []byte(content)); err != nil {
+	if _, err := frontmatter.Parse("dream log", []byte(content)); err != nil {
 		return "", fmt.Errorf("memory: %w: dream log front-matter: %v", ErrInvalid, err)
 	}
 	unlock, err := s.mustLock()

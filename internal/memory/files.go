@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 )
@@ -68,15 +69,15 @@ func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
 		return data
 	}
 	s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
-	doc, err := ParseDocument(path, data)
+	doc, err := frontmatter.Parse(path, data)
 	if err != nil || !doc.HasFrontMatter {
 		return []byte(redact.Text(text))
 	}
-	meta := NewFrontMatter()
+	meta := frontmatter.New()
 	for _, k := range doc.Meta.Keys() {
 		meta.Set(k, redact.Text(doc.Meta.Value(k)))
 	}
-	return RenderDocument(meta, redact.Text(doc.Body))
+	return frontmatter.Render(meta, redact.Text(doc.Body))
 }
 
 // MoveToFreeName renames src (a file or a folder) to destParent/<base><ext>,

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -18,7 +19,7 @@ const DefaultUserID = "default"
 type Profile struct {
 	UserID string // "" for about_me
 	Path   string
-	Meta   *FrontMatter
+	Meta   *frontmatter.Meta
 	Body   string
 
 	version safefs.Version // what was read, for the compare-and-swap of the update
@@ -80,7 +81,7 @@ func (s *Store) readProfile(path, userID string) (*Profile, error) {
 		}
 		return nil, fmt.Errorf("memory: read %s: %w", path, err)
 	}
-	doc, err := ParseDocument(path, data)
+	doc, err := frontmatter.Parse(path, data)
 	if err != nil {
 		s.problem(path, err)
 		return nil, err
@@ -141,14 +142,14 @@ func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
 		return nil, err
 	}
 	if p == nil {
-		p = &Profile{Path: s.aboutMePath(), Meta: NewFrontMatter()}
+		p = &Profile{Path: s.aboutMePath(), Meta: frontmatter.New()}
 		p.Meta.Set(KeyName, "about_me")
 	}
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("has_data", "true")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if _, err := s.replace(p.Path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
+	if _, err := s.replace(p.Path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -178,7 +179,7 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 		return nil, err
 	}
 	if p == nil {
-		p = &Profile{UserID: userID, Meta: NewFrontMatter()}
+		p = &Profile{UserID: userID, Meta: frontmatter.New()}
 	}
 	from := ""
 	if p.Path != "" && p.Path != path {
@@ -197,7 +198,7 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if _, err := s.replace(path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
+	if _, err := s.replace(path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	if from != "" && from != s.legacyAboutUser() {

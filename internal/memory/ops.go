@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -55,7 +56,7 @@ func checkDescription(desc string) (string, error) {
 // newEntry builds a fresh entry with the compat keys set.
 func (s *Store) newEntry(kind Kind, path, name, desc, typ string, score float64, body string) *Entry {
 	today := s.today()
-	m := NewFrontMatter()
+	m := frontmatter.New()
 	m.Set(KeyName, name)
 	m.Set(KeyDescription, desc)
 	m.Set(KeyType, typ)

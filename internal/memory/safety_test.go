@@ -3,12 +3,14 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"gopkg.in/yaml.v3"
 )
 
@@ -220,4 +222,50 @@ func TestReservedAndProtectedNames(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
+	s, _ := pyStore(t)
+	p := filepath.Join(s.knowledgeDir(), "lol", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bomb := billionLaughs()
+	if err := os.WriteFile(p, []byte(bomb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, problems, err := s.List(context.Background(), KindKnowledge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Path == p {
+			t.Fatalf("alias bomb listed as an entry")
+		}
+	}
+	found := false
+	for _, pr := range problems {
+		found = found || pr.Path == p
+	}
+	if !found {
+		t.Errorf("alias bomb is not a problem: %v", problems)
+	}
+	e := &Entry{Kind: KindKnowledge, Name: "lol", Path: p, Meta: frontmatter.New(), Body: "x\n"}
+	if err := s.Save(e); err == nil {
+		t.Error("save over the alias bomb accepted")
+	}
+	if readFile(t, p) != bomb {
+		t.Error("alias bomb rewritten")
+	}
+}
+
+// billionLaughs is the classic alias bomb: nine levels of nine aliases, 9^9 values once expanded.
+func billionLaughs() string {
+	var b strings.Builder
+	b.WriteString("---\nname: lol\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
+	}
+	b.WriteString("---\n\nbody\n")
+	return b.String()
 }

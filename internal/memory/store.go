@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -387,7 +388,7 @@ func (s *Store) Load(path string) (*Entry, error) {
 		}
 		return nil, fmt.Errorf("memory: load %s: %w", path, err)
 	}
-	doc, err := ParseDocument(abs, data)
+	doc, err := frontmatter.Parse(abs, data)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +439,7 @@ func (s *Store) problem(path string, err error) (Problem, bool) {
 		return Problem{}, false // removed while we were listing
 	}
 	p := Problem{Path: path, Reason: err.Error(), Refused: safefs.IsRefusal(err)}
-	var pe *ParseError
+	var pe *frontmatter.ParseError
 	if errors.As(err, &pe) {
 		p.Line, p.Reason = pe.Line, pe.Reason
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
@@ -169,7 +170,7 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := readFile(t, p)
-	doc, err := ParseDocument(p, []byte(after))
+	doc, err := frontmatter.Parse(p, []byte(after))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 		t.Errorf("key order %s", got)
 	}
 	if doc.Meta.Value("score") != "0.92" || doc.Meta.Value("stability") != "3" || doc.Meta.Value("last_used") != "2026-11-30" {
-		t.Errorf("usage not applied: %v", doc.Meta.vals)
+		t.Errorf("usage not applied: %s", after)
 	}
 	if _, body, _ := strings.Cut(before, "---\n\n"); !strings.HasSuffix(after, body) {
 		t.Errorf("body changed")
@@ -185,7 +186,7 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 	// The broken file is refused, not overwritten.
 	bp := filepath.Join(dir, "memory", "knowledge", "broken-yaml", "SKILL.md")
 	broken := readFile(t, bp)
-	err = s.Save(&Entry{Path: bp, Meta: NewFrontMatter(), Body: "x"})
+	err = s.Save(&Entry{Path: bp, Meta: frontmatter.New(), Body: "x"})
 	if !errors.Is(err, fs.ErrExist) {
 		t.Errorf("save of a new entry over a broken file: %v, want fs.ErrExist", err)
 	}

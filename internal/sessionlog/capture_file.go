@@ -10,6 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/filelock"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -59,7 +60,7 @@ func (c *Capture) open(w *sessionWriter) error {
 		if c.l.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
 			continue
 		}
-		m := memory.NewFrontMatter()
+		m := frontmatter.New()
 		m.Set("session_id", id)
 		m.Set("user", label(w.userID))
 		m.Set("chat_id", oneLine(w.chatID, 0))
@@ -67,7 +68,7 @@ func (c *Capture) open(w *sessionWriter) error {
 			m.Set("chat_type", label(w.chatType))
 		}
 		m.SetPlain("start_time", now.Format(logTimeLayout))
-		header := memory.RenderDocument(m, "")
+		header := frontmatter.Render(m, "")
 		// The header is created whole or not at all (a full disk must not
 		// leave an empty log behind), and locked before its name appears:
 		// another process never sees this live log unlocked, so never takes
@@ -103,7 +104,7 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 		}
 		return path, fmt.Errorf("sessionlog: finalise %s: %w", path, err)
 	}
-	doc, err := memory.ParseDocument(path, data)
+	doc, err := frontmatter.Parse(path, data)
 	if err != nil {
 		c.l.log.Warn("memory: session log header unreadable, left as is", "file", path, "err", err)
 		return path, nil
@@ -140,7 +141,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 		if err != nil {
 			continue
 		}
-		meta, ok := memory.ParseHead(p, head)
+		meta, ok := frontmatter.ParseHead(p, head)
 		if !ok || meta.Value("chat_id") != oneLine(w.chatID, 0) ||
 			meta.Value("user") != label(w.userID) || meta.Value("status") == StatusProcessed {
 			continue

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/filelock"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -63,7 +64,7 @@ func (l *Logs) logStatus(path string) string {
 	if err != nil {
 		return ""
 	}
-	meta, ok := memory.ParseHead(path, head)
+	meta, ok := frontmatter.ParseHead(path, head)
 	if !ok {
 		return ""
 	}
@@ -134,14 +135,14 @@ func (l *Logs) MarkProcessed(path string) (string, error) {
 		}
 		return "", fmt.Errorf("sessionlog: mark processed %s: %w", path, err)
 	}
-	if doc, perr := memory.ParseDocument(p, data); perr == nil {
+	if doc, perr := frontmatter.Parse(p, data); perr == nil {
 		if !doc.HasFrontMatter {
 			doc.Meta.Set("session_id", strings.TrimSuffix(filepath.Base(p), ".md"))
 		}
 		doc.Meta.Set("status", StatusProcessed)
 		out := doc.Render()
 		if !doc.HasFrontMatter {
-			out = memory.RenderDocument(doc.Meta, doc.Body)
+			out = frontmatter.Render(doc.Meta, doc.Body)
 		}
 		if _, err := l.replace(p, out, ver); err != nil {
 			return "", err

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -26,7 +27,7 @@ type Block struct {
 // Log is a parsed session-log file.
 type Log struct {
 	Path     string
-	Meta     *memory.FrontMatter
+	Meta     *frontmatter.Meta
 	Blocks   []Block
 	Archived bool
 	// Raw is the file's bytes as read (at most memory.MaxLogBytes).
@@ -46,10 +47,10 @@ var blockHeaderRe = regexp.MustCompile(`^\[(user|agent|tool)(?::([^\]\n]*))?\] (
 // Only a known header at the start of a block starts a new block, so a message beginning with
 // `[x] y` stays inside its block.
 func Parse(path string, data []byte) *Log {
-	l := &Log{Path: path, Meta: memory.NewFrontMatter(), Raw: data}
+	l := &Log{Path: path, Meta: frontmatter.New(), Raw: data}
 	body := string(data)
 	lineOffset := 0
-	if doc, err := memory.ParseDocument(path, data); err == nil {
+	if doc, err := frontmatter.Parse(path, data); err == nil {
 		l.Meta = doc.Meta
 		lineOffset = strings.Count(body[:len(body)-len(doc.Body)], "\n")
 		body = doc.Body

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/filelock"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -69,7 +70,7 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 		// header precedes them), so the log is rebuilt around what survived.
 		whole = rebuildHeader(path, whole)
 	}
-	doc, err := memory.ParseDocument(path, whole)
+	doc, err := frontmatter.Parse(path, whole)
 	if err != nil || doc.Meta.Value("session_id") == "" {
 		c.l.log.Warn("memory: crashed session log unreadable, left as is", "file", path, "err", err)
 		return false, nil
@@ -119,7 +120,7 @@ func isTornHeader(data []byte) bool {
 // rebuildHeader closes a torn header: the whole key lines that survived,
 // and the session id taken from the file name when its line was lost.
 func rebuildHeader(path string, data []byte) []byte {
-	m := memory.NewFrontMatter()
+	m := frontmatter.New()
 	lines := strings.Split(strings.TrimPrefix(string(data), "---\n"), "\n")
 	for _, line := range lines[:len(lines)-1] { // the last piece has no newline: torn
 		if k, v, ok := strings.Cut(line, ": "); ok && k != "" && !strings.ContainsAny(k, " \t") {
@@ -129,7 +130,7 @@ func rebuildHeader(path string, data []byte) []byte {
 	if m.Value("session_id") == "" {
 		m.Set("session_id", strings.TrimSuffix(filepath.Base(path), ".md"))
 	}
-	return memory.RenderDocument(m, "")
+	return frontmatter.Render(m, "")
 }
 
 // headerEnd is the offset just after the closing "---\n" of the front-matter,

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 func TestRecoverCrashed(t *testing.T) {
@@ -58,7 +58,7 @@ func TestRecoverCrashed(t *testing.T) {
 			if len(done) != 1 || done[0] != p {
 				t.Fatalf("recovered %v, want %s", done, p)
 			}
-			doc, err := memory.ParseDocument(p, got)
+			doc, err := frontmatter.Parse(p, got)
 			if err != nil {
 				t.Fatalf("recovered log does not parse: %v\n%s", err, got)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/redact"
 )
@@ -280,7 +281,7 @@ func TestCaptureBoundsEveryField(t *testing.T) {
 	for _, l := range logs {
 		data, _ := os.ReadFile(l)
 		total += len(data)
-		if _, err := memory.ParseDocument(l, data); err != nil {
+		if _, err := frontmatter.Parse(l, data); err != nil {
 			t.Fatalf("capped log does not parse: %v", err)
 		}
 	}

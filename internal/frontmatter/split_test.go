@@ -1,4 +1,4 @@
-package memory
+package frontmatter
 
 import "testing"
 
@@ -11,8 +11,8 @@ func TestStripFrontMatter(t *testing.T) {
 		{"---\nname: x\n---", ""},
 	}
 	for _, tc := range tests {
-		if got := StripFrontMatter(tc.in); got != tc.want {
-			t.Errorf("StripFrontMatter(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Strip(tc.in); got != tc.want {
+			t.Errorf("Strip(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package memory
+package frontmatter
 
 import (
 	"strings"
@@ -34,10 +34,10 @@ func splitFrontMatter(text string) (header []string, body string, framed, closed
 	return header, "", true, false
 }
 
-// StripFrontMatter returns the text after a file's front-matter, trimmed, for
+// Strip returns the text after a file's front-matter, trimmed, for
 // text meant for a model (the dreamer's guidance). An unclosed header keeps
 // everything: losing guidance is worse than showing a stray `---`.
-func StripFrontMatter(text string) string {
+func Strip(text string) string {
 	if _, body, framed, closed := splitFrontMatter(text); !framed || closed {
 		return strings.TrimSpace(body)
 	}
@@ -47,7 +47,7 @@ func StripFrontMatter(text string) string {
 // ParseHead parses only the front-matter of a file's first bytes: the body
 // may be cut anywhere (even inside a UTF-8 character) and is never looked at.
 // ok is false when head holds no complete, readable header.
-func ParseHead(path string, head []byte) (meta *FrontMatter, ok bool) {
+func ParseHead(path string, head []byte) (meta *Meta, ok bool) {
 	header, _, framed, closed := splitFrontMatter(string(head))
 	if !framed || !closed {
 		return nil, false
