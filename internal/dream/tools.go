@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dreamlog"
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/sessionlog"
@@ -38,14 +39,15 @@ func refused(format string, args ...any) toolOutcome {
 
 // toolbox executes the dreamer's tools on a memory store.
 type toolbox struct {
-	st   *memory.Store
-	logs *sessionlog.Logs
-	now  func() time.Time
-	log  *slog.Logger
+	st      *memory.Store
+	logs    *sessionlog.Logs
+	diaries *dreamlog.Diaries
+	now     func() time.Time
+	log     *slog.Logger
 }
 
 func newToolbox(st *memory.Store, logs *sessionlog.Logs, now func() time.Time, log *slog.Logger) *toolbox {
-	return &toolbox{st: st, logs: logs, now: now, log: log}
+	return &toolbox{st: st, logs: logs, diaries: dreamlog.New(st), now: now, log: log}
 }
 
 func (tb *toolbox) specs() []Tool { return toolSpecs }

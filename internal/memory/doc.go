@@ -1,6 +1,6 @@
 // Package memory owns somni's Markdown data directory: layout, atomic writes,
-// safe names, lifecycle numbers, intentions, identity files and dream logs; session logs are
-// package sessionlog's, over this store's files and locks.
+// safe names, lifecycle numbers, intentions and identity files; session logs are package sessionlog's
+// and dream diaries package dreamlog's, over this store's files and locks.
 //
 // Layout (compatible with the Python dsh-somni sidecar; MemoryDir defaults to <data>/memory and
 // SkillDir to <data>/skills):
@@ -9,7 +9,7 @@
 //	memory/episodes/<name>/SKILL.md               episodes (KindEpisode); archived under episodes/archived/
 //	memory/intentions/pi-YYYYMMDD-NNN/INTENT.md   intentions; closed ones under intentions/archived/<id>/
 //	memory/session-log/YYYY-MM-DD_NNN.md          captured conversations (package sessionlog); processed ones under session-log/archived/
-//	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (never overwritten)
+//	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (package dreamlog; never overwritten)
 //	memory/about_me.md, memory/users/<id>/about_user.md (legacy memory/about_user.md = user "default")
 //	memory/archived/<name>/                       retired knowledge and learned skills
 //	skills/agent_learned_skills/<name>/SKILL.md   skills the dreamer learned (KindSkill, Learned)
@@ -44,7 +44,6 @@
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
 //	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
 //	dirlock.go                          the data directory's write lock and dream lock (package filelock)
-//	dreamlog.go                         WriteDreamLog/DreamLogs/ReadDreamLog
 //
 // Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).
 package memory

@@ -34,8 +34,8 @@ const (
 // (package safefs): links never lead out of the memory and skill roots and
 // writes never go through one.
 
-// writeNew creates path with data atomically; fs.ErrExist if it is there.
-func (s *Store) writeNew(path string, data []byte) error {
+// WriteNew creates path with data atomically; fs.ErrExist if it is there.
+func (s *Store) WriteNew(path string, data []byte) error {
 	if _, err := s.fs.Create(path, s.redactBeforeWrite(path, data)); err != nil {
 		return fmt.Errorf("memory: create %s: %w", path, err)
 	}

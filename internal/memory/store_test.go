@@ -472,35 +472,6 @@ func TestIdentity(t *testing.T) {
 	}
 }
 
-func TestDreamLogs(t *testing.T) {
-	s, _ := pyStore(t)
-	if _, err := s.WriteDreamLog("no front matter"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("accepted dream log without front-matter: %v", err)
-	}
-	var paths []string
-	for i := 0; i < 3; i++ {
-		p, err := s.WriteDreamLog("---\ntrigger: test\n---\n\ndream " + string(rune('a'+i)) + "\n")
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, filepath.Base(p))
-	}
-	if strings.Join(paths, ",") != "2026-11-30_dream_001.md,2026-11-30_dream_002.md,2026-11-30_dream_003.md" {
-		t.Errorf("numbering %v", paths)
-	}
-	logs, err := s.DreamLogs()
-	if err != nil || len(logs) != 4 || filepath.Base(logs[0]) != "2026-11-30_dream_003.md" {
-		t.Errorf("DreamLogs %v %v", logs, err)
-	}
-	txt, err := s.ReadDreamLog("2026-11-30_dream_002.md")
-	if err != nil || !strings.Contains(txt, "dream b") {
-		t.Errorf("read: %q %v", txt, err)
-	}
-	if _, err := s.ReadDreamLog("../knowledge/docker-build-cache/SKILL.md"); !errors.Is(err, ErrUnsafeName) {
-		t.Errorf("read outside dream-log: %v", err)
-	}
-}
-
 // TestScanUnder checks that a subtree rescan reports exactly what a full
 // Scan reports below the same path, and nothing for skipped places.
 func TestScanUnder(t *testing.T) {
