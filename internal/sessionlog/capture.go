@@ -143,15 +143,15 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	b = append(b, "[tool] "...)
 	b = c.l.st.Now().AppendFormat(b, logTimeLayout)
 	b = append(b, '\n')
-	if r := oneLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
+	if r := markedLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
 		b = append(b, "reason: "...)
 		b = append(b, r...)
 		b = append(b, '\n')
 	}
 	b = append(b, "call: "...)
-	b = append(b, oneLine(redactHead(call, MessageMaxChars), MessageMaxChars)...)
+	b = append(b, markedLine(redactHead(call, MessageMaxChars), MessageMaxChars)...)
 	b = append(b, "\nresult: "...)
-	b = append(b, oneLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
+	b = append(b, markedLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
 	b = append(b, "\n\n"...)
 	w.buf = b
 	return c.write(w, b)

@@ -63,7 +63,7 @@ func (c *Capture) open(w *sessionWriter) error {
 		m := frontmatter.New()
 		m.Set("session_id", id)
 		m.Set("user", label(w.userID))
-		m.Set("chat_id", oneLine(w.chatID, 0))
+		m.Set("chat_id", markedLine(w.chatID, 0))
 		if w.chatType != "" {
 			m.Set("chat_type", label(w.chatType))
 		}
@@ -142,7 +142,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 			continue
 		}
 		meta, ok := frontmatter.ParseHead(p, head)
-		if !ok || meta.Value("chat_id") != oneLine(w.chatID, 0) ||
+		if !ok || meta.Value("chat_id") != markedLine(w.chatID, 0) ||
 			meta.Value("user") != label(w.userID) || meta.Value("status") == StatusProcessed {
 			continue
 		}

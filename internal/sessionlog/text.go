@@ -9,7 +9,7 @@ import (
 )
 
 // label is a header or speaker label as written: redacted, one line, capped.
-func label(s string) string { return oneLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
+func label(s string) string { return markedLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
 
 func cleanSpeaker(s string) string {
 	s = strings.Map(func(r rune) rune {
@@ -60,7 +60,8 @@ func appendMessage(b []byte, text string) []byte {
 	return b
 }
 
-// oneLine trims, turns newlines into ` ⏎ ` and cuts at limit characters (0 = no limit).
-func oneLine(s string, limit int) string {
+// markedLine trims, turns newlines into ` ⏎ ` (so a reader still sees where lines broke, unlike
+// textseg.OneLine, which folds them away) and cuts at limit characters (0 = no limit).
+func markedLine(s string, limit int) string {
 	return textseg.Clip(textseg.MarkNewlines(strings.TrimSpace(s)), limit, "...(truncated)")
 }
