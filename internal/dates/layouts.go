@@ -15,6 +15,10 @@ const (
 	TimeLayout = "2006-01-02T15:04:05"
 	// MinuteLayout is how recall shows when an episode happened.
 	MinuteLayout = "2006-01-02 15:04"
+	// CompactLayout is the date inside intention ids (pi-YYYYMMDD-NNN).
+	CompactLayout = "20060102"
+	// CompactTimeLayout is the time inside episode names (ep-YYYYMMDD-HHMMSS).
+	CompactTimeLayout = "20060102-150405"
 )
 
 // timeLayouts are the forms a hand-edited or Python-written time may take,

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/somni-dev/somni/internal/dates"
 )
 
 // Intention is one open or closed prospective memory (a to-do the agent should bring up).
@@ -116,7 +118,7 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	}
 	defer unlock()
 	now := s.now()
-	day := now.Format("20060102")
+	day := now.Format(dates.CompactLayout)
 	var b strings.Builder
 	if due != "" {
 		b.WriteString("- due: " + due + "\n")

@@ -398,7 +398,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 		return nil, fmt.Errorf("%w (the episode's `what`)", err)
 	}
 	now := s.now()
-	base := "ep-" + now.Format("20060102-150405")
+	base := "ep-" + now.Format(dates.CompactTimeLayout)
 	if src := strings.TrimSpace(in.Source); src != "" {
 		src = strings.TrimSuffix(filepath.Base(filepath.ToSlash(src)), ".md")
 		if base, err = entryDirName(src); err != nil {
