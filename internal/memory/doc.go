@@ -21,7 +21,7 @@
 // Files are read leniently (package frontmatter's Parse: YAML first, then the flat `key: value` form) and written in
 // the compat key order with unknown keys kept in their order and bodies byte for byte (frontmatter.Render).
 // A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
-// Every file access goes through the store's safefs.FS (files.go): links never lead out of the memory
+// Every file access goes through the store's safefs.FS (files.go; osfs_test.go fails on a direct os call): links never lead out of the memory
 // and skill roots, nothing is written through a link, only regular files are read and each read is
 // bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in redactBeforeWrite (package redact),
 // and every rewrite is a compare-and-swap on the bytes read (rewrite in lifecycle.go, header patching

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -232,7 +231,7 @@ func identityBody(content string) (string, error) {
 // folder names them: a folder counts only when AboutUser reads a profile from
 // it through the store's boundary, so a stray or foreign folder is not a user.
 func (s *Store) ProfileUserIDs() []string {
-	des, err := os.ReadDir(s.usersDir())
+	des, err := s.fs.ReadDir(s.usersDir())
 	if err != nil {
 		return nil
 	}

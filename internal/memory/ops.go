@@ -179,7 +179,7 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	} else if dup != nil {
 		return nil, &DuplicateError{Existing: dup, Why: why}
 	}
-	dir = existingSpelling(dir, rootDir) // an unreadable entry spelled in other case is still this name
+	dir = existingSpelling(s.fs, dir, rootDir) // an unreadable entry spelled in other case is still this name
 	path, err := within(rootDir, dir, "SKILL.md")
 	if err != nil {
 		return nil, err
@@ -445,7 +445,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	defer unlock()
 	name := base
 	for i := 2; ; i++ {
-		name = existingSpelling(name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))
+		name = existingSpelling(s.fs, name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))
 		p, err := within(s.episodesDir(), name, "SKILL.md")
 		if err != nil {
 			return nil, err
