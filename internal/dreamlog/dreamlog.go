@@ -56,7 +56,7 @@ var dreamLogRe = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})_dream_(\d{3,})\.md$`)
 // Write stores a dream diary as dream-log/YYYY-MM-DD_dream_NNN.md and returns its path.
 // content must start with front-matter; an existing diary is never overwritten.
 func (d *Diaries) Write(content string) (string, error) {
-	if !strings.HasPrefix(content, "---\n") && !strings.HasPrefix(content, "---\r\n") {
+	if !strings.HasPrefix(content, frontmatter.Delim+"\n") && !strings.HasPrefix(content, frontmatter.Delim+"\r\n") {
 		return "", invalid("dream log must start with front-matter (a first line `---`)")
 	}
 	if _, err := frontmatter.Parse("dream log", []byte(content)); err != nil {

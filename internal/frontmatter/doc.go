@@ -10,6 +10,6 @@
 //
 //	frontmatter.go  Meta (the ordered keys and values), Parse/Render of a Document, QuoteValue;
 //	                the YAML reader with its alias-bomb bound, the flat reader
-//	split.go        splitFrontMatter, the one rule for where a header starts and ends;
+//	split.go        Delim and splitFrontMatter, the one rule for where a header starts and ends;
 //	                Strip and ParseHead (a header from a file's first bytes)
 package frontmatter

@@ -680,7 +680,7 @@ func (d *Document) Render() []byte {
 func Render(meta *Meta, body string) []byte {
 	var b bytes.Buffer
 	b.Grow(64*meta.Len() + len(body) + 16)
-	b.WriteString("---\n")
+	b.WriteString(Delim + "\n")
 	anchors := map[string]string{} // anchor → key whose raw text last defined it above
 	for _, k := range meta.OrderedKeys() {
 		v, ok := meta.raw[k]
@@ -704,7 +704,7 @@ func Render(meta *Meta, body string) []byte {
 		b.WriteString(v)
 		b.WriteByte('\n')
 	}
-	b.WriteString("---\n\n")
+	b.WriteString(Delim + "\n\n")
 	b.WriteString(body)
 	return b.Bytes()
 }
@@ -746,7 +746,7 @@ func needsQuote(v string) bool {
 	if v == "" {
 		return false
 	}
-	if strings.ContainsAny(v, ":\"'#[{*>|") || strings.Contains(v, "---") || hasControl(v) {
+	if strings.ContainsAny(v, ":\"'#[{*>|") || strings.Contains(v, Delim) || hasControl(v) {
 		return true
 	}
 	// Leading/trailing blanks would be trimmed by every reader; a leading YAML indicator would change the type.

@@ -11,10 +11,17 @@ import (
 // allowed on both). header holds the lines between; body is everything after
 // the closing line, or the whole text (BOM dropped) when it is not framed.
 // framed && !closed is a header that never ends.
+// Delim is the line that opens and closes a header, spelled here once.
+const Delim = "---"
+
+// IsDelim reports whether line (with or without its line end) is a header
+// delimiter: Delim with trailing spaces, tabs and a CR allowed.
+func IsDelim(line string) bool { return strings.TrimRight(line, " \t\r\n") == Delim }
+
 func splitFrontMatter(text string) (header []string, body string, framed, closed bool) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	first, rest, ok := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t\r") != "---" {
+	if !IsDelim(first) {
 		return nil, text, false, false
 	}
 	if !ok {
@@ -22,7 +29,7 @@ func splitFrontMatter(text string) (header []string, body string, framed, closed
 	}
 	for pos := 0; pos <= len(rest); {
 		line, after, more := strings.Cut(rest[pos:], "\n")
-		if strings.TrimRight(line, " \t\r") == "---" {
+		if IsDelim(line) {
 			return header, after, true, true
 		}
 		header = append(header, line)

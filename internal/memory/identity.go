@@ -221,7 +221,7 @@ func identityBody(content string) (string, error) {
 	if len(c) > maxIdentityBytes {
 		return "", invalid("content is %d bytes; identity files are injected into every prompt, keep them under %d", len(c), maxIdentityBytes)
 	}
-	if strings.HasPrefix(c, "---") {
+	if strings.HasPrefix(c, frontmatter.Delim) {
 		return "", invalid("content must be the profile text only, without front-matter")
 	}
 	return c + "\n", nil

@@ -55,7 +55,7 @@ func patchHeader(raw []byte, meta *frontmatter.Meta, body string) ([]byte, bool)
 	for ; i < len(lines); i++ {
 		line := lines[i]
 		trimmed := strings.TrimRight(line, " \t\r\n")
-		if trimmed == "---" {
+		if trimmed == frontmatter.Delim {
 			closed = true
 			break
 		}

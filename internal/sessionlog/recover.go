@@ -110,7 +110,7 @@ func cutTornTail(data []byte) []byte {
 // that was never closed: empty, or "---" and key lines without the closing
 // "---". A headerless legacy log does not start with "---" and is not one.
 func isTornHeader(data []byte) bool {
-	open := []byte("---\n")
+	open := []byte(headerOpen)
 	if len(data) < len(open) {
 		return bytes.HasPrefix(open, data)
 	}
@@ -121,7 +121,7 @@ func isTornHeader(data []byte) bool {
 // and the session id taken from the file name when its line was lost.
 func rebuildHeader(path string, data []byte) []byte {
 	m := frontmatter.New()
-	lines := strings.Split(strings.TrimPrefix(string(data), "---\n"), "\n")
+	lines := strings.Split(strings.TrimPrefix(string(data), headerOpen), "\n")
 	for _, line := range lines[:len(lines)-1] { // the last piece has no newline: torn
 		if k, v, ok := strings.Cut(line, ": "); ok && k != "" && !strings.ContainsAny(k, " \t") {
 			m.SetPlain(k, v)
@@ -138,12 +138,18 @@ func rebuildHeader(path string, data []byte) []byte {
 // exactly as capture writes them, to cut there; reading a header is
 // splitFrontMatter's job.
 func headerEnd(data []byte) int {
-	if !bytes.HasPrefix(data, []byte("---\n")) {
+	if !bytes.HasPrefix(data, []byte(headerOpen)) {
 		return -1
 	}
-	i := bytes.Index(data[4:], []byte("\n---\n"))
+	i := bytes.Index(data[len(headerOpen):], []byte(headerClose))
 	if i < 0 {
 		return -1
 	}
-	return 4 + i + len("\n---\n")
+	return len(headerOpen) + i + len(headerClose)
 }
+
+// The header's delimiter lines exactly as capture writes them.
+const (
+	headerOpen  = frontmatter.Delim + "\n"
+	headerClose = "\n" + frontmatter.Delim + "\n"
+)
