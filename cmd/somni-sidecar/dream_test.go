@@ -8,7 +8,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 // TestFullDreamThroughBinary is the dream as the host sees it: a captured
@@ -73,7 +73,7 @@ func TestFullDreamThroughBinary(t *testing.T) {
 		t.Fatalf("dream diaries %v, want 1", diaries)
 	}
 	mustContain(t, "dream diary", readFile(t, diaries[0]), "计费库端口")
-	if _, err := memory.ParseDocument(diaries[0], []byte(readFile(t, diaries[0]))); err != nil {
+	if _, err := frontmatter.Parse(diaries[0], []byte(readFile(t, diaries[0]))); err != nil {
 		t.Errorf("diary does not parse: %v", err)
 	}
 

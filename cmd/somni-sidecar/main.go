@@ -380,7 +380,7 @@ func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) i
 		return 1
 	}
 	// Before serving, so a dream never reads a log a killed predecessor left torn.
-	if _, err := srv.Store().Capture().RecoverCrashed(); err != nil {
+	if _, err := srv.Logs().Capture().RecoverCrashed(); err != nil {
 		log.Warn("recovering session logs left open by a crash", "err", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)

@@ -31,7 +31,7 @@ func serveMCP(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 			log.Warn("close", "err", err)
 		}
 	}()
-	if _, err := srv.Store().Capture().RecoverCrashed(); err != nil {
+	if _, err := srv.Logs().Capture().RecoverCrashed(); err != nil {
 		log.Warn("recovering session logs left open by a crash", "err", err)
 	}
 	ms, err := mcpserver.New(mcpserver.Options{Sidecar: srv, LLM: o.cfg.LLM, Logger: logger, Now: o.cfg.Now})

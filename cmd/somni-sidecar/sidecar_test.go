@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/assoc"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
@@ -495,7 +496,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	}
 	intents, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md"))
 	for _, p := range intents {
-		if _, err := memory.ParseDocument(p, []byte(readFile(t, p))); err != nil {
+		if _, err := frontmatter.Parse(p, []byte(readFile(t, p))); err != nil {
 			t.Fatalf("half-written intention %s: %v", p, err)
 		}
 	}
@@ -508,11 +509,11 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	var p map[string]any
 	s2.call("ping", nil, &p)
 	for _, l := range logs {
-		doc, err := memory.ParseDocument(l, []byte(readFile(t, l)))
+		doc, err := frontmatter.Parse(l, []byte(readFile(t, l)))
 		if err != nil {
 			t.Fatalf("log not repaired by the restart %s: %v", l, err)
 		}
-		if doc.Meta.Value("status") != memory.StatusPending {
+		if doc.Meta.Value("status") != sessionlog.StatusPending {
 			t.Fatalf("log left open by the kill not finalised: %s", l)
 		}
 	}
@@ -588,7 +589,7 @@ func TestSessionOrderAcrossSessions(t *testing.T) {
 	afterLogs := 0
 	for _, p := range logs {
 		data := readFile(t, p)
-		doc, err := memory.ParseDocument(p, []byte(data))
+		doc, err := frontmatter.Parse(p, []byte(data))
 		if err != nil {
 			t.Fatalf("log %s: %v", p, err)
 		}

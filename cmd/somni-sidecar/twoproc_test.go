@@ -18,7 +18,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 // visibleWithin bounds how long a memory written by one process (its dream,
@@ -421,7 +421,7 @@ func TestTwoSidecarsOneDataDir(t *testing.T) {
 			t.Error(err)
 			return nil
 		}
-		if _, err := memory.ParseDocument(p, data); err != nil || !strings.HasPrefix(string(data), "---\n") {
+		if _, err := frontmatter.Parse(p, data); err != nil || !strings.HasPrefix(string(data), "---\n") {
 			t.Errorf("torn file %s: %v\n%s", p, err, data)
 		}
 		if strings.Contains(p, "session-log") {

@@ -18,6 +18,10 @@ const (
 	// LogLayout is the UTC instant that starts a somni.log line, as the
 	// Python sidecar wrote it (the host greps its logs by it).
 	LogLayout = "2006-01-02T15:04:05.000Z"
+	// CompactLayout is the date inside intention ids (pi-YYYYMMDD-NNN).
+	CompactLayout = "20060102"
+	// CompactTimeLayout is the time inside episode names (ep-YYYYMMDD-HHMMSS).
+	CompactTimeLayout = "20060102-150405"
 )
 
 // timeLayouts are the forms a hand-edited or Python-written time may take,

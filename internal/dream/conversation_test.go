@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 func TestEstimateTokens(t *testing.T) {
@@ -112,7 +112,7 @@ func TestListedLogPathsRoundTrip(t *testing.T) {
 }
 
 func TestEmbeddedStrategyStrips(t *testing.T) {
-	if s := memory.StripFrontMatter(DefaultStrategy); !strings.Contains(s, "Never store") || strings.HasPrefix(s, "---") {
+	if s := frontmatter.Strip(DefaultStrategy); !strings.Contains(s, "Never store") || strings.HasPrefix(s, "---") {
 		t.Error("embedded strategy malformed")
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -158,7 +158,7 @@ func TestDirectiveFalseRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := memory.ParseDocument(f, b)
+			doc, err := frontmatter.Parse(f, b)
 			if err != nil {
 				continue // broken-yaml is unparsable on purpose
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -92,6 +93,10 @@ type Status struct {
 // Config wires a Dreamer to memory and a model.
 type Config struct {
 	Store *memory.Store
+	// Logs are the store's session logs; nil means sessionlog.New(Store),
+	// right only when no capture runs on the store in this process (archiving
+	// a log must reach the capture that holds it).
+	Logs *sessionlog.Logs
 	// Backend answers the model calls; nil means no model is configured
 	// (llm "none"): empty logs are still processed, anything else is an error.
 	Backend ChatBackend
@@ -125,6 +130,9 @@ func New(cfg Config) *Dreamer {
 	if cfg.Store == nil {
 		panic("dream: Config.Store is nil")
 	}
+	if cfg.Logs == nil {
+		cfg.Logs = sessionlog.New(cfg.Store)
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -135,7 +143,7 @@ func New(cfg Config) *Dreamer {
 		cfg.MaxLogs = DefaultMaxLogs
 	}
 	log := cfg.Logger.With("logger", "somni.dream")
-	return &Dreamer{cfg: cfg, log: log, tools: newToolbox(cfg.Store, cfg.Now, log)}
+	return &Dreamer{cfg: cfg, log: log, tools: newToolbox(cfg.Store, cfg.Logs, cfg.Now, log)}
 }
 
 // LLM reports the backend name for ping and sleep.status: "host", "openai" or "none".

@@ -15,7 +15,7 @@ import (
 const recentDiaries = 10
 
 func (tb *toolbox) writeDreamLog(_ context.Context, c *call, a dreamLogArgs) string {
-	path, err := tb.st.WriteDreamLog(a.Content)
+	path, err := tb.diaries.Write(a.Content)
 	if err != nil {
 		return errorf("write_dream_log: %v. Start with a front-matter block: a line `---`, `key: value` lines (dream_id, trigger, start_time, end_time, processed_logs), a closing `---`, then the Markdown body.", err)
 	}
@@ -29,7 +29,7 @@ func (tb *toolbox) reviewDreamHistory(_ context.Context, _ *call, a historyArgs)
 		if r, ok := strings.CutPrefix(filepath.ToSlash(p), "memory/"); ok && !filepath.IsAbs(p) {
 			p = r
 		}
-		text, err := tb.st.ReadDreamLog(p)
+		text, err := tb.diaries.Read(p)
 		if errors.Is(err, memory.ErrNotFound) {
 			return errorf("review_dream_history: no dream diary %q; call it without path to list them", a.Path)
 		}
@@ -38,7 +38,7 @@ func (tb *toolbox) reviewDreamHistory(_ context.Context, _ *call, a historyArgs)
 		}
 		return text
 	}
-	logs, err := tb.st.DreamLogs()
+	logs, err := tb.diaries.List()
 	if err != nil {
 		return errorf("review_dream_history: %v", err)
 	}
@@ -55,11 +55,11 @@ func (tb *toolbox) reviewDreamHistory(_ context.Context, _ *call, a historyArgs)
 
 // latestDiary returns the newest diary's name and text, or "" when none is readable.
 func (tb *toolbox) latestDiary() (string, string) {
-	logs, err := tb.st.DreamLogs()
+	logs, err := tb.diaries.List()
 	if err != nil || len(logs) == 0 {
 		return "", ""
 	}
-	text, err := tb.st.ReadDreamLog(filepath.Base(logs[0]))
+	text, err := tb.diaries.Read(filepath.Base(logs[0]))
 	if err != nil {
 		tb.log.Warn("read latest dream diary", "path", logs[0], "err", err)
 		return "", ""

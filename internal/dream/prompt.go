@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -88,12 +88,12 @@ func (tb *toolbox) strategy() string {
 	data, err := tb.st.StrategyOverride()
 	switch {
 	case err == nil:
-		if s := memory.StripFrontMatter(string(data)); s != "" {
+		if s := frontmatter.Strip(string(data)); s != "" {
 			return s
 		}
 		tb.log.Warn("strategy override is empty; using the built-in guidance", "path", p)
 	case !errors.Is(err, fs.ErrNotExist):
 		tb.log.Warn("cannot read strategy override; using the built-in guidance", "path", p, "err", err)
 	}
-	return memory.StripFrontMatter(DefaultStrategy)
+	return frontmatter.Strip(DefaultStrategy)
 }

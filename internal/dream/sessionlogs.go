@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
 )
@@ -23,7 +24,7 @@ type logRef struct {
 }
 
 func (tb *toolbox) pendingLogs(_ context.Context) ([]logRef, error) {
-	paths, err := tb.st.PendingLogs()
+	paths, err := tb.logs.Pending()
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (tb *toolbox) pendingLogs(_ context.Context) ([]logRef, error) {
 // logIsEmpty reports whether a log has no conversation at all: no blocks and
 // no other text after its header (headerless legacy logs count as text).
 func (tb *toolbox) logIsEmpty(path string) (bool, error) {
-	l, err := tb.st.ReadSessionLog(path)
+	l, err := tb.logs.Read(path)
 	if err != nil {
 		return false, err
 	}
@@ -51,19 +52,19 @@ func (tb *toolbox) logIsEmpty(path string) (bool, error) {
 	}
 	data := l.Raw
 	body := string(data)
-	if doc, perr := memory.ParseDocument(l.Path, data); perr == nil {
+	if doc, perr := frontmatter.Parse(l.Path, data); perr == nil {
 		body = doc.Body
 	}
 	return strings.TrimSpace(body) == "", nil
 }
 
 func (tb *toolbox) pendingCount(_ context.Context) (int, error) {
-	paths, err := tb.st.PendingLogs()
+	paths, err := tb.logs.Pending()
 	return len(paths), err
 }
 
 func (tb *toolbox) markProcessed(_ context.Context, path string) error {
-	_, err := tb.st.MarkLogProcessed(path)
+	_, err := tb.logs.MarkProcessed(path)
 	return err
 }
 
@@ -79,7 +80,7 @@ func logKey(p string) string {
 
 func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) string {
 	// memory resolves the path and refuses anything outside session-log/.
-	l, err := tb.st.ReadSessionLog(a.Path)
+	l, err := tb.logs.Read(a.Path)
 	if errors.Is(err, memory.ErrNotFound) {
 		return errorf("read_session_log: %q does not exist; use the paths listed in the task", a.Path)
 	}
@@ -101,7 +102,7 @@ func (tb *toolbox) readSessionLog(_ context.Context, c *call, a logPathArgs) str
 }
 
 func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) string {
-	dest, err := tb.st.MarkLogProcessed(a.Path)
+	dest, err := tb.logs.MarkProcessed(a.Path)
 	if errors.Is(err, memory.ErrNotFound) {
 		return errorf("mark_log_processed: %q does not exist (already processed?)", a.Path)
 	}

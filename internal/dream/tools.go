@@ -11,8 +11,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dreamlog"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -37,13 +40,15 @@ func refused(format string, args ...any) toolOutcome {
 
 // toolbox executes the dreamer's tools on a memory store.
 type toolbox struct {
-	st  *memory.Store
-	now func() time.Time
-	log *slog.Logger
+	st      *memory.Store
+	logs    *sessionlog.Logs
+	diaries *dreamlog.Diaries
+	now     func() time.Time
+	log     *slog.Logger
 }
 
-func newToolbox(st *memory.Store, now func() time.Time, log *slog.Logger) *toolbox {
-	return &toolbox{st: st, now: now, log: log}
+func newToolbox(st *memory.Store, logs *sessionlog.Logs, now func() time.Time, log *slog.Logger) *toolbox {
+	return &toolbox{st: st, logs: logs, diaries: dreamlog.New(st), now: now, log: log}
 }
 
 func (tb *toolbox) specs() []Tool { return toolSpecs }
@@ -222,7 +227,7 @@ func (tb *toolbox) readItem(ctx context.Context, _ *call, a itemNameArgs) string
 // an injected instruction out is the system prompt (logs are material, not
 // instructions) and the write tools' checkDirectives (directive.go).
 func renderEntry(e *memory.Entry) string {
-	return string(memory.RenderDocument(e.Meta, e.Body))
+	return string(frontmatter.Render(e.Meta, e.Body))
 }
 
 func (tb *toolbox) archiveItem(ctx context.Context, c *call, a itemNameArgs) string {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/dreamlog"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -64,7 +64,7 @@ func (s *Server) dreamStatus(ctx context.Context, env clientEnv, _ struct{}) (st
 			last.took.Round(time.Second), describeDream(last.result))
 	}
 	// Dreams of other processes (DSH's sidecar) leave their diary on disk.
-	if logs, err := s.store.DreamLogs(); err != nil {
+	if logs, err := dreamlog.New(s.store).List(); err != nil {
 		s.log.Warn("dream_status: list dream diaries", "err", err)
 	} else if len(logs) > 0 {
 		fmt.Fprintf(&b, "Newest dream diary: %s (%d in all)\n", s.store.Rel(logs[0]), len(logs))

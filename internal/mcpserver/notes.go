@@ -11,15 +11,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/redact"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
 // Note bounds. A note is one session-log message, and capture cuts messages
-// at memory.MessageMaxChars; remember refuses a longer note instead, so
+// at sessionlog.MessageMaxChars; remember refuses a longer note instead, so
 // nothing the caller meant to keep is silently dropped.
 const (
-	MaxNoteChars = memory.MessageMaxChars
+	MaxNoteChars = sessionlog.MessageMaxChars
 	maxTagsChars = 200
 	// maxClientChars bounds the client name in the log's chat id and speaker label.
 	maxClientChars = 64
@@ -30,7 +32,7 @@ const (
 // stays open while notes keep coming and is closed noteIdle after the last
 // one, at dream_now and at exit: only a closed log is pending for a dream.
 type notes struct {
-	capture *memory.Capture
+	capture *sessionlog.Capture
 	idle    time.Duration
 	log     *slog.Logger
 
@@ -39,7 +41,7 @@ type notes struct {
 	count map[string]int         // notes in the open log
 }
 
-func newNotes(c *memory.Capture, idle time.Duration, log *slog.Logger) *notes {
+func newNotes(c *sessionlog.Capture, idle time.Duration, log *slog.Logger) *notes {
 	return &notes{capture: c, idle: idle, log: log, open: map[string]*time.Timer{}, count: map[string]int{}}
 }
 
@@ -138,7 +140,7 @@ func (s *Server) remember(_ context.Context, env clientEnv, a rememberArgs) (str
 	if err := s.notes.add(env.client, body); err != nil {
 		return "", err
 	}
-	_, redacted := memory.RedactCount(body)
+	_, redacted := redact.TextCount(body)
 	msg := "Kept. The next dream files it into long-term memory; recall finds it after that (dream_status shows what is pending)."
 	if redacted > 0 {
 		msg += fmt.Sprintf(" %d secret(s) in it were replaced by placeholders before it was written.", redacted)

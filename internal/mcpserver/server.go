@@ -89,7 +89,7 @@ func New(o Options) (*Server, error) {
 	log := o.Logger.With(sidecar.LoggerKey, "somni.mcp")
 	s := &Server{side: o.Sidecar, store: o.Sidecar.Store(), methods: o.Sidecar.Methods(), llm: o.LLM,
 		log: log, now: o.Now}
-	s.notes = newNotes(s.store.Capture(), o.NoteIdle, log)
+	s.notes = newNotes(o.Sidecar.Logs().Capture(), o.NoteIdle, log)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "somni", Title: "somni memory", Version: sidecar.Version},
 		&mcp.ServerOptions{
 			Instructions: Instructions,

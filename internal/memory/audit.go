@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -79,7 +80,7 @@ func (s *Store) CheckFile(p string) error {
 	if err != nil {
 		return err
 	}
-	_, err = ParseDocument(p, data)
+	_, err = frontmatter.Parse(p, data)
 	return err
 }
 

@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -70,46 +69,5 @@ func TestWritesNeverFollowLinks(t *testing.T) {
 				t.Fatalf("files appeared beside the target: %v", des)
 			}
 		})
-	}
-}
-
-// TestRestartContinuesTheSessionLog: a sidecar restarted mid-conversation
-// (the host respawns it) keeps writing the session's log instead of
-// splitting one conversation over two files.
-func TestRestartContinuesTheSessionLog(t *testing.T) {
-	a := newTestStore(t)
-	if _, err := a.Capture().Append("chat-7", "user", "first half of the turn", "", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	a.Capture().CloseAll() // what shutdown does
-	b, err := Open(Config{DataDir: a.DataDir(), Now: a.now, Logger: a.log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Capture().Append("chat-7", "agent", "second half", "", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Capture().Append("other-chat", "user", "a different conversation", "", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	b.Capture().CloseAll()
-	logs, _ := b.SessionLogFiles(context.Background(), false)
-	if len(logs) != 2 {
-		t.Fatalf("logs %v, want one for chat-7 and one for other-chat", logs)
-	}
-	l, err := b.ReadSessionLog(logs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(l.Blocks) != 2 || !strings.Contains(l.Blocks[1].Text, "second half") || l.Meta.Value("message_count") != "2" {
-		t.Fatalf("the session did not continue in its log: %d blocks, count %s\n%s", len(l.Blocks), l.Meta.Value("message_count"), l.Raw)
-	}
-	// Once this process closed it, the session starts a new log (a dream may be archiving the old one).
-	if _, err := b.Capture().Append("chat-7", "user", "after close", "", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	b.Capture().CloseAll()
-	if logs, _ := b.SessionLogFiles(context.Background(), false); len(logs) != 3 {
-		t.Fatalf("logs after a close in the same process: %v", logs)
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// TestCrashDuringWriteBurst kills a writer process with SIGKILL in the middle of a burst of Saves and
-// session appends, then checks that every memory file is complete (old or new content, never half).
+// TestCrashDuringWriteBurst kills a writer process with SIGKILL in the middle of a burst of Saves,
+// then checks that every memory file is complete (old or new content, never half).
 func TestCrashDuringWriteBurst(t *testing.T) {
 	if dir := os.Getenv("SOMNI_MEMORY_CRASH_DIR"); dir != "" {
 		crashWriter(dir) // child: write until killed
@@ -62,19 +62,6 @@ func TestCrashDuringWriteBurst(t *testing.T) {
 				t.Fatalf("round %d: torn body in %s: %q", round, e.Path, e.Body)
 			}
 		}
-		// Every acknowledged session block is complete: the log parses and only the last block may be cut.
-		files, _ := s.SessionLogFiles(t.Context(), false)
-		for _, f := range files {
-			l, err := s.ReadSessionLog(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, b := range l.Blocks[:max(0, len(l.Blocks)-1)] {
-				if !strings.HasPrefix(b.Text, "message ") {
-					t.Fatalf("%s block %d: %q", f, i, b.Text)
-				}
-			}
-		}
 	}
 }
 
@@ -84,7 +71,6 @@ func crashWriter(dir string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	c := s.Capture()
 	big := strings.Repeat("payload line that makes the file span several pages\n", 400)
 	for v := 0; ; v++ {
 		for i := 0; i < 10; i++ {
@@ -92,10 +78,6 @@ func crashWriter(dir string) {
 			e := s.newEntry(KindKnowledge, filepath.Join(s.knowledgeDir(), name, "SKILL.md"), name, "crash test", "fact", 0.5,
 				fmt.Sprintf("version %d\n%send\n", v, big))
 			if err := s.Save(e); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				os.Exit(2)
-			}
-			if _, err := c.Append("crash", "user", fmt.Sprintf("message %d-%d", v, i), "", "", ""); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)
 			}

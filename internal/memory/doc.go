@@ -1,5 +1,6 @@
-// Package memory owns somni's Markdown data directory: layout, lenient front-matter, atomic writes,
-// safe names, lifecycle numbers, intentions, identity files, session capture with redaction, and dream logs.
+// Package memory owns somni's Markdown data directory: layout, atomic writes,
+// safe names, lifecycle numbers, intentions and identity files; session logs are package sessionlog's
+// and dream diaries package dreamlog's, over this store's files and locks.
 //
 // Layout (compatible with the Python dsh-somni sidecar; MemoryDir defaults to <data>/memory and
 // SkillDir to <data>/skills):
@@ -7,8 +8,8 @@
 //	memory/knowledge/<name>/SKILL.md              knowledge (KindKnowledge)
 //	memory/episodes/<name>/SKILL.md               episodes (KindEpisode); archived under episodes/archived/
 //	memory/intentions/pi-YYYYMMDD-NNN/INTENT.md   intentions; closed ones under intentions/archived/<id>/
-//	memory/session-log/YYYY-MM-DD_NNN.md          captured conversations; processed ones under session-log/archived/
-//	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (never overwritten)
+//	memory/session-log/YYYY-MM-DD_NNN.md          captured conversations (package sessionlog); processed ones under session-log/archived/
+//	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (package dreamlog; never overwritten)
 //	memory/about_me.md, memory/users/<id>/about_user.md (legacy memory/about_user.md = user "default")
 //	memory/archived/<name>/                       retired knowledge and learned skills
 //	skills/agent_learned_skills/<name>/SKILL.md   skills the dreamer learned (KindSkill, Learned)
@@ -17,12 +18,12 @@
 //
 // Entries are classified by their location relative to these roots, never by substrings of the path.
 //
-// Files are read leniently (ParseDocument: YAML first, then the flat `key: value` form) and written in
-// the compat key order with unknown keys kept in their order and bodies byte for byte (RenderDocument).
+// Files are read leniently (package frontmatter's Parse: YAML first, then the flat `key: value` form) and written in
+// the compat key order with unknown keys kept in their order and bodies byte for byte (frontmatter.Render).
 // A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
-// Every file access goes through the store's safefs.FS (files.go): links never lead out of the memory
+// Every file access goes through the store's safefs.FS (files.go; osfs_test.go fails on a direct os call): links never lead out of the memory
 // and skill roots, nothing is written through a link, only regular files are read and each read is
-// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in Store.sealed,
+// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in redactBeforeWrite (package redact),
 // and every rewrite is a compare-and-swap on the bytes read (rewrite in lifecycle.go, header patching
 // in patch.go). Recall journals its hits (usage.go) instead of rewriting files; a dream folds them in.
 //
@@ -31,10 +32,8 @@
 //	store.go, entry.go, fields.go       Open, Scan/Load/List/Find/Save; Entry and its typed accessors
 //	                                    (Score, Created, Related, Tags, When, AppliesWhen …): the only
 //	                                    code that knows where a field lives, so index and sidecar never parse
-//	frontmatter.go, frontmatter_split.go ParseDocument/RenderDocument; splitFrontMatter is the one rule
-//	                                    for where a header starts and ends (also StripFrontMatter, parseHead)
-//	files.go, names.go, patch.go        atomic writes, moveToFreeName (the one archive move),
-//	                                    nextDailyNumber (the one NNN of session logs, dream logs, intentions),
+//	files.go, names.go, patch.go        atomic writes, MoveToFreeName (the one archive move),
+//	                                    NextDailyNumber (the one NNN of session logs, dream logs, intentions),
 //	                                    SafeName, header patching
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage
 //	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
@@ -44,15 +43,7 @@
 //	identity.go                         AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser and their paths
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
 //	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
-//	sessionlog.go                       session-log limits, status values and file names
-//	capture.go, capture_file.go         Store.Capture(): Append/Tool/Close/CloseAll; opening, rotating,
-//	                                    finalising and resuming a log file
-//	sessionlog_files.go                 PendingLogs/MarkLogProcessed/SessionLogFiles: listing and archiving
-//	sessionlog_parse.go                 ParseSessionLog/ReadSessionLog for the dreamer and conversation search
-//	sessionlog_text.go                  how captured text is redacted, capped and kept on one line
-//	recover.go, xlock.go, lock*.go      crashed-log recovery, the cross-process locks
-//	dreamlog.go                         WriteDreamLog/DreamLogs/ReadDreamLog
-//	redact.go, redact_rules.go          Redact
+//	dirlock.go                          the data directory's write lock and dream lock (package filelock)
 //
 // Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).
 package memory

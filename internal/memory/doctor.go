@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 // Finding is one thing `somni-sidecar doctor` reports.
@@ -34,8 +36,9 @@ func (f Finding) String() string {
 
 // Doctor checks the data directory without changing it: unparsable files
 // (with line), names used by more than one entry, `related:` links to
-// nothing, and dates that do not parse. Findings are sorted by path.
-func (s *Store) Doctor(ctx context.Context) ([]Finding, error) {
+// nothing, and dates that do not parse. logs are the session logs to check
+// (package sessionlog lists them). Findings are sorted by path.
+func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 	var out []Finding
 	entries, problems, err := s.List(ctx, KindKnowledge, KindSkill, KindEpisode, KindIntention)
 	if err != nil {
@@ -64,10 +67,6 @@ func (s *Store) Doctor(ctx context.Context) ([]Finding, error) {
 	// Identity files and session logs are read on every prompt or dream.
 	out = append(out, s.checkIdentity()...)
 	out = append(out, s.checkUserFolders()...)
-	logs, err := s.SessionLogFiles(ctx, true)
-	if err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
-	}
 	for _, l := range logs {
 		if f, ok := s.checkParses(l); !ok {
 			out = append(out, f)
@@ -91,7 +90,7 @@ func (s *Store) checkParses(p string) (Finding, bool) {
 		return Finding{}, true
 	}
 	f := Finding{Path: p, Kind: "unparsable", Reason: err.Error()}
-	var pe *ParseError
+	var pe *frontmatter.ParseError
 	if errors.As(err, &pe) {
 		f.Line, f.Reason = pe.Line, pe.Reason
 	}

@@ -2,7 +2,6 @@ package memory
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,11 +26,10 @@ func (s *Store) checkIdentity() []Finding {
 // an older somni mapped a `channel:user` id to (feishu-ou_123 for feishu:ou_123), which the Python
 // sidecar never finds. A profile nobody reads vanishes silently from every prompt.
 //
-// It lists names and stats them without opening anything, so it looks at
-// the folders directly; every file it reads goes through the store.
+// It lists and stats through the store's boundary like every read.
 func (s *Store) checkUserFolders() []Finding {
 	root := s.usersDir()
-	des, err := os.ReadDir(root)
+	des, err := s.fs.ReadDir(root)
 	if err != nil {
 		return nil // no users/ yet
 	}
@@ -42,7 +40,7 @@ func (s *Store) checkUserFolders() []Finding {
 		}
 		name := de.Name()
 		file := filepath.Join(root, name, profileFile)
-		if _, err := os.Lstat(file); err != nil {
+		if !s.fs.Exists(file) {
 			continue
 		}
 		report := func(format string, args ...any) {
@@ -62,7 +60,7 @@ func (s *Store) checkUserFolders() []Finding {
 			continue
 		}
 		if mapped, err := SafeName(uid); err == nil && mapped == name {
-			if cur, err := s.UserProfilePath(uid); err == nil && fileExists(cur) {
+			if cur, err := s.UserProfilePath(uid); err == nil && s.fs.Exists(cur) {
 				report("user %q has a newer profile in %s; this older copy is not read: merge anything missing and remove this folder", uid, cur)
 			} else {
 				report("user %q's profile is in the folder older somni versions used; somni reads it, the Python sidecar looks in users/%s/: the next profile update moves it there", uid, uid)
@@ -79,9 +77,4 @@ func orReason(err error, other string) string {
 		return err.Error()
 	}
 	return other
-}
-
-func fileExists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -55,7 +56,7 @@ type Entry struct {
 	Name string
 	// Path is the absolute path of the SKILL.md / INTENT.md file.
 	Path string
-	Meta *FrontMatter
+	Meta *frontmatter.Meta
 	// Body is written back byte for byte unless a caller changes it.
 	Body string
 	// Learned is true for skills under skills/agent_learned_skills (the dreamer's own skills).

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -23,8 +25,6 @@ const (
 	// MaxLogBytes bounds a session log: capture rotates at 24 KiB, so only a
 	// file made by hand or by another tool comes near it.
 	MaxLogBytes = 8 << 20
-	// logHeadBytes is how much of a log is read to learn its status.
-	logHeadBytes = 4096
 	// staleTempAge is when a temp file of an atomic write counts as a killed
 	// write's leftover rather than another process's write in progress.
 	staleTempAge = time.Hour
@@ -34,25 +34,25 @@ const (
 // (package safefs): links never lead out of the memory and skill roots and
 // writes never go through one.
 
-// writeNew creates path with data atomically; fs.ErrExist if it is there.
-func (s *Store) writeNew(path string, data []byte) error {
-	if _, err := s.fs.Create(path, s.sealed(path, data)); err != nil {
+// WriteNew creates path with data atomically; fs.ErrExist if it is there.
+func (s *Store) WriteNew(path string, data []byte) error {
+	if _, err := s.fs.Create(path, s.redactBeforeWrite(path, data)); err != nil {
 		return fmt.Errorf("memory: create %s: %w", path, err)
 	}
 	return nil
 }
 
 // replace writes data over path only if it still holds the version read, and
-// returns the version written (its bytes differ from data when sealed redacted them).
+// returns the version written (its bytes differ from data when redactBeforeWrite changed them).
 func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.Version, error) {
-	ver, err := s.fs.Replace(path, s.sealed(path, data), prev)
+	ver, err := s.fs.Replace(path, s.redactBeforeWrite(path, data), prev)
 	if err != nil {
 		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", path, err)
 	}
 	return ver, nil
 }
 
-// sealed is the last step before bytes reach disk: secrets are redacted here,
+// redactBeforeWrite is the last step before bytes reach disk: secrets are redacted here,
 // for every writer. A document is redacted value by value and re-rendered, so
 // a redaction marker never breaks its header.
 //
@@ -60,31 +60,31 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.V
 // redacted when it was captured (capture is the only writer of their
 // content), and rescanning a whole log at every rotation would cost capture
 // a tenth of its speed.
-func (s *Store) sealed(path string, data []byte) []byte {
+func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
 	if kind, _, _, ok := s.classify(path); ok && kind == KindSessionLog {
 		return data
 	}
 	text := string(data)
-	if Redact(text) == text {
+	if redact.Text(text) == text {
 		return data
 	}
 	s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
-	doc, err := ParseDocument(path, data)
+	doc, err := frontmatter.Parse(path, data)
 	if err != nil || !doc.HasFrontMatter {
-		return []byte(Redact(text))
+		return []byte(redact.Text(text))
 	}
-	meta := NewFrontMatter()
+	meta := frontmatter.New()
 	for _, k := range doc.Meta.Keys() {
-		meta.Set(k, Redact(doc.Meta.Value(k)))
+		meta.Set(k, redact.Text(doc.Meta.Value(k)))
 	}
-	return RenderDocument(meta, Redact(doc.Body))
+	return frontmatter.Render(meta, redact.Text(doc.Body))
 }
 
-// moveToFreeName renames src (a file or a folder) to destParent/<base><ext>,
+// MoveToFreeName renames src (a file or a folder) to destParent/<base><ext>,
 // or <base>-2<ext>, -3 … when taken (by us or another process: the rename
 // itself refuses a taken name), and returns where it went. Archiving never
 // overwrites or deletes an earlier archived copy.
-func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error) {
+func (s *Store) MoveToFreeName(src, destParent, base, ext string) (string, error) {
 	if err := s.fs.MkdirAll(destParent); err != nil {
 		return "", fmt.Errorf("memory: create dir %s: %w", destParent, err)
 	}
@@ -110,7 +110,7 @@ func (s *Store) moveToFreeName(src, destParent, base, ext string) (string, error
 // root) for what people and models read: no home directory in hints or logs.
 func (s *Store) Rel(path string) string {
 	for _, root := range []string{s.dataDir, s.memDir, s.skillDir} {
-		if root != "" && checkWithin(root, path) == nil {
+		if root != "" && CheckWithin(root, path) == nil {
 			r, _ := filepath.Rel(root, path)
 			return filepath.ToSlash(r)
 		}
@@ -135,12 +135,12 @@ func (s *Store) CleanTemps() int {
 	return n
 }
 
-// nextDailyNumber is one past the highest number the names in dirs carry for
+// NextDailyNumber is one past the highest number the names in dirs carry for
 // day, 1 when there are none; re's first group is the day and its second the
 // number. Callers pass the archive folder too, so a number is never given
 // twice, and still create the name exclusively: another process may take it
 // between the listing and the create.
-func (s *Store) nextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
+func (s *Store) NextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
 	next := 1
 	for _, d := range dirs {
 		des, _ := s.fs.ReadDir(d)

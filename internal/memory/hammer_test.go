@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 // TestHandEditsSurviveRewrites races hand edits — in place (truncate, then
@@ -101,7 +103,7 @@ func TestHandEditsSurviveRewrites(t *testing.T) {
 				t.Errorf("round %d: hand edit reverted:\n%s", r, got)
 			}
 		}
-		doc, err := ParseDocument(path, data)
+		doc, err := frontmatter.Parse(path, data)
 		if err != nil || doc.Meta.Value(KeyName) == "" || doc.Meta.Value(KeyDescription) == "" || strings.TrimSpace(doc.Body) == "" {
 			gutted++
 			if gutted <= 3 {

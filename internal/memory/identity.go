@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -18,7 +18,7 @@ const DefaultUserID = "default"
 type Profile struct {
 	UserID string // "" for about_me
 	Path   string
-	Meta   *FrontMatter
+	Meta   *frontmatter.Meta
 	Body   string
 
 	version safefs.Version // what was read, for the compare-and-swap of the update
@@ -80,7 +80,7 @@ func (s *Store) readProfile(path, userID string) (*Profile, error) {
 		}
 		return nil, fmt.Errorf("memory: read %s: %w", path, err)
 	}
-	doc, err := ParseDocument(path, data)
+	doc, err := frontmatter.Parse(path, data)
 	if err != nil {
 		s.problem(path, err)
 		return nil, err
@@ -141,14 +141,14 @@ func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
 		return nil, err
 	}
 	if p == nil {
-		p = &Profile{Path: s.aboutMePath(), Meta: NewFrontMatter()}
+		p = &Profile{Path: s.aboutMePath(), Meta: frontmatter.New()}
 		p.Meta.Set(KeyName, "about_me")
 	}
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("has_data", "true")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if _, err := s.replace(p.Path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
+	if _, err := s.replace(p.Path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -178,7 +178,7 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 		return nil, err
 	}
 	if p == nil {
-		p = &Profile{UserID: userID, Meta: NewFrontMatter()}
+		p = &Profile{UserID: userID, Meta: frontmatter.New()}
 	}
 	from := ""
 	if p.Path != "" && p.Path != path {
@@ -197,7 +197,7 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("updated", s.today())
 	p.Body = body
-	if _, err := s.replace(path, RenderDocument(p.Meta, p.Body), p.version); err != nil {
+	if _, err := s.replace(path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	if from != "" && from != s.legacyAboutUser() {
@@ -221,7 +221,7 @@ func identityBody(content string) (string, error) {
 	if len(c) > maxIdentityBytes {
 		return "", invalid("content is %d bytes; identity files are injected into every prompt, keep them under %d", len(c), maxIdentityBytes)
 	}
-	if strings.HasPrefix(c, "---") {
+	if strings.HasPrefix(c, frontmatter.Delim) {
 		return "", invalid("content must be the profile text only, without front-matter")
 	}
 	return c + "\n", nil
@@ -231,7 +231,7 @@ func identityBody(content string) (string, error) {
 // folder names them: a folder counts only when AboutUser reads a profile from
 // it through the store's boundary, so a stray or foreign folder is not a user.
 func (s *Store) ProfileUserIDs() []string {
-	des, err := os.ReadDir(s.usersDir())
+	des, err := s.fs.ReadDir(s.usersDir())
 	if err != nil {
 		return nil
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/somni-dev/somni/internal/dates"
 )
 
 // Intention is one open or closed prospective memory (a to-do the agent should bring up).
@@ -116,7 +118,7 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	}
 	defer unlock()
 	now := s.now()
-	day := now.Format("20060102")
+	day := now.Format(dates.CompactLayout)
 	var b strings.Builder
 	if due != "" {
 		b.WriteString("- due: " + due + "\n")
@@ -131,7 +133,7 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	}
 	// Another process may take the same number between our listing and our
 	// create: the create refuses an existing file, and we take the next one.
-	for next := s.nextDailyNumber(intentionIDRe, day, s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")); next < 1000000; next++ {
+	for next := s.NextDailyNumber(intentionIDRe, day, s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")); next < 1000000; next++ {
 		id := fmt.Sprintf("pi-%s-%03d", day, next)
 		if s.fs.Exists(filepath.Join(s.intentionsDir(), "archived", id)) {
 			continue
@@ -197,7 +199,7 @@ func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	dest, err := s.moveToFreeName(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
+	dest, err := s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
 	if err != nil {
 		return "", err
 	}

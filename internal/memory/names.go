@@ -3,13 +3,13 @@ package memory
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/safefs"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -84,14 +84,14 @@ func entryDirName(name string) (string, error) {
 // within joins elems under root and verifies the result is root itself or strictly inside it.
 func within(root string, elems ...string) (string, error) {
 	p := filepath.Join(append([]string{root}, elems...)...)
-	if err := checkWithin(root, p); err != nil {
+	if err := CheckWithin(root, p); err != nil {
 		return "", err
 	}
 	return p, nil
 }
 
-// checkWithin returns an error unless path lies inside root (after cleaning both).
-func checkWithin(root, path string) error {
+// CheckWithin returns an error unless path lies inside root (after cleaning both).
+func CheckWithin(root, path string) error {
 	rel, err := filepath.Rel(filepath.Clean(root), filepath.Clean(path))
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return fmt.Errorf("%w: %s is outside %s", ErrUnsafeName, path, root)
@@ -115,15 +115,15 @@ func sameEntryName(a, b string) bool {
 // existingSpelling returns the directory in one of dirs that is the same entry name as name, spelled as it
 // is on disk, or name itself when there is none; checking that spelling for existence makes a create find
 // the existing entry instead of adding a case variant beside it. Existing directories, capitals and all,
-// are never renamed.
-func existingSpelling(name string, dirs ...string) string {
+// are never renamed. It looks through fsys, the store's boundary.
+func existingSpelling(fsys *safefs.FS, name string, dirs ...string) string {
 	for _, dir := range dirs {
-		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+		if _, err := fsys.Lstat(filepath.Join(dir, name)); err == nil {
 			return name
 		}
 	}
 	for _, dir := range dirs {
-		des, err := os.ReadDir(dir)
+		des, err := fsys.ReadDir(dir)
 		if err != nil {
 			continue // a root that does not exist yet holds no names
 		}

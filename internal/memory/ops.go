@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -55,7 +56,7 @@ func checkDescription(desc string) (string, error) {
 // newEntry builds a fresh entry with the compat keys set.
 func (s *Store) newEntry(kind Kind, path, name, desc, typ string, score float64, body string) *Entry {
 	today := s.today()
-	m := NewFrontMatter()
+	m := frontmatter.New()
 	m.Set(KeyName, name)
 	m.Set(KeyDescription, desc)
 	m.Set(KeyType, typ)
@@ -178,7 +179,7 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	} else if dup != nil {
 		return nil, &DuplicateError{Existing: dup, Why: why}
 	}
-	dir = existingSpelling(dir, rootDir) // an unreadable entry spelled in other case is still this name
+	dir = existingSpelling(s.fs, dir, rootDir) // an unreadable entry spelled in other case is still this name
 	path, err := within(rootDir, dir, "SKILL.md")
 	if err != nil {
 		return nil, err
@@ -373,7 +374,7 @@ func (s *Store) archiveLocked(e *Entry) (string, error) {
 	if !ok || src == s.knowledgeDir() || src == s.episodesDir() || src == s.learnedDir() || src == s.skillDir {
 		return "", fmt.Errorf("memory: archive %s: %w", e.Path, errOutside(e.Path))
 	}
-	return s.moveToFreeName(src, dest, filepath.Base(src), "")
+	return s.MoveToFreeName(src, dest, filepath.Base(src), "")
 }
 
 // RecordEpisode describes one event to remember (compat record_episode arguments).
@@ -397,7 +398,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 		return nil, fmt.Errorf("%w (the episode's `what`)", err)
 	}
 	now := s.now()
-	base := "ep-" + now.Format("20060102-150405")
+	base := "ep-" + now.Format(dates.CompactTimeLayout)
 	if src := strings.TrimSpace(in.Source); src != "" {
 		src = strings.TrimSuffix(filepath.Base(filepath.ToSlash(src)), ".md")
 		if base, err = entryDirName(src); err != nil {
@@ -444,7 +445,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	defer unlock()
 	name := base
 	for i := 2; ; i++ {
-		name = existingSpelling(name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))
+		name = existingSpelling(s.fs, name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))
 		p, err := within(s.episodesDir(), name, "SKILL.md")
 		if err != nil {
 			return nil, err

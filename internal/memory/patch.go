@@ -3,6 +3,8 @@ package memory
 import (
 	"bytes"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 // render is what Save writes for e. An entry read from disk whose body is
@@ -16,15 +18,15 @@ func (e *Entry) render() []byte {
 			return out
 		}
 	}
-	return RenderDocument(e.Meta, e.Body)
+	return frontmatter.Render(e.Meta, e.Body)
 }
 
 // patchHeader rewrites, in raw, the header lines of keys whose value in meta
 // differs from raw's, and appends keys raw lacks before the closing `---`.
 // It declines (false) when the body changed, a key was deleted, or a changed
 // key's value spans more than its own line (YAML block values).
-func patchHeader(raw []byte, meta *FrontMatter, body string) ([]byte, bool) {
-	old, err := ParseDocument("", raw)
+func patchHeader(raw []byte, meta *frontmatter.Meta, body string) ([]byte, bool) {
+	old, err := frontmatter.Parse("", raw)
 	if err != nil || !old.HasFrontMatter || old.Body != body {
 		return nil, false
 	}
@@ -53,7 +55,7 @@ func patchHeader(raw []byte, meta *FrontMatter, body string) ([]byte, bool) {
 	for ; i < len(lines); i++ {
 		line := lines[i]
 		trimmed := strings.TrimRight(line, " \t\r\n")
-		if trimmed == "---" {
+		if trimmed == frontmatter.Delim {
 			closed = true
 			break
 		}
@@ -92,12 +94,7 @@ func isContinuation(line string) bool {
 	return strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "- ")
 }
 
-func headerLine(meta *FrontMatter, key string) string {
-	if r, ok := meta.raw[key]; ok {
-		return key + ": " + r
-	}
-	return key + ": " + QuoteValue(meta.Value(key))
-}
+func headerLine(meta *frontmatter.Meta, key string) string { return key + ": " + meta.RawValue(key) }
 
 func lineEnd(line string) string {
 	if strings.HasSuffix(line, "\r\n") {

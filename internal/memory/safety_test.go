@@ -3,12 +3,14 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"gopkg.in/yaml.v3"
 )
 
@@ -222,25 +224,48 @@ func TestReservedAndProtectedNames(t *testing.T) {
 	}
 }
 
-// TestMarkLogProcessedOnlyLogs: the dreamer may only archive what PendingLogs would list — not an
-// in-flight temp file of an atomic write, nor a user's non-log file that happens to sit in session-log/.
-func TestMarkLogProcessedOnlyLogs(t *testing.T) {
-	for _, name := range []string{".2026-11-30_001.md.tmp-123", "notes.txt", ".hidden.md"} {
-		t.Run(name, func(t *testing.T) {
-			s := newTestStore(t)
-			p := filepath.Join(s.MemoryDir(), "session-log", name)
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte("keep me\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := s.MarkLogProcessed(name); !errors.Is(err, ErrInvalid) {
-				t.Errorf("MarkLogProcessed(%q) = %v, want ErrInvalid", name, err)
-			}
-			if got := readFile(t, p); got != "keep me\n" {
-				t.Errorf("file changed: %q", got)
-			}
-		})
+func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
+	s, _ := pyStore(t)
+	p := filepath.Join(s.knowledgeDir(), "lol", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
 	}
+	bomb := billionLaughs()
+	if err := os.WriteFile(p, []byte(bomb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entries, problems, err := s.List(context.Background(), KindKnowledge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Path == p {
+			t.Fatalf("alias bomb listed as an entry")
+		}
+	}
+	found := false
+	for _, pr := range problems {
+		found = found || pr.Path == p
+	}
+	if !found {
+		t.Errorf("alias bomb is not a problem: %v", problems)
+	}
+	e := &Entry{Kind: KindKnowledge, Name: "lol", Path: p, Meta: frontmatter.New(), Body: "x\n"}
+	if err := s.Save(e); err == nil {
+		t.Error("save over the alias bomb accepted")
+	}
+	if readFile(t, p) != bomb {
+		t.Error("alias bomb rewritten")
+	}
+}
+
+// billionLaughs is the classic alias bomb: nine levels of nine aliases, 9^9 values once expanded.
+func billionLaughs() string {
+	var b strings.Builder
+	b.WriteString("---\nname: lol\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i <= 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
+	}
+	b.WriteString("---\n\nbody\n")
+	return b.String()
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -64,9 +65,6 @@ type Store struct {
 
 	warnMu sync.Mutex
 	warned map[string]time.Time // broken path → mtime already warned about
-
-	capMu   sync.Mutex
-	capture *Capture // the live session writer, told when a log it holds is archived
 }
 
 // Open prepares a store over cfg; directories are created lazily on first write.
@@ -121,6 +119,12 @@ func (s *Store) MemoryDir() string { return s.memDir }
 
 // SkillDir returns the absolute skills root.
 func (s *Store) SkillDir() string { return s.skillDir }
+
+// FS returns the boundary every file access of the data directory goes through.
+func (s *Store) FS() *safefs.FS { return s.fs }
+
+// Logger returns where the store's warnings go.
+func (s *Store) Logger() *slog.Logger { return s.log }
 
 // Now returns the store's clock reading.
 func (s *Store) Now() time.Time { return s.now() }
@@ -384,7 +388,7 @@ func (s *Store) Load(path string) (*Entry, error) {
 		}
 		return nil, fmt.Errorf("memory: load %s: %w", path, err)
 	}
-	doc, err := ParseDocument(abs, data)
+	doc, err := frontmatter.Parse(abs, data)
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +439,7 @@ func (s *Store) problem(path string, err error) (Problem, bool) {
 		return Problem{}, false // removed while we were listing
 	}
 	p := Problem{Path: path, Reason: err.Error(), Refused: safefs.IsRefusal(err)}
-	var pe *ParseError
+	var pe *frontmatter.ParseError
 	if errors.As(err, &pe) {
 		p.Line, p.Reason = pe.Line, pe.Reason
 	}

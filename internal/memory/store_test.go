@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
@@ -33,6 +34,15 @@ func pyStore(t testing.TB) (*Store, string) {
 		t.Fatal(err)
 	}
 	return s, dst
+}
+
+func newTestStore(t testing.TB) *Store {
+	t.Helper()
+	s, err := Open(Config{DataDir: t.TempDir(), Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -160,7 +170,7 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := readFile(t, p)
-	doc, err := ParseDocument(p, []byte(after))
+	doc, err := frontmatter.Parse(p, []byte(after))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +178,7 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 		t.Errorf("key order %s", got)
 	}
 	if doc.Meta.Value("score") != "0.92" || doc.Meta.Value("stability") != "3" || doc.Meta.Value("last_used") != "2026-11-30" {
-		t.Errorf("usage not applied: %v", doc.Meta.vals)
+		t.Errorf("usage not applied: %s", after)
 	}
 	if _, body, _ := strings.Cut(before, "---\n\n"); !strings.HasSuffix(after, body) {
 		t.Errorf("body changed")
@@ -176,7 +186,7 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 	// The broken file is refused, not overwritten.
 	bp := filepath.Join(dir, "memory", "knowledge", "broken-yaml", "SKILL.md")
 	broken := readFile(t, bp)
-	err = s.Save(&Entry{Path: bp, Meta: NewFrontMatter(), Body: "x"})
+	err = s.Save(&Entry{Path: bp, Meta: frontmatter.New(), Body: "x"})
 	if !errors.Is(err, fs.ErrExist) {
 		t.Errorf("save of a new entry over a broken file: %v, want fs.ErrExist", err)
 	}
@@ -459,35 +469,6 @@ func TestIdentity(t *testing.T) {
 	empty, _ := Open(Config{DataDir: t.TempDir()})
 	if p, err := empty.AboutMe(); p != nil || err != nil {
 		t.Errorf("empty store about_me: %+v %v", p, err)
-	}
-}
-
-func TestDreamLogs(t *testing.T) {
-	s, _ := pyStore(t)
-	if _, err := s.WriteDreamLog("no front matter"); !errors.Is(err, ErrInvalid) {
-		t.Errorf("accepted dream log without front-matter: %v", err)
-	}
-	var paths []string
-	for i := 0; i < 3; i++ {
-		p, err := s.WriteDreamLog("---\ntrigger: test\n---\n\ndream " + string(rune('a'+i)) + "\n")
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, filepath.Base(p))
-	}
-	if strings.Join(paths, ",") != "2026-11-30_dream_001.md,2026-11-30_dream_002.md,2026-11-30_dream_003.md" {
-		t.Errorf("numbering %v", paths)
-	}
-	logs, err := s.DreamLogs()
-	if err != nil || len(logs) != 4 || filepath.Base(logs[0]) != "2026-11-30_dream_003.md" {
-		t.Errorf("DreamLogs %v %v", logs, err)
-	}
-	txt, err := s.ReadDreamLog("2026-11-30_dream_002.md")
-	if err != nil || !strings.Contains(txt, "dream b") {
-		t.Errorf("read: %q %v", txt, err)
-	}
-	if _, err := s.ReadDreamLog("../knowledge/docker-build-cache/SKILL.md"); !errors.Is(err, ErrUnsafeName) {
-		t.Errorf("read outside dream-log: %v", err)
 	}
 }
 

@@ -77,7 +77,7 @@ func (s *Store) NoteRecall(paths []string) error {
 // path inside it, so the journal survives moving the data directory.
 func (s *Store) usageRef(p string) (tag, rel string, ok bool) {
 	for _, r := range []struct{ tag, dir string }{{"m", s.memDir}, {"s", s.skillDir}} {
-		if checkWithin(r.dir, p) == nil {
+		if CheckWithin(r.dir, p) == nil {
 			rel, _ := filepath.Rel(r.dir, p)
 			return r.tag, filepath.ToSlash(rel), true
 		}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
-	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -104,7 +104,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 // gatherTurns reads the newest logs and splits their turns into the current
 // session's and everyone else's, each ordered oldest to newest.
 func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, older []turn, err error) {
-	files, err := s.store.SessionLogFiles(ctx, true)
+	files, err := s.logs.Files(ctx, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("search_recent_conversation: %w", err)
 	}
@@ -116,7 +116,7 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		l, err := s.store.ReadSessionLog(f)
+		l, err := s.logs.Read(f)
 		if err != nil {
 			s.log.Debug("search_recent_conversation: skip log", "path", f, "err", err)
 			continue
@@ -144,7 +144,7 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 	return current, older, nil
 }
 
-func toolTurnText(b memory.LogBlock) string {
+func toolTurnText(b sessionlog.Block) string {
 	var parts []string
 	if b.Reason != "" {
 		parts = append(parts, "why: "+b.Reason)

@@ -2,8 +2,10 @@ package sidecar
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/sessionlog"
 )
 
 // Finding is one thing `somni-sidecar doctor` reports: the data directory's
@@ -15,5 +17,9 @@ type Finding = memory.Finding
 // unparsable files with line, names used twice, `related:` links to nothing,
 // dates that do not parse). Findings are sorted by path.
 func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
-	return st.Doctor(ctx)
+	logs, err := sessionlog.New(st).Files(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	return st.Doctor(ctx, logs)
 }

@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -82,7 +82,7 @@ func (h *LineHandler) Handle(_ context.Context, r slog.Record) error {
 	})
 	b.WriteString(name)
 	b.WriteByte(' ')
-	b.WriteString(textcut.MarkNewlines(memory.Redact(r.Message)))
+	b.WriteString(textcut.MarkNewlines(redact.Text(r.Message)))
 	b.WriteString(h.attrs)
 	b.WriteString(rest.String())
 	b.WriteByte('\n')
@@ -153,7 +153,7 @@ func appendAttr(b *strings.Builder, prefix string, a slog.Attr) {
 	b.WriteString(prefix)
 	b.WriteString(a.Key)
 	b.WriteByte('=')
-	b.WriteString(quoteIfNeeded(memory.Redact(a.Value.String())))
+	b.WriteString(quoteIfNeeded(redact.Text(a.Value.String())))
 }
 
 // quoteIfNeeded keeps simple values bare and quotes the rest, so a value can

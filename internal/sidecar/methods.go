@@ -278,7 +278,7 @@ func (s *Server) indexPing() (vector bool, counts *PingIndex) {
 
 func (s *Server) refreshPing() {
 	pending := 0
-	if logs, err := s.store.PendingLogs(); err != nil {
+	if logs, err := s.logs.Pending(); err != nil {
 		s.log.Warn("ping: count pending logs", "err", err)
 	} else {
 		pending = len(logs)

@@ -18,6 +18,7 @@ import (
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -68,7 +69,8 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	store   *memory.Store
-	capture *memory.Capture
+	logs    *sessionlog.Logs
+	capture *sessionlog.Capture
 	dreamer *dream.Dreamer
 	tools   *toolspec.Registry[ToolEnv]
 	assoc   *assocGate
@@ -126,12 +128,14 @@ func New(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(st.DataDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("sidecar: create data dir: %w", err)
 	}
-	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, capture: st.Capture(),
+	logs := sessionlog.New(st)
+	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, logs: logs, capture: logs.Capture(),
 		ixReady: make(chan struct{}), firstSync: make(chan struct{}), shutdown: make(chan struct{}),
 		assoc: &assocGate{cfg: cfg.Assoc}}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.dreamer = dream.New(dream.Config{
 		Store:    st,
+		Logs:     logs,
 		Backend:  s.chatBackend(),
 		MaxLogs:  cfg.MaxLogs,
 		MaxIters: cfg.MaxIters,
@@ -181,6 +185,9 @@ func (s *Server) Attach(c *rpc.Conn) { s.host.Store(c) }
 
 // Store exposes the memory store (CLI subcommands use it directly).
 func (s *Server) Store() *memory.Store { return s.store }
+
+// Logs exposes the store's session logs, the ones the server captures into.
+func (s *Server) Logs() *sessionlog.Logs { return s.logs }
 
 // openIndex builds the embedder and opens the SQLite cache, then syncs.
 func (s *Server) openIndex(ctx context.Context) {

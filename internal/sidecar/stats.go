@@ -41,10 +41,10 @@ func (s *Server) CollectStats(ctx context.Context) (Stats, error) {
 	}
 	st.Unparsable = len(problems)
 	st.OpenIntentions = st.Entries[string(memory.KindIntention)]
-	if logs, err := s.store.PendingLogs(); err == nil {
+	if logs, err := s.logs.Pending(); err == nil {
 		st.PendingLogs = len(logs)
 	}
-	if all, err := s.store.SessionLogFiles(ctx, true); err == nil {
+	if all, err := s.logs.Files(ctx, true); err == nil {
 		st.SessionLogs = len(all)
 	}
 	ix, err := s.Index(ctx)

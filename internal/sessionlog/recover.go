@@ -1,4 +1,4 @@
-package memory
+package sessionlog
 
 import (
 	"bytes"
@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/filelock"
+	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // RecoverCrashed finalises the session logs a killed process left open: a
@@ -18,7 +22,7 @@ import (
 // block — even inside a UTF-8 character — that was never acknowledged.
 // It returns the paths it finalised; files it cannot parse are left alone.
 func (c *Capture) RecoverCrashed() ([]string, error) {
-	logs, err := c.s.logFilesIn(c.s.sessionLogDir())
+	logs, err := c.l.logFilesIn(c.l.dir)
 	if err != nil {
 		return nil, err
 	}
@@ -26,7 +30,7 @@ func (c *Capture) RecoverCrashed() ([]string, error) {
 	var done []string
 	var errs []error
 	for _, p := range logs {
-		if open[p] || c.s.logStatus(p) != "" {
+		if open[p] || c.l.logStatus(p) != "" {
 			continue
 		}
 		ok, err := c.recoverLog(p)
@@ -44,21 +48,21 @@ func (c *Capture) RecoverCrashed() ([]string, error) {
 // recoverLog finalises one crashed log unless another process still writes
 // it (it holds the log's lock) or its header cannot be read.
 func (c *Capture) recoverLog(path string) (bool, error) {
-	f, err := c.s.fs.OpenRead(path)
+	f, err := c.l.fs.OpenRead(path)
 	if err != nil {
-		return false, fmt.Errorf("memory: recover %s: %w", path, err)
+		return false, fmt.Errorf("sessionlog: recover %s: %w", path, err)
 	}
 	defer f.Close()
-	if !tryLock(f) {
+	if !filelock.TryLock(f) {
 		return false, nil // a live writer in another process
 	}
 	info, err := f.Stat()
 	if err != nil {
-		return false, fmt.Errorf("memory: recover %s: %w", path, err)
+		return false, fmt.Errorf("sessionlog: recover %s: %w", path, err)
 	}
-	data, ver, err := c.s.fs.ReadVersion(path, MaxLogBytes)
+	data, ver, err := c.l.fs.ReadVersion(path, memory.MaxLogBytes)
 	if err != nil {
-		return false, fmt.Errorf("memory: recover %s: %w", path, err)
+		return false, fmt.Errorf("sessionlog: recover %s: %w", path, err)
 	}
 	whole := cutTornTail(data)
 	if isTornHeader(whole) {
@@ -66,19 +70,19 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 		// header precedes them), so the log is rebuilt around what survived.
 		whole = rebuildHeader(path, whole)
 	}
-	doc, err := ParseDocument(path, whole)
+	doc, err := frontmatter.Parse(path, whole)
 	if err != nil || doc.Meta.Value("session_id") == "" {
-		c.s.log.Warn("memory: crashed session log unreadable, left as is", "file", path, "err", err)
+		c.l.log.Warn("memory: crashed session log unreadable, left as is", "file", path, "err", err)
 		return false, nil
 	}
-	count := len(ParseSessionLog(path, whole).Blocks)
-	doc.Meta.SetPlain("end_time", info.ModTime().In(c.s.now().Location()).Format(logTimeLayout))
+	count := len(Parse(path, whole).Blocks)
+	doc.Meta.SetPlain("end_time", info.ModTime().In(c.l.st.Now().Location()).Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
-	if _, err := c.s.replace(path, doc.Render(), ver); err != nil {
+	if _, err := c.l.replace(path, doc.Render(), ver); err != nil {
 		return false, err
 	}
-	c.s.log.Info("memory: finalised a session log left open by a crash", "file", path, "messages", count)
+	c.l.log.Info("memory: finalised a session log left open by a crash", "file", path, "messages", count)
 	return true, nil
 }
 
@@ -106,7 +110,7 @@ func cutTornTail(data []byte) []byte {
 // that was never closed: empty, or "---" and key lines without the closing
 // "---". A headerless legacy log does not start with "---" and is not one.
 func isTornHeader(data []byte) bool {
-	open := []byte("---\n")
+	open := []byte(headerOpen)
 	if len(data) < len(open) {
 		return bytes.HasPrefix(open, data)
 	}
@@ -116,8 +120,8 @@ func isTornHeader(data []byte) bool {
 // rebuildHeader closes a torn header: the whole key lines that survived,
 // and the session id taken from the file name when its line was lost.
 func rebuildHeader(path string, data []byte) []byte {
-	m := NewFrontMatter()
-	lines := strings.Split(strings.TrimPrefix(string(data), "---\n"), "\n")
+	m := frontmatter.New()
+	lines := strings.Split(strings.TrimPrefix(string(data), headerOpen), "\n")
 	for _, line := range lines[:len(lines)-1] { // the last piece has no newline: torn
 		if k, v, ok := strings.Cut(line, ": "); ok && k != "" && !strings.ContainsAny(k, " \t") {
 			m.SetPlain(k, v)
@@ -126,7 +130,7 @@ func rebuildHeader(path string, data []byte) []byte {
 	if m.Value("session_id") == "" {
 		m.Set("session_id", strings.TrimSuffix(filepath.Base(path), ".md"))
 	}
-	return RenderDocument(m, "")
+	return frontmatter.Render(m, "")
 }
 
 // headerEnd is the offset just after the closing "---\n" of the front-matter,
@@ -134,12 +138,18 @@ func rebuildHeader(path string, data []byte) []byte {
 // exactly as capture writes them, to cut there; reading a header is
 // splitFrontMatter's job.
 func headerEnd(data []byte) int {
-	if !bytes.HasPrefix(data, []byte("---\n")) {
+	if !bytes.HasPrefix(data, []byte(headerOpen)) {
 		return -1
 	}
-	i := bytes.Index(data[4:], []byte("\n---\n"))
+	i := bytes.Index(data[len(headerOpen):], []byte(headerClose))
 	if i < 0 {
 		return -1
 	}
-	return 4 + i + len("\n---\n")
+	return len(headerOpen) + i + len(headerClose)
 }
+
+// The header's delimiter lines exactly as capture writes them.
+const (
+	headerOpen  = frontmatter.Delim + "\n"
+	headerClose = "\n" + frontmatter.Delim + "\n"
+)

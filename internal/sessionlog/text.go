@@ -1,14 +1,15 @@
-package memory
+package sessionlog
 
 import (
 	"strconv"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // label is a header or speaker label as written: redacted, one line, capped.
-func label(s string) string { return oneLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
+func label(s string) string { return markedLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
 
 func cleanSpeaker(s string) string {
 	s = strings.Map(func(r rune) rune {
@@ -29,7 +30,7 @@ const redactMargin = 4096
 // margin past it: a 10 MB paste costs a scan of a few KiB, not of 10 MB.
 func redactHead(text string, limit int) string {
 	head, _ := textcut.Prefix(text, limit+redactMargin)
-	return Redact(head)
+	return redact.Text(head)
 }
 
 // capMessage keeps the first MessageMaxChars characters and notes how long the original (n characters) was.
@@ -59,7 +60,8 @@ func appendMessage(b []byte, text string) []byte {
 	return b
 }
 
-// oneLine trims, turns newlines into ` ⏎ ` and cuts at limit characters (0 = no limit).
-func oneLine(s string, limit int) string {
+// markedLine trims, turns newlines into ` ⏎ ` (so a reader still sees where lines broke, unlike
+// textcut.OneLine, which folds them away) and cuts at limit characters (0 = no limit).
+func markedLine(s string, limit int) string {
 	return textcut.Clip(textcut.MarkNewlines(strings.TrimSpace(s)), limit, "...(truncated)")
 }

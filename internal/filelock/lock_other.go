@@ -1,12 +1,12 @@
 //go:build !unix && !windows
 
-package memory
+package filelock
 
 import "os"
 
 // Without advisory locks (wasm, plan9) every lock is granted: the store
 // then trusts that one process owns the data directory, which the host
 // guarantees by spawning one.
-func lockFile(*os.File, bool) error { return nil }
+func Lock(*os.File, bool) error { return nil }
 
-func unlockFile(*os.File) error { return nil }
+func Unlock(*os.File) error { return nil }

@@ -1,4 +1,4 @@
-package memory
+package frontmatter
 
 import (
 	"strings"
@@ -11,10 +11,17 @@ import (
 // allowed on both). header holds the lines between; body is everything after
 // the closing line, or the whole text (BOM dropped) when it is not framed.
 // framed && !closed is a header that never ends.
+// Delim is the line that opens and closes a header, spelled here once.
+const Delim = "---"
+
+// IsDelim reports whether line (with or without its line end) is a header
+// delimiter: Delim with trailing spaces, tabs and a CR allowed.
+func IsDelim(line string) bool { return strings.TrimRight(line, " \t\r\n") == Delim }
+
 func splitFrontMatter(text string) (header []string, body string, framed, closed bool) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	first, rest, ok := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t\r") != "---" {
+	if !IsDelim(first) {
 		return nil, text, false, false
 	}
 	if !ok {
@@ -22,7 +29,7 @@ func splitFrontMatter(text string) (header []string, body string, framed, closed
 	}
 	for pos := 0; pos <= len(rest); {
 		line, after, more := strings.Cut(rest[pos:], "\n")
-		if strings.TrimRight(line, " \t\r") == "---" {
+		if IsDelim(line) {
 			return header, after, true, true
 		}
 		header = append(header, line)
@@ -34,20 +41,20 @@ func splitFrontMatter(text string) (header []string, body string, framed, closed
 	return header, "", true, false
 }
 
-// StripFrontMatter returns the text after a file's front-matter, trimmed, for
+// Strip returns the text after a file's front-matter, trimmed, for
 // text meant for a model (the dreamer's guidance). An unclosed header keeps
 // everything: losing guidance is worse than showing a stray `---`.
-func StripFrontMatter(text string) string {
+func Strip(text string) string {
 	if _, body, framed, closed := splitFrontMatter(text); !framed || closed {
 		return strings.TrimSpace(body)
 	}
 	return strings.TrimSpace(strings.TrimPrefix(text, "\ufeff"))
 }
 
-// parseHead parses only the front-matter of a file's first bytes: the body
+// ParseHead parses only the front-matter of a file's first bytes: the body
 // may be cut anywhere (even inside a UTF-8 character) and is never looked at.
 // ok is false when head holds no complete, readable header.
-func parseHead(path string, head []byte) (meta *FrontMatter, ok bool) {
+func ParseHead(path string, head []byte) (meta *Meta, ok bool) {
 	header, _, framed, closed := splitFrontMatter(string(head))
 	if !framed || !closed {
 		return nil, false

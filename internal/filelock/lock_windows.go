@@ -1,6 +1,6 @@
 //go:build windows
 
-package memory
+package filelock
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ import (
 // 2^62 bytes in.
 const lockOffsetHigh = 1 << 30
 
-// lockFile takes f's exclusive lock with LockFileEx. Like flock it belongs
+// Lock takes f's exclusive lock with LockFileEx. Like flock it belongs
 // to the handle, conflicts between two handles of one process, and the
 // system releases it when the process dies. Without wait a held lock is
-// errLocked at once.
-func lockFile(f *os.File, wait bool) error {
+// ErrLocked at once.
+func Lock(f *os.File, wait bool) error {
 	flags := uint32(windows.LOCKFILE_EXCLUSIVE_LOCK)
 	if !wait {
 		flags |= windows.LOCKFILE_FAIL_IMMEDIATELY
@@ -31,13 +31,13 @@ func lockFile(f *os.File, wait bool) error {
 		return nil
 	}
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) || errors.Is(err, windows.ERROR_IO_PENDING) {
-		return errLocked
+		return ErrLocked
 	}
 	return &os.PathError{Op: "LockFileEx", Path: f.Name(), Err: err}
 }
 
-// unlockFile releases f's lock (closing f releases it too).
-func unlockFile(f *os.File) error {
+// Unlock releases f's lock (closing f releases it too).
+func Unlock(f *os.File) error {
 	ol := windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	if err := windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol); err != nil {
 		return &os.PathError{Op: "UnlockFileEx", Path: f.Name(), Err: err}

@@ -1,4 +1,4 @@
-package memory
+package sessionlog
 
 import (
 	"errors"
@@ -7,10 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
-// LogBlock is one block of a session log.
-type LogBlock struct {
+// Block is one block of a session log.
+type Block struct {
 	Role    string // user | agent | tool
 	Speaker string // group-chat speaker from [user:<speaker>]
 	Time    string // local ISO time from the header line
@@ -21,39 +24,39 @@ type LogBlock struct {
 	Line    int // 1-based line of the header in the file
 }
 
-// SessionLog is a parsed session-log file.
-type SessionLog struct {
+// Log is a parsed session-log file.
+type Log struct {
 	Path     string
-	Meta     *FrontMatter
-	Blocks   []LogBlock
+	Meta     *frontmatter.Meta
+	Blocks   []Block
 	Archived bool
-	// Raw is the file's bytes as read (at most MaxLogBytes).
+	// Raw is the file's bytes as read (at most memory.MaxLogBytes).
 	Raw []byte
 }
 
 // ChatID returns the host session id the log belongs to.
-func (l *SessionLog) ChatID() string { return l.Meta.Value("chat_id") }
+func (l *Log) ChatID() string { return l.Meta.Value("chat_id") }
 
 // Status returns the log status ("" for logs still open or written by old versions).
-func (l *SessionLog) Status() string { return l.Meta.Value("status") }
+func (l *Log) Status() string { return l.Meta.Value("status") }
 
 // blockHeaderRe matches only real block headers: a known role, optional speaker, and an ISO time.
 var blockHeaderRe = regexp.MustCompile(`^\[(user|agent|tool)(?::([^\]\n]*))?\] (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)\s*$`)
 
-// ParseSessionLog parses a log leniently: a broken header leaves Meta empty and the whole text as body.
+// Parse parses a log leniently: a broken header leaves Meta empty and the whole text as body.
 // Only a known header at the start of a block starts a new block, so a message beginning with
 // `[x] y` stays inside its block.
-func ParseSessionLog(path string, data []byte) *SessionLog {
-	l := &SessionLog{Path: path, Meta: NewFrontMatter(), Raw: data}
+func Parse(path string, data []byte) *Log {
+	l := &Log{Path: path, Meta: frontmatter.New(), Raw: data}
 	body := string(data)
 	lineOffset := 0
-	if doc, err := ParseDocument(path, data); err == nil {
+	if doc, err := frontmatter.Parse(path, data); err == nil {
 		l.Meta = doc.Meta
 		lineOffset = strings.Count(body[:len(body)-len(doc.Body)], "\n")
 		body = doc.Body
 	}
 	lines := strings.Split(body, "\n")
-	var cur *LogBlock
+	var cur *Block
 	var text []string
 	flush := func() {
 		if cur == nil {
@@ -83,7 +86,7 @@ func ParseSessionLog(path string, data []byte) *SessionLog {
 		if prevBlank {
 			if m := blockHeaderRe.FindStringSubmatch(strings.TrimRight(line, "\r")); m != nil {
 				flush()
-				cur = &LogBlock{Role: m[1], Speaker: m[2], Time: m[3], Line: lineOffset + i + 1}
+				cur = &Block{Role: m[1], Speaker: m[2], Time: m[3], Line: lineOffset + i + 1}
 				prevBlank = false
 				continue
 			}
@@ -97,27 +100,27 @@ func ParseSessionLog(path string, data []byte) *SessionLog {
 	return l
 }
 
-// ReadSessionLog reads and parses a log inside session-log/ (pending or archived).
-func (s *Store) ReadSessionLog(path string) (*SessionLog, error) {
-	p, err := s.resolveLogPath(path)
+// Read reads and parses a log inside session-log/ (pending or archived).
+func (l *Logs) Read(path string) (*Log, error) {
+	p, err := l.resolveLogPath(path)
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.fs.ReadFile(p, MaxLogBytes)
+	data, err := l.fs.ReadFile(p, memory.MaxLogBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The dreamer may name a log that has just been archived.
-			alt := filepath.Join(s.sessionLogDir(), "archived", filepath.Base(p))
-			if data2, err2 := s.fs.ReadFile(alt, MaxLogBytes); err2 == nil {
-				l := ParseSessionLog(alt, data2)
-				l.Archived = true
-				return l, nil
+			alt := filepath.Join(l.dir, "archived", filepath.Base(p))
+			if data2, err2 := l.fs.ReadFile(alt, memory.MaxLogBytes); err2 == nil {
+				log := Parse(alt, data2)
+				log.Archived = true
+				return log, nil
 			}
-			return nil, fmt.Errorf("memory: read session log %s: %w", path, ErrNotFound)
+			return nil, fmt.Errorf("sessionlog: read session log %s: %w", path, memory.ErrNotFound)
 		}
-		return nil, fmt.Errorf("memory: read session log %s: %w", path, err)
+		return nil, fmt.Errorf("sessionlog: read session log %s: %w", path, err)
 	}
-	l := ParseSessionLog(p, data)
-	l.Archived = filepath.Dir(p) != s.sessionLogDir()
-	return l, nil
+	log := Parse(p, data)
+	log.Archived = filepath.Dir(p) != l.dir
+	return log, nil
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/somni-dev/somni/internal/filelock"
 )
 
 // Two processes (the DSH sidecar and an MCP server, or two sidecars) may
@@ -17,7 +19,7 @@ import (
 // processes then take turns exactly as two goroutines of one do. The kernel
 // drops the lock when its holder dies (kill -9 included), so a crash never
 // leaves the directory locked. Session capture does not take it: each log
-// is its writer's alone (created locked, see Capture.open).
+// is its writer's alone (created locked, see package sessionlog).
 const (
 	writeLockName = ".somni.lock"
 	dreamLockName = ".dream.lock"
@@ -44,7 +46,7 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	return func() {
-		if err := unlockFile(s.xf); err != nil {
+		if err := filelock.Unlock(s.xf); err != nil {
 			// Closing drops it for sure; the next lock reopens the file.
 			s.log.Warn("memory: releasing the write lock", "err", err)
 			_ = s.xf.Close()
@@ -67,11 +69,11 @@ func (s *Store) lockShared(ctx context.Context) error {
 	defer cancel()
 	pause := 100 * time.Microsecond
 	for {
-		err := lockFile(s.xf, false)
+		err := filelock.Lock(s.xf, false)
 		if err == nil {
 			return nil
 		}
-		if !errors.Is(err, errLocked) {
+		if !errors.Is(err, filelock.ErrLocked) {
 			return fmt.Errorf("memory: write lock: %w", err)
 		}
 		t := time.NewTimer(pause)
@@ -88,6 +90,10 @@ func (s *Store) lockShared(ctx context.Context) error {
 // mustLock is lock for the mutations that take no context.
 func (s *Store) mustLock() (func(), error) { return s.lock(context.Background()) }
 
+// Lock is lock for the session logs, whose archiving takes its turn with
+// the store's mutations.
+func (s *Store) Lock(ctx context.Context) (func(), error) { return s.lock(ctx) }
+
 // TryDreamLock takes the data directory's dream lock (memory/.dream.lock)
 // if no one holds it: one dream at a time across every process on the data
 // dir (and across stores in one process). ok false means another holds it.
@@ -97,9 +103,9 @@ func (s *Store) TryDreamLock() (release func(), ok bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("memory: dream lock: %w", err)
 	}
-	if err := lockFile(f, false); err != nil {
+	if err := filelock.Lock(f, false); err != nil {
 		f.Close()
-		if errors.Is(err, errLocked) {
+		if errors.Is(err, filelock.ErrLocked) {
 			return nil, false, nil
 		}
 		return nil, false, fmt.Errorf("memory: dream lock: %w", err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package memory
+package filelock
 
 import (
 	"errors"
@@ -8,11 +8,11 @@ import (
 	"syscall"
 )
 
-// lockFile takes f's exclusive advisory lock (flock): it belongs to the open
+// Lock takes f's exclusive advisory lock (flock): it belongs to the open
 // file, so two opens conflict even in one process, and the kernel drops it
 // when the holder dies, kill -9 included. Without wait a held lock is
-// errLocked at once.
-func lockFile(f *os.File, wait bool) error {
+// ErrLocked at once.
+func Lock(f *os.File, wait bool) error {
 	how := syscall.LOCK_EX
 	if !wait {
 		how |= syscall.LOCK_NB
@@ -25,15 +25,15 @@ func lockFile(f *os.File, wait bool) error {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case errors.Is(err, syscall.EWOULDBLOCK):
-			return errLocked
+			return ErrLocked
 		default:
 			return &os.PathError{Op: "flock", Path: f.Name(), Err: err}
 		}
 	}
 }
 
-// unlockFile releases f's lock (closing f releases it too).
-func unlockFile(f *os.File) error {
+// Unlock releases f's lock (closing f releases it too).
+func Unlock(f *os.File) error {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
 		return &os.PathError{Op: "flock", Path: f.Name(), Err: err}
 	}

@@ -1,4 +1,4 @@
-package memory
+package redact
 
 import (
 	"regexp"
@@ -205,7 +205,7 @@ var notPasswords = map[string]bool{
 }
 
 func acceptValue(v string, class valueClass) bool {
-	if v == "" || strings.HasPrefix(v, Redacted) || strings.HasPrefix(v, "[REDACTED") {
+	if v == "" || strings.HasPrefix(v, Marker) || strings.HasPrefix(v, "[REDACTED") {
 		return false
 	}
 	if class == classAny {

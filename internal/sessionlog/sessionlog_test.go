@@ -1,4 +1,4 @@
-package memory
+package sessionlog
 
 import (
 	"errors"
@@ -9,19 +9,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/redact"
 )
 
-func newTestStore(t testing.TB) *Store {
-	t.Helper()
-	s, err := Open(Config{DataDir: t.TempDir(), Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestCaptureFormat(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestLogs(t)
 	c := s.Capture()
 	steps := []struct {
 		role, text, speaker string
@@ -44,7 +39,7 @@ func TestCaptureFormat(t *testing.T) {
 	if err := c.Tool("chat-1", "ls", strings.Repeat("r", 500), ""); err != nil {
 		t.Fatal(err)
 	}
-	if pend, _ := s.PendingLogs(); len(pend) != 0 {
+	if pend, _ := s.Pending(); len(pend) != 0 {
 		t.Errorf("open log listed as pending: %v", pend)
 	}
 	path, err := c.Close("chat-1")
@@ -56,7 +51,7 @@ func TestCaptureFormat(t *testing.T) {
 		"[user] 2026-11-30T10:00:00\n你好，帮我看看 CI\n\n" +
 		"[agent] 2026-11-30T10:00:00\n好的\n\n" +
 		"[user:张三] 2026-11-30T10:00:00\n[x] y is a checkbox\n\n [user] 2026-01-01T00:00:00\nfake header\n\n" +
-		"[tool] 2026-11-30T10:00:00\nreason: run the tests\ncall: exec-shell(\"go test\")\nresult: line1 ⏎ line2 token=" + Redacted + "\n\n" +
+		"[tool] 2026-11-30T10:00:00\nreason: run the tests\ncall: exec-shell(\"go test\")\nresult: line1 ⏎ line2 token=" + redact.Marker + "\n\n" +
 		"[tool] 2026-11-30T10:00:00\ncall: ls\nresult: " + strings.Repeat("r", 300) + "...(truncated)\n\n"
 	if got := readFile(t, path); got != want {
 		t.Fatalf("log:\n%s\nwant:\n%s", got, want)
@@ -64,11 +59,11 @@ func TestCaptureFormat(t *testing.T) {
 	if p, err := c.Close("chat-1"); p != "" || err != nil {
 		t.Errorf("second close: %q %v", p, err)
 	}
-	if pend, _ := s.PendingLogs(); len(pend) != 1 || pend[0] != path {
+	if pend, _ := s.Pending(); len(pend) != 1 || pend[0] != path {
 		t.Errorf("pending %v", pend)
 	}
 	// The reader splits only on real headers.
-	l, err := s.ReadSessionLog(filepath.Base(path))
+	l, err := s.Read(filepath.Base(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +83,11 @@ func TestCaptureFormat(t *testing.T) {
 }
 
 func TestCaptureInvalid(t *testing.T) {
-	c := newTestStore(t).Capture()
-	if _, err := c.Append("", "user", "x", "", "", ""); !errors.Is(err, ErrInvalid) {
+	c := newTestLogs(t).Capture()
+	if _, err := c.Append("", "user", "x", "", "", ""); !errors.Is(err, memory.ErrInvalid) {
 		t.Errorf("empty session: %v", err)
 	}
-	if _, err := c.Append("s", "system", "x", "", "", ""); !errors.Is(err, ErrInvalid) {
+	if _, err := c.Append("s", "system", "x", "", "", ""); !errors.Is(err, memory.ErrInvalid) {
 		t.Errorf("bad role: %v", err)
 	}
 	if p, err := c.Close("never-seen"); p != "" || err != nil {
@@ -101,7 +96,7 @@ func TestCaptureInvalid(t *testing.T) {
 }
 
 func TestCaptureMessageCapAndRotation(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestLogs(t)
 	c := s.Capture()
 	long := strings.Repeat("字", MessageMaxChars+10)
 	if _, err := c.Append("s", "agent", long, "", "", ""); err != nil {
@@ -116,13 +111,13 @@ func TestCaptureMessageCapAndRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := s.SessionLogFiles(t.Context(), false)
+	files, _ := s.Files(t.Context(), false)
 	if len(files) < 2 || files[len(files)-1] != last {
 		t.Fatalf("no rotation: %v (last %s)", files, last)
 	}
 	total := 0
 	for _, f := range files {
-		l, err := s.ReadSessionLog(f)
+		l, err := s.Read(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,7 +135,7 @@ func TestCaptureMessageCapAndRotation(t *testing.T) {
 	if total != 21 {
 		t.Errorf("blocks across files %d, want 21", total)
 	}
-	first, _ := s.ReadSessionLog(files[0])
+	first, _ := s.Read(files[0])
 	txt := first.Blocks[0].Text
 	if !strings.HasSuffix(txt, fmt.Sprintf("...(truncated, original %d chars)", MessageMaxChars+10)) || strings.Count(txt, "字") != MessageMaxChars {
 		t.Errorf("cap: %d chars, tail %q", strings.Count(txt, "字"), txt[len(txt)-40:])
@@ -148,17 +143,17 @@ func TestCaptureMessageCapAndRotation(t *testing.T) {
 }
 
 func TestMarkLogProcessedWhileOpen(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestLogs(t)
 	c := s.Capture()
 	if _, err := c.Append("s", "user", "first", "", "", ""); err != nil {
 		t.Fatal(err)
 	}
-	open := filepath.Join(s.sessionLogDir(), "2026-11-30_001.md")
-	arch, err := s.MarkLogProcessed(open)
+	open := filepath.Join(s.dir, "2026-11-30_001.md")
+	arch, err := s.MarkProcessed(open)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if filepath.Dir(arch) != filepath.Join(s.sessionLogDir(), "archived") {
+	if filepath.Dir(arch) != filepath.Join(s.dir, "archived") {
 		t.Fatalf("archived to %s", arch)
 	}
 	// The writer must not recreate a headerless file: the next message starts a new, headed log.
@@ -172,31 +167,31 @@ func TestMarkLogProcessedWhileOpen(t *testing.T) {
 	if err != nil || filepath.Base(p) != "2026-11-30_002.md" {
 		t.Fatalf("close: %s %v", p, err)
 	}
-	l, _ := s.ReadSessionLog(p)
+	l, _ := s.Read(p)
 	if l.Meta.Value("session_id") != "2026-11-30_002" || len(l.Blocks) != 1 || l.Blocks[0].Text != "second" {
 		t.Errorf("new log: %+v", l)
 	}
-	a, _ := s.ReadSessionLog(arch)
+	a, _ := s.Read(arch)
 	if a.Status() != StatusProcessed || a.Blocks[0].Text != "first" || !a.Archived {
 		t.Errorf("archived log: %v %+v", a.Meta.Keys(), a.Blocks)
 	}
-	for _, bad := range []string{"", "../knowledge/x/SKILL.md", "/etc/passwd", filepath.Join(s.memDir, "about_me.md"), "archived/2026-11-30_001.md"} {
-		if _, err := s.MarkLogProcessed(bad); err == nil {
-			t.Errorf("MarkLogProcessed(%q) accepted", bad)
+	for _, bad := range []string{"", "../knowledge/x/SKILL.md", "/etc/passwd", filepath.Join(s.st.MemoryDir(), "about_me.md"), "archived/2026-11-30_001.md"} {
+		if _, err := s.MarkProcessed(bad); err == nil {
+			t.Errorf("MarkProcessed(%q) accepted", bad)
 		}
 	}
 }
 
 func TestPythonLogs(t *testing.T) {
-	s, _ := pyStore(t)
-	pend, err := s.PendingLogs()
+	s, clock := pyLogs(t)
+	pend, err := s.Pending()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(pend) != 2 || filepath.Base(pend[0]) != "2026-11-29_001.md" || filepath.Base(pend[1]) != "2026-11-29_002.md" {
 		t.Fatalf("pending %v", pend)
 	}
-	l, err := s.ReadSessionLog("2026-11-29_001.md")
+	l, err := s.Read("2026-11-29_001.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,20 +201,20 @@ func TestPythonLogs(t *testing.T) {
 	if l.Blocks[2].Result != "ok ⏎ id=pi-20261128-001" {
 		t.Errorf("tool result %q", l.Blocks[2].Result)
 	}
-	legacy, _ := s.ReadSessionLog("2026-11-29_002.md")
+	legacy, _ := s.Read("2026-11-29_002.md")
 	if len(legacy.Blocks) != 2 {
 		t.Errorf("legacy blocks %+v", legacy.Blocks)
 	}
-	p, err := s.MarkLogProcessed("session-log/2026-11-29_002.md")
+	p, err := s.MarkProcessed("session-log/2026-11-29_002.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := s.ReadSessionLog(p)
+	got, _ := s.Read(p)
 	if got.Status() != StatusProcessed || got.Meta.Value("session_id") != "2026-11-29_002" || len(got.Blocks) != 2 {
 		t.Errorf("legacy processed: %v %+v", got.Meta.Keys(), got.Blocks)
 	}
 	// A new session on 2026-11-29 would not reuse 001/002: numbering counts archived logs too.
-	s.now = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.Local) }
+	*clock = time.Date(2026, 11, 29, 12, 0, 0, 0, time.Local)
 	c := s.Capture()
 	if _, err := c.Append("x", "user", "hi", "", "", ""); err != nil {
 		t.Fatal(err)
@@ -231,7 +226,7 @@ func TestPythonLogs(t *testing.T) {
 }
 
 func TestCaptureConcurrent(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestLogs(t)
 	c := s.Capture()
 	var wg sync.WaitGroup
 	const sessions, msgs = 8, 200
@@ -251,10 +246,10 @@ func TestCaptureConcurrent(t *testing.T) {
 	if n := c.CloseAll(); n != sessions {
 		t.Errorf("CloseAll = %d", n)
 	}
-	files, _ := s.SessionLogFiles(t.Context(), false)
+	files, _ := s.Files(t.Context(), false)
 	count := map[string]int{}
 	for _, f := range files {
-		l, _ := s.ReadSessionLog(f)
+		l, _ := s.Read(f)
 		count[l.ChatID()] += len(l.Blocks)
 	}
 	for i := 0; i < sessions; i++ {
@@ -268,7 +263,7 @@ func TestCaptureConcurrent(t *testing.T) {
 // a log without bound: labels, tool calls and reasons are capped like
 // messages and tool results, and an absurd session id is refused.
 func TestCaptureBoundsEveryField(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestLogs(t)
 	c := s.Capture()
 	huge := strings.Repeat("标签x", 200000) // 600k runes
 	if _, err := c.Append("s1", "user", huge, huge, huge, huge); err != nil {
@@ -286,7 +281,7 @@ func TestCaptureBoundsEveryField(t *testing.T) {
 	for _, l := range logs {
 		data, _ := os.ReadFile(l)
 		total += len(data)
-		if _, err := ParseDocument(l, data); err != nil {
+		if _, err := frontmatter.Parse(l, data); err != nil {
 			t.Fatalf("capped log does not parse: %v", err)
 		}
 	}
@@ -295,11 +290,11 @@ func TestCaptureBoundsEveryField(t *testing.T) {
 		t.Fatalf("logs hold %d bytes: some field was not capped", total)
 	}
 	for _, id := range []string{"", "  ", strings.Repeat("x", SessionIDMaxBytes+1)} {
-		if _, err := c.Append(id, "user", "hi", "", "", ""); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Append(sessionId of %d bytes) = %v, want ErrInvalid", len(id), err)
+		if _, err := c.Append(id, "user", "hi", "", "", ""); !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("Append(sessionId of %d bytes) = %v, want memory.ErrInvalid", len(id), err)
 		}
-		if err := c.Tool(id, "c", "r", ""); !errors.Is(err, ErrInvalid) {
-			t.Errorf("Tool(sessionId of %d bytes) = %v, want ErrInvalid", len(id), err)
+		if err := c.Tool(id, "c", "r", ""); !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("Tool(sessionId of %d bytes) = %v, want memory.ErrInvalid", len(id), err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package memory
+package sessionlog
 
 import (
 	"os"
@@ -7,13 +7,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // Capture writes live conversations to memory/session-log. It is safe for concurrent use; each session
 // keeps its file open so an append is one write(2) — no data sits in user-space buffers, so a kill -9
 // loses nothing that Append acknowledged.
 type Capture struct {
-	s        *Store
+	l        *Logs
 	mu       sync.Mutex
 	sessions map[string]*sessionWriter
 	// mine are the logs this process opened: once closed they are never
@@ -34,19 +36,19 @@ type sessionWriter struct {
 	lastPath string // most recent file, returned by Close
 	buf      []byte
 	// closed is set by Close once the writer is finalised; an Append that finds it set starts a new
-	// writer. The writer stays in the session map until then, so release (MarkLogProcessed) always
+	// writer. The writer stays in the session map until then, so release (MarkProcessed) always
 	// finds and waits for whoever holds a file.
 	closed atomic.Bool
 }
 
-// Capture returns the store's session writer (one per store, so archiving a log can tell its writer).
-func (s *Store) Capture() *Capture {
-	s.capMu.Lock()
-	defer s.capMu.Unlock()
-	if s.capture == nil {
-		s.capture = &Capture{s: s, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}}
+// Capture returns the logs' session writer (one per Logs, so archiving a log can tell its writer).
+func (l *Logs) Capture() *Capture {
+	l.capMu.Lock()
+	defer l.capMu.Unlock()
+	if l.capture == nil {
+		l.capture = &Capture{l: l, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}}
 	}
-	return s.capture
+	return l.capture
 }
 
 func (c *Capture) writer(sessionID, userID, chatType string) *sessionWriter {
@@ -55,7 +57,7 @@ func (c *Capture) writer(sessionID, userID, chatType string) *sessionWriter {
 	w := c.sessions[sessionID]
 	if w == nil || w.closed.Load() {
 		if strings.TrimSpace(userID) == "" {
-			userID = DefaultUserID
+			userID = memory.DefaultUserID
 		}
 		w = &sessionWriter{chatID: sessionID, userID: userID, chatType: chatType}
 		c.sessions[sessionID] = w
@@ -119,7 +121,7 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 	b = append(b, '[')
 	b = append(b, tag...)
 	b = append(b, "] "...)
-	b = c.s.now().AppendFormat(b, logTimeLayout)
+	b = c.l.st.Now().AppendFormat(b, logTimeLayout)
 	b = append(b, '\n')
 	b = appendMessage(b, capMessage(redactHead(text, MessageMaxChars), utf8.RuneCountInString(text)))
 	b = append(b, "\n\n"...)
@@ -139,17 +141,17 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	defer w.mu.Unlock()
 	b := w.buf[:0]
 	b = append(b, "[tool] "...)
-	b = c.s.now().AppendFormat(b, logTimeLayout)
+	b = c.l.st.Now().AppendFormat(b, logTimeLayout)
 	b = append(b, '\n')
-	if r := oneLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
+	if r := markedLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
 		b = append(b, "reason: "...)
 		b = append(b, r...)
 		b = append(b, '\n')
 	}
 	b = append(b, "call: "...)
-	b = append(b, oneLine(redactHead(call, MessageMaxChars), MessageMaxChars)...)
+	b = append(b, markedLine(redactHead(call, MessageMaxChars), MessageMaxChars)...)
 	b = append(b, "\nresult: "...)
-	b = append(b, oneLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
+	b = append(b, markedLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
 	b = append(b, "\n\n"...)
 	w.buf = b
 	return c.write(w, b)
@@ -168,7 +170,7 @@ func (c *Capture) Close(sessionID string) (string, error) {
 	if w.closed.Load() {
 		return "", nil // a concurrent Close finalised it
 	}
-	// Finalise while still in the map: a MarkLogProcessed that snapshots the writers now waits for this
+	// Finalise while still in the map: a MarkProcessed that snapshots the writers now waits for this
 	// instead of archiving the file under us (the finalise would then recreate it as a pending log).
 	_, err := c.finalize(w)
 	w.closed.Store(true)
@@ -181,10 +183,10 @@ func (c *Capture) Close(sessionID string) (string, error) {
 		return "", err
 	}
 	if w.lastPath != "" {
-		if !c.s.fs.Exists(w.lastPath) {
+		if !c.l.fs.Exists(w.lastPath) {
 			// Already archived by a dream: report where it went.
-			arch := filepath.Join(c.s.sessionLogDir(), "archived", filepath.Base(w.lastPath))
-			if c.s.fs.Exists(arch) {
+			arch := filepath.Join(c.l.dir, "archived", filepath.Base(w.lastPath))
+			if c.l.fs.Exists(arch) {
 				return arch, nil
 			}
 		}
@@ -204,7 +206,7 @@ func (c *Capture) CloseAll() int {
 	for _, id := range ids {
 		p, err := c.Close(id)
 		if err != nil {
-			c.s.log.Error("memory: close session log", "session", id, "err", err)
+			c.l.log.Error("memory: close session log", "session", id, "err", err)
 		}
 		if p != "" {
 			n++
@@ -213,8 +215,8 @@ func (c *Capture) CloseAll() int {
 	return n
 }
 
-// PendingLogs lists session logs waiting for a dream, excluding files still being written.
-func (c *Capture) PendingLogs() ([]string, error) { return c.s.PendingLogs() }
+// Pending lists session logs waiting for a dream, excluding files still being written.
+func (c *Capture) Pending() ([]string, error) { return c.l.Pending() }
 
 // writers returns a snapshot of the session writers, taken under c.mu and
 // used without it (each writer is then locked on its own).
@@ -258,8 +260,8 @@ func (c *Capture) release(path string) error {
 	return nil
 }
 
-func (s *Store) liveCapture() *Capture {
-	s.capMu.Lock()
-	defer s.capMu.Unlock()
-	return s.capture
+func (l *Logs) liveCapture() *Capture {
+	l.capMu.Lock()
+	defer l.capMu.Unlock()
+	return l.capture
 }

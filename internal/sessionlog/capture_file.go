@@ -1,4 +1,4 @@
-package memory
+package sessionlog
 
 import (
 	"errors"
@@ -7,6 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/filelock"
+	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // write appends one block, opening or rotating the file first. Caller holds w.mu.
@@ -32,7 +37,7 @@ func (c *Capture) write(w *sessionWriter, block []byte) error {
 	n, err := w.f.Write(block)
 	w.size += int64(n)
 	if err != nil {
-		return fmt.Errorf("memory: append to %s: %w", w.path, err)
+		return fmt.Errorf("sessionlog: append to %s: %w", w.path, err)
 	}
 	w.count++
 	return nil
@@ -40,40 +45,40 @@ func (c *Capture) write(w *sessionWriter, block []byte) error {
 
 // open creates the next free YYYY-MM-DD_NNN.md (pending and archived numbers both count) with its header.
 func (c *Capture) open(w *sessionWriter) error {
-	dir := c.s.sessionLogDir()
-	if err := c.s.fs.MkdirAll(dir); err != nil {
-		return fmt.Errorf("memory: create %s: %w", dir, err)
+	dir := c.l.dir
+	if err := c.l.fs.MkdirAll(dir); err != nil {
+		return fmt.Errorf("sessionlog: create %s: %w", dir, err)
 	}
-	now := c.s.now()
-	day := now.Format(dateLayout)
+	now := c.l.st.Now()
+	day := now.Format(dates.Layout)
 	if c.resume(w, day) {
 		return nil
 	}
-	for next := c.s.nextDailyNumber(sessionLogNameRe, day, dir, filepath.Join(dir, "archived")); ; next++ {
+	for next := c.l.st.NextDailyNumber(sessionLogNameRe, day, dir, filepath.Join(dir, "archived")); ; next++ {
 		id := fmt.Sprintf("%s_%03d", day, next)
 		path := filepath.Join(dir, id+".md")
-		if c.s.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
+		if c.l.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
 			continue
 		}
-		m := NewFrontMatter()
+		m := frontmatter.New()
 		m.Set("session_id", id)
 		m.Set("user", label(w.userID))
-		m.Set("chat_id", oneLine(w.chatID, 0))
+		m.Set("chat_id", markedLine(w.chatID, 0))
 		if w.chatType != "" {
 			m.Set("chat_type", label(w.chatType))
 		}
 		m.SetPlain("start_time", now.Format(logTimeLayout))
-		header := RenderDocument(m, "")
+		header := frontmatter.Render(m, "")
 		// The header is created whole or not at all (a full disk must not
 		// leave an empty log behind), and locked before its name appears:
 		// another process never sees this live log unlocked, so never takes
 		// it for a pending one or a crash leftover.
-		f, err := c.s.fs.CreateLocked(path, header, lockWriter)
+		f, err := c.l.fs.CreateLocked(path, header, logWriterLock)
 		if errors.Is(err, fs.ErrExist) {
 			continue // another session or process took it
 		}
 		if err != nil {
-			return fmt.Errorf("memory: create session log %s: %w", path, err)
+			return fmt.Errorf("sessionlog: create session log %s: %w", path, err)
 		}
 		c.claim(path)
 		w.f, w.path, w.size, w.count, w.lastPath = f, path, int64(len(header)), 0, path
@@ -90,24 +95,24 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 	err := w.f.Close()
 	w.f, w.path, w.size, w.count = nil, "", 0, 0
 	if err != nil {
-		return path, fmt.Errorf("memory: close session log %s: %w", path, err)
+		return path, fmt.Errorf("sessionlog: close session log %s: %w", path, err)
 	}
-	data, ver, err := c.s.fs.ReadVersion(path, MaxLogBytes)
+	data, ver, err := c.l.fs.ReadVersion(path, memory.MaxLogBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil // archived under us: nothing to finalise
 		}
-		return path, fmt.Errorf("memory: finalise %s: %w", path, err)
+		return path, fmt.Errorf("sessionlog: finalise %s: %w", path, err)
 	}
-	doc, err := ParseDocument(path, data)
+	doc, err := frontmatter.Parse(path, data)
 	if err != nil {
-		c.s.log.Warn("memory: session log header unreadable, left as is", "file", path, "err", err)
+		c.l.log.Warn("memory: session log header unreadable, left as is", "file", path, "err", err)
 		return path, nil
 	}
-	doc.Meta.SetPlain("end_time", c.s.now().Format(logTimeLayout))
+	doc.Meta.SetPlain("end_time", c.l.st.Now().Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)
-	if _, err := c.s.replace(path, doc.Render(), ver); err != nil {
+	if _, err := c.l.replace(path, doc.Render(), ver); err != nil {
 		return path, err
 	}
 	return path, nil
@@ -122,7 +127,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 	if w.lastPath != "" {
 		return false // this session already wrote (and closed) one here: rotation, not a restart
 	}
-	logs, err := c.s.logFilesIn(c.s.sessionLogDir())
+	logs, err := c.l.logFilesIn(c.l.dir)
 	if err != nil {
 		return false
 	}
@@ -132,21 +137,21 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 		if m == nil || m[1] != day || c.isMine(p) {
 			continue
 		}
-		head, err := c.s.fs.ReadHead(p, logHeadBytes)
+		head, err := c.l.fs.ReadHead(p, logHeadBytes)
 		if err != nil {
 			continue
 		}
-		meta, ok := parseHead(p, head)
-		if !ok || meta.Value("chat_id") != oneLine(w.chatID, 0) ||
+		meta, ok := frontmatter.ParseHead(p, head)
+		if !ok || meta.Value("chat_id") != markedLine(w.chatID, 0) ||
 			meta.Value("user") != label(w.userID) || meta.Value("status") == StatusProcessed {
 			continue
 		}
-		f, err := c.s.fs.OpenAppend(p, false)
+		f, err := c.l.fs.OpenAppend(p, false)
 		if err != nil {
 			continue
 		}
 		info, err := f.Stat()
-		if err != nil || info.Size() > SessionLogMaxBytes || !tryLock(f) {
+		if err != nil || info.Size() > SessionLogMaxBytes || !filelock.TryLock(f) {
 			_ = f.Close()
 			continue
 		}
@@ -156,7 +161,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 		}
 		count, _ := strconv.Atoi(meta.Value("message_count"))
 		w.f, w.path, w.size, w.count, w.lastPath = f, p, info.Size(), count, p
-		c.s.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.s.Rel(p))
+		c.l.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.l.st.Rel(p))
 		return true
 	}
 	return false
@@ -178,3 +183,7 @@ func (c *Capture) isMine(p string) bool {
 	defer c.mu.Unlock()
 	return c.mine[p]
 }
+
+// logWriterLock marks f as held by a live session writer. The lock dies with
+// the process, so a log still locked is not a crash leftover.
+func logWriterLock(f *os.File) error { return filelock.Lock(f, false) }

@@ -1,4 +1,4 @@
-package memory
+package redact
 
 import (
 	"sort"
@@ -10,22 +10,18 @@ import (
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
-// Redacted replaces every secret Redact removes.
-const Redacted = "[REDACTED]"
+// Marker replaces every secret Text removes.
+const Marker = "[REDACTED]"
 
-// Redact removes credentials from text before it reaches disk. Every session, tool and dream log line
+// Text removes credentials from text before it reaches disk. Every session, tool and dream log line
 // passes through it, so it is the one place where secrets are stopped.
-//
-// Known token formats come from the gitleaks rule set (regexes with keywords, entropy thresholds and
-// allowlists, maintained upstream); redact_rules.go adds only what those rules do not see in chat and
-// shell text. Only the secret value is replaced, so key names, schemes and users stay readable.
-func Redact(text string) string {
-	out, _ := RedactCount(text)
+func Text(text string) string {
+	out, _ := TextCount(text)
 	return out
 }
 
-// RedactCount is Redact that also reports how many secrets it replaced.
-func RedactCount(text string) (string, int) {
+// TextCount is Text that also reports how many secrets it replaced.
+func TextCount(text string) (string, int) {
 	if text == "" || !mayContainSecret(text) {
 		return text, 0
 	}
@@ -85,8 +81,8 @@ const minSecretLen = 6
 
 type span struct{ start, end int }
 
-// applySpans merges overlapping spans and replaces each with Redacted in one pass. A span inside an
-// earlier marker is dropped so that running Redact on its own output changes nothing.
+// applySpans merges overlapping spans and replaces each with Marker in one pass. A span inside an
+// earlier marker is dropped so that running Text on its own output changes nothing.
 func applySpans(text string, spans []span) (string, int) {
 	if len(spans) == 0 {
 		return text, 0
@@ -105,7 +101,7 @@ func applySpans(text string, spans []span) (string, int) {
 			continue
 		}
 		b.WriteString(text[last:s.start])
-		b.WriteString(Redacted)
+		b.WriteString(Marker)
 		last = s.end
 		n++
 	}
@@ -119,12 +115,12 @@ func applySpans(text string, spans []span) (string, int) {
 func markerSpans(text string) []span {
 	var m []span
 	for off := 0; ; {
-		i := strings.Index(text[off:], Redacted)
+		i := strings.Index(text[off:], Marker)
 		if i < 0 {
 			return m
 		}
-		m = append(m, span{off + i, off + i + len(Redacted)})
-		off += i + len(Redacted)
+		m = append(m, span{off + i, off + i + len(Marker)})
+		off += i + len(Marker)
 	}
 }
 

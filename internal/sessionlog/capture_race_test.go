@@ -1,4 +1,4 @@
-package memory
+package sessionlog
 
 import (
 	"fmt"
@@ -27,7 +27,7 @@ func TestCaptureCloseVersusMarkProcessed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newTestStore(t)
+			s := newTestLogs(t)
 			c := s.Capture()
 			var acked atomic.Int64
 			for r := 0; r < tc.rounds; r++ {
@@ -50,7 +50,7 @@ func TestCaptureCloseVersusMarkProcessed(t *testing.T) {
 				}()
 				go func() {
 					defer wg.Done()
-					_, _ = s.MarkLogProcessed(path) // may find it gone: the other side won
+					_, _ = s.MarkProcessed(path) // may find it gone: the other side won
 				}()
 				for a := 0; a < tc.appenders; a++ {
 					go func(a int) {
@@ -67,14 +67,14 @@ func TestCaptureCloseVersusMarkProcessed(t *testing.T) {
 				wg.Wait()
 			}
 			c.CloseAll()
-			pending, _ := os.ReadDir(s.sessionLogDir())
-			archived, _ := os.ReadDir(filepath.Join(s.sessionLogDir(), "archived"))
+			pending, _ := os.ReadDir(s.dir)
+			archived, _ := os.ReadDir(filepath.Join(s.dir, "archived"))
 			seen := map[string]bool{}
 			for _, de := range archived {
 				seen[strings.TrimSuffix(de.Name(), ".md")] = true
 			}
 			blocks := 0
-			for _, d := range []string{s.sessionLogDir(), filepath.Join(s.sessionLogDir(), "archived")} {
+			for _, d := range []string{s.dir, filepath.Join(s.dir, "archived")} {
 				des, _ := os.ReadDir(d)
 				for _, de := range des {
 					if de.IsDir() {
@@ -85,7 +85,7 @@ func TestCaptureCloseVersusMarkProcessed(t *testing.T) {
 					if !strings.HasPrefix(data, "---\n") {
 						t.Errorf("%s has no header:\n%s", p, data)
 					}
-					blocks += len(ParseSessionLog(p, []byte(data)).Blocks)
+					blocks += len(Parse(p, []byte(data)).Blocks)
 				}
 			}
 			for _, de := range pending {

@@ -1,4 +1,4 @@
-package memory
+package frontmatter
 
 import (
 	"bytes"
@@ -11,11 +11,11 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// FrontMatter is an ordered set of flat string key/value pairs from a Markdown file's header.
+// Meta is an ordered set of flat string key/value pairs from a Markdown file's header.
 //
 // Values are always kept as the text that was written: `123-456`, `0.5` or `2026-01-02`
 // never change type, so a rewrite reproduces exactly what it read.
-type FrontMatter struct {
+type Meta struct {
 	keys []string
 	vals map[string]string
 	// raw is the value text exactly as read (quotes and all) for keys not changed since; rendering reuses it
@@ -35,13 +35,13 @@ type yamlRefs struct {
 	resolved string
 }
 
-// NewFrontMatter returns an empty front-matter.
-func NewFrontMatter() *FrontMatter {
-	return &FrontMatter{vals: map[string]string{}}
+// New returns an empty front-matter.
+func New() *Meta {
+	return &Meta{vals: map[string]string{}}
 }
 
 // Get returns the value of key and whether it is present.
-func (f *FrontMatter) Get(key string) (string, bool) {
+func (f *Meta) Get(key string) (string, bool) {
 	if f == nil {
 		return "", false
 	}
@@ -50,13 +50,13 @@ func (f *FrontMatter) Get(key string) (string, bool) {
 }
 
 // Value returns the value of key, or "" when it is absent.
-func (f *FrontMatter) Value(key string) string {
+func (f *Meta) Value(key string) string {
 	v, _ := f.Get(key)
 	return v
 }
 
 // Set stores value under key; a new key goes to the end, an existing key keeps its position.
-func (f *FrontMatter) Set(key, value string) {
+func (f *Meta) Set(key, value string) {
 	if f.vals == nil {
 		f.vals = map[string]string{}
 	}
@@ -73,7 +73,7 @@ func (f *FrontMatter) Set(key, value string) {
 
 // SetPlain stores a value that is written unquoted even though it contains ':' — for ISO timestamps, which
 // YAML and the compat reader both read back verbatim. Other values fall back to Set's quoting.
-func (f *FrontMatter) SetPlain(key, value string) {
+func (f *Meta) SetPlain(key, value string) {
 	if !isPlainYAMLValue(value) || strings.ContainsAny(value, "\n\"'#") {
 		f.Set(key, value)
 		return
@@ -82,7 +82,7 @@ func (f *FrontMatter) SetPlain(key, value string) {
 }
 
 // setRaw records value with the text it was read from.
-func (f *FrontMatter) setRaw(key, value, raw string) {
+func (f *Meta) setRaw(key, value, raw string) {
 	f.Set(key, value)
 	if raw == value && !needsQuote(value) {
 		return // plain text renders identically anyway
@@ -93,8 +93,17 @@ func (f *FrontMatter) setRaw(key, value, raw string) {
 	f.raw[key] = raw
 }
 
+// RawValue is key's value as a header line writes it: the text as read
+// (quotes and all) when unchanged since, else the value quoted as needed.
+func (f *Meta) RawValue(key string) string {
+	if r, ok := f.raw[key]; ok {
+		return r
+	}
+	return QuoteValue(f.Value(key))
+}
+
 // Delete removes key if present.
-func (f *FrontMatter) Delete(key string) {
+func (f *Meta) Delete(key string) {
 	if _, ok := f.vals[key]; !ok {
 		return
 	}
@@ -110,7 +119,7 @@ func (f *FrontMatter) Delete(key string) {
 }
 
 // Keys returns the keys in their original order (a copy).
-func (f *FrontMatter) Keys() []string {
+func (f *Meta) Keys() []string {
 	if f == nil {
 		return nil
 	}
@@ -118,7 +127,7 @@ func (f *FrontMatter) Keys() []string {
 }
 
 // Len returns the number of keys.
-func (f *FrontMatter) Len() int {
+func (f *Meta) Len() int {
 	if f == nil {
 		return 0
 	}
@@ -126,8 +135,8 @@ func (f *FrontMatter) Len() int {
 }
 
 // Clone returns an independent copy.
-func (f *FrontMatter) Clone() *FrontMatter {
-	c := NewFrontMatter()
+func (f *Meta) Clone() *Meta {
+	c := New()
 	if f == nil {
 		return c
 	}
@@ -166,22 +175,22 @@ func (e *ParseError) Error() string {
 // Document is a parsed Markdown file: optional front-matter and the body that follows it.
 type Document struct {
 	// Meta holds the front-matter (empty, never nil, when the file has none).
-	Meta *FrontMatter
+	Meta *Meta
 	// Body is everything after the closing `---` line, minus the single blank separator line.
 	Body string
 	// HasFrontMatter is false for files that do not start with a `---` line.
 	HasFrontMatter bool
 }
 
-// ParseDocument parses a file's bytes leniently: YAML first, then the flat `key: value` form.
+// Parse parses a file's bytes leniently: YAML first, then the flat `key: value` form.
 // path is used only for error messages. Failures are *ParseError.
-func ParseDocument(path string, data []byte) (*Document, error) {
+func Parse(path string, data []byte) (*Document, error) {
 	if !utf8.Valid(data) {
 		return nil, &ParseError{Path: path, Line: firstInvalidUTF8Line(data), Reason: "invalid UTF-8"}
 	}
 	header, body, framed, closed := splitFrontMatter(string(data))
 	if !framed {
-		return &Document{Meta: NewFrontMatter(), Body: body}, nil
+		return &Document{Meta: New(), Body: body}, nil
 	}
 	if !closed {
 		return nil, &ParseError{Path: path, Line: 1, Reason: "front-matter opened by --- is never closed"}
@@ -237,8 +246,8 @@ func firstInvalidUTF8Line(data []byte) int {
 	return 0
 }
 
-// parseHeader turns the lines between the --- markers into a FrontMatter.
-func parseHeader(path string, lines []string) (*FrontMatter, error) {
+// parseHeader turns the lines between the --- markers into a Meta.
+func parseHeader(path string, lines []string) (*Meta, error) {
 	if fm, ok := parseSimpleFlat(lines); ok {
 		// Every line is a plain `key: value` whose YAML reading is the same text: skip the YAML parser.
 		return fm, nil
@@ -250,8 +259,8 @@ func parseHeader(path string, lines []string) (*FrontMatter, error) {
 }
 
 // parseSimpleFlat handles the common case cheaply; it declines (ok=false) whenever YAML could read a line differently.
-func parseSimpleFlat(lines []string) (*FrontMatter, bool) {
-	fm := NewFrontMatter()
+func parseSimpleFlat(lines []string) (*Meta, bool) {
+	fm := New()
 	for _, line := range lines {
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -299,13 +308,13 @@ func isPlainYAMLValue(v string) bool {
 
 // parseYAMLHeader reads the header as YAML. ok=false declines (the flat reader gets a try); an error is a
 // header YAML reads but that must not be used, such as an alias bomb.
-func parseYAMLHeader(path string, lines []string) (*FrontMatter, bool, error) {
+func parseYAMLHeader(path string, lines []string) (*Meta, bool, error) {
 	src := strings.Join(lines, "\n")
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		return nil, false, nil
 	}
-	fm := NewFrontMatter()
+	fm := New()
 	if doc.Kind == 0 { // empty header
 		return fm, true, nil
 	}
@@ -551,7 +560,7 @@ func resolveAliases(n *yaml.Node) *yaml.Node {
 }
 
 // rawValueText returns the text after the key on line keyLine through the line before nextLine, minus
-// trailing blank and comment lines (they belong to the next key), as RenderDocument writes it back.
+// trailing blank and comment lines (they belong to the next key), as Render writes it back.
 func rawValueText(lines []string, keyLine, nextLine int) (string, bool) {
 	if keyLine < 1 || keyLine > len(lines) || nextLine <= keyLine || nextLine > len(lines)+1 {
 		return "", false
@@ -576,8 +585,8 @@ func rawValueText(lines []string, keyLine, nextLine int) (string, bool) {
 }
 
 // parseFlatHeader is the compat fallback: `key: value` lines, with the writer's double-quote escaping.
-func parseFlatHeader(path string, lines []string) (*FrontMatter, error) {
-	fm := NewFrontMatter()
+func parseFlatHeader(path string, lines []string) (*Meta, error) {
+	fm := New()
 	for i, line := range lines {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
@@ -647,7 +656,7 @@ func isCompatKey(k string) bool {
 }
 
 // OrderedKeys returns the keys in written order: the standard keys in compat order, then the rest as read.
-func (f *FrontMatter) OrderedKeys() []string {
+func (f *Meta) OrderedKeys() []string {
 	out := make([]string, 0, f.Len())
 	for _, k := range compatKeyOrder {
 		if _, ok := f.Get(k); ok {
@@ -664,14 +673,14 @@ func (f *FrontMatter) OrderedKeys() []string {
 
 // Render writes the document in the compat format: `---`, header lines, `---`, a blank line, the body.
 func (d *Document) Render() []byte {
-	return RenderDocument(d.Meta, d.Body)
+	return Render(d.Meta, d.Body)
 }
 
-// RenderDocument renders meta and body in the compat format; the body is written byte for byte.
-func RenderDocument(meta *FrontMatter, body string) []byte {
+// Render renders meta and body in the compat format; the body is written byte for byte.
+func Render(meta *Meta, body string) []byte {
 	var b bytes.Buffer
 	b.Grow(64*meta.Len() + len(body) + 16)
-	b.WriteString("---\n")
+	b.WriteString(Delim + "\n")
 	anchors := map[string]string{} // anchor → key whose raw text last defined it above
 	for _, k := range meta.OrderedKeys() {
 		v, ok := meta.raw[k]
@@ -695,7 +704,7 @@ func RenderDocument(meta *FrontMatter, body string) []byte {
 		b.WriteString(v)
 		b.WriteByte('\n')
 	}
-	b.WriteString("---\n\n")
+	b.WriteString(Delim + "\n\n")
 	b.WriteString(body)
 	return b.Bytes()
 }
@@ -737,7 +746,7 @@ func needsQuote(v string) bool {
 	if v == "" {
 		return false
 	}
-	if strings.ContainsAny(v, ":\"'#[{*>|") || strings.Contains(v, "---") || hasControl(v) {
+	if strings.ContainsAny(v, ":\"'#[{*>|") || strings.Contains(v, Delim) || hasControl(v) {
 		return true
 	}
 	// Leading/trailing blanks would be trimmed by every reader; a leading YAML indicator would change the type.

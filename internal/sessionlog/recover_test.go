@@ -1,10 +1,12 @@
-package memory
+package sessionlog
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
 func TestRecoverCrashed(t *testing.T) {
@@ -33,8 +35,8 @@ func TestRecoverCrashed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := newTestStore(t)
-			dir := s.sessionLogDir()
+			s := newTestLogs(t)
+			dir := s.dir
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +58,7 @@ func TestRecoverCrashed(t *testing.T) {
 			if len(done) != 1 || done[0] != p {
 				t.Fatalf("recovered %v, want %s", done, p)
 			}
-			doc, err := ParseDocument(p, got)
+			doc, err := frontmatter.Parse(p, got)
 			if err != nil {
 				t.Fatalf("recovered log does not parse: %v\n%s", err, got)
 			}
@@ -77,7 +79,7 @@ func TestRecoverCrashed(t *testing.T) {
 // TestRecoverSkipsLiveWriters checks that a log held by a live session —
 // in this process or, through its lock, in another — is never rewritten.
 func TestRecoverSkipsLiveWriters(t *testing.T) {
-	s := newTestStore(t)
+	s := newTestLogs(t)
 	c := s.Capture()
 	if _, err := c.Append("live", "user", "still talking", "", "", ""); err != nil {
 		t.Fatal(err)
@@ -86,10 +88,7 @@ func TestRecoverSkipsLiveWriters(t *testing.T) {
 		t.Fatalf("recovered a log this process is writing: %v %v", done, err)
 	}
 	// A second store on the same dir is another process's view: only the lock protects the log.
-	other, err := Open(Config{DataDir: s.DataDir(), Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := secondLogs(t, s)
 	if done, err := other.Capture().RecoverCrashed(); err != nil || len(done) != 0 {
 		t.Fatalf("recovered a log another writer holds: %v %v", done, err)
 	}
@@ -97,7 +96,7 @@ func TestRecoverSkipsLiveWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := c.s.logStatus(path); st != StatusPending {
+	if st := c.l.logStatus(path); st != StatusPending {
 		t.Fatalf("status after close = %q", st)
 	}
 }

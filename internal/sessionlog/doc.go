@@ -1,0 +1,19 @@
+// Package sessionlog owns memory/session-log: capturing live conversations
+// into YYYY-MM-DD_NNN.md files, listing the pending ones for a dream,
+// reading and parsing them, archiving them under session-log/archived/, and
+// finalising the ones a killed process left open. It works over the memory
+// store's files and locks (the Store interface: its safefs boundary, write
+// lock, clock, logger and naming rules); the file format is the store's
+// front-matter. Every captured block and header value is redacted (package
+// redact) as it is written, so the store does not rescan a log on rewrite.
+//
+// Files, by job:
+//
+//	sessionlog.go       Logs and the Store it needs; limits, status values, file names
+//	capture.go          Logs.Capture(): Append/Tool/Close/CloseAll, the per-session writers
+//	capture_file.go     opening, rotating, finalising and resuming a log file; the writer's lock
+//	files.go            Pending/MarkProcessed/Files: listing and archiving
+//	parse.go            Parse/Read for the dreamer and conversation search
+//	text.go             how captured text is redacted, capped and kept on one line
+//	recover.go          Capture.RecoverCrashed: crashed-log recovery
+package sessionlog
