@@ -143,3 +143,28 @@ func TestReadmePiecesNameEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// repoPath is how a page names a file or folder of this repository: a
+// backticked path under one of its top folders.
+var repoPath = regexp.MustCompile("`((?:internal|cmd|plugin-ts|scripts|testdata|docs|packaging)/[A-Za-z0-9_./-]+)`")
+
+// TestArchitecturePathsExist: the contracts page names only paths that
+// exist, so a move cannot leave it pointing at nothing.
+func TestArchitecturePathsExist(t *testing.T) {
+	raw, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := repoPath.FindAllStringSubmatch(string(raw), -1)
+	if len(found) < 5 {
+		t.Fatalf("docs/ARCHITECTURE.md names %d repository paths; the pattern no longer reads it", len(found))
+	}
+	for _, m := range found {
+		if _, err := os.Stat(strings.TrimSuffix(m[1], "/")); err != nil {
+			t.Errorf("docs/ARCHITECTURE.md names %s: %v", m[1], err)
+		}
+	}
+	if strings.Contains(string(raw), "../") {
+		t.Errorf("docs/ARCHITECTURE.md points outside the repository (../)")
+	}
+}
