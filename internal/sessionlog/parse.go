@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
@@ -22,6 +23,16 @@ type Block struct {
 	Call    string
 	Result  string
 	Line    int // 1-based line of the header in the file
+}
+
+// When is the block's header time in local time, the zero time when the
+// header's time is not one the writer writes.
+func (b Block) When() time.Time {
+	t, err := time.ParseInLocation(logTimeLayout, b.Time, time.Local)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // Log is a parsed session-log file.

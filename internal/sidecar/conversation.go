@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sessionlog"
@@ -125,7 +124,7 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 		for _, blk := range l.Blocks {
 			t := turn{log: filepath.Base(l.Path), role: blk.Role, speaker: blk.Speaker, at: blk.Time, seq: seq}
 			seq++
-			t.when, _ = time.ParseInLocation(dates.TimeLayout, blk.Time, time.Local)
+			t.when = blk.When()
 			if blk.Role == "tool" {
 				t.text = toolTurnText(blk)
 			} else {
