@@ -148,23 +148,25 @@ func TestReadmePiecesNameEveryPackage(t *testing.T) {
 // backticked path under one of its top folders.
 var repoPath = regexp.MustCompile("`((?:internal|cmd|plugin-ts|scripts|testdata|docs|packaging)/[A-Za-z0-9_./-]+)`")
 
-// TestArchitecturePathsExist: the contracts page names only paths that
-// exist, so a move cannot leave it pointing at nothing.
-func TestArchitecturePathsExist(t *testing.T) {
-	raw, err := os.ReadFile("docs/ARCHITECTURE.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	found := repoPath.FindAllStringSubmatch(string(raw), -1)
-	if len(found) < 5 {
-		t.Fatalf("docs/ARCHITECTURE.md names %d repository paths; the pattern no longer reads it", len(found))
-	}
-	for _, m := range found {
-		if _, err := os.Stat(strings.TrimSuffix(m[1], "/")); err != nil {
-			t.Errorf("docs/ARCHITECTURE.md names %s: %v", m[1], err)
+// TestDocsPathsExist: the README and the contracts page name only paths
+// that exist, so a move cannot leave them pointing at nothing.
+func TestDocsPathsExist(t *testing.T) {
+	for _, page := range []string{"README.md", "docs/ARCHITECTURE.md"} {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := repoPath.FindAllStringSubmatch(string(raw), -1)
+		if len(found) < 5 {
+			t.Fatalf("%s names %d repository paths; the pattern no longer reads it", page, len(found))
+		}
+		for _, m := range found {
+			if _, err := os.Stat(strings.TrimSuffix(m[1], "/")); err != nil {
+				t.Errorf("%s names %s: %v", page, m[1], err)
+			}
 		}
 	}
-	if strings.Contains(string(raw), "../") {
+	if raw, _ := os.ReadFile("docs/ARCHITECTURE.md"); strings.Contains(string(raw), "../") {
 		t.Errorf("docs/ARCHITECTURE.md points outside the repository (../)")
 	}
 }
