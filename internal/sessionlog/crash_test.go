@@ -1,17 +1,14 @@
 package sessionlog
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestCrashDuringAppendBurst kills a writer process with SIGKILL in the middle of a burst of session
@@ -22,30 +19,12 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 		crashWriter(dir) // child: write until killed
 		return
 	}
-	if testing.Short() {
-		t.Skip("spawns a child process")
-	}
 	dir := t.TempDir()
-	for round := 0; round < 3; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringAppendBurst$")
-		cmd.Env = append(os.Environ(), "SOMNI_SESSIONLOG_CRASH_DIR="+dir)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Let it write for a while, then kill -9.
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
-			if des, _ := os.ReadDir(filepath.Join(dir, "memory", "session-log")); len(des) > 0 {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		time.Sleep(time.Duration(20+round*15) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-
+	ready := func() bool {
+		des, _ := os.ReadDir(filepath.Join(dir, "memory", "session-log"))
+		return len(des) > 0
+	}
+	testutil.CrashRounds(t, "SOMNI_SESSIONLOG_CRASH_DIR", dir, 3, ready, func(round int, childStderr string) {
 		st, err := memory.Open(memory.Config{DataDir: dir, Logger: quietLogger()})
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +32,7 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 		l := New(st)
 		files, _ := l.Files(t.Context(), false)
 		if len(files) == 0 {
-			t.Fatalf("round %d: no session log (child stderr: %s)", round, stderr.String())
+			t.Fatalf("round %d: no session log (child stderr: %s)", round, childStderr)
 		}
 		for _, f := range files {
 			log, err := l.Read(f)
@@ -66,7 +45,7 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 func crashWriter(dir string) {

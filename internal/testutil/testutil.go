@@ -3,6 +3,7 @@
 //
 //	testutil.go  Testdata, CopyTree, Pydata, Model: fixture paths and writable copies
 //	secrets.go   the secret corpus of testdata/secrets, line by line
+//	crash.go     CrashRounds: the kill -9 harness of the crash tests
 package testutil
 
 import (
