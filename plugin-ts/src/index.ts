@@ -24,10 +24,11 @@ import { explainStartFailure, resolveInstall, type Install, type Problem } from 
 import { llmChatHandler } from './llm-bridge.js';
 import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
-import { LLM_CHAT, type Call } from './methods.js';
+import { LLM_CHAT, toSidecarTools, type Call, type CallOf, type SidecarTool } from './methods.js';
 import { PromptCache, SECTIONS } from './prompt.js';
 import type { RequestHandler } from './rpc.js';
-import { Sidecar, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
+import { Sidecar, SidecarUnavailable, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
+import { SHIPPED_TOOLS_LIST } from './tool-schemas.js';
 import { DREAM_NOW, dreamNowDefinition, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
 
 export { Config };
@@ -369,59 +370,121 @@ interface MemoryTools {
   readonly ownSchemas: readonly ToolSchema[];
   /** Bumped whenever the set of registered tools changes. */
   generation(): number;
-  /** Registers the sidecar's tools, once after the first successful start. */
+  /** At load: the schemas shipped in the package, whose calls wait for the sidecar. */
+  registerShipped(): void;
+  /** Once the sidecar answers: its own `tools.list` adds (or corrects) what the shipped file lacks. */
   register(): Promise<void>;
-  /** Registers stand-ins whose calls say why memory is off. */
+  /** Registers stand-ins whose calls say why memory is off, for work tools not registered yet. */
   registerUnavailable(): void;
 }
 
+/** Shipped schemas, checked the same way as a live `tools.list` reply; none when the file is unusable. */
+function shippedTools(log: Log): SidecarTool[] {
+  try {
+    return toSidecarTools(SHIPPED_TOOLS_LIST);
+  } catch (err) {
+    log.warn('the shipped tool schemas are unusable (%s); memory tools wait for the sidecar', (err as Error).message);
+    return [];
+  }
+}
+
 /**
- * Tools, registered once after the first successful start. `ownSchemas` and `generation` let
- * the assemble hook add tools registered while it waited for startup (see there).
+ * Tools. The first model request of a session must already offer them, and the sidecar may answer
+ * later than that on a loaded machine, so the schemas shipped in the package are registered at load;
+ * their calls go through {@link Sidecar.call}, which waits for a start in progress (bounded by the
+ * start timeout). The live `tools.list` then adds tools the shipped file lacks, replaces any whose
+ * schema differs and drops any the sidecar no longer has. `ownSchemas` and `generation` let the
+ * assemble hook add tools registered while it waited for startup (see there).
  */
 function memoryTools(ctx: Context, base: Base, call: Call, sidecar: Pick<Sidecar, 'unavailableReason'>, scheduler: DreamScheduler, refreshPrompt: () => Promise<void>): MemoryTools {
   const { config, canRegisterTools, log } = base;
-  let toolsRegistered = false;
+  const enabled = config.tools.enabled && canRegisterTools;
+  let listed = false;
   let toolsGeneration = 0;
   const ownSchemas: ToolSchema[] = [];
-  const register = (def: ReturnType<typeof dreamNowDefinition>): (() => void) => {
+  /** Registered tools by name: the disposer and the schema they were registered with. */
+  const registered = new Map<string, { dispose: () => void; schema: string }>();
+  const schemaOf = (t: SidecarTool): string => JSON.stringify([t.description, t.parameters]);
+  const register = (def: ReturnType<typeof dreamNowDefinition>, schema = ''): void => {
     const dispose = ctx.tools.register(def);
     base.ownTools.add(def.name);
     ownSchemas.push({ name: def.name, description: def.description, parameters: def.parameters as Record<string, unknown> });
-    return () => {
-      if (typeof dispose === 'function') dispose();
-      const i = ownSchemas.findIndex((t) => t.name === def.name);
-      if (i >= 0) ownSchemas.splice(i, 1);
-    };
+    registered.set(def.name, {
+      schema,
+      dispose: () => {
+        if (typeof dispose === 'function') dispose();
+        const i = ownSchemas.findIndex((t) => t.name === def.name);
+        if (i >= 0) ownSchemas.splice(i, 1);
+        registered.delete(def.name);
+      },
+    });
   };
-  // While the sidecar has never listed its tools (no binary, a start that failed, given up), the work
-  // tools are registered as stand-ins whose calls say why, so a model (or a skill naming
-  // recall_memories) gets the reason instead of "unknown tool". A later successful start replaces them.
-  const standIns: (() => void)[] = [];
-  const registerUnavailable = (): void => {
-    if (!config.tools.enabled || !canRegisterTools || toolsRegistered || standIns.length > 0) return;
-    const reason = (): string => `${sidecar.unavailableReason || base.offReason || base.downReason || 'the somni sidecar is not running'} (details: ${base.logFile.path})`;
-    for (const name of WORK_TOOL_NAMES) standIns.push(register(unavailableToolDefinition(name, reason)));
-    standIns.push(register(dreamNowDefinition(scheduler)));
-    toolsGeneration++;
-    log.info('memory is off: registered %d memory tools that report why', standIns.length);
-  };
-  const registerTools = async (): Promise<void> => {
-    if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
-    toolsRegistered = true;
+  const reason = (fallback = 'the somni sidecar is not running'): string => `${sidecar.unavailableReason || base.offReason || fallback} (details: ${base.logFile.path})`;
+  // A call that finds the sidecar down (never started, given up, restarting) fails with the tool's
+  // name and the reason, not the manager's internal state.
+  const explainedCall = (name: string): CallOf<'tools.call'> => async (method, params, timeoutMs, signal) => {
     try {
-      const { tools } = await call('tools.list', {}, T.list);
-      for (const dispose of standIns.splice(0)) dispose();
-      for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
-      register(dreamNowDefinition(scheduler));
-      toolsGeneration++;
-      log.info('registered %d memory tools', tools.length + 1);
+      return await call(method, params, timeoutMs, signal);
     } catch (err) {
-      toolsRegistered = false;
-      log.error('tools.list failed; memory tools unavailable until the sidecar restarts: %s', (err as Error).message);
+      if (err instanceof SidecarUnavailable) throw new Error(`${name} is unavailable: ${reason(base.downReason || err.message)}`);
+      throw err;
     }
   };
-  return { ownSchemas, generation: () => toolsGeneration, register: registerTools, registerUnavailable };
+  const registerWork = (t: SidecarTool): void =>
+    register(workToolDefinition(t, { call: explainedCall(t.name), afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }), schemaOf(t));
+
+  const registerShipped = (): void => {
+    if (!enabled || registered.size > 0) return;
+    const tools = shippedTools(log);
+    for (const t of tools) registerWork(t);
+    register(dreamNowDefinition(scheduler));
+    toolsGeneration++;
+    log.info('registered %d memory tools from the shipped schemas', tools.length + 1);
+  };
+  // Work tools neither shipped nor listed yet (a shipped file that lost one, or none at all) get
+  // stand-ins whose calls say why, so a model or a skill naming recall_memories gets the reason
+  // instead of "unknown tool". A later successful listing replaces them.
+  const registerUnavailable = (): void => {
+    if (!enabled) return;
+    const missing = WORK_TOOL_NAMES.filter((name) => !registered.has(name));
+    for (const name of missing) register(unavailableToolDefinition(name, () => reason(base.downReason || undefined)), 'stand-in');
+    if (!registered.has(DREAM_NOW)) register(dreamNowDefinition(scheduler));
+    if (missing.length > 0) {
+      toolsGeneration++;
+      log.info('memory is off: registered %d stand-in memory tools that report why', missing.length);
+    }
+  };
+  const registerTools = async (): Promise<void> => {
+    if (!enabled || listed) return;
+    listed = true;
+    try {
+      const { tools } = await call('tools.list', {}, T.list);
+      const live = new Set(tools.map((t) => t.name));
+      let changed = 0;
+      for (const [name, r] of [...registered]) {
+        if (name !== DREAM_NOW && !live.has(name)) {
+          r.dispose();
+          changed++;
+        }
+      }
+      for (const t of tools) {
+        const had = registered.get(t.name);
+        if (had && had.schema === schemaOf(t)) continue;
+        had?.dispose();
+        registerWork(t);
+        changed++;
+      }
+      if (!registered.has(DREAM_NOW)) register(dreamNowDefinition(scheduler));
+      if (changed > 0) {
+        toolsGeneration++;
+        log.info('the sidecar\'s tools.list changed %d memory tools from the shipped schemas', changed);
+      } else log.debug('the sidecar lists the %d shipped memory tools', tools.length);
+    } catch (err) {
+      listed = false;
+      log.error('tools.list failed; memory tools keep the shipped schemas until the sidecar restarts: %s', (err as Error).message);
+    }
+  };
+  return { ownSchemas, generation: () => toolsGeneration, registerShipped, register: registerTools, registerUnavailable };
 }
 
 /** Session and agent hooks: capture, dream idleness, per-session cleanup and prompt refreshes. */
@@ -501,6 +564,7 @@ function promptHooks(ctx: Context, base: Base, startup: Promise<void>, sections:
  */
 function startSidecar(base: Base, sidecar: Sidecar, embed: EmbedWatch, tools: MemoryTools, refreshPrompt: () => Promise<void>): Promise<void> {
   sidecar.onReady((info) => {
+    base.downReason = '';
     embed.onReady(info);
     void tools.register();
     void refreshPrompt();
@@ -579,6 +643,8 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   });
   const tools = memoryTools(ctx, base, call, sidecar, scheduler, refreshPrompt);
   onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
+  // Before anything can assemble a prompt: the first model request must already offer them.
+  tools.registerShipped();
   const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
 
   sessionHooks(ctx, base, call, capture, scheduler, sections);
