@@ -24,6 +24,7 @@ import { explainStartFailure, resolveInstall, type Install, type Problem } from 
 import { llmChatHandler } from './llm-bridge.js';
 import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
+import { servesUi, TerminalLine } from './terminal.js';
 import { LLM_CHAT, toSidecarTools, type Call, type CallOf, type SidecarTool } from './methods.js';
 import { PromptCache, SECTIONS } from './prompt.js';
 import type { RequestHandler } from './rpc.js';
@@ -121,6 +122,8 @@ interface Base {
   /** The sidecar's stderr reaches somni.log raw; the host logger gets it re-levelled here. */
   readonly sidecarLog: Log;
   readonly notices: Notices;
+  /** The same problems as one stderr line per process, on a host without a UI of its own. */
+  readonly terminal: TerminalLine;
   readonly ownMessageIds: Set<string>;
   readonly ownTools: Set<string>;
   readonly canRegisterTools: boolean;
@@ -151,6 +154,7 @@ function openBase(ctx: Context, rawConfig: unknown): Base {
   // loading becomes the reason every memory call and tool gives (later trouble is the sidecar's own).
   const base: Base = {
     config, dataDir, logFile, log, sidecarLog, notices, ownMessageIds,
+    terminal: new TerminalLine(() => servesUi(ctx), () => notices.list(), logFile.path),
     ownTools: new Set<string>(),
     canRegisterTools: typeof ctx.tools?.register === 'function',
     canAddSections: typeof ctx.systemPrompt?.section === 'function',
@@ -244,6 +248,8 @@ interface EmbedWatch {
   onReady(info: PingInfo): void;
   /** A user's turn: re-check when the last check is older than 30 s. */
   recheck(): void;
+  /** Before unload: one last bounded check while a problem still waits for the sidecar's word. */
+  settle(): Promise<void>;
   stop(): void;
 }
 
@@ -311,6 +317,9 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
     },
     recheck: () => {
       if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
+    },
+    settle: async () => {
+      if (provisional.length > 0 && sidecar.isUp) await withTimeout(checkEmbed(), 1_500);
     },
     stop: () => {
       if (embedPoll) clearTimeout(embedPoll);
@@ -651,14 +660,22 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   promptHooks(ctx, base, startup, sections, embed, tools);
   // Hints and notices: each hook calls next() first and only decorates its result.
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
-  ctx.on('agent/pre-step', (payload, next) => base.notices.preStep(payload, next));
+  // The notice is decided first; on a host without a UI the same problems also get their stderr line.
+  ctx.on('agent/pre-step', async (payload, next) => {
+    const decision = await base.notices.preStep(payload, next);
+    base.terminal.flush();
+    return decision;
+  });
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
+    // A one-shot run ends here: a problem confirmed during the turn still reaches the terminal.
+    await embed.settle();
     embed.stop();
+    base.terminal.flush();
     await withTimeout(capture.flushAll(), T.capture);
     await sidecar.stop();
     base.logFile.close();

@@ -284,6 +284,47 @@ await check('broken binary: the turn completes, the notice reaches the model onc
   expect(/unavailable|memory is off|restarting|not served/i.test(out), `recall_memories during the outage: ${out}`);
   const log = readFileSync(join(brokenData, 'logs/somni.log'), 'utf8');
   expect(log.includes(bogus) && /ERROR somni the somni sidecar .*did not start: exited \(code 127/.test(log), `somni.log: ${log.slice(-1500)}`);
+  const line = ourStderrLine(r.stderr, brokenData);
+  expect(line.includes(bogus) && /did not start/.test(line), `stderr line: ${line}`);
+});
+
+/** The plugin's one stderr line in a headless run: exactly one, naming somni.log. */
+function ourStderrLine(stderr, data) {
+  const lines = stderr.split('\n').filter((l) => l.startsWith('dsh-somni: '));
+  expect(lines.length === 1, `want one dsh-somni line on stderr, got ${lines.length}: ${stderr.slice(-2000)}`);
+  expect(lines[0].includes(join(data, 'logs/somni.log')), `the line does not name the log: ${lines[0]}`);
+  return lines[0];
+}
+
+/** One headless turn with a plugin config change; the model answers plainly. */
+async function plainTurn(name, extra) {
+  const data = join(root, `${name}-data`);
+  const p = join(root, `${name}.yml`);
+  writePatch(p, { modelUrl: model.url, pluginConfig: pluginConfig({ dataDir: data, ...extra }) });
+  handler = () => ({ content: `Answered (${name}).` });
+  const r = await runDsh({ home, patch: p, prompt: 'Do you remember my cat?', cwd: work });
+  expect(r.code === 0, `dsh exit ${r.code}: ${r.stderr.slice(-2000)}`);
+  expect(r.stdout.includes(`Answered (${name}).`), `answer: ${r.stdout}`);
+  return { ...r, data };
+}
+
+await check('no sidecar binary: headless prints one stderr line (what is off, why, the log), exit 0, the answer arrives', async () => {
+  const missing = join(root, 'no-such-sidecar');
+  const r = await plainTurn('missing-binary', { binary: missing });
+  const line = ourStderrLine(r.stderr, r.data);
+  expect(line.includes(missing) && /memory off/.test(line) && /does not exist/.test(line), `stderr line: ${line}`);
+});
+
+await check('model missing: headless prints one stderr line about the embedder fallback, exit 0, the answer arrives', async () => {
+  const noModel = join(root, 'no-model');
+  const r = await plainTurn('no-model', { embed: { provider: 'local', modelDir: noModel } });
+  const line = ourStderrLine(r.stderr, r.data);
+  expect(line.includes(noModel) && /falls back|embedder/.test(line), `stderr line: ${line}`);
+});
+
+await check('a healthy headless run prints nothing of its own on stderr', async () => {
+  const r = await plainTurn('healthy', {});
+  expect(!r.stderr.includes('dsh-somni: '), `stderr: ${r.stderr.slice(-1500)}`);
 });
 
 // --- A sidecar that answers tools.list 2 s late (a loaded machine): the memory tools come from the
