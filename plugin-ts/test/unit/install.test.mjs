@@ -308,6 +308,23 @@ test('a start that fails once: the shipped tools say why until the restart succe
   await host.unload();
 });
 
+test('the shipped tools are there at load, and a call made before the sidecar is up waits for it', async () => {
+  const t = fakeTree({ platformPkg: false, modelPkg: false });
+  const slow = join(t.root, 'slow-sidecar');
+  writeFileSync(slow, `#!/bin/sh\nsleep 1\nexec '${process.execPath}' '${FAKE_SIDECAR}' "$@"\n`, { mode: 0o755 });
+  const { host } = await load(t, { binary: slow, embed: { provider: 'hash' } });
+  // Synchronously after apply: the first assembly of a session already has them.
+  for (const name of ['recall_memories', 'add_intention', 'list_intentions', 'dream_now']) assert.ok(host.tools.has(name), `${name} not registered at load`);
+  assert.match(toolOf(host, 'add_intention').description, /^Set a reminder/, 'the shipped schema');
+  const t0 = Date.now();
+  const out = await toolOf(host, 'add_intention').execute({ what: 'water the plants' }, runCtx());
+  assert.equal(out, 'added pi-1: water the plants');
+  assert.ok(Date.now() - t0 >= 500, 'the call waited for the start');
+  // Once the sidecar answered tools.list, its own schemas replace the shipped ones that differ.
+  await waitFor(() => host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'the sidecar\'s tools.list');
+  await host.unload();
+});
+
 test('a missing ONNX Runtime is told when the sidecar cannot say otherwise, and dropped when it embeds locally after all', async () => {
   // An older sidecar (no embed field in ping): the plugin's own finding is all there is.
   const older = fakeTree({ ortLib: false });
