@@ -248,7 +248,7 @@ interface EmbedWatch {
   onReady(info: PingInfo): void;
   /** A user's turn: re-check when the last check is older than 30 s. */
   recheck(): void;
-  /** Before unload: one last bounded check while a problem still waits for the sidecar's word. */
+  /** Before unload: bounded checks while a problem still waits for the sidecar's word. */
   settle(): Promise<void>;
   stop(): void;
 }
@@ -295,7 +295,7 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
       return false;
     });
   };
-  // After a (re)start, ask again each second until the index opened (a minute at most).
+  // After a (re)start, ask again until the index opened (about a minute at most).
   let embedPoll: ReturnType<typeof setTimeout> | undefined;
   const pollEmbed = (left: number): void => {
     if (embedPoll) clearTimeout(embedPoll);
@@ -305,7 +305,7 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
       void checkEmbed().then((settled) => {
         if (!settled && left > 1) pollEmbed(left - 1);
       });
-    }, 1_000);
+    }, left > 56 ? 250 : 1_000); // quick at first: the index usually opens within a second, and a one-shot run may end soon after
     embedPoll.unref?.();
   };
   return {
@@ -319,7 +319,13 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
       if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
     },
     settle: async () => {
-      if (provisional.length > 0 && sidecar.isUp) await withTimeout(checkEmbed(), 1_500);
+      // The embedder's state is known once the index opened, which a short one-shot run may end
+      // before: ask a few more times (4 s at most) so a confirmed fallback still reaches the terminal.
+      const until = Date.now() + 4_000;
+      while (provisional.length > 0 && sidecar.isUp && Date.now() < until) {
+        if (await withTimeout(checkEmbed(), 1_000)) return;
+        await new Promise((r) => setTimeout(r, 250));
+      }
     },
     stop: () => {
       if (embedPoll) clearTimeout(embedPoll);
@@ -660,6 +666,13 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   promptHooks(ctx, base, startup, sections, embed, tools);
   // Hints and notices: each hook calls next() first and only decorates its result.
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
+  // A one-shot run flushes its session before it exits, while the sidecar still answers (the host may
+  // stop it before this plugin unloads): the last chance to confirm a fallback for the terminal.
+  ctx.on('session/flush', async (session: Session) => {
+    if (isSubagent(session.header) || base.terminal.hasUi()) return;
+    await embed.settle();
+    base.terminal.flush();
+  });
   // The notice is decided first; on a host without a UI the same problems also get their stderr line.
   ctx.on('agent/pre-step', async (payload, next) => {
     const decision = await base.notices.preStep(payload, next);
@@ -669,6 +682,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
+  base.terminal.watch();
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
@@ -676,6 +690,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     await embed.settle();
     embed.stop();
     base.terminal.flush();
+    base.terminal.stop();
     await withTimeout(capture.flushAll(), T.capture);
     await sidecar.stop();
     base.logFile.close();

@@ -23,7 +23,7 @@ const LINE_MAX_CHARS = 600;
 export function servesUi(ctx: Pick<Context, 'get'>): boolean {
   try {
     if (typeof ctx.get !== 'function') return false;
-    const webServer: unknown = ctx.get('webServer');
+    const webServer: unknown = ctx.get('webServer', false);
     return webServer !== undefined && webServer !== null;
   } catch {
     return false;
@@ -43,9 +43,12 @@ export function stderrLine(problems: readonly Problem[], logPath: string): strin
 /** Prints each problem at most once per process, only on a host without a UI of its own. */
 export class TerminalLine {
   private readonly printed = new Set<string>();
+  /** Once a UI was seen it stays seen: at unload the host may already have removed its service. */
+  private sawUi = false;
+  private probe: ReturnType<typeof setInterval> | undefined;
 
   /**
-   * @param servesUi - whether the host has a UI of its own (asked at each flush).
+   * @param servesUi - whether the host has a UI of its own right now.
    * @param problems - the problems reported so far, in order.
    * @param logPath - the log file the line names.
    */
@@ -55,10 +58,34 @@ export class TerminalLine {
     private readonly logPath: string,
   ) {}
 
+  /** Whether the host has (had) a UI. */
+  hasUi(): boolean {
+    if (!this.sawUi && this.servesUi()) this.sawUi = true;
+    return this.sawUi;
+  }
+
+  /**
+   * Looks for the host's UI each second while the host boots (30 s at most): a UI service may be
+   * provided after this plugin loads and be gone again by the time the plugin unloads.
+   */
+  watch(): void {
+    let left = 30;
+    if (this.hasUi()) return;
+    this.probe = setInterval(() => {
+      if (this.hasUi() || --left <= 0) this.stop();
+    }, 1_000);
+    this.probe.unref?.();
+  }
+
+  stop(): void {
+    if (this.probe) clearInterval(this.probe);
+    this.probe = undefined;
+  }
+
   /** Writes one line for problems not printed yet; none on a host with a UI. */
   flush(): void {
     const fresh = this.problems().filter((p) => !this.printed.has(p.key));
-    if (fresh.length === 0 || this.servesUi()) return;
+    if (fresh.length === 0 || this.hasUi()) return;
     for (const p of fresh) this.printed.add(p.key);
     try {
       internals.stderr.write(stderrLine(fresh, this.logPath));

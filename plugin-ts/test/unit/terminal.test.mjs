@@ -39,15 +39,24 @@ test('one line per process on a host without a UI: what is off, why, the log; ne
   }
 });
 
-test('a host with a UI keeps to the notice; problems found at the same time share one line', () => {
+test('a host with a UI keeps to the notice, even once its UI service is gone at unload', () => {
   const c = capture();
   try {
     let ui = true;
     const t = new TerminalLine(() => ui, () => [OFF, MODEL], '/l');
     t.flush();
-    assert.equal(c.out.length, 0);
     ui = false;
     t.flush();
+    assert.equal(c.out.length, 0);
+  } finally {
+    c.restore();
+  }
+});
+
+test('problems found at the same time share one line', () => {
+  const c = capture();
+  try {
+    new TerminalLine(() => false, () => [OFF, MODEL], '/l').flush();
     assert.equal(c.out.length, 1);
     assert.ok(c.out[0].includes('Also: embedder falls back.') && c.out[0].split('\n').length === 2, c.out[0]);
   } finally {
