@@ -24,10 +24,12 @@ import { explainStartFailure, resolveInstall, type Install, type Problem } from 
 import { llmChatHandler } from './llm-bridge.js';
 import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
-import { LLM_CHAT, type Call } from './methods.js';
+import { servesUi, TerminalLine } from './terminal.js';
+import { LLM_CHAT, toSidecarTools, type Call, type CallOf, type SidecarTool } from './methods.js';
 import { PromptCache, SECTIONS } from './prompt.js';
 import type { RequestHandler } from './rpc.js';
-import { Sidecar, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
+import { Sidecar, SidecarUnavailable, type Log, type PingInfo, type SidecarTrouble } from './sidecar.js';
+import { SHIPPED_TOOLS_LIST } from './tool-schemas.js';
 import { DREAM_NOW, dreamNowDefinition, unavailableToolDefinition, WORK_TOOL_NAMES, workToolDefinition } from './tools.js';
 
 export { Config };
@@ -120,6 +122,8 @@ interface Base {
   /** The sidecar's stderr reaches somni.log raw; the host logger gets it re-levelled here. */
   readonly sidecarLog: Log;
   readonly notices: Notices;
+  /** The same problems as one stderr line per process, on a host without a UI of its own. */
+  readonly terminal: TerminalLine;
   readonly ownMessageIds: Set<string>;
   readonly ownTools: Set<string>;
   readonly canRegisterTools: boolean;
@@ -150,6 +154,7 @@ function openBase(ctx: Context, rawConfig: unknown): Base {
   // loading becomes the reason every memory call and tool gives (later trouble is the sidecar's own).
   const base: Base = {
     config, dataDir, logFile, log, sidecarLog, notices, ownMessageIds,
+    terminal: new TerminalLine(() => servesUi(ctx), () => notices.list(), logFile.path),
     ownTools: new Set<string>(),
     canRegisterTools: typeof ctx.tools?.register === 'function',
     canAddSections: typeof ctx.systemPrompt?.section === 'function',
@@ -243,6 +248,8 @@ interface EmbedWatch {
   onReady(info: PingInfo): void;
   /** A user's turn: re-check when the last check is older than 30 s. */
   recheck(): void;
+  /** Before unload: bounded checks while a problem still waits for the sidecar's word. */
+  settle(): Promise<void>;
   stop(): void;
 }
 
@@ -288,7 +295,7 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
       return false;
     });
   };
-  // After a (re)start, ask again each second until the index opened (a minute at most).
+  // After a (re)start, ask again until the index opened (about a minute at most).
   let embedPoll: ReturnType<typeof setTimeout> | undefined;
   const pollEmbed = (left: number): void => {
     if (embedPoll) clearTimeout(embedPoll);
@@ -298,7 +305,7 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
       void checkEmbed().then((settled) => {
         if (!settled && left > 1) pollEmbed(left - 1);
       });
-    }, 1_000);
+    }, left > 56 ? 250 : 1_000); // quick at first: the index usually opens within a second, and a one-shot run may end soon after
     embedPoll.unref?.();
   };
   return {
@@ -310,6 +317,15 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
     },
     recheck: () => {
       if (sidecar.isUp && Date.now() - lastEmbedCheck > 30_000) void checkEmbed();
+    },
+    settle: async () => {
+      // The embedder's state is known once the index opened, which a short one-shot run may end
+      // before: ask a few more times (4 s at most) so a confirmed fallback still reaches the terminal.
+      const until = Date.now() + 4_000;
+      while (provisional.length > 0 && sidecar.isUp && Date.now() < until) {
+        if (await withTimeout(checkEmbed(), 1_000)) return;
+        await new Promise((r) => setTimeout(r, 250));
+      }
     },
     stop: () => {
       if (embedPoll) clearTimeout(embedPoll);
@@ -369,59 +385,121 @@ interface MemoryTools {
   readonly ownSchemas: readonly ToolSchema[];
   /** Bumped whenever the set of registered tools changes. */
   generation(): number;
-  /** Registers the sidecar's tools, once after the first successful start. */
+  /** At load: the schemas shipped in the package, whose calls wait for the sidecar. */
+  registerShipped(): void;
+  /** Once the sidecar answers: its own `tools.list` adds (or corrects) what the shipped file lacks. */
   register(): Promise<void>;
-  /** Registers stand-ins whose calls say why memory is off. */
+  /** Registers stand-ins whose calls say why memory is off, for work tools not registered yet. */
   registerUnavailable(): void;
 }
 
+/** Shipped schemas, checked the same way as a live `tools.list` reply; none when the file is unusable. */
+function shippedTools(log: Log): SidecarTool[] {
+  try {
+    return toSidecarTools(SHIPPED_TOOLS_LIST);
+  } catch (err) {
+    log.warn('the shipped tool schemas are unusable (%s); memory tools wait for the sidecar', (err as Error).message);
+    return [];
+  }
+}
+
 /**
- * Tools, registered once after the first successful start. `ownSchemas` and `generation` let
- * the assemble hook add tools registered while it waited for startup (see there).
+ * Tools. The first model request of a session must already offer them, and the sidecar may answer
+ * later than that on a loaded machine, so the schemas shipped in the package are registered at load;
+ * their calls go through {@link Sidecar.call}, which waits for a start in progress (bounded by the
+ * start timeout). The live `tools.list` then adds tools the shipped file lacks, replaces any whose
+ * schema differs and drops any the sidecar no longer has. `ownSchemas` and `generation` let the
+ * assemble hook add tools registered while it waited for startup (see there).
  */
 function memoryTools(ctx: Context, base: Base, call: Call, sidecar: Pick<Sidecar, 'unavailableReason'>, scheduler: DreamScheduler, refreshPrompt: () => Promise<void>): MemoryTools {
   const { config, canRegisterTools, log } = base;
-  let toolsRegistered = false;
+  const enabled = config.tools.enabled && canRegisterTools;
+  let listed = false;
   let toolsGeneration = 0;
   const ownSchemas: ToolSchema[] = [];
-  const register = (def: ReturnType<typeof dreamNowDefinition>): (() => void) => {
+  /** Registered tools by name: the disposer and the schema they were registered with. */
+  const registered = new Map<string, { dispose: () => void; schema: string }>();
+  const schemaOf = (t: SidecarTool): string => JSON.stringify([t.description, t.parameters]);
+  const register = (def: ReturnType<typeof dreamNowDefinition>, schema = ''): void => {
     const dispose = ctx.tools.register(def);
     base.ownTools.add(def.name);
     ownSchemas.push({ name: def.name, description: def.description, parameters: def.parameters as Record<string, unknown> });
-    return () => {
-      if (typeof dispose === 'function') dispose();
-      const i = ownSchemas.findIndex((t) => t.name === def.name);
-      if (i >= 0) ownSchemas.splice(i, 1);
-    };
+    registered.set(def.name, {
+      schema,
+      dispose: () => {
+        if (typeof dispose === 'function') dispose();
+        const i = ownSchemas.findIndex((t) => t.name === def.name);
+        if (i >= 0) ownSchemas.splice(i, 1);
+        registered.delete(def.name);
+      },
+    });
   };
-  // While the sidecar has never listed its tools (no binary, a start that failed, given up), the work
-  // tools are registered as stand-ins whose calls say why, so a model (or a skill naming
-  // recall_memories) gets the reason instead of "unknown tool". A later successful start replaces them.
-  const standIns: (() => void)[] = [];
-  const registerUnavailable = (): void => {
-    if (!config.tools.enabled || !canRegisterTools || toolsRegistered || standIns.length > 0) return;
-    const reason = (): string => `${sidecar.unavailableReason || base.offReason || base.downReason || 'the somni sidecar is not running'} (details: ${base.logFile.path})`;
-    for (const name of WORK_TOOL_NAMES) standIns.push(register(unavailableToolDefinition(name, reason)));
-    standIns.push(register(dreamNowDefinition(scheduler)));
-    toolsGeneration++;
-    log.info('memory is off: registered %d memory tools that report why', standIns.length);
-  };
-  const registerTools = async (): Promise<void> => {
-    if (!config.tools.enabled || !canRegisterTools || toolsRegistered) return;
-    toolsRegistered = true;
+  const reason = (fallback = 'the somni sidecar is not running'): string => `${sidecar.unavailableReason || base.offReason || fallback} (details: ${base.logFile.path})`;
+  // A call that finds the sidecar down (never started, given up, restarting) fails with the tool's
+  // name and the reason, not the manager's internal state.
+  const explainedCall = (name: string): CallOf<'tools.call'> => async (method, params, timeoutMs, signal) => {
     try {
-      const { tools } = await call('tools.list', {}, T.list);
-      for (const dispose of standIns.splice(0)) dispose();
-      for (const t of tools) register(workToolDefinition(t, { call, afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }));
-      register(dreamNowDefinition(scheduler));
-      toolsGeneration++;
-      log.info('registered %d memory tools', tools.length + 1);
+      return await call(method, params, timeoutMs, signal);
     } catch (err) {
-      toolsRegistered = false;
-      log.error('tools.list failed; memory tools unavailable until the sidecar restarts: %s', (err as Error).message);
+      if (err instanceof SidecarUnavailable) throw new Error(`${name} is unavailable: ${reason(base.downReason || err.message)}`);
+      throw err;
     }
   };
-  return { ownSchemas, generation: () => toolsGeneration, register: registerTools, registerUnavailable };
+  const registerWork = (t: SidecarTool): void =>
+    register(workToolDefinition(t, { call: explainedCall(t.name), afterIntentionChange: () => withTimeout(refreshPrompt(), T.promptInTurn) }), schemaOf(t));
+
+  const registerShipped = (): void => {
+    if (!enabled || registered.size > 0) return;
+    const tools = shippedTools(log);
+    for (const t of tools) registerWork(t);
+    register(dreamNowDefinition(scheduler));
+    toolsGeneration++;
+    log.info('registered %d memory tools from the shipped schemas', tools.length + 1);
+  };
+  // Work tools neither shipped nor listed yet (a shipped file that lost one, or none at all) get
+  // stand-ins whose calls say why, so a model or a skill naming recall_memories gets the reason
+  // instead of "unknown tool". A later successful listing replaces them.
+  const registerUnavailable = (): void => {
+    if (!enabled) return;
+    const missing = WORK_TOOL_NAMES.filter((name) => !registered.has(name));
+    for (const name of missing) register(unavailableToolDefinition(name, () => reason(base.downReason || undefined)), 'stand-in');
+    if (!registered.has(DREAM_NOW)) register(dreamNowDefinition(scheduler));
+    if (missing.length > 0) {
+      toolsGeneration++;
+      log.info('memory is off: registered %d stand-in memory tools that report why', missing.length);
+    }
+  };
+  const registerTools = async (): Promise<void> => {
+    if (!enabled || listed) return;
+    listed = true;
+    try {
+      const { tools } = await call('tools.list', {}, T.list);
+      const live = new Set(tools.map((t) => t.name));
+      let changed = 0;
+      for (const [name, r] of [...registered]) {
+        if (name !== DREAM_NOW && !live.has(name)) {
+          r.dispose();
+          changed++;
+        }
+      }
+      for (const t of tools) {
+        const had = registered.get(t.name);
+        if (had && had.schema === schemaOf(t)) continue;
+        had?.dispose();
+        registerWork(t);
+        changed++;
+      }
+      if (!registered.has(DREAM_NOW)) register(dreamNowDefinition(scheduler));
+      if (changed > 0) {
+        toolsGeneration++;
+        log.info('the sidecar\'s tools.list changed %d memory tools from the shipped schemas', changed);
+      } else log.debug('the sidecar lists the %d shipped memory tools', tools.length);
+    } catch (err) {
+      listed = false;
+      log.error('tools.list failed; memory tools keep the shipped schemas until the sidecar restarts: %s', (err as Error).message);
+    }
+  };
+  return { ownSchemas, generation: () => toolsGeneration, registerShipped, register: registerTools, registerUnavailable };
 }
 
 /** Session and agent hooks: capture, dream idleness, per-session cleanup and prompt refreshes. */
@@ -501,6 +579,7 @@ function promptHooks(ctx: Context, base: Base, startup: Promise<void>, sections:
  */
 function startSidecar(base: Base, sidecar: Sidecar, embed: EmbedWatch, tools: MemoryTools, refreshPrompt: () => Promise<void>): Promise<void> {
   sidecar.onReady((info) => {
+    base.downReason = '';
     embed.onReady(info);
     void tools.register();
     void refreshPrompt();
@@ -579,20 +658,39 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   });
   const tools = memoryTools(ctx, base, call, sidecar, scheduler, refreshPrompt);
   onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
+  // Before anything can assemble a prompt: the first model request must already offer them.
+  tools.registerShipped();
   const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
 
   sessionHooks(ctx, base, call, capture, scheduler, sections);
   promptHooks(ctx, base, startup, sections, embed, tools);
   // Hints and notices: each hook calls next() first and only decorates its result.
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
-  ctx.on('agent/pre-step', (payload, next) => base.notices.preStep(payload, next));
+  // A one-shot run flushes its session before it exits, while the sidecar still answers (the host may
+  // stop it before this plugin unloads): the last chance to confirm a fallback for the terminal.
+  ctx.on('session/flush', async (session: Session) => {
+    if (isSubagent(session.header) || base.terminal.hasUi()) return;
+    await embed.settle();
+    base.terminal.flush();
+  });
+  // The notice is decided first; on a host without a UI the same problems also get their stderr line.
+  ctx.on('agent/pre-step', async (payload, next) => {
+    const decision = await base.notices.preStep(payload, next);
+    base.terminal.flush();
+    return decision;
+  });
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
+  base.terminal.watch();
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
+    // A one-shot run ends here: a problem confirmed during the turn still reaches the terminal.
+    await embed.settle();
     embed.stop();
+    base.terminal.flush();
+    base.terminal.stop();
     await withTimeout(capture.flushAll(), T.capture);
     await sidecar.stop();
     base.logFile.close();

@@ -7,7 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
-import { allText, lastToolResult, listFiles, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch } from './harness.mjs';
+import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch } from './harness.mjs';
+
+const SLOW_SIDECAR = join(PLUGIN_DIR, 'test/fixtures/slow-tools-sidecar.mjs');
 
 const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
 if (!existsSync(binary)) {
@@ -282,6 +284,74 @@ await check('broken binary: the turn completes, the notice reaches the model onc
   expect(/unavailable|memory is off|restarting|not served/i.test(out), `recall_memories during the outage: ${out}`);
   const log = readFileSync(join(brokenData, 'logs/somni.log'), 'utf8');
   expect(log.includes(bogus) && /ERROR somni the somni sidecar .*did not start: exited \(code 127/.test(log), `somni.log: ${log.slice(-1500)}`);
+  const line = ourStderrLine(r.stderr, brokenData);
+  expect(line.includes(bogus) && /did not start/.test(line), `stderr line: ${line}`);
+});
+
+/** The plugin's one stderr line in a headless run: exactly one, naming somni.log. */
+function ourStderrLine(stderr, data) {
+  const lines = stderr.split('\n').filter((l) => l.startsWith('dsh-somni: '));
+  expect(lines.length === 1, `want one dsh-somni line on stderr, got ${lines.length}: ${stderr.slice(-2000)}`);
+  expect(lines[0].includes(join(data, 'logs/somni.log')), `the line does not name the log: ${lines[0]}`);
+  return lines[0];
+}
+
+/** One headless turn with a plugin config change; the model answers plainly. */
+async function plainTurn(name, extra) {
+  const data = join(root, `${name}-data`);
+  const p = join(root, `${name}.yml`);
+  writePatch(p, { modelUrl: model.url, pluginConfig: pluginConfig({ dataDir: data, ...extra }) });
+  handler = () => ({ content: `Answered (${name}).` });
+  const r = await runDsh({ home, patch: p, prompt: 'Do you remember my cat?', cwd: work });
+  expect(r.code === 0, `dsh exit ${r.code}: ${r.stderr.slice(-2000)}`);
+  expect(r.stdout.includes(`Answered (${name}).`), `answer: ${r.stdout}`);
+  return { ...r, data };
+}
+
+await check('no sidecar binary: headless prints one stderr line (what is off, why, the log), exit 0, the answer arrives', async () => {
+  const missing = join(root, 'no-such-sidecar');
+  const r = await plainTurn('missing-binary', { binary: missing });
+  const line = ourStderrLine(r.stderr, r.data);
+  expect(line.includes(missing) && /memory off/.test(line) && /does not exist/.test(line), `stderr line: ${line}`);
+});
+
+await check('model missing: headless prints one stderr line about the embedder fallback, exit 0, the answer arrives', async () => {
+  const noModel = join(root, 'no-model');
+  const r = await plainTurn('no-model', { embed: { provider: 'local', modelDir: noModel } });
+  const line = ourStderrLine(r.stderr, r.data);
+  expect(line.includes(noModel) && /falls back|embedder/.test(line), `stderr line: ${line}`);
+});
+
+await check('a healthy headless run prints nothing of its own on stderr', async () => {
+  const r = await plainTurn('healthy', {});
+  expect(!r.stderr.includes('dsh-somni: '), `stderr: ${r.stderr.slice(-1500)}`);
+});
+
+// --- A sidecar that answers tools.list 2 s late (a loaded machine): the memory tools come from the
+// schemas shipped in the package, so the very first model request already offers them, and a call
+// in that first step reaches the sidecar.
+await check('tools.list answered 2 s late: the first model request already carries somni\'s tools, and the first call works', async () => {
+  const slowData = join(root, 'slow-data');
+  const wrapper = join(root, 'slow-sidecar.sh');
+  writeFileSync(wrapper, `#!/bin/sh\nSOMNI_REAL_SIDECAR=${JSON.stringify(binary)} SLOW_TOOLS_MS=2000 exec ${JSON.stringify(process.execPath)} ${JSON.stringify(SLOW_SIDECAR)} "$@"\n`, { mode: 0o755 });
+  const slowPatch = join(root, 'slow.yml');
+  writePatch(slowPatch, { modelUrl: model.url, pluginConfig: pluginConfig({ binary: wrapper, dataDir: slowData }) });
+  const reqs = [];
+  handler = (req) => {
+    reqs.push(req);
+    return reqs.length === 1 ? { toolCalls: [{ name: 'add_intention', arguments: { what: 'water the plants', priority: 'low' } }] } : { content: 'Reminder set.' };
+  };
+  const r = await runDsh({ home, patch: slowPatch, prompt: 'Remind me to water the plants.', cwd: work });
+  expect(r.code === 0, `dsh exit ${r.code}: ${r.stderr.slice(-2000)}`);
+  expect(r.stdout.includes('Reminder set.'), `answer: ${r.stdout}`);
+  const names = toolNames(reqs[0]);
+  for (const t of ['recall_memories', 'search_knowledge', 'search_episodes', 'search_recent_conversation', 'add_intention', 'complete_intention', 'cancel_intention', 'list_intentions', 'dream_now']) {
+    expect(names.includes(t), `tool ${t} missing from the first request: ${names.join(',')}`);
+  }
+  const out = lastToolResult(reqs[1]);
+  expect(/pi-\d{8}-\d{3}/.test(out), `add_intention in the first step: ${out}`);
+  const log = readFileSync(join(slowData, 'logs/somni.log'), 'utf8');
+  expect(/registered 9 memory tools from the shipped schemas/.test(log), `somni.log: ${log.slice(-1500)}`);
 });
 
 // --- Session 5: a long-lived host (the e2e driver plugin stands in for the web/TUI app): the idle

@@ -204,7 +204,7 @@ test('start failures are explained from the exit and the last stderr lines', () 
 test('the loaded plugin passes the packages\' paths to the sidecar and copies its stderr into somni.log', async () => {
   const t = fakeTree();
   const { host, specs } = await load(t, {});
-  await waitFor(() => host.tools.has('recall_memories'), 5000, 'tools from tools.list');
+  await waitFor(() => host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'the fake sidecar\'s tools.list');
   const argv = readFileSync(t.argvFile, 'utf8').trim().split('\n');
   assert.equal(specs[0].argv[0], join(t.pkgDir, 'bin/somni-sidecar'));
   assert.deepEqual(argv.slice(argv.indexOf('--embed-model-dir'), argv.indexOf('--embed-model-dir') + 2), ['--embed-model-dir', join(t.modelDir, 'use-lite')]);
@@ -253,7 +253,7 @@ test('a degraded embedder reported by ping is noticed once per session, not per 
     FAKE_SIDECAR_PING_LATER: JSON.stringify({ embed: { provider: 'local', id: 'hash-256', degraded: 'onnxruntime: cannot load libonnxruntime.so.1' } }),
   };
   const { host } = await load(t, {}, env);
-  await waitFor(() => host.tools.has('recall_memories'), 5000, 'sidecar up');
+  await waitFor(() => host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'sidecar up (its tools.list)');
   assert.deepEqual(noticesIn(await preStep(host, 's0', 'before the index opened')), [], 'nothing known yet');
   await waitFor(async () => noticesIn(await preStep(host, 's0', 'poll')).length === 1, 4000, 'the degraded embedder noticed after a later ping');
   /** @type {import('@deepseek-ai/dsh-session').UserMessage[]} */
@@ -286,15 +286,18 @@ test('a binary that cannot run: the start failure is noticed with the exit and i
   assert.match(readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8'), /ERROR somni the somni sidecar .*did not start/);
 });
 
-test('a start that fails once: stand-in tools until the restart succeeds, then the real ones; later sessions are not told', async () => {
+test('a start that fails once: the shipped tools say why until the restart succeeds, then the sidecar\'s own; later sessions are not told', async () => {
   const t = fakeTree({ platformPkg: false, modelPkg: false });
   const marker = join(t.root, 'failed-once');
   const flaky = join(t.root, 'flaky-sidecar');
   writeFileSync(flaky, `#!/bin/sh\nif [ ! -f '${marker}' ]; then : > '${marker}'; echo 'boom: first start' >&2; exit 3; fi\nexec '${process.execPath}' '${FAKE_SIDECAR}' "$@"\n`, { mode: 0o755 });
   const { host } = await load(t, { binary: flaky, embed: { provider: 'hash' } });
-  await waitFor(() => host.tools.has('recall_memories'), 3000, 'stand-ins');
-  assert.match(toolOf(host, 'recall_memories').description, /Unavailable right now/);
-  const told = noticesIn(await preStep(host, 's1', 'hi'));
+  // The shipped schemas are registered at load; until the sidecar comes up their calls say why.
+  assert.match(toolOf(host, 'recall_memories').description, /Search long-term memory/);
+  const told = await waitFor(async () => {
+    const n = noticesIn(await preStep(host, 's1', 'hi'));
+    return n.length > 0 ? n : undefined;
+  }, 3000, 'the start-failure notice');
   assert.equal(told.length, 1);
   assert.match(textOf(told[0]), /did not start: exited \(code 3, signal none\)\. Memory features are off while it is down .* Its last output: boom: first start/);
   await waitFor(() => host.tools.get('recall_memories')?.description === 'Recall.', 8000, 'the real tools after the restart');
@@ -305,11 +308,28 @@ test('a start that fails once: stand-in tools until the restart succeeds, then t
   await host.unload();
 });
 
+test('the shipped tools are there at load, and a call made before the sidecar is up waits for it', async () => {
+  const t = fakeTree({ platformPkg: false, modelPkg: false });
+  const slow = join(t.root, 'slow-sidecar');
+  writeFileSync(slow, `#!/bin/sh\nsleep 1\nexec '${process.execPath}' '${FAKE_SIDECAR}' "$@"\n`, { mode: 0o755 });
+  const { host } = await load(t, { binary: slow, embed: { provider: 'hash' } });
+  // Synchronously after apply: the first assembly of a session already has them.
+  for (const name of ['recall_memories', 'add_intention', 'list_intentions', 'dream_now']) assert.ok(host.tools.has(name), `${name} not registered at load`);
+  assert.match(toolOf(host, 'add_intention').description, /^Set a reminder/, 'the shipped schema');
+  const t0 = Date.now();
+  const out = await toolOf(host, 'add_intention').execute({ what: 'water the plants' }, runCtx());
+  assert.equal(out, 'added pi-1: water the plants');
+  assert.ok(Date.now() - t0 >= 500, 'the call waited for the start');
+  // Once the sidecar answered tools.list, its own schemas replace the shipped ones that differ.
+  await waitFor(() => host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'the sidecar\'s tools.list');
+  await host.unload();
+});
+
 test('a missing ONNX Runtime is told when the sidecar cannot say otherwise, and dropped when it embeds locally after all', async () => {
   // An older sidecar (no embed field in ping): the plugin's own finding is all there is.
   const older = fakeTree({ ortLib: false });
   const a = await load(older, {});
-  await waitFor(() => a.host.tools.has('recall_memories'), 5000, 'sidecar up');
+  await waitFor(() => a.host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'sidecar up (its tools.list)');
   const told = noticesIn(await preStep(a.host, 's1', 'hi'));
   assert.equal(told.length, 1);
   assert.match(textOf(told[0]), /ONNX Runtime library .*libonnxruntime\.so\.1 is missing from dsh-somni-.*falls back/);
@@ -320,7 +340,7 @@ test('a missing ONNX Runtime is told when the sidecar cannot say otherwise, and 
   const found = fakeTree({ ortLib: false });
   const env = { FAKE_SIDECAR_PING_EXTRA: JSON.stringify({ embed: { provider: 'local' } }), FAKE_SIDECAR_PING_LATER: JSON.stringify({ embed: { provider: 'local', id: 'local:use-lite' } }) };
   const b = await load(found, {}, env);
-  await waitFor(() => b.host.tools.has('recall_memories'), 5000, 'sidecar up');
+  await waitFor(() => b.host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'sidecar up (its tools.list)');
   await new Promise((r) => setTimeout(r, 1500)); // the embedder check after the readiness ping
   assert.deepEqual(noticesIn(await preStep(b.host, 's1', 'hi')), []);
   await b.host.unload();
