@@ -545,6 +545,9 @@ function promptHooks(ctx: Context, base: Base, startup: Promise<void>, sections:
     // The assembly collected its tool schemas before this waterfall ran; tools registered while we
     // wait for the first start would otherwise be missing from the first model request after boot.
     const generation = tools.generation();
+    const result = await next();
+    // Only then wait (bounded) for what our sections say — the first start, this turn's refresh —
+    // and patch their text into the assembled prompt: the rest of the waterfall never waits on us.
     await withTimeout(startup, T.start);
     const agentId = context.agent?.id;
     const pending = agentId === undefined ? undefined : pendingRefresh.get(agentId);
@@ -552,7 +555,6 @@ function promptHooks(ctx: Context, base: Base, startup: Promise<void>, sections:
       await pending;
       pendingRefresh.delete(agentId);
     }
-    const result = await next();
     // Shapes checked, not assumed: a later harness may change the assembly.
     if (!Array.isArray(result.sections) || !Array.isArray(result.tools)) return result;
     for (const section of result.sections) {
