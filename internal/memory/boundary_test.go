@@ -23,11 +23,11 @@ func TestWritesNeverFollowLinks(t *testing.T) {
 			return err
 		}},
 		{"update_about_user", "users/default/about_user.md", func(s *Store) error {
-			_, err := s.UpdateAboutUser("default", "the user likes tea")
+			_, err := s.Identity().UpdateAboutUser("default", "the user likes tea")
 			return err
 		}},
 		{"update_about_me", "about_me.md", func(s *Store) error {
-			_, err := s.UpdateAboutMe("I am the agent")
+			_, err := s.Identity().UpdateAboutMe("I am the agent")
 			return err
 		}},
 		{"complete_intention", "intentions/pi-20261201-001/INTENT.md", func(s *Store) error {

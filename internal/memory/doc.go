@@ -40,7 +40,8 @@
 //	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer
 //	intentions.go                       AddIntention/CompleteIntention/CancelIntention/Intentions/ExpireIdle/
 //	                                    SelectIntentions (prospective memory)
-//	identity.go                         AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser and their paths
+//	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser
+//	                                    and their paths
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
 //	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
 //	dirlock.go                          the data directory's write lock and dream lock (package filelock)
