@@ -31,7 +31,7 @@ func TestWritesNeverFollowLinks(t *testing.T) {
 			return err
 		}},
 		{"complete_intention", "intentions/pi-20261201-001/INTENT.md", func(s *Store) error {
-			_, err := s.CompleteIntention(ctx, "pi-20261201-001")
+			_, err := s.Intentions().Complete(ctx, "pi-20261201-001")
 			return err
 		}},
 		{"fold of a recall hit", "knowledge/evil/SKILL.md", func(s *Store) error {

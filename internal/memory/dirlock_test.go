@@ -196,7 +196,7 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 	for round := 0; round < 30; round++ {
 		a := newTestStore(t)
 		b := secondStore(t, a)
-		it, err := a.AddIntention(ctx, IntentionInput{What: "renew the certificate"})
+		it, err := a.Intentions().Add(ctx, IntentionInput{What: "renew the certificate"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,9 +207,9 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 			go func(i int, s *Store) {
 				defer wg.Done()
 				if i == 0 {
-					_, errs[i] = s.CompleteIntention(ctx, it.ID)
+					_, errs[i] = s.Intentions().Complete(ctx, it.ID)
 				} else {
-					_, errs[i] = s.CancelIntention(ctx, it.ID)
+					_, errs[i] = s.Intentions().Cancel(ctx, it.ID)
 				}
 			}(i, s)
 		}

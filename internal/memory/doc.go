@@ -38,8 +38,8 @@
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage
 //	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
 //	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer
-//	intentions.go                       AddIntention/CompleteIntention/CancelIntention/Intentions/ExpireIdle/
-//	                                    SelectIntentions (prospective memory)
+//	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/
+//	                                    ExpireIdle/Select (prospective memory)
 //	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser
 //	                                    and their paths
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports

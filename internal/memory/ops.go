@@ -339,7 +339,7 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	if e.Kind == KindIntention {
-		return s.closeIntention(ctx, e.Name, "cancelled")
+		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {

@@ -54,7 +54,7 @@ func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel, err := s.store.SelectIntentions(ctx, s.now(), p.CurrentMessage)
+	sel, err := s.store.Intentions().Select(ctx, s.now(), p.CurrentMessage)
 	if err != nil {
 		return nil, fmt.Errorf("prompt.build: intentions: %w", err)
 	}
