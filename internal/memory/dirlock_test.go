@@ -217,14 +217,14 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 		if (errs[0] == nil) == (errs[1] == nil) {
 			t.Fatalf("round %d: want exactly one close to succeed: %v / %v", round, errs[0], errs[1])
 		}
-		data, err := os.ReadFile(filepath.Join(a.intentionsDir(), "archived", it.ID, "INTENT.md"))
+		data, err := os.ReadFile(filepath.Join(a.dirs.intentions, "archived", it.ID, "INTENT.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := strings.Count(string(data), "- closed:"); n != 1 {
 			t.Fatalf("round %d: %d closed lines:\n%s", round, n, data)
 		}
-		if des, _ := os.ReadDir(filepath.Join(a.intentionsDir(), "archived")); len(des) != 1 {
+		if des, _ := os.ReadDir(filepath.Join(a.dirs.intentions, "archived")); len(des) != 1 {
 			t.Fatalf("round %d: %d archived copies", round, len(des))
 		}
 	}

@@ -29,6 +29,8 @@
 //
 // Files, by job:
 //
+//	layout.go                           the directory layout above, computed once in Open (Store.dirs),
+//	                                    and classify: an entry's kind from its location
 //	store.go, entry.go, fields.go       Open, Scan/Load/List/Find/Save; Entry and its typed accessors
 //	                                    (Score, Created, Related, Tags, When, AppliesWhen …): the only
 //	                                    code that knows where a field lives, so index and sidecar never parse

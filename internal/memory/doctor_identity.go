@@ -10,8 +10,8 @@ import (
 // checkIdentity reports identity files that exist but cannot be parsed.
 func (in Identity) checkIdentity() []Finding {
 	var out []Finding
-	paths := []string{in.aboutMePath(), in.legacyAboutUser()}
-	users, _ := filepath.Glob(filepath.Join(in.usersDir(), "*", profileFile))
+	paths := []string{in.s.dirs.aboutMe, in.s.dirs.legacyAboutUser}
+	users, _ := filepath.Glob(filepath.Join(in.s.dirs.users, "*", profileFile))
 	paths = append(paths, users...)
 	for _, p := range paths {
 		if f, ok := in.s.checkParses(p); !ok {
@@ -28,7 +28,7 @@ func (in Identity) checkIdentity() []Finding {
 //
 // It lists and stats through the store's boundary like every read.
 func (in Identity) checkUserFolders() []Finding {
-	root := in.usersDir()
+	root := in.s.dirs.users
 	des, err := in.s.fs.ReadDir(root)
 	if err != nil {
 		return nil // no users/ yet

@@ -39,15 +39,12 @@ type Identity struct{ s *Store }
 // Identity returns the store's identity files.
 func (s *Store) Identity() Identity { return Identity{s: s} }
 
-// Where identity files live; doctor checks the same paths the readers use.
+// Where identity files live (with about_me.md and users/ in layout.go); doctor checks the same
+// paths the readers use.
 const (
 	profileFile = "about_user.md" // a user's profile, in users/<id>/ (legacy: in the memory root)
 	keyUserID   = "user_id"       // the id a profile says it belongs to
 )
-
-func (in Identity) aboutMePath() string     { return filepath.Join(in.s.memDir, "about_me.md") }
-func (in Identity) legacyAboutUser() string { return filepath.Join(in.s.memDir, profileFile) }
-func (in Identity) usersDir() string        { return filepath.Join(in.s.memDir, "users") }
 
 // UserProfilePath returns memory/users/<id>/about_user.md, where the Python sidecar keeps it too (see
 // UserDirName), refusing ids that would leave users/.
@@ -59,7 +56,7 @@ func (in Identity) UserProfilePath(userID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("memory: user id: %w", err)
 	}
-	return within(in.usersDir(), dir, profileFile)
+	return within(in.s.dirs.users, dir, profileFile)
 }
 
 // mappedProfilePath is where earlier somni versions kept a profile: the id through SafeName
@@ -69,7 +66,7 @@ func (in Identity) mappedProfilePath(userID string) string {
 	if err != nil {
 		return ""
 	}
-	p, err := within(in.usersDir(), dir, profileFile)
+	p, err := within(in.s.dirs.users, dir, profileFile)
 	if err != nil {
 		return ""
 	}
@@ -96,7 +93,7 @@ func (in Identity) readProfile(path, userID string) (*Profile, error) {
 }
 
 // AboutMe returns the agent's self-description, or nil when there is none.
-func (in Identity) AboutMe() (*Profile, error) { return in.readProfile(in.aboutMePath(), "") }
+func (in Identity) AboutMe() (*Profile, error) { return in.readProfile(in.s.dirs.aboutMe, "") }
 
 // AboutUser returns a user's profile, or nil when there is none. It looks where the Python sidecar
 // keeps it, then in the folder earlier somni versions mapped the id to (only a file that names this very
@@ -126,7 +123,7 @@ func (in Identity) AboutUser(userID string) (*Profile, error) {
 	if userID != DefaultUserID {
 		return nil, nil
 	}
-	return in.readProfile(in.legacyAboutUser(), DefaultUserID)
+	return in.readProfile(in.s.dirs.legacyAboutUser, DefaultUserID)
 }
 
 // maxIdentityBytes bounds identity files; they are injected into every prompt.
@@ -148,7 +145,7 @@ func (in Identity) UpdateAboutMe(content string) (*Profile, error) {
 		return nil, err
 	}
 	if p == nil {
-		p = &Profile{Path: in.aboutMePath(), Meta: frontmatter.New()}
+		p = &Profile{Path: in.s.dirs.aboutMe, Meta: frontmatter.New()}
 		p.Meta.Set(KeyName, "about_me")
 	}
 	p.Meta.Set(KeyType, "identity")
@@ -207,7 +204,7 @@ func (in Identity) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if _, err := in.s.replace(path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
-	if from != "" && from != in.legacyAboutUser() {
+	if from != "" && from != in.s.dirs.legacyAboutUser {
 		// The mapped copy would now be stale and shadowed: remove it (and its folder when empty) so
 		// users/ holds one profile per user. The legacy memory/about_user.md stays: the Python sidecar
 		// still reads it for "default".
@@ -238,7 +235,7 @@ func identityBody(content string) (string, error) {
 // folder names them: a folder counts only when AboutUser reads a profile from
 // it through the store's boundary, so a stray or foreign folder is not a user.
 func (in Identity) ProfileUserIDs() []string {
-	des, err := in.s.fs.ReadDir(in.usersDir())
+	des, err := in.s.fs.ReadDir(in.s.dirs.users)
 	if err != nil {
 		return nil
 	}

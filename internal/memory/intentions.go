@@ -141,12 +141,12 @@ func (pm Intentions) Add(ctx context.Context, in IntentionInput) (*Intention, er
 	}
 	// Another process may take the same number between our listing and our
 	// create: the create refuses an existing file, and we take the next one.
-	for next := pm.s.NextDailyNumber(intentionIDRe, day, pm.s.intentionsDir(), filepath.Join(pm.s.intentionsDir(), "archived")); next < 1000000; next++ {
+	for next := pm.s.NextDailyNumber(intentionIDRe, day, pm.s.dirs.intentions, filepath.Join(pm.s.dirs.intentions, "archived")); next < 1000000; next++ {
 		id := fmt.Sprintf("pi-%s-%03d", day, next)
-		if pm.s.fs.Exists(filepath.Join(pm.s.intentionsDir(), "archived", id)) {
+		if pm.s.fs.Exists(filepath.Join(pm.s.dirs.intentions, "archived", id)) {
 			continue
 		}
-		path := filepath.Join(pm.s.intentionsDir(), id, "INTENT.md")
+		path := filepath.Join(pm.s.dirs.intentions, id, "INTENT.md")
 		e := pm.s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
 		err := pm.s.Save(e)
 		if errors.Is(err, fs.ErrExist) {
@@ -180,7 +180,7 @@ func (pm Intentions) closeReport(ctx context.Context, id string, reason string) 
 		return nil, err
 	}
 	defer unlock()
-	e, err := pm.s.Load(filepath.Join(pm.s.intentionsDir(), id, "INTENT.md"))
+	e, err := pm.s.Load(filepath.Join(pm.s.dirs.intentions, id, "INTENT.md"))
 	if err != nil {
 		return nil, fmt.Errorf("memory: intention %s: %w", id, err)
 	}
@@ -207,7 +207,7 @@ func (pm Intentions) archiveLocked(e *Entry, reason string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dest, err := pm.s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(pm.s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
+	dest, err := pm.s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(pm.s.dirs.intentions, "archived"), filepath.Base(filepath.Dir(e.Path)), "")
 	if err != nil {
 		return "", err
 	}
@@ -244,7 +244,7 @@ func (pm Intentions) List(ctx context.Context) ([]*Intention, []Problem, error) 
 
 // Archived lists closed intentions (for history and doctor checks).
 func (pm Intentions) Archived(ctx context.Context) ([]*Intention, error) {
-	dir := filepath.Join(pm.s.intentionsDir(), "archived")
+	dir := filepath.Join(pm.s.dirs.intentions, "archived")
 	des, err := pm.s.fs.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

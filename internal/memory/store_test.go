@@ -250,7 +250,7 @@ func TestRetirementCap(t *testing.T) {
 	ctx := context.Background()
 	for i := 0; i < MaxSemanticEntries+3; i++ {
 		name := "k" + strings.Repeat("x", i%5) + "-" + time.Duration(i).String()
-		e := s.newEntry(KindKnowledge, filepath.Join(s.knowledgeDir(), name, "SKILL.md"), name, "d", "fact", 0.3+float64(i)/1000, "b\n")
+		e := s.newEntry(KindKnowledge, filepath.Join(s.dirs.knowledge, name, "SKILL.md"), name, "d", "fact", 0.3+float64(i)/1000, "b\n")
 		if err := s.Save(e); err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +357,7 @@ func TestCreateAndUpdate(t *testing.T) {
 		t.Errorf("learned skill update: %+v %v", ds, err)
 	}
 	sk, err := s.CreateSkill(ctx, "rollback", "How to roll back a bad gateway deploy", "1. Revert.\n", true)
-	if err != nil || !sk.Learned || !strings.HasPrefix(sk.Path, s.learnedDir()) {
+	if err != nil || !sk.Learned || !strings.HasPrefix(sk.Path, s.dirs.learned) {
 		t.Fatalf("create skill: %+v %v", sk, err)
 	}
 	// ListItems lists every file once.
@@ -380,7 +380,7 @@ func TestCreateAndUpdate(t *testing.T) {
 	}
 	// Archive.
 	dest, err := s.Archive(ctx, "verified-one")
-	if err != nil || !strings.HasPrefix(dest, s.archiveDir()) {
+	if err != nil || !strings.HasPrefix(dest, s.dirs.archive) {
 		t.Fatalf("archive: %s %v", dest, err)
 	}
 	if _, err := s.Find(ctx, "verified-one"); !errors.Is(err, ErrNotFound) {
