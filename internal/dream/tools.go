@@ -287,7 +287,7 @@ func (tb *toolbox) updateAboutMe(ctx context.Context, c *call, a aboutMeArgs) st
 	if len(hits) > 0 {
 		return errorf("update_about_me refused: about_me is the awake assistant's self-image, and this text describes the sleep/memory process (%s). Remove that and write only what the conversations showed about the assistant itself, or leave about_me alone.", strings.Join(hits, ", "))
 	}
-	if _, err := tb.st.UpdateAboutMe(a.Content); err != nil {
+	if _, err := tb.st.Identity().UpdateAboutMe(a.Content); err != nil {
 		return errorf("update_about_me: %v", err)
 	}
 	c.out.Changed = true
@@ -298,7 +298,7 @@ func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs
 	if strings.TrimSpace(a.UserID) == "" {
 		a.UserID = "default"
 	}
-	p, err := tb.st.UpdateAboutUser(a.UserID, a.Content)
+	p, err := tb.st.Identity().UpdateAboutUser(a.UserID, a.Content)
 	if err != nil {
 		return errorf("update_about_user: %v", err)
 	}

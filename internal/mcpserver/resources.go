@@ -47,7 +47,7 @@ func (s *Server) addResources() {
 // profileIDs are the users with a profile now; "default" is always listed,
 // it is the profile a single-user setup has.
 func (s *Server) profileIDs() []string {
-	return append([]string{memory.DefaultUserID}, s.store.ProfileUserIDs()...)
+	return append([]string{memory.DefaultUserID}, s.store.Identity().ProfileUserIDs()...)
 }
 
 func markdownResult(uri, text string) *mcp.ReadResourceResult {
@@ -55,7 +55,7 @@ func markdownResult(uri, text string) *mcp.ReadResourceResult {
 }
 
 func (s *Server) readAboutMe(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	me, err := s.store.AboutMe()
+	me, err := s.store.Identity().AboutMe()
 	if err != nil {
 		return nil, fmt.Errorf("about_me: %w", err)
 	}
@@ -75,7 +75,7 @@ func (s *Server) readUser(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 	if err != nil || !strings.HasPrefix(uri, userURIPrefix) || strings.TrimSpace(id) == "" {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	prof, err := s.store.AboutUser(id)
+	prof, err := s.store.Identity().AboutUser(id)
 	if err != nil {
 		if errors.Is(err, memory.ErrUnsafeName) || errors.Is(err, memory.ErrInvalid) {
 			return nil, mcp.ResourceNotFoundError(uri)

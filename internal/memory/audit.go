@@ -17,7 +17,7 @@ import (
 // reader skips these silently after one warning; doctor shows them.
 func (s *Store) Audit(ctx context.Context) ([]Problem, error) {
 	var out []Problem
-	for _, root := range []string{s.memDir, s.skillDir} {
+	for _, root := range []string{s.dirs.memory, s.dirs.skills} {
 		err := s.fs.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if p == root && errors.Is(err, fs.ErrNotExist) {
@@ -54,7 +54,7 @@ func (s *Store) Audit(ctx context.Context) ([]Problem, error) {
 
 // limitFor is the read bound of a file: session logs may be larger than entries.
 func (s *Store) limitFor(p string) int64 {
-	if kind, _, _, ok := s.classify(p); ok && kind == KindSessionLog {
+	if kind, _, _, ok := s.dirs.classify(p); ok && kind == KindSessionLog {
 		return MaxLogBytes
 	}
 	return MaxEntryBytes

@@ -23,15 +23,15 @@ func TestWritesNeverFollowLinks(t *testing.T) {
 			return err
 		}},
 		{"update_about_user", "users/default/about_user.md", func(s *Store) error {
-			_, err := s.UpdateAboutUser("default", "the user likes tea")
+			_, err := s.Identity().UpdateAboutUser("default", "the user likes tea")
 			return err
 		}},
 		{"update_about_me", "about_me.md", func(s *Store) error {
-			_, err := s.UpdateAboutMe("I am the agent")
+			_, err := s.Identity().UpdateAboutMe("I am the agent")
 			return err
 		}},
 		{"complete_intention", "intentions/pi-20261201-001/INTENT.md", func(s *Store) error {
-			_, err := s.CompleteIntention(ctx, "pi-20261201-001")
+			_, err := s.Intentions().Complete(ctx, "pi-20261201-001")
 			return err
 		}},
 		{"fold of a recall hit", "knowledge/evil/SKILL.md", func(s *Store) error {

@@ -75,7 +75,7 @@ func crashWriter(dir string) {
 	for v := 0; ; v++ {
 		for i := 0; i < 10; i++ {
 			name := fmt.Sprintf("k-%d", i)
-			e := s.newEntry(KindKnowledge, filepath.Join(s.knowledgeDir(), name, "SKILL.md"), name, "crash test", "fact", 0.5,
+			e := s.newEntry(KindKnowledge, filepath.Join(s.dirs.knowledge, name, "SKILL.md"), name, "crash test", "fact", 0.5,
 				fmt.Sprintf("version %d\n%send\n", v, big))
 			if err := s.Save(e); err != nil {
 				fmt.Fprintln(os.Stderr, err)

@@ -59,7 +59,7 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 // lockShared takes the cross-process write lock on s.xf. Caller holds s.mu.
 func (s *Store) lockShared(ctx context.Context) error {
 	if s.xf == nil {
-		f, err := s.fs.OpenLock(filepath.Join(s.memDir, writeLockName))
+		f, err := s.fs.OpenLock(filepath.Join(s.dirs.memory, writeLockName))
 		if err != nil {
 			return fmt.Errorf("memory: write lock: %w", err)
 		}
@@ -80,7 +80,7 @@ func (s *Store) lockShared(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("memory: waiting for another process's write lock on %s: %w", s.Rel(s.memDir), ctx.Err())
+			return fmt.Errorf("memory: waiting for another process's write lock on %s: %w", s.Rel(s.dirs.memory), ctx.Err())
 		case <-t.C:
 		}
 		pause = min(2*pause, lockPollMax)
@@ -99,7 +99,7 @@ func (s *Store) Lock(ctx context.Context) (func(), error) { return s.lock(ctx) }
 // dir (and across stores in one process). ok false means another holds it.
 // release frees it; so does the holder's death.
 func (s *Store) TryDreamLock() (release func(), ok bool, err error) {
-	f, err := s.fs.OpenLock(filepath.Join(s.memDir, dreamLockName))
+	f, err := s.fs.OpenLock(filepath.Join(s.dirs.memory, dreamLockName))
 	if err != nil {
 		return nil, false, fmt.Errorf("memory: dream lock: %w", err)
 	}

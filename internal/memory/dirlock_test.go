@@ -196,7 +196,7 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 	for round := 0; round < 30; round++ {
 		a := newTestStore(t)
 		b := secondStore(t, a)
-		it, err := a.AddIntention(ctx, IntentionInput{What: "renew the certificate"})
+		it, err := a.Intentions().Add(ctx, IntentionInput{What: "renew the certificate"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,9 +207,9 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 			go func(i int, s *Store) {
 				defer wg.Done()
 				if i == 0 {
-					_, errs[i] = s.CompleteIntention(ctx, it.ID)
+					_, errs[i] = s.Intentions().Complete(ctx, it.ID)
 				} else {
-					_, errs[i] = s.CancelIntention(ctx, it.ID)
+					_, errs[i] = s.Intentions().Cancel(ctx, it.ID)
 				}
 			}(i, s)
 		}
@@ -217,14 +217,14 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 		if (errs[0] == nil) == (errs[1] == nil) {
 			t.Fatalf("round %d: want exactly one close to succeed: %v / %v", round, errs[0], errs[1])
 		}
-		data, err := os.ReadFile(filepath.Join(a.intentionsDir(), "archived", it.ID, "INTENT.md"))
+		data, err := os.ReadFile(filepath.Join(a.dirs.intentions, "archived", it.ID, "INTENT.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := strings.Count(string(data), "- closed:"); n != 1 {
 			t.Fatalf("round %d: %d closed lines:\n%s", round, n, data)
 		}
-		if des, _ := os.ReadDir(filepath.Join(a.intentionsDir(), "archived")); len(des) != 1 {
+		if des, _ := os.ReadDir(filepath.Join(a.dirs.intentions, "archived")); len(des) != 1 {
 			t.Fatalf("round %d: %d archived copies", round, len(des))
 		}
 	}

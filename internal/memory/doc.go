@@ -29,6 +29,8 @@
 //
 // Files, by job:
 //
+//	layout.go                           the directory layout above, computed once in Open (Store.dirs),
+//	                                    and classify: an entry's kind from its location
 //	store.go, entry.go, fields.go       Open, Scan/Load/List/Find/Save; Entry and its typed accessors
 //	                                    (Score, Created, Related, Tags, When, AppliesWhen …): the only
 //	                                    code that knows where a field lives, so index and sidecar never parse
@@ -38,9 +40,10 @@
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage
 //	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
 //	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer
-//	intentions.go                       AddIntention/CompleteIntention/CancelIntention/Intentions/ExpireIdle/
-//	                                    SelectIntentions (prospective memory)
-//	identity.go                         AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser and their paths
+//	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/
+//	                                    ExpireIdle/Select (prospective memory)
+//	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser
+//	                                    and their paths
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
 //	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
 //	dirlock.go                          the data directory's write lock and dream lock (package filelock)

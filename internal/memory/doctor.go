@@ -65,8 +65,8 @@ func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 		}
 	}
 	// Identity files and session logs are read on every prompt or dream.
-	out = append(out, s.checkIdentity()...)
-	out = append(out, s.checkUserFolders()...)
+	out = append(out, s.Identity().checkIdentity()...)
+	out = append(out, s.Identity().checkUserFolders()...)
 	for _, l := range logs {
 		if f, ok := s.checkParses(l); !ok {
 			out = append(out, f)

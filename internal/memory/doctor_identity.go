@@ -8,13 +8,13 @@ import (
 )
 
 // checkIdentity reports identity files that exist but cannot be parsed.
-func (s *Store) checkIdentity() []Finding {
+func (in Identity) checkIdentity() []Finding {
 	var out []Finding
-	paths := []string{s.aboutMePath(), s.legacyAboutUser()}
-	users, _ := filepath.Glob(filepath.Join(s.usersDir(), "*", profileFile))
+	paths := []string{in.s.dirs.aboutMe, in.s.dirs.legacyAboutUser}
+	users, _ := filepath.Glob(filepath.Join(in.s.dirs.users, "*", profileFile))
 	paths = append(paths, users...)
 	for _, p := range paths {
-		if f, ok := s.checkParses(p); !ok {
+		if f, ok := in.s.checkParses(p); !ok {
 			out = append(out, f)
 		}
 	}
@@ -27,9 +27,9 @@ func (s *Store) checkIdentity() []Finding {
 // sidecar never finds. A profile nobody reads vanishes silently from every prompt.
 //
 // It lists and stats through the store's boundary like every read.
-func (s *Store) checkUserFolders() []Finding {
-	root := s.usersDir()
-	des, err := s.fs.ReadDir(root)
+func (in Identity) checkUserFolders() []Finding {
+	root := in.s.dirs.users
+	des, err := in.s.fs.ReadDir(root)
 	if err != nil {
 		return nil // no users/ yet
 	}
@@ -40,7 +40,7 @@ func (s *Store) checkUserFolders() []Finding {
 		}
 		name := de.Name()
 		file := filepath.Join(root, name, profileFile)
-		if !s.fs.Exists(file) {
+		if !in.s.fs.Exists(file) {
 			continue
 		}
 		report := func(format string, args ...any) {
@@ -51,7 +51,7 @@ func (s *Store) checkUserFolders() []Finding {
 			report("no user id maps to folder %q (%s): this profile is never read; rename the folder to the user's id", name, orReason(err, "the id would use folder "+strconv.Quote(dir)))
 			continue
 		}
-		p, err := s.AboutUser(name)
+		p, err := in.AboutUser(name)
 		if err != nil || p == nil || filepath.Clean(p.Path) != filepath.Clean(file) {
 			continue // unparsable ones are reported by checkIdentity
 		}
@@ -60,7 +60,7 @@ func (s *Store) checkUserFolders() []Finding {
 			continue
 		}
 		if mapped, err := SafeName(uid); err == nil && mapped == name {
-			if cur, err := s.UserProfilePath(uid); err == nil && s.fs.Exists(cur) {
+			if cur, err := in.UserProfilePath(uid); err == nil && in.s.fs.Exists(cur) {
 				report("user %q has a newer profile in %s; this older copy is not read: merge anything missing and remove this folder", uid, cur)
 			} else {
 				report("user %q's profile is in the folder older somni versions used; somni reads it, the Python sidecar looks in users/%s/: the next profile update moves it there", uid, uid)

@@ -61,7 +61,7 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.V
 // content), and rescanning a whole log at every rotation would cost capture
 // a tenth of its speed.
 func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
-	if kind, _, _, ok := s.classify(path); ok && kind == KindSessionLog {
+	if kind, _, _, ok := s.dirs.classify(path); ok && kind == KindSessionLog {
 		return data
 	}
 	text := string(data)
@@ -109,7 +109,7 @@ func (s *Store) MoveToFreeName(src, destParent, base, ext string) (string, error
 // Rel names path relative to the data directory (else the memory or skill
 // root) for what people and models read: no home directory in hints or logs.
 func (s *Store) Rel(path string) string {
-	for _, root := range []string{s.dataDir, s.memDir, s.skillDir} {
+	for _, root := range []string{s.dirs.data, s.dirs.memory, s.dirs.skills} {
 		if root != "" && CheckWithin(root, path) == nil {
 			r, _ := filepath.Rel(root, path)
 			return filepath.ToSlash(r)
@@ -122,7 +122,7 @@ func (s *Store) Rel(path string) string {
 // than an hour, so another process's write in progress is never touched).
 func (s *Store) CleanTemps() int {
 	n := 0
-	for _, root := range []string{s.memDir, s.skillDir} {
+	for _, root := range []string{s.dirs.memory, s.dirs.skills} {
 		m, err := s.fs.RemoveStaleTemps(root, staleTempAge)
 		if err != nil {
 			s.log.Warn("memory: cleaning temp files", "dir", root, "err", err)

@@ -32,19 +32,23 @@ func (p *Profile) Name() string {
 	return p.UserID
 }
 
-// Where identity files live; doctor checks the same paths the readers use.
+// Identity is the store's identity files: the agent's about_me.md and each user's
+// about_user.md. It reads and writes through the store's boundary, lock and clock.
+type Identity struct{ s *Store }
+
+// Identity returns the store's identity files.
+func (s *Store) Identity() Identity { return Identity{s: s} }
+
+// Where identity files live (with about_me.md and users/ in layout.go); doctor checks the same
+// paths the readers use.
 const (
 	profileFile = "about_user.md" // a user's profile, in users/<id>/ (legacy: in the memory root)
 	keyUserID   = "user_id"       // the id a profile says it belongs to
 )
 
-func (s *Store) aboutMePath() string     { return filepath.Join(s.memDir, "about_me.md") }
-func (s *Store) legacyAboutUser() string { return filepath.Join(s.memDir, profileFile) }
-func (s *Store) usersDir() string        { return filepath.Join(s.memDir, "users") }
-
 // UserProfilePath returns memory/users/<id>/about_user.md, where the Python sidecar keeps it too (see
 // UserDirName), refusing ids that would leave users/.
-func (s *Store) UserProfilePath(userID string) (string, error) {
+func (in Identity) UserProfilePath(userID string) (string, error) {
 	if strings.TrimSpace(userID) == "" {
 		userID = DefaultUserID
 	}
@@ -52,28 +56,28 @@ func (s *Store) UserProfilePath(userID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("memory: user id: %w", err)
 	}
-	return within(s.usersDir(), dir, profileFile)
+	return within(in.s.dirs.users, dir, profileFile)
 }
 
 // mappedProfilePath is where earlier somni versions kept a profile: the id through SafeName
 // (feishu:ou_123 → users/feishu-ou_123/). It returns "" when that is the current location anyway.
-func (s *Store) mappedProfilePath(userID string) string {
+func (in Identity) mappedProfilePath(userID string) string {
 	dir, err := SafeName(userID)
 	if err != nil {
 		return ""
 	}
-	p, err := within(s.usersDir(), dir, profileFile)
+	p, err := within(in.s.dirs.users, dir, profileFile)
 	if err != nil {
 		return ""
 	}
-	if cur, err := s.UserProfilePath(userID); err == nil && filepath.Clean(cur) == filepath.Clean(p) {
+	if cur, err := in.UserProfilePath(userID); err == nil && filepath.Clean(cur) == filepath.Clean(p) {
 		return ""
 	}
 	return p
 }
 
-func (s *Store) readProfile(path, userID string) (*Profile, error) {
-	data, ver, err := s.fs.ReadVersion(path, MaxEntryBytes)
+func (in Identity) readProfile(path, userID string) (*Profile, error) {
+	data, ver, err := in.s.fs.ReadVersion(path, MaxEntryBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -82,33 +86,33 @@ func (s *Store) readProfile(path, userID string) (*Profile, error) {
 	}
 	doc, err := frontmatter.Parse(path, data)
 	if err != nil {
-		s.problem(path, err)
+		in.s.problem(path, err)
 		return nil, err
 	}
 	return &Profile{UserID: userID, Path: path, Meta: doc.Meta, Body: doc.Body, version: ver}, nil
 }
 
 // AboutMe returns the agent's self-description, or nil when there is none.
-func (s *Store) AboutMe() (*Profile, error) { return s.readProfile(s.aboutMePath(), "") }
+func (in Identity) AboutMe() (*Profile, error) { return in.readProfile(in.s.dirs.aboutMe, "") }
 
 // AboutUser returns a user's profile, or nil when there is none. It looks where the Python sidecar
 // keeps it, then in the folder earlier somni versions mapped the id to (only a file that names this very
 // user_id: two ids can map to one folder, and one user must never get another's profile), and for
 // "default" in the legacy memory/about_user.md.
-func (s *Store) AboutUser(userID string) (*Profile, error) {
+func (in Identity) AboutUser(userID string) (*Profile, error) {
 	if strings.TrimSpace(userID) == "" {
 		userID = DefaultUserID
 	}
-	path, err := s.UserProfilePath(userID)
+	path, err := in.UserProfilePath(userID)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.readProfile(path, userID)
+	p, err := in.readProfile(path, userID)
 	if p != nil || err != nil {
 		return p, err
 	}
-	if old := s.mappedProfilePath(userID); old != "" {
-		p, err := s.readProfile(old, userID)
+	if old := in.mappedProfilePath(userID); old != "" {
+		p, err := in.readProfile(old, userID)
 		if err != nil {
 			return nil, err
 		}
@@ -119,36 +123,36 @@ func (s *Store) AboutUser(userID string) (*Profile, error) {
 	if userID != DefaultUserID {
 		return nil, nil
 	}
-	return s.readProfile(s.legacyAboutUser(), DefaultUserID)
+	return in.readProfile(in.s.dirs.legacyAboutUser, DefaultUserID)
 }
 
 // maxIdentityBytes bounds identity files; they are injected into every prompt.
 const maxIdentityBytes = 16 << 10
 
 // UpdateAboutMe replaces the body of about_me.md, keeping other front-matter keys.
-func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
+func (in Identity) UpdateAboutMe(content string) (*Profile, error) {
 	body, err := identityBody(content)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := s.mustLock()
+	unlock, err := in.s.mustLock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	p, err := s.AboutMe()
+	p, err := in.AboutMe()
 	if err != nil {
 		return nil, err
 	}
 	if p == nil {
-		p = &Profile{Path: s.aboutMePath(), Meta: frontmatter.New()}
+		p = &Profile{Path: in.s.dirs.aboutMe, Meta: frontmatter.New()}
 		p.Meta.Set(KeyName, "about_me")
 	}
 	p.Meta.Set(KeyType, "identity")
 	p.Meta.Set("has_data", "true")
-	p.Meta.Set("updated", s.today())
+	p.Meta.Set("updated", in.s.today())
 	p.Body = body
-	if _, err := s.replace(p.Path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
+	if _, err := in.s.replace(p.Path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -156,7 +160,7 @@ func (s *Store) UpdateAboutMe(content string) (*Profile, error) {
 
 // UpdateAboutUser replaces the body of a user's profile (memory/users/<id>/about_user.md), keeping the
 // identity keys; for "default" the legacy file's keys are carried over on first write.
-func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
+func (in Identity) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if strings.TrimSpace(userID) == "" {
 		userID = DefaultUserID
 	}
@@ -164,16 +168,16 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	path, err := s.UserProfilePath(userID)
+	path, err := in.UserProfilePath(userID)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := s.mustLock()
+	unlock, err := in.s.mustLock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	p, err := s.AboutUser(userID)
+	p, err := in.AboutUser(userID)
 	if err != nil {
 		return nil, err
 	}
@@ -195,19 +199,19 @@ func (s *Store) UpdateAboutUser(userID, content string) (*Profile, error) {
 		p.Meta.Set(KeyName, userID)
 	}
 	p.Meta.Set(KeyType, "identity")
-	p.Meta.Set("updated", s.today())
+	p.Meta.Set("updated", in.s.today())
 	p.Body = body
-	if _, err := s.replace(path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
+	if _, err := in.s.replace(path, frontmatter.Render(p.Meta, p.Body), p.version); err != nil {
 		return nil, err
 	}
-	if from != "" && from != s.legacyAboutUser() {
+	if from != "" && from != in.s.dirs.legacyAboutUser {
 		// The mapped copy would now be stale and shadowed: remove it (and its folder when empty) so
 		// users/ holds one profile per user. The legacy memory/about_user.md stays: the Python sidecar
 		// still reads it for "default".
-		if err := s.fs.Remove(from); err != nil {
-			s.log.Warn("memory: could not remove the moved profile", "file", s.Rel(from), "err", err)
+		if err := in.s.fs.Remove(from); err != nil {
+			in.s.log.Warn("memory: could not remove the moved profile", "file", in.s.Rel(from), "err", err)
 		} else {
-			_ = s.fs.Remove(filepath.Dir(from)) // fails while anything else is in it, which is fine
+			_ = in.s.fs.Remove(filepath.Dir(from)) // fails while anything else is in it, which is fine
 		}
 	}
 	return p, nil
@@ -230,8 +234,8 @@ func identityBody(content string) (string, error) {
 // ProfileUserIDs lists the users other than DefaultUserID whose profile
 // folder names them: a folder counts only when AboutUser reads a profile from
 // it through the store's boundary, so a stray or foreign folder is not a user.
-func (s *Store) ProfileUserIDs() []string {
-	des, err := s.fs.ReadDir(s.usersDir())
+func (in Identity) ProfileUserIDs() []string {
+	des, err := in.s.fs.ReadDir(in.s.dirs.users)
 	if err != nil {
 		return nil
 	}
@@ -241,7 +245,7 @@ func (s *Store) ProfileUserIDs() []string {
 		if !de.IsDir() || id == DefaultUserID || strings.HasPrefix(id, ".") {
 			continue
 		}
-		if p, err := s.AboutUser(id); err == nil && p != nil {
+		if p, err := in.AboutUser(id); err == nil && p != nil {
 			ids = append(ids, id)
 		}
 	}

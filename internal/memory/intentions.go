@@ -36,6 +36,14 @@ type IntentionInput struct {
 	Source   string
 }
 
+// Intentions is the store's prospective memory: the open intentions under
+// memory/intentions/ and the closed ones under intentions/archived/. It reads and
+// writes through the store's boundary, lock and clock.
+type Intentions struct{ s *Store }
+
+// Intentions returns the store's intentions.
+func (s *Store) Intentions() Intentions { return Intentions{s: s} }
+
 // Close reasons written to `- closed:`.
 const (
 	ClosedCompleted   = "completed"
@@ -80,9 +88,9 @@ func intentionFromEntry(e *Entry) *Intention {
 		Created: created, Source: e.BodyField("source"), Closed: e.BodyField("closed"), Entry: e}
 }
 
-// AddIntention stores a new intention under a fresh id pi-YYYYMMDD-NNN; ids are never reused, archived
+// Add stores a new intention under a fresh id pi-YYYYMMDD-NNN; ids are never reused, archived
 // ones included.
-func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention, error) {
+func (pm Intentions) Add(ctx context.Context, in IntentionInput) (*Intention, error) {
 	what, err := checkDescription(in.What)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the intention's `what`)", err)
@@ -112,12 +120,12 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	cue := strings.Join(cues, ", ")
 	source := strings.Join(strings.Fields(in.Source), " ")
 
-	unlock, err := s.lock(ctx)
+	unlock, err := pm.s.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	now := s.now()
+	now := pm.s.now()
 	day := now.Format(dates.CompactLayout)
 	var b strings.Builder
 	if due != "" {
@@ -133,14 +141,14 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	}
 	// Another process may take the same number between our listing and our
 	// create: the create refuses an existing file, and we take the next one.
-	for next := s.NextDailyNumber(intentionIDRe, day, s.intentionsDir(), filepath.Join(s.intentionsDir(), "archived")); next < 1000000; next++ {
+	for next := pm.s.NextDailyNumber(intentionIDRe, day, pm.s.dirs.intentions, filepath.Join(pm.s.dirs.intentions, "archived")); next < 1000000; next++ {
 		id := fmt.Sprintf("pi-%s-%03d", day, next)
-		if s.fs.Exists(filepath.Join(s.intentionsDir(), "archived", id)) {
+		if pm.s.fs.Exists(filepath.Join(pm.s.dirs.intentions, "archived", id)) {
 			continue
 		}
-		path := filepath.Join(s.intentionsDir(), id, "INTENT.md")
-		e := s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
-		err := s.Save(e)
+		path := filepath.Join(pm.s.dirs.intentions, id, "INTENT.md")
+		e := pm.s.newEntry(KindIntention, path, id, what, "intention", BirthIntention, b.String())
+		err := pm.s.Save(e)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -152,54 +160,54 @@ func (s *Store) AddIntention(ctx context.Context, in IntentionInput) (*Intention
 	return nil, fmt.Errorf("memory: add intention: no free id for %s", day)
 }
 
-// CompleteIntention archives an open intention as completed.
-func (s *Store) CompleteIntention(ctx context.Context, id string) (*Intention, error) {
-	return s.closeIntentionReport(ctx, id, ClosedCompleted)
+// Complete archives an open intention as completed.
+func (pm Intentions) Complete(ctx context.Context, id string) (*Intention, error) {
+	return pm.closeReport(ctx, id, ClosedCompleted)
 }
 
-// CancelIntention archives an open intention as cancelled.
-func (s *Store) CancelIntention(ctx context.Context, id string) (*Intention, error) {
-	return s.closeIntentionReport(ctx, id, ClosedCancelled)
+// Cancel archives an open intention as cancelled.
+func (pm Intentions) Cancel(ctx context.Context, id string) (*Intention, error) {
+	return pm.closeReport(ctx, id, ClosedCancelled)
 }
 
-func (s *Store) closeIntentionReport(ctx context.Context, id string, reason string) (*Intention, error) {
+func (pm Intentions) closeReport(ctx context.Context, id string, reason string) (*Intention, error) {
 	id = strings.TrimSpace(id)
 	if !ValidIntentionID(id) {
 		return nil, invalid("intention id %q must look like pi-YYYYMMDD-NNN", id)
 	}
-	unlock, err := s.lock(ctx)
+	unlock, err := pm.s.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	e, err := s.Load(filepath.Join(s.intentionsDir(), id, "INTENT.md"))
+	e, err := pm.s.Load(filepath.Join(pm.s.dirs.intentions, id, "INTENT.md"))
 	if err != nil {
 		return nil, fmt.Errorf("memory: intention %s: %w", id, err)
 	}
-	if _, err := s.archiveIntentionLocked(e, reason); err != nil {
+	if _, err := pm.archiveLocked(e, reason); err != nil {
 		return nil, err
 	}
 	return intentionFromEntry(e), nil
 }
 
-func (s *Store) closeIntention(ctx context.Context, id, reason string) (string, error) {
-	it, err := s.closeIntentionReport(ctx, id, reason)
+func (pm Intentions) closeByID(ctx context.Context, id, reason string) (string, error) {
+	it, err := pm.closeReport(ctx, id, reason)
 	if err != nil {
 		return "", err
 	}
 	return it.Entry.Path, nil
 }
 
-// archiveIntentionLocked notes the close reason in the body, then moves the directory to intentions/archived/<id>.
-func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) {
-	err := s.rewrite(e, func(e *Entry) error {
-		e.Body = ensureTrailingNewline(e.Body) + "- closed: " + s.today() + " (" + reason + ")\n"
+// archiveLocked notes the close reason in the body, then moves the directory to intentions/archived/<id>.
+func (pm Intentions) archiveLocked(e *Entry, reason string) (string, error) {
+	err := pm.s.rewrite(e, func(e *Entry) error {
+		e.Body = ensureTrailingNewline(e.Body) + "- closed: " + pm.s.today() + " (" + reason + ")\n"
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	dest, err := s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(s.intentionsDir(), "archived"), filepath.Base(filepath.Dir(e.Path)), "")
+	dest, err := pm.s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(pm.s.dirs.intentions, "archived"), filepath.Base(filepath.Dir(e.Path)), "")
 	if err != nil {
 		return "", err
 	}
@@ -208,9 +216,9 @@ func (s *Store) archiveIntentionLocked(e *Entry, reason string) (string, error) 
 	return dest, nil
 }
 
-// Intentions lists open intentions sorted by due date (undated last), then id.
-func (s *Store) Intentions(ctx context.Context) ([]*Intention, []Problem, error) {
-	entries, problems, err := s.List(ctx, KindIntention)
+// List lists open intentions sorted by due date (undated last), then id.
+func (pm Intentions) List(ctx context.Context) ([]*Intention, []Problem, error) {
+	entries, problems, err := pm.s.List(ctx, KindIntention)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -234,10 +242,10 @@ func (s *Store) Intentions(ctx context.Context) ([]*Intention, []Problem, error)
 	return out, problems, nil
 }
 
-// ArchivedIntentions lists closed intentions (for history and doctor checks).
-func (s *Store) ArchivedIntentions(ctx context.Context) ([]*Intention, error) {
-	dir := filepath.Join(s.intentionsDir(), "archived")
-	des, err := s.fs.ReadDir(dir)
+// Archived lists closed intentions (for history and doctor checks).
+func (pm Intentions) Archived(ctx context.Context) ([]*Intention, error) {
+	dir := filepath.Join(pm.s.dirs.intentions, "archived")
+	des, err := pm.s.fs.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -249,7 +257,7 @@ func (s *Store) ArchivedIntentions(ctx context.Context) ([]*Intention, error) {
 		if !de.IsDir() {
 			continue
 		}
-		e, err := s.Load(filepath.Join(dir, de.Name(), "INTENT.md"))
+		e, err := pm.s.Load(filepath.Join(dir, de.Name(), "INTENT.md"))
 		if err != nil {
 			continue
 		}
@@ -259,17 +267,17 @@ func (s *Store) ArchivedIntentions(ctx context.Context) ([]*Intention, error) {
 }
 
 // ExpireIdle archives (auto_expired) intentions idle for more than 30 days as of now; returns their ids.
-func (s *Store) ExpireIdle(ctx context.Context, now time.Time) ([]string, error) {
-	unlock, err := s.lock(ctx)
+func (pm Intentions) ExpireIdle(ctx context.Context, now time.Time) ([]string, error) {
+	unlock, err := pm.s.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return s.expireIdleLocked(ctx, now)
+	return pm.expireIdleLocked(ctx, now)
 }
 
-func (s *Store) expireIdleLocked(ctx context.Context, now time.Time) ([]string, error) {
-	entries, _, err := s.List(ctx, KindIntention)
+func (pm Intentions) expireIdleLocked(ctx context.Context, now time.Time) ([]string, error) {
+	entries, _, err := pm.s.List(ctx, KindIntention)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +287,7 @@ func (s *Store) expireIdleLocked(ctx context.Context, now time.Time) ([]string, 
 		if !ok || days <= IntentionIdleDays {
 			continue
 		}
-		if _, err := s.archiveIntentionLocked(e, ClosedAutoExpired); err != nil {
+		if _, err := pm.archiveLocked(e, ClosedAutoExpired); err != nil {
 			return ids, err
 		}
 		ids = append(ids, e.Name)
@@ -306,9 +314,9 @@ func (sel IntentionSelection) Empty() bool {
 	return len(sel.Due)+len(sel.Upcoming)+len(sel.Undated)+len(sel.Cued)+len(sel.Later) == 0
 }
 
-// SelectIntentions picks the intentions to inject into the prompt for today and the current message.
-func (s *Store) SelectIntentions(ctx context.Context, today time.Time, message string) (IntentionSelection, error) {
-	all, _, err := s.Intentions(ctx)
+// Select picks the intentions to inject into the prompt for today and the current message.
+func (pm Intentions) Select(ctx context.Context, today time.Time, message string) (IntentionSelection, error) {
+	all, _, err := pm.List(ctx)
 	if err != nil {
 		return IntentionSelection{}, err
 	}

@@ -14,41 +14,41 @@ func TestIntentionIDsNeverReused(t *testing.T) {
 	s, dir := pyStore(t)
 	ctx := context.Background()
 	s.now = func() time.Time { return time.Date(2026, 11, 28, 9, 0, 0, 0, time.Local) }
-	it, err := s.AddIntention(ctx, IntentionInput{What: "Renew TLS cert", Due: "2026-12-02", Cue: "tls，证书", Priority: "high"})
+	it, err := s.Intentions().Add(ctx, IntentionInput{What: "Renew TLS cert", Due: "2026-12-02", Cue: "tls，证书", Priority: "high"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if it.ID != "pi-20261128-003" { // 001 active and 002 archived are both taken
 		t.Fatalf("id %s", it.ID)
 	}
-	if _, err := s.CompleteIntention(ctx, it.ID); err != nil {
+	if _, err := s.Intentions().Complete(ctx, it.ID); err != nil {
 		t.Fatal(err)
 	}
 	arch := readFile(t, filepath.Join(dir, "memory", "intentions", "archived", it.ID, "INTENT.md"))
 	if !strings.HasSuffix(arch, "- closed: 2026-11-28 (completed)\n") || !strings.Contains(arch, "- cue: tls, 证书\n") {
 		t.Errorf("archived intention:\n%s", arch)
 	}
-	next, err := s.AddIntention(ctx, IntentionInput{What: "Another"})
+	next, err := s.Intentions().Add(ctx, IntentionInput{What: "Another"})
 	if err != nil || next.ID != "pi-20261128-004" || next.Priority != "mid" {
 		t.Fatalf("next id %+v %v", next, err)
 	}
-	if _, err := s.CancelIntention(ctx, next.ID); err != nil {
+	if _, err := s.Intentions().Cancel(ctx, next.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CancelIntention(ctx, next.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Intentions().Cancel(ctx, next.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("cancel twice: %v", err)
 	}
 	for _, bad := range []string{"../x", "pi-2026-1", "", "pi-20261128-001/../../x"} {
-		if _, err := s.CompleteIntention(ctx, bad); !errors.Is(err, ErrInvalid) {
+		if _, err := s.Intentions().Complete(ctx, bad); !errors.Is(err, ErrInvalid) {
 			t.Errorf("complete %q: %v", bad, err)
 		}
 	}
 	for _, in := range []IntentionInput{{What: ""}, {What: "x", Due: "tomorrow"}, {What: "x", Priority: "urgent"}} {
-		if _, err := s.AddIntention(ctx, in); !errors.Is(err, ErrInvalid) {
+		if _, err := s.Intentions().Add(ctx, in); !errors.Is(err, ErrInvalid) {
 			t.Errorf("add %+v: %v", in, err)
 		}
 	}
-	hist, _ := s.ArchivedIntentions(ctx)
+	hist, _ := s.Intentions().Archived(ctx)
 	if len(hist) != 3 {
 		t.Errorf("archived %d", len(hist))
 	}
@@ -140,14 +140,14 @@ func ids(its []*Intention) string {
 func TestFixtureIntentionsAndExpiry(t *testing.T) {
 	s, dir := pyStore(t)
 	ctx := context.Background()
-	sel, err := s.SelectIntentions(ctx, fixedNow, "记得续费域名")
+	sel, err := s.Intentions().Select(ctx, fixedNow, "记得续费域名")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids(sel.Upcoming) != "pi-20261128-001" || ids(sel.Undated) != "pi-20261129-001" || !sel.CuedIDs["pi-20261128-001"] {
 		t.Errorf("selection %+v", sel)
 	}
-	expired, err := s.ExpireIdle(ctx, fixedNow.AddDate(0, 0, 29))
+	expired, err := s.Intentions().ExpireIdle(ctx, fixedNow.AddDate(0, 0, 29))
 	if err != nil || len(expired) != 1 || expired[0] != "pi-20261128-001" {
 		t.Fatalf("expired %v %v (29-day-idle one must stay)", expired, err)
 	}

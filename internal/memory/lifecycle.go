@@ -303,7 +303,7 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 			rep.Retired = append(rep.Retired, e.Name)
 		}
 	}
-	expired, err := s.expireIdleLocked(ctx, s.now())
+	expired, err := s.Intentions().expireIdleLocked(ctx, s.now())
 	if err != nil {
 		return rep, err
 	}

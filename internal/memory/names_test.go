@@ -130,7 +130,7 @@ func TestCreateIsCaseInsensitive(t *testing.T) {
 	})
 	t.Run("unreadable entry with capitals is not shadowed", func(t *testing.T) {
 		s, _ := pyStore(t)
-		p := filepath.Join(s.knowledgeDir(), "POSTGRES-PORT", "SKILL.md")
+		p := filepath.Join(s.dirs.knowledge, "POSTGRES-PORT", "SKILL.md")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestCreateIsCaseInsensitive(t *testing.T) {
 		if _, err := s.CreateKnowledge(ctx, "postgres-port", "fact", "The database listens on 5433", "Port 5433.\n", true); err == nil {
 			t.Error("created a case variant beside an unreadable entry")
 		}
-		if _, err := os.Stat(filepath.Join(s.knowledgeDir(), "postgres-port")); err == nil && !sameFile(t, p, filepath.Join(s.knowledgeDir(), "postgres-port", "SKILL.md")) {
+		if _, err := os.Stat(filepath.Join(s.dirs.knowledge, "postgres-port")); err == nil && !sameFile(t, p, filepath.Join(s.dirs.knowledge, "postgres-port", "SKILL.md")) {
 			t.Error("case variant directory created")
 		}
 		if readFile(t, p) != broken {

@@ -133,12 +133,12 @@ func jaccard(a, b map[string]struct{}) float64 {
 // CreateKnowledge creates knowledge/<name>/SKILL.md. A same-named or near-duplicate item is not copied:
 // the error is a *DuplicateError carrying the existing entry.
 func (s *Store) CreateKnowledge(ctx context.Context, name, entryType, description, body string, verified bool) (*Entry, error) {
-	return s.createSemantic(ctx, KindKnowledge, s.knowledgeDir(), name, entryType, description, body, verified)
+	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, name, entryType, description, body, verified)
 }
 
 // CreateSkill creates skills/agent_learned_skills/<name>/SKILL.md, refusing duplicates like CreateKnowledge.
 func (s *Store) CreateSkill(ctx context.Context, name, description, body string, verified bool) (*Entry, error) {
-	return s.createSemantic(ctx, KindSkill, s.learnedDir(), name, "skill", description, body, verified)
+	return s.createSemantic(ctx, KindSkill, s.dirs.learned, name, "skill", description, body, verified)
 }
 
 // KnowledgeTypes are the knowledge `type` values the dreamer may use.
@@ -339,7 +339,7 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	if e.Kind == KindIntention {
-		return s.closeIntention(ctx, e.Name, "cancelled")
+		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -363,15 +363,15 @@ func (s *Store) archiveLocked(e *Entry) (string, error) {
 	var dest string
 	switch {
 	case e.Kind == KindEpisode:
-		dest = filepath.Join(s.episodesDir(), "archived")
+		dest = filepath.Join(s.dirs.episodes, "archived")
 	case e.Kind == KindSkill && !e.Learned:
-		dest = filepath.Join(s.skillDir, "archived")
+		dest = filepath.Join(s.dirs.skills, "archived")
 	default:
-		dest = s.archiveDir()
+		dest = s.dirs.archive
 	}
 	// Refuse to move a root or anything outside the store.
-	_, _, _, ok := s.classify(e.Path)
-	if !ok || src == s.knowledgeDir() || src == s.episodesDir() || src == s.learnedDir() || src == s.skillDir {
+	_, _, _, ok := s.dirs.classify(e.Path)
+	if !ok || src == s.dirs.knowledge || src == s.dirs.episodes || src == s.dirs.learned || src == s.dirs.skills {
 		return "", fmt.Errorf("memory: archive %s: %w", e.Path, errOutside(e.Path))
 	}
 	return s.MoveToFreeName(src, dest, filepath.Base(src), "")
@@ -445,12 +445,12 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 	defer unlock()
 	name := base
 	for i := 2; ; i++ {
-		name = existingSpelling(s.fs, name, s.episodesDir(), filepath.Join(s.episodesDir(), "archived"))
-		p, err := within(s.episodesDir(), name, "SKILL.md")
+		name = existingSpelling(s.fs, name, s.dirs.episodes, filepath.Join(s.dirs.episodes, "archived"))
+		p, err := within(s.dirs.episodes, name, "SKILL.md")
 		if err != nil {
 			return nil, err
 		}
-		if !s.fs.Exists(filepath.Dir(p)) && !s.fs.Exists(filepath.Join(s.episodesDir(), "archived", name)) {
+		if !s.fs.Exists(filepath.Dir(p)) && !s.fs.Exists(filepath.Join(s.dirs.episodes, "archived", name)) {
 			break
 		}
 		if i > 9999 {
@@ -458,7 +458,7 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 		}
 		name = base + "-" + strconv.Itoa(i)
 	}
-	path := filepath.Join(s.episodesDir(), name, "SKILL.md")
+	path := filepath.Join(s.dirs.episodes, name, "SKILL.md")
 	e := s.newEntry(KindEpisode, path, name, what, "episode", EpisodeBirthScore(sal), b.String())
 	if err := s.Save(e); err != nil {
 		return nil, err

@@ -226,7 +226,7 @@ func TestReservedAndProtectedNames(t *testing.T) {
 
 func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
 	s, _ := pyStore(t)
-	p := filepath.Join(s.knowledgeDir(), "lol", "SKILL.md")
+	p := filepath.Join(s.dirs.knowledge, "lol", "SKILL.md")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -55,10 +55,10 @@ func (p Problem) String() string {
 
 // Store is the Markdown memory directory. It is safe for concurrent use; mutations are serialised.
 type Store struct {
-	dataDir, memDir, skillDir string
-	fs                        *safefs.FS // the boundary every file access goes through
-	now                       func() time.Time
-	log                       *slog.Logger
+	dirs layout     // where everything lives, computed once in Open
+	fs   *safefs.FS // the boundary every file access goes through
+	now  func() time.Time
+	log  *slog.Logger
 
 	mu sync.Mutex // serialises every mutation (names, ids, moves) in this process
 	xf *os.File   // memory/.somni.lock, the write lock across processes (see lock); guarded by mu
@@ -83,23 +83,26 @@ func Open(cfg Config) (*Store, error) {
 		return a, nil
 	}
 	s := &Store{now: cfg.Now, log: cfg.Logger, warned: map[string]time.Time{}}
-	var err error
-	if s.dataDir, err = abs(cfg.DataDir); err != nil {
+	data, err := abs(cfg.DataDir)
+	if err != nil {
 		return nil, err
 	}
-	if s.memDir, err = abs(cfg.MemoryDir); err != nil {
+	mem, err := abs(cfg.MemoryDir)
+	if err != nil {
 		return nil, err
 	}
-	if s.skillDir, err = abs(cfg.SkillDir); err != nil {
+	skills, err := abs(cfg.SkillDir)
+	if err != nil {
 		return nil, err
 	}
-	if s.memDir == "" {
-		s.memDir = filepath.Join(s.dataDir, "memory")
+	if mem == "" {
+		mem = filepath.Join(data, "memory")
 	}
-	if s.skillDir == "" {
-		s.skillDir = filepath.Join(s.dataDir, "skills")
+	if skills == "" {
+		skills = filepath.Join(data, "skills")
 	}
-	if s.fs, err = safefs.New(s.memDir, s.skillDir); err != nil {
+	s.dirs = newLayout(data, mem, skills)
+	if s.fs, err = safefs.New(s.dirs.memory, s.dirs.skills); err != nil {
 		return nil, fmt.Errorf("memory: open: %w", err)
 	}
 	if s.now == nil {
@@ -112,13 +115,13 @@ func Open(cfg Config) (*Store, error) {
 }
 
 // DataDir returns the absolute data root.
-func (s *Store) DataDir() string { return s.dataDir }
+func (s *Store) DataDir() string { return s.dirs.data }
 
 // MemoryDir returns the absolute memory root.
-func (s *Store) MemoryDir() string { return s.memDir }
+func (s *Store) MemoryDir() string { return s.dirs.memory }
 
 // SkillDir returns the absolute skills root.
-func (s *Store) SkillDir() string { return s.skillDir }
+func (s *Store) SkillDir() string { return s.dirs.skills }
 
 // FS returns the boundary every file access of the data directory goes through.
 func (s *Store) FS() *safefs.FS { return s.fs }
@@ -131,27 +134,15 @@ func (s *Store) Now() time.Time { return s.now() }
 
 func (s *Store) today() string { return s.now().Format(dateLayout) }
 
-// Directory layout, relative to the memory and skill roots.
-func (s *Store) knowledgeDir() string  { return filepath.Join(s.memDir, "knowledge") }
-func (s *Store) episodesDir() string   { return filepath.Join(s.memDir, "episodes") }
-func (s *Store) intentionsDir() string { return filepath.Join(s.memDir, "intentions") }
-func (s *Store) sessionLogDir() string { return filepath.Join(s.memDir, "session-log") }
-func (s *Store) dreamLogDir() string   { return filepath.Join(s.memDir, "dream-log") }
-func (s *Store) archiveDir() string    { return filepath.Join(s.memDir, "archived") }
-func (s *Store) learnedDir() string    { return filepath.Join(s.skillDir, "agent_learned_skills") }
-
 // RecallDirs are the folders holding what recall searches (knowledge,
 // episodes, skills), for a caller that watches them for hand edits.
 func (s *Store) RecallDirs() []string {
-	return []string{s.knowledgeDir(), s.episodesDir(), s.skillDir}
+	return []string{s.dirs.knowledge, s.dirs.episodes, s.dirs.skills}
 }
-
-// memoryExtractionOverride is the dreamer's strategy prompt, not a recallable skill.
-const memoryExtractionOverride = "base_skill/memory-extraction"
 
 // StrategyOverridePath is skills/base_skill/memory-extraction/SKILL.md, the user's override of the dreamer prompt.
 func (s *Store) StrategyOverridePath() string {
-	return filepath.Join(s.skillDir, filepath.FromSlash(memoryExtractionOverride), "SKILL.md")
+	return s.dirs.strategyOverride
 }
 
 // StrategyOverride reads the user's override of the dreamer prompt (fs.ErrNotExist when there is none).
@@ -159,58 +150,12 @@ func (s *Store) StrategyOverride() ([]byte, error) {
 	return s.fs.ReadFile(s.StrategyOverridePath(), MaxEntryBytes)
 }
 
-// root describes one directory tree of active entries.
-type root struct {
-	dir     string
-	kind    Kind
-	file    string // SKILL.md or INTENT.md
-	learned bool
-}
-
-func (s *Store) roots(kinds []Kind) []root {
-	want := func(k Kind) bool {
-		if len(kinds) == 0 {
-			return k == KindKnowledge || k == KindEpisode || k == KindSkill
-		}
-		for _, x := range kinds {
-			if x == k {
-				return true
-			}
-		}
-		return false
-	}
-	var rs []root
-	if want(KindKnowledge) {
-		rs = append(rs, root{dir: s.knowledgeDir(), kind: KindKnowledge, file: "SKILL.md"})
-	}
-	if want(KindSkill) {
-		rs = append(rs, root{dir: s.learnedDir(), kind: KindSkill, file: "SKILL.md", learned: true})
-		// Every other collection under skills/ holds readable skills too.
-		if des, err := s.fs.ReadDir(s.skillDir); err == nil {
-			for _, de := range des {
-				n := de.Name()
-				if !de.IsDir() || n == "agent_learned_skills" || n == "archived" || strings.HasPrefix(n, ".") {
-					continue
-				}
-				rs = append(rs, root{dir: filepath.Join(s.skillDir, n), kind: KindSkill, file: "SKILL.md"})
-			}
-		}
-	}
-	if want(KindEpisode) {
-		rs = append(rs, root{dir: s.episodesDir(), kind: KindEpisode, file: "SKILL.md"})
-	}
-	if want(KindIntention) {
-		rs = append(rs, root{dir: s.intentionsDir(), kind: KindIntention, file: "INTENT.md"})
-	}
-	return rs
-}
-
 // Scan walks the active entries cheaply (no file reads) and returns their refs sorted by path.
 // With no kinds it returns knowledge, episodes and skills — what recall indexes.
 func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
 	var refs []Ref
-	for _, r := range s.roots(kinds) {
-		err := s.walkRoot(ctx, r, func(path string, info fs.FileInfo) {
+	for _, r := range s.dirs.roots(s.fs, kinds) {
+		err := s.walkRoot(ctx, r, r.dir, func(path string, info fs.FileInfo) {
 			refs = append(refs, Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
 		})
 		if err != nil {
@@ -229,12 +174,12 @@ func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
 func (s *Store) ScanUnder(ctx context.Context, p string, kinds ...Kind) ([]Ref, error) {
 	p = filepath.Clean(p)
 	var refs []Ref
-	for _, r := range s.roots(kinds) {
+	for _, r := range s.dirs.roots(s.fs, kinds) {
 		start, ok := scanStart(r, p)
-		if !ok || r.kind == KindSkill && s.isStrategyOverride(start) {
+		if !ok || r.kind == KindSkill && s.dirs.isStrategyOverride(start) {
 			continue
 		}
-		err := s.walkRootFrom(ctx, r, start, func(path string, info fs.FileInfo) {
+		err := s.walkRoot(ctx, r, start, func(path string, info fs.FileInfo) {
 			refs = append(refs, Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
 		})
 		if err != nil {
@@ -268,21 +213,9 @@ func scanStart(r root, p string) (string, bool) {
 	return p, true
 }
 
-// isStrategyOverride reports whether p is the dreamer's strategy override
-// folder or inside it: guidance for the dreamer, not a skill to recall.
-func (s *Store) isStrategyOverride(p string) bool {
-	rel, err := filepath.Rel(s.skillDir, p)
-	rel = filepath.ToSlash(rel)
-	return err == nil && (rel == memoryExtractionOverride || strings.HasPrefix(rel, memoryExtractionOverride+"/"))
-}
-
-// walkRoot visits every entry file of r, skipping archived/ and hidden directories.
-func (s *Store) walkRoot(ctx context.Context, r root, visit func(string, fs.FileInfo)) error {
-	return s.walkRootFrom(ctx, r, r.dir, visit)
-}
-
-// walkRootFrom is walkRoot starting at start, a path at or below r.dir.
-func (s *Store) walkRootFrom(ctx context.Context, r root, start string, visit func(string, fs.FileInfo)) error {
+// walkRoot visits every entry file of r at or below start (r.dir for the
+// whole root), skipping archived/ and hidden directories.
+func (s *Store) walkRoot(ctx context.Context, r root, start string, visit func(string, fs.FileInfo)) error {
 	err := s.fs.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -302,7 +235,7 @@ func (s *Store) walkRootFrom(ctx context.Context, r root, start string, visit fu
 			if strings.HasPrefix(name, ".") || (name == "archived" && filepath.Dir(path) == r.dir) {
 				return filepath.SkipDir
 			}
-			if r.kind == KindSkill && s.isStrategyOverride(path) {
+			if r.kind == KindSkill && s.dirs.isStrategyOverride(path) {
 				return filepath.SkipDir
 			}
 			if err := ctx.Err(); err != nil {
@@ -326,58 +259,13 @@ func (s *Store) walkRootFrom(ctx context.Context, r root, start string, visit fu
 	return nil
 }
 
-// classify derives kind and flags from the file's location relative to the roots.
-func (s *Store) classify(path string) (kind Kind, learned, archived bool, ok bool) {
-	rel := func(root string) (string, bool) {
-		r, err := filepath.Rel(root, path)
-		if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-			return "", false
-		}
-		return filepath.ToSlash(r), true
-	}
-	if _, in := rel(s.knowledgeDir()); in {
-		return KindKnowledge, false, false, true
-	}
-	if r, in := rel(s.episodesDir()); in {
-		return KindEpisode, false, strings.HasPrefix(r, "archived/"), true
-	}
-	if r, in := rel(s.intentionsDir()); in {
-		return KindIntention, false, strings.HasPrefix(r, "archived/"), true
-	}
-	if _, in := rel(s.sessionLogDir()); in {
-		return KindSessionLog, false, false, true
-	}
-	if _, in := rel(s.dreamLogDir()); in {
-		return KindDreamLog, false, false, true
-	}
-	if r, in := rel(s.archiveDir()); in {
-		// Retired knowledge and learned skills share memory/archived; the type tells them apart only loosely.
-		_ = r
-		return KindKnowledge, false, true, true
-	}
-	if r, in := rel(s.skillDir); in {
-		switch {
-		case strings.HasPrefix(r, "agent_learned_skills/"):
-			return KindSkill, true, false, true
-		case strings.HasPrefix(r, "archived/"):
-			return KindSkill, false, true, true
-		default:
-			return KindSkill, false, false, true
-		}
-	}
-	if r, in := rel(s.memDir); in && (r == "about_me.md" || r == "about_user.md" || strings.HasPrefix(r, "users/")) {
-		return KindIdentity, false, false, true
-	}
-	return "", false, false, false
-}
-
 // Load reads and parses one entry file. Files outside the memory and skill roots are refused.
 func (s *Store) Load(path string) (*Entry, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("memory: load %s: %w", path, err)
 	}
-	kind, learned, archived, ok := s.classify(abs)
+	kind, learned, archived, ok := s.dirs.classify(abs)
 	if !ok {
 		return nil, fmt.Errorf("memory: load %s: %w", path, errOutside(abs))
 	}
@@ -467,7 +355,7 @@ func (s *Store) Find(ctx context.Context, name string) (*Entry, error) {
 	}
 	order := []Kind{KindKnowledge, KindSkill, KindEpisode, KindIntention}
 	// Fast path: the directory named after the name.
-	for _, r := range s.roots(order) {
+	for _, r := range s.dirs.roots(s.fs, order) {
 		for _, cand := range []string{n, safe} {
 			if strings.ContainsAny(cand, `/\`) || cand == ".." || cand == "." {
 				continue
@@ -508,7 +396,7 @@ func (s *Store) Save(e *Entry) error {
 	if err != nil {
 		return fmt.Errorf("memory: save %s: %w", e.Path, err)
 	}
-	if _, _, _, ok := s.classify(abs); !ok {
+	if _, _, _, ok := s.dirs.classify(abs); !ok {
 		return fmt.Errorf("memory: save %s: %w", e.Path, errOutside(abs))
 	}
 	out := e.render()

@@ -250,7 +250,7 @@ func TestRetirementCap(t *testing.T) {
 	ctx := context.Background()
 	for i := 0; i < MaxSemanticEntries+3; i++ {
 		name := "k" + strings.Repeat("x", i%5) + "-" + time.Duration(i).String()
-		e := s.newEntry(KindKnowledge, filepath.Join(s.knowledgeDir(), name, "SKILL.md"), name, "d", "fact", 0.3+float64(i)/1000, "b\n")
+		e := s.newEntry(KindKnowledge, filepath.Join(s.dirs.knowledge, name, "SKILL.md"), name, "d", "fact", 0.3+float64(i)/1000, "b\n")
 		if err := s.Save(e); err != nil {
 			t.Fatal(err)
 		}
@@ -357,7 +357,7 @@ func TestCreateAndUpdate(t *testing.T) {
 		t.Errorf("learned skill update: %+v %v", ds, err)
 	}
 	sk, err := s.CreateSkill(ctx, "rollback", "How to roll back a bad gateway deploy", "1. Revert.\n", true)
-	if err != nil || !sk.Learned || !strings.HasPrefix(sk.Path, s.learnedDir()) {
+	if err != nil || !sk.Learned || !strings.HasPrefix(sk.Path, s.dirs.learned) {
 		t.Fatalf("create skill: %+v %v", sk, err)
 	}
 	// ListItems lists every file once.
@@ -380,7 +380,7 @@ func TestCreateAndUpdate(t *testing.T) {
 	}
 	// Archive.
 	dest, err := s.Archive(ctx, "verified-one")
-	if err != nil || !strings.HasPrefix(dest, s.archiveDir()) {
+	if err != nil || !strings.HasPrefix(dest, s.dirs.archive) {
 		t.Fatalf("archive: %s %v", dest, err)
 	}
 	if _, err := s.Find(ctx, "verified-one"); !errors.Is(err, ErrNotFound) {
@@ -427,47 +427,47 @@ func TestRecordEpisode(t *testing.T) {
 
 func TestIdentity(t *testing.T) {
 	s, dir := pyStore(t)
-	me, err := s.AboutMe()
+	me, err := s.Identity().AboutMe()
 	if err != nil || me == nil || !strings.HasPrefix(me.Body, "I am the team's coding assistant") {
 		t.Fatalf("about me: %+v %v", me, err)
 	}
-	alice, err := s.AboutUser("alice")
+	alice, err := s.Identity().AboutUser("alice")
 	if err != nil || alice.Name() != "Alice" || !strings.Contains(alice.Body, "gateway") {
 		t.Fatalf("alice: %+v %v", alice, err)
 	}
-	def, err := s.AboutUser("default")
+	def, err := s.Identity().AboutUser("default")
 	if err != nil || def == nil || !strings.Contains(def.Body, "Legacy single-user") {
 		t.Fatalf("legacy default: %+v %v", def, err)
 	}
-	if p, err := s.AboutUser("bob"); p != nil || err != nil {
+	if p, err := s.Identity().AboutUser("bob"); p != nil || err != nil {
 		t.Errorf("unknown user: %+v %v", p, err)
 	}
-	if _, err := s.AboutUser("../../etc"); !errors.Is(err, ErrUnsafeName) {
+	if _, err := s.Identity().AboutUser("../../etc"); !errors.Is(err, ErrUnsafeName) {
 		t.Errorf("traversal user: %v", err)
 	}
-	if _, err := s.UpdateAboutUser("alice", "Now prefers English."); err != nil {
+	if _, err := s.Identity().UpdateAboutUser("alice", "Now prefers English."); err != nil {
 		t.Fatal(err)
 	}
 	raw := readFile(t, filepath.Join(dir, "memory", "users", "alice", "about_user.md"))
 	if !strings.Contains(raw, "department: Platform\n") || !strings.Contains(raw, "updated: 2026-11-30") || !strings.HasSuffix(raw, "\n\nNow prefers English.\n") {
 		t.Errorf("alice rewritten badly:\n%s", raw)
 	}
-	if _, err := s.UpdateAboutUser("default", "Migrated."); err != nil {
+	if _, err := s.Identity().UpdateAboutUser("default", "Migrated."); err != nil {
 		t.Fatal(err)
 	}
-	def, _ = s.AboutUser("default")
+	def, _ = s.Identity().AboutUser("default")
 	if !strings.HasSuffix(def.Path, filepath.Join("users", "default", "about_user.md")) || def.Body != "Migrated.\n" {
 		t.Errorf("default migrate: %s %q", def.Path, def.Body)
 	}
-	if _, err := s.UpdateAboutMe(""); !errors.Is(err, ErrInvalid) {
+	if _, err := s.Identity().UpdateAboutMe(""); !errors.Is(err, ErrInvalid) {
 		t.Errorf("empty about me: %v", err)
 	}
-	me, err = s.UpdateAboutMe("I help with Go.")
+	me, err = s.Identity().UpdateAboutMe("I help with Go.")
 	if err != nil || me.Meta.Value("has_data") != "true" || me.Meta.Value(KeyName) != "about_me" {
 		t.Fatalf("update about me: %+v %v", me, err)
 	}
 	empty, _ := Open(Config{DataDir: t.TempDir()})
-	if p, err := empty.AboutMe(); p != nil || err != nil {
+	if p, err := empty.Identity().AboutMe(); p != nil || err != nil {
 		t.Errorf("empty store about_me: %+v %v", p, err)
 	}
 }
@@ -555,19 +555,19 @@ func TestChannelUserProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ann, err := s.AboutUser("feishu:ou_123")
+	ann, err := s.Identity().AboutUser("feishu:ou_123")
 	if err != nil || ann == nil || ann.Body != "Written by Python.\n" {
 		t.Fatalf("python location: %+v %v", ann, err)
 	}
-	bo, err := s.AboutUser("slack:u9")
+	bo, err := s.Identity().AboutUser("slack:u9")
 	if err != nil || bo == nil || bo.Body != "Written by an older somni.\n" {
 		t.Fatalf("mapped location: %+v %v", bo, err)
 	}
-	if p, err := s.AboutUser("wx:7"); p != nil || err != nil {
+	if p, err := s.Identity().AboutUser("wx:7"); p != nil || err != nil {
 		t.Fatalf("wx:7 got wx-7's profile: %+v %v", p, err)
 	}
 
-	if _, err := s.UpdateAboutUser("feishu:ou_123", "Updated by somni."); err != nil {
+	if _, err := s.Identity().UpdateAboutUser("feishu:ou_123", "Updated by somni."); err != nil {
 		t.Fatal(err)
 	}
 	if raw := readFile(t, filepath.Join(mem, "users", "feishu:ou_123", "about_user.md")); !strings.HasSuffix(raw, "\n\nUpdated by somni.\n") || !strings.Contains(raw, "name: Ann") {
@@ -576,7 +576,7 @@ func TestChannelUserProfile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mem, "users", "feishu-ou_123")); !os.IsNotExist(err) {
 		t.Errorf("a mapped folder appeared: %v", err)
 	}
-	if _, err := s.UpdateAboutUser("slack:u9", "Moved."); err != nil {
+	if _, err := s.Identity().UpdateAboutUser("slack:u9", "Moved."); err != nil {
 		t.Fatal(err)
 	}
 	if raw := readFile(t, filepath.Join(mem, "users", "slack:u9", "about_user.md")); !strings.Contains(raw, "name: Bo") || !strings.HasSuffix(raw, "\n\nMoved.\n") {
@@ -585,7 +585,7 @@ func TestChannelUserProfile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(mem, "users", "slack-u9")); !os.IsNotExist(err) {
 		t.Errorf("the old mapped folder is still there: %v", err)
 	}
-	if _, err := s.UpdateAboutUser("wx:7", "New user."); err != nil {
+	if _, err := s.Identity().UpdateAboutUser("wx:7", "New user."); err != nil {
 		t.Fatal(err)
 	}
 	if raw := readFile(t, filepath.Join(mem, "users", "wx-7", "about_user.md")); !strings.Contains(raw, "A different user.") {

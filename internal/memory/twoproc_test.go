@@ -28,7 +28,7 @@ func TestTwoWritersOneDataDir(t *testing.T) {
 		go func(s *Store) {
 			defer wg.Done()
 			for i := 0; i < each; i++ {
-				it, err := s.AddIntention(ctx, IntentionInput{What: fmt.Sprintf("task %d", i)})
+				it, err := s.Intentions().Add(ctx, IntentionInput{What: fmt.Sprintf("task %d", i)})
 				if err != nil {
 					t.Error(err)
 					return
@@ -46,7 +46,7 @@ func TestTwoWritersOneDataDir(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	open, _, err := a.Intentions(ctx)
+	open, _, err := a.Intentions().List(ctx)
 	if err != nil || len(open) != 2*each {
 		t.Fatalf("%d open intentions on disk, want %d (%v)", len(open), 2*each, err)
 	}

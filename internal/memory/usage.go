@@ -38,7 +38,7 @@ func (s *Store) NoteRecall(paths []string) error {
 	day := s.today()
 	var b bytes.Buffer
 	for _, p := range paths {
-		kind, _, archived, ok := s.classify(p)
+		kind, _, archived, ok := s.dirs.classify(p)
 		if !ok || archived || kind != KindKnowledge && kind != KindSkill && kind != KindEpisode {
 			continue
 		}
@@ -51,7 +51,7 @@ func (s *Store) NoteRecall(paths []string) error {
 	if b.Len() == 0 {
 		return nil
 	}
-	path := filepath.Join(s.memDir, usageJournal)
+	path := filepath.Join(s.dirs.memory, usageJournal)
 	f, err := s.fs.OpenAppend(path, false)
 	if errors.Is(err, fs.ErrNotExist) {
 		if f, err = s.fs.OpenAppend(path, true); errors.Is(err, fs.ErrExist) {
@@ -76,7 +76,7 @@ func (s *Store) NoteRecall(paths []string) error {
 // usageRef names p in the journal: its root ("m" memory, "s" skills) and its
 // path inside it, so the journal survives moving the data directory.
 func (s *Store) usageRef(p string) (tag, rel string, ok bool) {
-	for _, r := range []struct{ tag, dir string }{{"m", s.memDir}, {"s", s.skillDir}} {
+	for _, r := range []struct{ tag, dir string }{{"m", s.dirs.memory}, {"s", s.dirs.skills}} {
 		if CheckWithin(r.dir, p) == nil {
 			rel, _ := filepath.Rel(r.dir, p)
 			return r.tag, filepath.ToSlash(rel), true
@@ -98,8 +98,8 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	defer unlock()
-	journal := filepath.Join(s.memDir, usageJournal)
-	folding := filepath.Join(s.memDir, usageFolding)
+	journal := filepath.Join(s.dirs.memory, usageJournal)
+	folding := filepath.Join(s.dirs.memory, usageFolding)
 	// Claim the journal with a rename: two processes never fold the same
 	// hits, and recalls meanwhile start a fresh journal. A claimed file left
 	// by a killed fold is folded first.
@@ -127,9 +127,9 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 		if len(parts) != 3 || !isDay(parts[0]) || strings.Contains(parts[2], "..") {
 			continue // a line torn by a crash, or not ours
 		}
-		dir := s.memDir
+		dir := s.dirs.memory
 		if parts[1] == "s" {
-			dir = s.skillDir
+			dir = s.dirs.skills
 		}
 		p := filepath.Join(dir, filepath.FromSlash(parts[2]))
 		h := byPath[p]

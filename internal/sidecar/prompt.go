@@ -54,7 +54,7 @@ func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel, err := s.store.SelectIntentions(ctx, s.now(), p.CurrentMessage)
+	sel, err := s.store.Intentions().Select(ctx, s.now(), p.CurrentMessage)
 	if err != nil {
 		return nil, fmt.Errorf("prompt.build: intentions: %w", err)
 	}
@@ -67,7 +67,7 @@ func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
 // store has already logged them) rather than failing the whole prompt.
 func (s *Server) identityText(p promptParams) (string, error) {
 	var parts []string
-	if me, err := s.store.AboutMe(); err != nil {
+	if me, err := s.store.Identity().AboutMe(); err != nil {
 		s.log.Warn("prompt.build: about_me unreadable", "err", err)
 	} else if me != nil && strings.TrimSpace(me.Body) != "" {
 		parts = append(parts, "## About me\n"+strings.TrimSpace(me.Body))
@@ -82,7 +82,7 @@ func (s *Server) identityText(p promptParams) (string, error) {
 			return
 		}
 		seen[id] = true
-		prof, err := s.store.AboutUser(id)
+		prof, err := s.store.Identity().AboutUser(id)
 		if err != nil {
 			s.log.Warn("prompt.build: user profile unreadable", "user", id, "err", err)
 			return

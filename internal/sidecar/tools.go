@@ -242,7 +242,7 @@ func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs
 	if !due.IsZero() {
 		in.Due = dates.Format(due)
 	}
-	it, err := s.store.AddIntention(ctx, in)
+	it, err := s.store.Intentions().Add(ctx, in)
 	if err != nil {
 		return "", err
 	}
@@ -254,11 +254,11 @@ type intentionIDArgs struct {
 }
 
 func (s *Server) completeIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {
-	return s.closeIntention(ctx, a.IntentionID, "Completed", s.store.CompleteIntention)
+	return s.closeIntention(ctx, a.IntentionID, "Completed", s.store.Intentions().Complete)
 }
 
 func (s *Server) cancelIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {
-	return s.closeIntention(ctx, a.IntentionID, "Cancelled", s.store.CancelIntention)
+	return s.closeIntention(ctx, a.IntentionID, "Cancelled", s.store.Intentions().Cancel)
 }
 
 func (s *Server) closeIntention(ctx context.Context, id, verb string, close func(context.Context, string) (*memory.Intention, error)) (string, error) {
@@ -277,7 +277,7 @@ func (s *Server) closeIntention(ctx context.Context, id, verb string, close func
 }
 
 func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (string, error) {
-	all, _, err := s.store.Intentions(ctx)
+	all, _, err := s.store.Intentions().List(ctx)
 	if err != nil {
 		return "", err
 	}
