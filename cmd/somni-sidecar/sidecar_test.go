@@ -190,7 +190,7 @@ func TestMethods(t *testing.T) {
 
 	t.Run("intentions", func(t *testing.T) {
 		s.t = t
-		out := s.tool("add_intention", map[string]any{"what": "续费域名 example.com", "due": "2026-12-01", "cue": "域名", "priority": "high"})
+		out := s.tool("add_intention", map[string]any{"what": "续费域名 example.com", "due": "2099-12-01", "cue": "域名", "priority": "high"})
 		id := regexp.MustCompile(`pi-\d{8}-\d{3}`).FindString(out)
 		if id == "" {
 			t.Fatalf("no id in %q", out)
