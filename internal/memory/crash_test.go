@@ -1,15 +1,13 @@
 package memory
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestCrashDuringWriteBurst kills a writer process with SIGKILL in the middle of a burst of Saves,
@@ -19,30 +17,12 @@ func TestCrashDuringWriteBurst(t *testing.T) {
 		crashWriter(dir) // child: write until killed
 		return
 	}
-	if testing.Short() {
-		t.Skip("spawns a child process")
-	}
 	dir := t.TempDir()
-	for round := 0; round < 3; round++ {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashDuringWriteBurst$")
-		cmd.Env = append(os.Environ(), "SOMNI_MEMORY_CRASH_DIR="+dir)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Let it write for a while, then kill -9.
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(filepath.Join(dir, "memory", "knowledge", "k-9", "SKILL.md")); err == nil {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		time.Sleep(time.Duration(20+round*15) * time.Millisecond)
-		_ = cmd.Process.Signal(syscall.SIGKILL)
-		_ = cmd.Wait()
-
+	ready := func() bool {
+		_, err := os.Stat(filepath.Join(dir, "memory", "knowledge", "k-9", "SKILL.md"))
+		return err == nil
+	}
+	testutil.CrashRounds(t, "SOMNI_MEMORY_CRASH_DIR", dir, 3, ready, func(round int, childStderr string) {
 		s, err := Open(Config{DataDir: dir, Logger: quietLogger()})
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +32,7 @@ func TestCrashDuringWriteBurst(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(problems) != 0 {
-			t.Fatalf("round %d: half-written files: %+v (child stderr: %s)", round, problems, stderr.String())
+			t.Fatalf("round %d: half-written files: %+v (child stderr: %s)", round, problems, childStderr)
 		}
 		if len(es) != 10 {
 			t.Fatalf("round %d: %d entries, want 10", round, len(es))
@@ -62,7 +42,7 @@ func TestCrashDuringWriteBurst(t *testing.T) {
 				t.Fatalf("round %d: torn body in %s: %q", round, e.Path, e.Body)
 			}
 		}
-	}
+	})
 }
 
 func crashWriter(dir string) {
