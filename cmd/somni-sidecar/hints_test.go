@@ -40,6 +40,9 @@ func TestActionHintsOnSymbols(t *testing.T) {
 		want       string // memory name, "" = no hint
 	}{
 		{"read the notes file", "read", map[string]any{"file_path": "/home/ann/src/infra/docs/staging-postgres-notes.md"}, "staging-postgres"},
+		// a file named after a remembered host: its stem is the cue
+		{"read a config named for the host", "read", map[string]any{"file_path": "/home/ann/src/infra/conf/pg-stage-7.conf"}, "staging-postgres"},
+		{"read it by a relative path", "read", map[string]any{"file_path": "conf/pg-stage-7.conf"}, "staging-postgres"},
 		{"psql to the host and port", "bash", map[string]any{"command": "psql -h pg-stage-7 -p 6543", "description": "Connect to the database"}, "staging-postgres"},
 		{"redis-cli to the host", "bash", map[string]any{"command": "redis-cli -h redis-stage-3"}, "staging-redis"},
 		{"ordinary: go test", "bash", map[string]any{"command": "go test ./...", "description": "Run the tests"}, ""},

@@ -293,8 +293,23 @@ func Symbols(q string) []string {
 		for _, p := range symbolParts(strings.Trim(f, symbolTrim)) {
 			add(p)
 		}
+		add(fileStem(strings.Trim(f, symbolTrim)))
 	}
 	return out
+}
+
+// fileStem is the name of the file a path ends in without its extension
+// ("pg-stage-7" of conf/pg-stage-7.conf), "" when it has none: files are
+// named after what they configure or describe, and a memory names that
+// thing, not the file. add still keeps only a stem that is a symbol, so
+// index.ts and package.json yield nothing.
+func fileStem(f string) string {
+	name := f[strings.LastIndexByte(f, '/')+1:]
+	dot := strings.LastIndexByte(name, '.')
+	if dot <= 0 || !isFileExt(name[dot+1:]) {
+		return ""
+	}
+	return name[:dot]
 }
 
 // partSeps separate the parts of a compound field: option values (=),
