@@ -195,13 +195,14 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
+	// Two processes opening a new file both find no version: the first
+	// insert wins, the second keeps it, and both then check what is there.
+	if _, err := db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES('schema',?) ON CONFLICT(key) DO NOTHING`, schemaVersion); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
 	var ver string
 	err := db.QueryRowContext(ctx, `SELECT value FROM state WHERE key='schema'`).Scan(&ver)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if _, err := db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES('schema',?)`, schemaVersion); err != nil {
-			return fmt.Errorf("state: %w", err)
-		}
 	case err != nil:
 		return fmt.Errorf("state: %w", err)
 	case ver != schemaVersion:
