@@ -10,6 +10,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/somni-dev/somni/internal/testutil"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -332,24 +334,13 @@ func TestYAMLAnchorsAliasesTagsRoundTrip(t *testing.T) {
 	}
 }
 
-// billionLaughs is the classic alias bomb: nine levels of nine aliases, 9^9 values once expanded.
-func billionLaughs() string {
-	var b strings.Builder
-	b.WriteString("---\nname: lol\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
-	for i := 1; i <= 9; i++ {
-		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
-	}
-	b.WriteString("---\n\nbody\n")
-	return b.String()
-}
-
 func TestParseDocumentAliasBombs(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
 		line int
 	}{
-		{"billion laughs", billionLaughs(), 7}, // l4 (file line 7) is where the expansion passes the bound
+		{"billion laughs", testutil.BillionLaughs(), 7}, // l4 (file line 7) is where the expansion passes the bound
 		{"alias to its own anchor", "---\nname: x\nloop: &a [x, *a]\n---\n\nb", 3},
 		{"alias to an enclosing map", "---\nname: x\nloop: &m {k: [*m]}\n---\n\nb", 3},
 	}

@@ -3,12 +3,13 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"gopkg.in/yaml.v3"
@@ -230,7 +231,7 @@ func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bomb := billionLaughs()
+	bomb := testutil.BillionLaughs()
 	if err := os.WriteFile(p, []byte(bomb), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -257,15 +258,4 @@ func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
 	if readFile(t, p) != bomb {
 		t.Error("alias bomb rewritten")
 	}
-}
-
-// billionLaughs is the classic alias bomb: nine levels of nine aliases, 9^9 values once expanded.
-func billionLaughs() string {
-	var b strings.Builder
-	b.WriteString("---\nname: lol\nl0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
-	for i := 1; i <= 9; i++ {
-		fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 9), ", "))
-	}
-	b.WriteString("---\n\nbody\n")
-	return b.String()
 }

@@ -4,6 +4,7 @@
 //	testutil.go  Testdata, CopyTree, Pydata, Model: fixture paths and writable copies
 //	secrets.go   the secret corpus of testdata/secrets, line by line
 //	crash.go     CrashRounds: the kill -9 harness of the crash tests
+//	yaml.go      BillionLaughs: the YAML alias bomb the front-matter readers must survive
 package testutil
 
 import (
