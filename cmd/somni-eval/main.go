@@ -62,7 +62,7 @@ func main() {
 	flag.StringVar(&cfg.turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&cfg.floor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&cfg.span, "span", 0, "override every vector embedder's cosine span (tuning)")
-	flag.StringVar(&cfg.sets, "sets", "notes,dialogues", "comma list of the sets to run: notes (curated notes, tool calls and short conversations), dialogues")
+	flag.StringVar(&cfg.sets, "sets", "bench,notes,dialogues", "comma list of the sets to run: bench (public benchmarks: MADial-Bench en and zh), notes (curated notes, tool calls and short conversations), dialogues")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := run(context.Background(), os.Stdout, logger, cfg); err != nil {

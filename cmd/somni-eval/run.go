@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/somni-dev/somni/internal/embed"
@@ -39,6 +40,11 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) erro
 		sets[strings.TrimSpace(name)] = true
 	}
 	fmt.Fprint(w, "# somni recall eval\n\n")
+	if sets["bench"] {
+		if err := runBenchmarks(ctx, w, logger, cfg, filepath.Join(cfg.dataDir, "madial"), embs, listHalf); err != nil {
+			return err
+		}
+	}
 	if sets["dialogues"] {
 		ds, err := loadDialogues(cfg.dataDir)
 		if err != nil {
