@@ -1,7 +1,8 @@
 // Command somni-eval measures recall quality on the bilingual eval sets in
 // testdata/recall: hit@k per query tier, associative-hint precision and
 // false hints, for every available embedder beside a plain BM25 baseline
-// computed in the same run. `make eval` runs it.
+// computed in the same run; on a public benchmark it did not write
+// (MADial-Bench, English and Chinese) first. `make eval` runs it.
 //
 // Files by layer, each reading only what the one before hands it:
 //
@@ -9,10 +10,12 @@
 //	run.go            the run: sets → systems → scores → tables, per set
 //	load.go           the notes, tool-call and conversation sets, their gold paths and halves
 //	load_dialogue.go  the dated multi-session dialogue set
+//	load_bench.go     the public benchmarks: MADial-Bench's per-user memory pools, queries and hint cues
 //	system.go         a system under evaluation: the real index per embedder, the embedders available
 //	baseline.go       the textbook BM25 baseline and its analyzer
 //	score.go          hit@k, hint and R@k tallies per system and half
 //	report.go         the markdown tables and their cells
+//	bench.go          the public benchmarks' hit@5, hit@10, R@5, ×BM25 and hints, scored and reported
 //	diagnose.go       -explain, -margins and -calibrate listings for tuning
 package main
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/somni-dev/somni/internal/embed"
@@ -111,11 +112,32 @@ func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg con
 		{"as session-log turns, each with the turn before it as context (search_recent_conversation)",
 			func(d *dialogue) []index.Doc { return index.TurnDocs(d.turns) }},
 	} {
-		sc, err := scoreDialogues(ctx, w, logger, cfg, ds, rep.docs, embs, listHalf)
-		if err != nil {
-			return err
+		for _, lang := range dialogueLangs(ds) {
+			var of []*dialogue
+			for _, d := range ds {
+				if d.lang == lang {
+					of = append(of, d)
+				}
+			}
+			sc, err := scoreDialogues(ctx, w, logger, cfg, of, rep.docs, embs, listHalf)
+			if err != nil {
+				return err
+			}
+			reportDialogues(w, sc, len(of), lang+", "+rep.title, listHalf)
 		}
-		reportDialogues(w, sc, len(ds), rep.title, listHalf)
 	}
 	return nil
+}
+
+// dialogueLangs lists the dialogues' languages in first-seen order: each
+// language is reported on its own, since a mean over both hides the one
+// that loses.
+func dialogueLangs(ds []*dialogue) []string {
+	var out []string
+	for _, d := range ds {
+		if !slices.Contains(out, d.lang) {
+			out = append(out, d.lang)
+		}
+	}
+	return out
 }

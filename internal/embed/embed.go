@@ -68,6 +68,26 @@ type TermWeighted interface {
 	EmbedQueryWeighted(ctx context.Context, query string, w TermWeights) ([]float32, error)
 }
 
+// ScriptTrusted is implemented by embedders whose vectors of CJK text are a
+// weaker reading than their vectors of the scripts they were trained on
+// (the local embedder reads Chinese through dictionary glosses).
+type ScriptTrusted interface {
+	// CJKTrust is the weight, in [0, 1], of the semantic part of the
+	// ranking when a mostly-CJK query meets a mostly-CJK entry; the words
+	// of that script carry the rest. Between scripts the vectors are the
+	// only bridge and keep their whole weight.
+	CJKTrust() float64
+}
+
+// CJKTrust is e's trust in its vectors of CJK text: 1 for embedders that
+// do not say.
+func CJKTrust(e Embedder) float64 {
+	if t, ok := e.(ScriptTrusted); ok {
+		return max(0, min(1, t.CJKTrust()))
+	}
+	return 1
+}
+
 // Degraded is implemented by embedders that are not what was asked for, or
 // no longer work: the reason, or "" while all is well. It never blocks.
 type Degraded interface {

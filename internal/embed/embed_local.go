@@ -213,6 +213,18 @@ func (e *localEmbedder) Noisy() bool {
 	return e.cfg.Family != localFamilyUSELite || e.cfg.Name != localDefaultModel || !localHintsEarned[e.fuseVersion]
 }
 
+// CJKTrust is how far the scorer trusts this model's vectors between two
+// mostly-CJK texts (embed.ScriptTrusted): USE-lite reads Chinese through
+// CC-CEDICT glosses, which are weaker than its English (localGlossedCJKTrust
+// has the measurement). Without a glossary its Chinese features are the hash
+// embedder's n-grams, trusted as hash's are; other families are not judged.
+func (e *localEmbedder) CJKTrust() float64 {
+	if e.cfg.Family == localFamilyUSELite && e.cfg.GlossPath != "" {
+		return localGlossedCJKTrust
+	}
+	return 1
+}
+
 // Describe names the model family and, for USE-lite, the Chinese glossary
 // it reads Chinese through.
 func (e *localEmbedder) Describe() string {

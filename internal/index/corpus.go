@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
 	"path"
@@ -48,6 +49,7 @@ type entry struct {
 	// vector (see contextCos), so a context costs no second embedding.
 	textKey, ctxKey uint64
 	asks            bool       // the body ends with a question mark
+	cjk             bool       // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
 	days            []dayRange // the days it is about (entryDays)
 	// persistence facts (Index only)
 	ref       FileRef
@@ -68,6 +70,9 @@ func newEntry(d Doc) *entry {
 	e.textKey = textKey(EmbedText(d))
 	body := strings.TrimSpace(d.Body)
 	e.asks = strings.HasSuffix(body, "?") || strings.HasSuffix(body, "？")
+	// the body is the content; name and description may be labels (a
+	// turn's "session 3, 2023-11-04 19:30") in another script
+	e.cjk = textseg.MostlyCJK(cmp.Or(body, d.Description+"\n"+d.Name))
 	e.days = entryDays(d)
 	e.lowerOK = isLower(d.Name) && isLower(d.Description) && isLower(d.Body)
 	if strings.TrimSpace(d.Context) != "" {

@@ -404,6 +404,9 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 		return listRecent(c, &q, limit)
 	}
 	r := newRanking(c, &q, qvec, sc.Calibration())
+	if qvec != nil && textseg.MostlyCJK(q.Text) {
+		r.cjkTrust = embed.CJKTrust(sc.emb)
+	}
 	r.lexical()
 	r.semantic()
 	r.dated(sc.now())
@@ -430,10 +433,14 @@ type ranking struct {
 	pool []cand
 	own  []float64 // every slot's own cosine, when some entry has a context
 	syms []string  // the query's exact symbols, in order (cand.pinnedBy)
+	// cjkTrust is the embedder's CJKTrust for a mostly-CJK query, else 1:
+	// the share of the semantic weight a mostly-CJK entry's cosine keeps
+	// (semWeight).
+	cjkTrust float64
 }
 
 func newRanking(c *corpus, q *Query, qvec []float32, cal embed.Calibration) *ranking {
-	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: newLexQuery(q.Text), lit: literalForm(q.Text)}
+	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: newLexQuery(q.Text), lit: literalForm(q.Text), cjkTrust: 1}
 	r.lex = c.keyword(r.lq)
 	r.idx = make([]int32, len(c.slots))
 	for i := range r.idx {
@@ -510,7 +517,7 @@ func (r *ranking) semantic() {
 		}
 		if r.idx[s] >= 0 {
 			r.pool[r.idx[s]].cos, r.pool[r.idx[s]].ctxCos = cos, ctx
-		} else if max(cos, ctx) > r.cal.Floor {
+		} else if max(cos, ctx) > r.cal.Floor && r.semWeight(e) > 0 {
 			cd := r.get(int32(s))
 			cd.cos, cd.ctxCos = cos, ctx
 			cd.keyword = r.lex.score[s]
@@ -587,14 +594,15 @@ func (r *ranking) score(k int) []*cand {
 		if !passes(q, &e.doc) {
 			continue
 		}
+		wCos := r.semWeight(e)
 		if qvec != nil && e.vec == nil {
 			// not embedded yet (the background embedder is behind): its
 			// keyword evidence stands in for the cosine it will have, so a
 			// backlog costs it no place against embedded entries with the
 			// same words
-			cd.hybrid = (weightCos + weightKeyword) * cd.keyword
+			cd.hybrid = (wCos + weightKeyword) * cd.keyword
 		} else {
-			cd.hybrid = hybridScore(r.cal, max(cd.cos, cd.ctxCos), cd.keyword, false)
+			cd.hybrid = hybridScore(r.cal, wCos, max(cd.cos, cd.ctxCos), cd.keyword)
 		}
 		switch {
 		case e.asks && c.answered(e):
@@ -602,7 +610,7 @@ func (r *ranking) score(k int) []*cand {
 		case e.asks && e.ctxKey == 0:
 			cd.hybrid *= askingDamp
 		}
-		if qvec != nil && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !lex.telling[cd.slot] {
+		if qvec != nil && wCos > 0 && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !lex.telling[cd.slot] {
 			cd.hybrid *= unexplainedDamp
 		}
 		if cd.literal {
@@ -685,18 +693,25 @@ func listRecent(c *corpus, q *Query, limit int) []Hit {
 	return hits
 }
 
-// hybridScore combines the three signals; cos only counts above the floor.
-func hybridScore(cal embed.Calibration, cos, keyword float64, literal bool) float64 {
+// semWeight is the weight of e's cosine in its hybrid: weightCos, times the
+// embedder's CJKTrust when a mostly-CJK query meets a mostly-CJK entry (its
+// words can be matched, so the weaker vectors only add noise to them).
+func (r *ranking) semWeight(e *entry) float64 {
+	if r.cjkTrust < 1 && e.cjk {
+		return weightCos * r.cjkTrust
+	}
+	return weightCos
+}
+
+// hybridScore combines the semantic and lexical signals, the cosine
+// weighted by wCos (semWeight); cos only counts above the floor.
+func hybridScore(cal embed.Calibration, wCos, cos, keyword float64) float64 {
 	sem := 0.0
 	if cos != 0 {
 		sem = (cos - cal.Floor) / cal.Span
 		sem = max(0, min(1, sem))
 	}
-	h := weightCos*sem + weightKeyword*keyword
-	if literal {
-		h += literalBonus
-	}
-	return h
+	return wCos*sem + weightKeyword*keyword
 }
 
 // spread adds one hop of linked neighbours of the top seeds at seed×0.6,

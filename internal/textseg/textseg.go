@@ -57,6 +57,28 @@ func isCJKScript(s int) bool { return s == scriptHan || s == scriptKana || s == 
 // IsCJK reports whether r is a Han, kana or Hangul character.
 func IsCJK(r rune) bool { return isCJKScript(scriptOf(r)) }
 
+// cjkRunesPerWord is how many CJK characters weigh as much as one word of
+// a space-delimited script: written Chinese averages about two characters
+// a word.
+const cjkRunesPerWord = 2
+
+// MostlyCJK reports whether most of s's content is in a CJK script: its
+// Han, kana and Hangul characters, counted cjkRunesPerWord to a word,
+// outweigh its other words of two or more letters.
+func MostlyCJK(s string) bool {
+	var cjk, words int
+	for _, r := range Runs(s) {
+		n := utf8.RuneCountInString(r.Text)
+		switch {
+		case r.CJK:
+			cjk += n
+		case n >= 2:
+			words++
+		}
+	}
+	return cjk > cjkRunesPerWord*words
+}
+
 // IsStopword reports whether a lowercased word or CJK window is a function
 // word that says nothing about topic.
 func IsStopword(w string) bool { return stopwords[w] }

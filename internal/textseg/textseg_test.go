@@ -153,3 +153,24 @@ func TestFillersLeaveKeywordTerms(t *testing.T) {
 		t.Error("fillers must stay out of IsStopword: the hash embedder reads it")
 	}
 }
+
+func TestMostlyCJK(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"Bart在圣诞节晚会上跳舞，感觉非常开心。", true},
+		{"小雨: 今天好累", true},
+		{"staging postgres runs on pg-stage-7", false},
+		{"用 pg-stage-7 连接测试环境的数据库", true},          // 11 Han = 5.5 words against 2
+		{"deploy 前先跑 go test ./... 和 lint", false}, // 4 Han = 2 words against 5
+		{"session 3, 2023-11-04 19:30", false},
+		{"", false},
+		{"… ！？", false},
+	}
+	for _, tc := range tests {
+		if got := MostlyCJK(tc.text); got != tc.want {
+			t.Errorf("MostlyCJK(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
