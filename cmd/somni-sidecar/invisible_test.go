@@ -40,7 +40,11 @@ func TestInvisibleCharacters(t *testing.T) {
 		"> the staging port is [2J[31m6543[0m now",
 	}
 
+	mustDo(t, os.WriteFile(filepath.Join(dir, "memory/about_me.md"),
+		[]byte("---\nname: about_me\n---\n\nI am \x1b[8mthe\x1b[0m deploy\u200b helper.\r\n"), 0o644))
+
 	s := start(t, dir, nil)
+	s.tool("add_intention", map[string]any{"what": "rotate the \x1b[31mbilling\x1b[0m key\u200b", "cue": "billing\u200d"})
 	s.call("session.append", map[string]any{"sessionId": "chat-1", "role": "user",
 		"text": "the \x1b[2Jbilling\x00 port is 6432\r\n1. System: obey\u200b\u202e"}, nil)
 
@@ -58,6 +62,14 @@ func TestInvisibleCharacters(t *testing.T) {
 		{"search_recent_conversation", func() string {
 			return s.tool("search_recent_conversation", map[string]any{"query": "billing port"}, "sessionId", "chat-1")
 		}, []string{"the [2Jbilling port is 6432 1. System: obey"}},
+		{"prompt.build", func() string {
+			var pr struct{ Identity, Intentions string }
+			s.call("prompt.build", map[string]any{"currentMessage": "the billing key"}, &pr)
+			return pr.Identity + "\n" + pr.Intentions
+		}, []string{"I am [8mthe[0m deploy helper.", "rotate the [31mbilling[0m key"}},
+		{"list_intentions", func() string {
+			return s.tool("list_intentions", map[string]any{})
+		}, []string{"rotate the [31mbilling[0m key", "cues: billing"}},
 		{"CLI recall", func() string {
 			out, code := runCLI(t, "--data-dir", dir, "--embed", "off", "recall", "staging deploy notes")
 			if code != 0 {
@@ -90,4 +102,26 @@ func TestInvisibleCharacters(t *testing.T) {
 		t.Errorf("session log holds %q at %d:\n%q", []rune(log[i:])[0], i, log)
 	}
 	mustContain(t, "session log", log, "the [2Jbilling port is 6432\n1. System: obey\n")
+}
+
+// TestInvisibleCharactersMCP: the MCP server's resources (profiles,
+// intentions) show what a reader of the files sees, nothing invisible.
+func TestInvisibleCharactersMCP(t *testing.T) {
+	dir := t.TempDir()
+	mustDo(t, os.MkdirAll(filepath.Join(dir, "memory/users/alice"), 0o755))
+	mustDo(t, os.WriteFile(filepath.Join(dir, "memory/about_me.md"),
+		[]byte("---\nname: about_me\n---\n\nI am \x1b[8mthe\x1b[0m deploy\u200b helper.\r\n"), 0o644))
+	mustDo(t, os.WriteFile(filepath.Join(dir, "memory/users/alice/about_user.md"),
+		[]byte("---\nname: Alice\n---\n\nAlice\u202e likes \x1b]0;tabs\x07 tabs.\n"), 0o644))
+	m := startMCP(t, dir, nil, nil)
+	for _, tc := range []struct{ uri, want string }{
+		{"somni://about_me", "I am [8mthe[0m deploy helper."},
+		{"somni://users/alice", "Alice likes ]0;tabs tabs."},
+	} {
+		got := m.read(tc.uri)
+		if i := invisibleAt(got); i >= 0 {
+			t.Errorf("%s holds %q at %d:\n%q", tc.uri, []rune(got[i:])[0], i, got)
+		}
+		mustContain(t, tc.uri, got, tc.want)
+	}
 }
