@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// plantAt makes something no fold can read at p: what an attacker, a bad
+// unreadableJournals plant something no fold can read at p: what an attacker, a bad
 // copy or a full disk leaves where the usage journal or its claim belongs.
 var unreadableJournals = []struct {
 	name  string
