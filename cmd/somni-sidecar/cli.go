@@ -97,6 +97,8 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 		for _, l := range inst.Lines() {
 			fmt.Fprintln(stdout, l)
 		}
+		// Not a finding: pending and claimed hits are the journal working.
+		fmt.Fprintln(stdout, st.UsageJournal().Summary())
 		for _, f := range findings {
 			fmt.Fprintln(stdout, f.String())
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Resource URIs.
@@ -51,6 +52,8 @@ func (s *Server) profileIDs() []string {
 }
 
 func markdownResult(uri, text string) *mcp.ReadResourceResult {
+	// what a reader of the profile cannot see, the model is not shown either
+	text = textcut.Visible(text)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: markdown, Text: text}}}
 }
 

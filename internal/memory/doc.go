@@ -37,7 +37,8 @@
 //	files.go, names.go, patch.go        atomic writes, MoveToFreeName (the one archive move),
 //	                                    NextDailyNumber (the one NNN of session logs, dream logs, intentions),
 //	                                    SafeName, header patching
-//	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage
+//	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage and
+//	                                    UsageJournal (Store.UsageJournal): an unreadable claim is quarantined
 //	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
 //	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer
 //	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/
@@ -45,7 +46,8 @@
 //	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser
 //	                                    and their paths
 //	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
-//	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go
+//	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go,
+//	                                    lock files and the usage journal's state in doctor_state.go
 //	dirlock.go                          the data directory's write lock and dream lock (package filelock)
 //
 // Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).

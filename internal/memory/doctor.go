@@ -16,7 +16,7 @@ import (
 type Finding struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line,omitempty"`
-	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | profile-folder | install
+	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | profile-folder | lock | usage-journal | install
 	Reason string `json:"reason"`
 }
 
@@ -36,7 +36,8 @@ func (f Finding) String() string {
 
 // Doctor checks the data directory without changing it: unparsable files
 // (with line), names used by more than one entry, `related:` links to
-// nothing, and dates that do not parse. logs are the session logs to check
+// nothing, dates that do not parse, lock files that block writes and usage
+// journals that lose recall hits (doctor_state.go). logs are the session logs to check
 // (package sessionlog lists them). Findings are sorted by path.
 func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 	var out []Finding
@@ -55,6 +56,10 @@ func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
+	// A lock or journal file planted as a link out is also refused by the
+	// audit; these say what it breaks and how to clear it, so they win.
+	out = append(out, checkLocks(s.fs, s.dirs.memory)...)
+	out = append(out, s.UsageJournal().check()...)
 	seen := map[string]bool{}
 	for _, f := range out {
 		seen[f.Path] = true

@@ -9,6 +9,9 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // Recall does not rewrite the files it returns. Each hit is one line in a
@@ -21,6 +24,9 @@ import (
 const (
 	usageJournal = ".usage.log"
 	usageFolding = ".usage.folding" // a journal claimed by a fold in progress (or killed during one)
+	// usageQuarantine + a time names a claim no fold could read, kept for a
+	// person to look at (doctor names it) instead of blocking every fold.
+	usageQuarantine = ".usage.quarantine-"
 	// MaxUsageJournalBytes bounds the journal: about 40k hits. Past it hits
 	// are dropped with a warning until the next dream folds it.
 	MaxUsageJournalBytes = 4 << 20
@@ -88,7 +94,10 @@ func (s *Store) usageRef(p string) (tag, rel string, ok bool) {
 // FoldUsage applies the journalled recall hits to their entries (oldest
 // first, one compare-and-swap rewrite per entry) and empties the journal.
 // It returns how many entries it changed. A hit on an entry that is gone,
-// archived or being edited is dropped with the journal.
+// archived or being edited is dropped with the journal. A claim no fold can
+// read (a FIFO, a directory, a link, a file over the bound) is moved aside to
+// .usage.quarantine-<time>, kept for doctor to name, and folding goes on:
+// one bad file must not stop reinforcement for good.
 func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 	// The claim below and the fold run under the write lock: a fold another
 	// process has claimed (.usage.folding exists) is never folded again
@@ -100,48 +109,61 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 	defer unlock()
 	journal := filepath.Join(s.dirs.memory, usageJournal)
 	folding := filepath.Join(s.dirs.memory, usageFolding)
-	// Claim the journal with a rename: two processes never fold the same
-	// hits, and recalls meanwhile start a fresh journal. A claimed file left
-	// by a killed fold is folded first.
-	if !s.fs.Exists(folding) {
-		if err := s.fs.Rename(journal, folding); err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return 0, nil
+	changed := 0
+	// A claim left by a killed fold is folded first, then the journal
+	// recalls wrote since. Claiming with a rename means two processes never
+	// fold the same hits, and recalls meanwhile start a fresh journal.
+	for _, claimNew := range []bool{false, true} {
+		if claimNew {
+			if err := s.fs.Rename(journal, folding); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return changed, nil
+				}
+				return changed, fmt.Errorf("memory: claim usage journal: %w", err)
 			}
-			return 0, fmt.Errorf("memory: claim usage journal: %w", err)
+		} else if !s.fs.Exists(folding) {
+			continue
+		}
+		n, err := s.UsageJournal().fold(ctx, folding)
+		changed += n
+		if err != nil {
+			return changed, err
 		}
 	}
-	data, err := s.fs.ReadFile(folding, usageReadBytes)
-	if err != nil {
-		return 0, fmt.Errorf("memory: read usage journal: %w", err)
+	return changed, nil
+}
+
+// UsageJournal is the recall usage journal's files (Store.UsageJournal): the
+// fold of one claim, and what doctor says of them (doctor_state.go).
+type UsageJournal struct{ s *Store }
+
+// UsageJournal returns the store's usage journal.
+func (s *Store) UsageJournal() UsageJournal { return UsageJournal{s: s} }
+
+// fold folds the claimed journal at folding and removes it; one it cannot
+// read is quarantined instead. Caller holds the write lock.
+func (u UsageJournal) fold(ctx context.Context, folding string) (int, error) {
+	s := u.s
+	var data []byte
+	trouble := u.trouble(folding)
+	if trouble == "" {
+		var err error
+		if data, err = s.fs.ReadFile(folding, usageReadBytes); errors.Is(err, fs.ErrNotExist) {
+			return 0, nil // removed by hand meanwhile: nothing to fold
+		} else if err != nil {
+			trouble = err.Error()
+		}
 	}
-	type hits struct {
-		path string
-		days []string
-	}
-	var order []*hits
-	byPath := map[string]*hits{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), "\t", 3)
-		if len(parts) != 3 || !isDay(parts[0]) || strings.Contains(parts[2], "..") {
-			continue // a line torn by a crash, or not ours
+	if trouble != "" {
+		dest, err := s.MoveToFreeName(folding, s.dirs.memory, usageQuarantine+s.now().Format(dates.CompactTimeLayout), "")
+		if err != nil {
+			return 0, fmt.Errorf("memory: quarantine unreadable usage journal (%s): %w", trouble, err)
 		}
-		dir := s.dirs.memory
-		if parts[1] == "s" {
-			dir = s.dirs.skills
-		}
-		p := filepath.Join(dir, filepath.FromSlash(parts[2]))
-		h := byPath[p]
-		if h == nil {
-			h = &hits{path: p}
-			byPath[p] = h
-			order = append(order, h)
-		}
-		h.days = append(h.days, parts[0])
+		s.log.Warn("memory: usage journal unreadable, moved aside; its recall hits are not counted", "file", s.Rel(dest), "why", trouble)
+		return 0, nil
 	}
 	changed := 0
-	for _, h := range order {
+	for _, h := range u.parse(data) {
 		if err := ctx.Err(); err != nil {
 			return changed, fmt.Errorf("memory: fold usage: %w", err) // the claimed journal stays for the next fold
 		}
@@ -169,6 +191,58 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 		return changed, fmt.Errorf("memory: remove folded usage journal: %w", err)
 	}
 	return changed, nil
+}
+
+// usageHits are one entry's journalled recall days, oldest first.
+type usageHits struct {
+	path string
+	days []string
+}
+
+// parse reads journal lines into hits per entry, in first-hit order.
+func (u UsageJournal) parse(data []byte) []*usageHits {
+	s := u.s
+	var order []*usageHits
+	byPath := map[string]*usageHits{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 || !isDay(parts[0]) || strings.Contains(parts[2], "..") {
+			continue // a line torn by a crash, or not ours
+		}
+		dir := s.dirs.memory
+		if parts[1] == "s" {
+			dir = s.dirs.skills
+		}
+		p := filepath.Join(dir, filepath.FromSlash(parts[2]))
+		h := byPath[p]
+		if h == nil {
+			h = &usageHits{path: p}
+			byPath[p] = h
+			order = append(order, h)
+		}
+		h.days = append(h.days, parts[0])
+	}
+	return order
+}
+
+// trouble says why the journal file at p cannot be folded ("" when
+// it can, or when nothing is there). A link counts as trouble even when it
+// stays inside: somni makes the journal as a plain file, and appends never
+// go through a link, so a linked journal only ever loses hits.
+func (u UsageJournal) trouble(p string) string {
+	fi, err := u.s.fs.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ""
+	case err != nil:
+		return err.Error()
+	case !fi.Mode().IsRegular():
+		return safefs.Kind(fi.Mode())
+	case fi.Size() > usageReadBytes:
+		return fmt.Sprintf("%d bytes, over the journal's %d-byte bound", fi.Size(), usageReadBytes)
+	}
+	return ""
 }
 
 func isDay(s string) bool {

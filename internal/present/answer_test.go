@@ -14,4 +14,9 @@ func TestClipAnswer(t *testing.T) {
 	if got := ClipAnswer("read_item", long, 10); got != want {
 		t.Errorf("ClipAnswer:\n got %q\nwant %q", got, want)
 	}
+	// what the dreaming model reads of a memory or a log: no controls, no
+	// invisible format characters; lines and tabs stay
+	if got, want := ClipAnswer("read_session_log", "[user] x\n\ta\x1b[2Jb\r\nSys\u200btem: c\x00", 100), "[user] x\n\ta[2Jb\nSystem: c"; got != want {
+		t.Errorf("ClipAnswer kept invisible characters:\n got %q\nwant %q", got, want)
+	}
 }

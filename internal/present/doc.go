@@ -9,15 +9,17 @@
 // are its own types rather than index's.
 //
 // Map:
-//   - frame.go   recalled memory framed as data: Defang, QuoteNote, the
-//     NotesAreData line, the hint tag and memory mark.
+//   - frame.go   recalled memory framed as data: Defang (no controls or
+//     invisible characters, one line, no tag of ours), QuoteNote (a line that
+//     reads as a role header, disguised or not, is marked), the NotesAreData
+//     line, the hint tag and memory mark.
 //   - names.go   names on a line we start: ShowName for a name only read
 //     (defanged), ShowExact for one the model hands back to a tool
 //     (quoted, reversible).
 //   - hint.go    associative hint lines (HintLine) and the mark they open
 //     with, which the system prompt names (HintMark).
-//   - answer.go  a tool answer clipped to the prompt's budget, saying so
-//     (ClipAnswer).
+//   - answer.go  a tool answer clipped to the prompt's budget, saying so,
+//     with no controls or invisible characters (ClipAnswer).
 //   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
 //     why each matched (Hit.Why).
 package present

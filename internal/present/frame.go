@@ -60,10 +60,13 @@ var roleLine = regexp.MustCompile(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 	`|【)`)
 
 // Defang makes one line of memory text safe to show on a line we start:
+// controls and invisible format characters are dropped (an escape sequence
+// must not drive the terminal of a person reading recall, and a zero-width
+// character must not hide a tag or a header from the checks below),
 // whitespace (newlines included) folds into single spaces and our tags and
 // chat-template tokens are swapped for look-alikes that are not them.
 func Defang(s string) string {
-	return chatToken.ReplaceAllString(tagSwaps.Replace(textcut.OneLine(s)), "< |$1| >")
+	return chatToken.ReplaceAllString(tagSwaps.Replace(textcut.OneLine(textcut.Visible(s))), "< |$1| >")
 }
 
 // quoteLine renders one line of a note inside its quote: defanged, and
@@ -71,10 +74,25 @@ func Defang(s string) string {
 // mark can be mistaken for the surrounding frame.
 func quoteLine(s string) string {
 	s = Defang(s)
-	if roleLine.MatchString(s) {
+	if roleLine.MatchString(s) || roleLine.MatchString(roleKey(s)) {
 		s = quotedMark + s
 	}
 	return s
+}
+
+// emphasis is Markdown's emphasis and code marks, which a reader looks
+// through: "**System**:" reads as "System:".
+var emphasis = regexp.MustCompile("[*_~`]+")
+
+// listMarker is a run of list markers and decoration opening a line:
+// "1. ", "2) ", "(3) ", "a. ", "iv. ", "一、", "- 1. " …
+var listMarker = regexp.MustCompile(`^(?:[\s>#|+•·‣◦▪-]+|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,8}|[一二三四五六七八九十百]{1,4})[.)、．）])+`)
+
+// roleKey is a defanged line as a reader takes it in, for matching
+// roleLine: no emphasis marks and no list marker in front, so a header
+// disguised as "1. System:" or "**System**:" is still seen as one.
+func roleKey(s string) string {
+	return listMarker.ReplaceAllString(emphasis.ReplaceAllString(s, ""), "")
 }
 
 // QuoteNote renders text as quoted note lines ("<indent>> …"), at most

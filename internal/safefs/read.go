@@ -90,13 +90,17 @@ func (f *FS) OpenRead(p string) (*os.File, error) {
 	}
 	if !info.Mode().IsRegular() {
 		file.Close()
-		return nil, &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(info.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(info.Mode()))}
 	}
 	return file, nil
 }
 
-func kindOf(m fs.FileMode) string {
+// Kind names what a file that is not a regular one is, for messages
+// ("a FIFO", "a directory", "a symbolic link" …).
+func Kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	case m.IsDir():
 		return "a directory"
 	case m&fs.ModeNamedPipe != 0:

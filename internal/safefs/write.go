@@ -67,7 +67,7 @@ func (d *parent) checkTarget(p string) (exists bool, err error) {
 		return true, &fs.PathError{Op: "write", Path: p, Err: ErrSymlink}
 	}
 	if !fi.Mode().IsRegular() {
-		return true, &fs.PathError{Op: "write", Path: p, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(fi.Mode()))}
+		return true, &fs.PathError{Op: "write", Path: p, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
 	}
 	return true, nil
 }

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // Capture writes live conversations to memory/session-log. It is safe for concurrent use; each session
@@ -109,6 +110,10 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 	if err != nil {
 		return false, err
 	}
+	// What a terminal or the dreaming model would act on but a reader
+	// cannot see never reaches the log (and cannot split a secret from the
+	// redaction that follows).
+	text = textcut.Visible(text)
 	if strings.TrimSpace(text) == "" {
 		return false, nil
 	}
@@ -137,6 +142,7 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	if err := checkSessionID(sessionID); err != nil {
 		return err
 	}
+	call, result, reason = textcut.Visible(call), textcut.Visible(result), textcut.Visible(reason)
 	w := c.lockedWriter(sessionID, "", "")
 	defer w.mu.Unlock()
 	b := w.buf[:0]

@@ -14,6 +14,7 @@
 //	capture_file.go     opening, rotating, finalising and resuming a log file; the writer's lock
 //	files.go            Pending/MarkProcessed/Files: listing and archiving
 //	parse.go            Parse/Read for the dreamer and conversation search
-//	text.go             how captured text is redacted, capped and kept on one line
+//	text.go             how captured text is cleared of invisible characters (Append and Tool
+//	                    clear theirs first), redacted, capped and kept on one line
 //	recover.go          Capture.RecoverCrashed: crashed-log recovery
 package sessionlog

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
@@ -296,5 +297,54 @@ func TestCaptureBoundsEveryField(t *testing.T) {
 		if err := c.Tool(id, "c", "r", ""); !errors.Is(err, memory.ErrInvalid) {
 			t.Errorf("Tool(sessionId of %d bytes) = %v, want memory.ErrInvalid", len(id), err)
 		}
+	}
+}
+
+// TestCaptureDropsInvisible: controls and format characters a terminal or
+// the dreaming model would act on never reach a log, in any field; tab and
+// newline stay, a CR becomes a newline.
+func TestCaptureDropsInvisible(t *testing.T) {
+	const dirty = "a\x00b\x1b[31mc\x1b[0m\rd\u200be\u202ef\x7f\u009b\ufeff"
+	tests := []struct {
+		name  string
+		write func(c *Capture) error
+		want  string // the field as it reads in the log
+	}{
+		{"message", func(c *Capture) error {
+			_, err := c.Append("s1", "user", dirty+"\n\tnext", "", "", "")
+			return err
+		}, "ab[31mc[0m\ndef\n\tnext"},
+		{"speaker", func(c *Capture) error {
+			_, err := c.Append("s1", "user", "hi", "", "group", dirty)
+			return err
+		}, "[user:ab31mc0m ⏎ def]"}, // brackets are the speaker's delimiters
+		{"user and chat type", func(c *Capture) error {
+			_, err := c.Append("s1", "user", "hi", dirty, dirty, "")
+			return err
+		}, "user: \"ab[31mc[0m ⏎ def\"\nchat_id: s1\nchat_type: \"ab[31mc[0m ⏎ def\"\n"},
+		{"tool call, result, reason", func(c *Capture) error {
+			return c.Tool("s1", dirty, dirty, dirty)
+		}, "reason: ab[31mc[0m ⏎ def\ncall: ab[31mc[0m ⏎ def\nresult: ab[31mc[0m ⏎ def\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestLogs(t).Capture()
+			if err := tc.write(c); err != nil {
+				t.Fatal(err)
+			}
+			path, err := c.Close("s1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := readFile(t, path)
+			if i := strings.IndexFunc(got, func(r rune) bool {
+				return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r))
+			}); i >= 0 {
+				t.Errorf("log holds %q at %d:\n%q", got[i:i+1], i, got)
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("log does not hold %q:\n%s", tc.want, got)
+			}
+		})
 	}
 }

@@ -8,8 +8,11 @@ import (
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
-// label is a header or speaker label as written: redacted, one line, capped.
-func label(s string) string { return markedLine(redactHead(s, LabelMaxChars), LabelMaxChars) }
+// label is a header or speaker label as written: visible characters only,
+// redacted, one line, capped.
+func label(s string) string {
+	return markedLine(redactHead(textcut.Visible(s), LabelMaxChars), LabelMaxChars)
+}
 
 func cleanSpeaker(s string) string {
 	s = strings.Map(func(r rune) rune {

@@ -59,7 +59,10 @@ func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
 		return nil, fmt.Errorf("prompt.build: intentions: %w", err)
 	}
 	now := s.now()
-	return PromptResult{Identity: identity, Intentions: intentionsText(sel, now), Discipline: disciplineText(now)}, nil
+	// Identity and intentions are files anyone with disk access can edit:
+	// what a reader of them cannot see, the model is not shown either.
+	return PromptResult{Identity: textcut.Visible(identity), Intentions: textcut.Visible(intentionsText(sel, now)),
+		Discipline: disciplineText(now)}, nil
 }
 
 // identityText renders about_me, the speaker's profile and short profiles

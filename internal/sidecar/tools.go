@@ -307,7 +307,8 @@ func describeIntentionDue(it *memory.Intention, dueEcho string) string {
 		notes = append(notes, "cues: "+strings.Join(it.Cues, ", "))
 	}
 	notes = append(notes, it.Priority+" priority")
-	return fmt.Sprintf("%s: %s (%s)", it.ID, present.Defang(it.What), strings.Join(notes, "; "))
+	// cues, due and priority are as a hand edit left them: no controls either
+	return textcut.Visible(fmt.Sprintf("%s: %s (%s)", it.ID, present.Defang(it.What), strings.Join(notes, "; ")))
 }
 
 // maxQuoteRunes bounds how much of a caller's query a tool result repeats:

@@ -1,6 +1,6 @@
-// Package textcut is the one place text is cut to a budget or flattened
-// onto one line: prompts and tool answers, session-log records, file names,
-// protocol and error messages. Each caller keeps its own marker ("…", " …",
+// Package textcut is the one place text is cut to a budget, flattened
+// onto one line or cleared of invisible characters (Visible): prompts and
+// tool answers, session-log records, file names, protocol and error messages. Each caller keeps its own marker ("…", " …",
 // none) as an argument, so output stays what it was while the cutting rule
 // lives here once. It is not presentation to the model (package present
 // owns that, and cuts through here like every other caller): most of its
@@ -9,6 +9,7 @@ package textcut
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -96,4 +97,47 @@ func MarkNewlines(s string) string {
 		return s
 	}
 	return newlineMark.Replace(s)
+}
+
+// Visible drops what a terminal or a model acts on but a reader cannot see:
+// C0 controls but tab and newline (a CR, alone or before a newline, and a
+// NEL become one newline; a vertical tab or form feed a space, so words stay
+// apart), DEL, C1 controls, and format characters (Unicode Cf: zero-width
+// spaces and joiners, bidi overrides, the BOM, tag characters). An escape
+// sequence then reads as its printable rest ("[31m") and cannot recolour or
+// clear a terminal, and a word with an invisible character inside reads and
+// matches as the word. Invalid UTF-8 bytes are kept as they are.
+func Visible(s string) string {
+	i := strings.IndexFunc(s, invisible)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+			// the newline that follows is written next
+		case r == '\r' || r == '\u0085':
+			b.WriteByte('\n')
+		case r == '\v' || r == '\f':
+			b.WriteByte(' ')
+		case r == utf8.RuneError && size == 1:
+			b.WriteByte(s[i])
+		case !invisible(r):
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// invisible reports a rune Visible drops or replaces.
+func invisible(r rune) bool {
+	if r < 0x80 {
+		return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f
+	}
+	return r < 0xa0 || r != utf8.RuneError && unicode.Is(unicode.Cf, r)
 }

@@ -49,3 +49,26 @@ func TestPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestVisible: what a terminal or a model would act on but a reader cannot
+// see is dropped; tab and newline stay, a CR becomes a newline.
+func TestVisible(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"plain", "plain text, 端口 5544", "plain text, 端口 5544"},
+		{"tab and newline kept", "a\tb\nc", "a\tb\nc"},
+		{"ESC sequence", "\x1b[31mred\x1b[0m \x1b]0;title\x07", "[31mred[0m ]0;title"},
+		{"NUL and DEL", "a\x00b\x7fc", "abc"},
+		{"CR LF and lone CR", "a\r\nb\rc", "a\nb\nc"},
+		{"vertical tab, form feed", "a\vb\fc", "a b c"},
+		{"C1 controls", "a\u0085b\u009bc\u0090d", "a\nbcd"},
+		{"zero-width", "Hu\u200bman\u200d:\u2060 x\ufeff", "Human: x"},
+		{"bidi", "\u202eSystem\u202c: \u2066x\u2069", "System: x"},
+		{"tag characters", "ok\U000E0049\U000E0047\U000E004E", "ok"},
+		{"soft hyphen", "co\u00adoperate", "cooperate"},
+		{"invalid UTF-8 kept", "a\xffb\x1b", "a\xffb"},
+	} {
+		if got := Visible(tc.in); got != tc.want {
+			t.Errorf("%s: Visible(%q) = %q, want %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
