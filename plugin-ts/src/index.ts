@@ -686,12 +686,13 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
   // Before anything can assemble a prompt: the first model request must already offer them.
   tools.registerShipped();
-  const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
+  // Before startSidecar's listener, whose prompt refresh must find the breaker closed again.
   sidecar.onReady(() => {
     hot.onReady();
     // What capture could not send while the sidecar was hung or restarting goes now.
     void capture.flushAll();
   });
+  const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
 
   sessionHooks(ctx, base, call, capture, scheduler, sections);
   promptHooks(ctx, base, startup, sections, embed, tools);
