@@ -189,8 +189,9 @@ func (g *Gate) Reset(sessionID string) {
 }
 
 // Thought gates a hint for the latest user message.
+// A message naming a file is searched by that file's words too.
 func (g *Gate) Thought(ctx context.Context, sessionID, cue string) (Result, error) {
-	return g.gate(ctx, sessionID, cue)
+	return g.gate(ctx, sessionID, cue, TextPathWordsCue(cue))
 }
 
 // Action gates a hint for a tool call about to run. A call naming a file,

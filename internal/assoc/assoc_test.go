@@ -281,6 +281,12 @@ func TestPathWords(t *testing.T) {
 	if got := PathWordsCue("grep", json.RawMessage(`{"pattern":"x","path":"services/kafka-consumer"}`)); got != "kafka consumer" {
 		t.Errorf("grep path words: %q", got)
 	}
+	if got := PathWordsCue("bash", json.RawMessage(`{"command":"cat ./docs/staging-postgres-notes.md -n --color=never 1.5"}`)); got != "staging postgres" {
+		t.Errorf("bash path words: %q", got)
+	}
+	if got := TextPathWordsCue("compare notes.md with kafka_consumer_lag.txt and v1.2.3"); got != "kafka consumer lag" {
+		t.Errorf("text path words: %q", got)
+	}
 	if got := PathWordsCue("recall_memories", json.RawMessage(`{"path":"staging-postgres-notes.md"}`)); got != "" {
 		t.Errorf("memory tool path words: %q", got)
 	}
@@ -304,6 +310,8 @@ func TestActionPathWords(t *testing.T) {
 		{"read", `{"file_path":"/home/ann/src/infra/docs/staging-postgres-notes.md"}`, []string{"staging-postgres"}},
 		{"edit", `{"file_path":"/srv/ops/StagingRedisNotes.md","old_string":"a","new_string":"b"}`, []string{"staging-redis"}},
 		{"str_replace_editor", `{"command":"view","path":"/srv/ops/staging_postgres.conf"}`, []string{"staging-postgres"}},
+		{"bash", `{"command":"cat docs/staging-postgres-notes.md","description":"Show the notes"}`, []string{"staging-postgres"}},
+		{"bash", `{"command":"go test ./internal/checkout/... -run TestFlow"}`, nil},
 		{"read", `{"file_path":"/home/ann/src/app/internal/errors/wrap.go"}`, nil},
 		{"read", `{"file_path":"/home/ann/src/app/src/components/LoginForm.tsx"}`, nil},
 	}
@@ -318,6 +326,16 @@ func TestActionPathWords(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s %s: hinted %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+	// a message naming the file: the same words
+	for i, cue := range []string{"read staging-postgres-notes.md", "please open /home/ann/src/infra/docs/staging-postgres-notes.md"} {
+		res, err := g.Thought(ctx, fmt.Sprint("t", i), cue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != 1 || res.Items[0].Name != "staging-postgres" {
+			t.Errorf("thought %q: %+v", cue, res.Items)
 		}
 	}
 }

@@ -117,22 +117,72 @@ func PathWordsCue(toolName string, args json.RawMessage) string {
 	if len(args) == 0 || json.Unmarshal(args, &m) != nil {
 		return ""
 	}
-	seen := map[string]bool{}
-	var words []string
+	var ws words
 	for _, k := range keysOf(toolName) {
-		if !pathKeys[k] {
-			continue
-		}
 		for _, s := range argStrings(m[k]) {
-			for _, w := range PathWords(s) {
-				if !seen[w] {
-					seen[w] = true
-					words = append(words, w)
-				}
+			switch {
+			case pathKeys[k]:
+				ws.add(PathWords(s))
+			case textKeys[k]:
+				ws.addText(s)
 			}
 		}
 	}
-	return strings.Join(words, " ")
+	return ws.String()
+}
+
+// textKeys are the arguments of free text (a command line, a search)
+// whose fields may name files: `cat docs/staging-postgres-notes.md`.
+var textKeys = map[string]bool{"command": true, "cmd": true, "query": true, "queries": true}
+
+// TextPathWordsCue is PathWordsCue for free text (what the user said, a
+// command line): the words of each field that names a file or folder.
+func TextPathWordsCue(text string) string {
+	var ws words
+	ws.addText(text)
+	return ws.String()
+}
+
+// words collects path words once each, in order.
+type words struct {
+	seen map[string]bool
+	list []string
+}
+
+func (ws *words) add(w []string) {
+	if ws.seen == nil {
+		ws.seen = map[string]bool{}
+	}
+	for _, x := range w {
+		if !ws.seen[x] {
+			ws.seen[x] = true
+			ws.list = append(ws.list, x)
+		}
+	}
+}
+
+// addText adds the path words of every field of text that looks like a
+// file or folder: a path with a slash or a name.ext.
+func (ws *words) addText(text string) {
+	for _, f := range strings.Fields(text) {
+		f = strings.Trim(f, "\"'`()[]{}<>,;!?")
+		if strings.HasPrefix(f, "-") || !looksLikePath(f) {
+			continue
+		}
+		ws.add(PathWords(f))
+	}
+}
+
+func (ws *words) String() string { return strings.Join(ws.list, " ") }
+
+// looksLikePath reports a field naming a file or folder: it has a slash,
+// or ends in an extension after a name with a letter (notes.md, not 1.5).
+func looksLikePath(f string) bool {
+	if strings.ContainsAny(f, "/\\") {
+		return true
+	}
+	dot := strings.LastIndexByte(f, '.')
+	return dot > 0 && isExt(f[dot+1:]) && strings.IndexFunc(f[:dot], unicode.IsLetter) >= 0
 }
 
 // minPathWords is how many meaningful words a name needs to be a cue: a
