@@ -32,6 +32,8 @@ export type BreakerState = 'closed' | 'open' | 'probing';
 export interface HotPathOptions {
   /** The plain call to the sidecar. */
   call: Call;
+  /** Whether the sidecar is serving; a call made while it is (re)starting is bounded but not counted. */
+  isUp: () => boolean;
   /** Pings the sidecar within `timeoutMs` (the half-open probe). */
   ping: (timeoutMs: number) => Promise<unknown>;
   /** Kills the sidecar so its manager restarts it. */
@@ -48,6 +50,15 @@ export interface HotPathOptions {
 /** Whether an error is a deadline missed (not an error reply, not a sidecar that is down). */
 export function isMiss(err: unknown): boolean {
   return err instanceof RpcError && err.code === RPC_TIMEOUT;
+}
+
+/** `p`, or an RPC_TIMEOUT rejection after `ms` (with a little slack for the call's own timer to win). */
+function within<T>(p: Promise<T>, ms: number, method: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RpcError(`${method}: no reply within ${ms} ms`, RPC_TIMEOUT)), ms + 50);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Whether an error is the sidecar's own error reply: it answered, so it is alive. */
@@ -78,12 +89,15 @@ export class HotPath {
    */
   readonly call: Call = async (method, params, timeoutMs, signal) => {
     if (this.current !== 'closed') throw new BreakerOpen(`${method} skipped: the somni sidecar stopped answering (breaker ${this.current})`);
+    const wasUp = this.opts.isUp();
     try {
-      const result = await this.opts.call(method, params, timeoutMs, signal);
+      // The deadline bounds the whole call: one made while a start is under way first waits for the
+      // start (the manager's rule, right for tools), which a turn must not.
+      const result = await within(this.opts.call(method, params, timeoutMs, signal), timeoutMs, method);
       this.misses = 0;
       return result;
     } catch (err) {
-      if (isMiss(err)) this.miss(method, timeoutMs);
+      if (isMiss(err) && wasUp) this.miss(method, timeoutMs);
       else if (isReply(err)) this.misses = 0;
       throw err;
     }
@@ -126,7 +140,7 @@ export class HotPath {
   /** Half-open: one ping decides between a slow sidecar (close) and a hung one (restart). */
   private async probe(): Promise<void> {
     this.current = 'probing';
-    const answered = await this.opts.ping(this.opts.probeMs).then(
+    const answered = await within(this.opts.ping(this.opts.probeMs), this.opts.probeMs, 'ping').then(
       () => true,
       () => false,
     );

@@ -606,6 +606,7 @@ function startSidecar(base: Base, sidecar: Sidecar, embed: EmbedWatch, tools: Me
 function hotPath(base: Base, sidecar: Sidecar, call: Call): HotPath {
   return new HotPath({
     call,
+    isUp: () => sidecar.isUp,
     ping: (timeoutMs) => sidecar.ping(timeoutMs),
     restart: (why) => sidecar.restart(why),
     onHung: (why) =>

@@ -14,7 +14,7 @@ const timeout = () => new RpcError('assoc.thought: no reply within 5 ms', RPC_TI
 
 /**
  * A HotPath over a scripted call: `replies` decides each call ('ok', 'miss', 'error', 'down').
- * @param {{ replies: string[], pingAnswers?: boolean }} o
+ * @param {{ replies: string[], pingAnswers?: boolean, up?: boolean }} o
  */
 function make(o) {
   let i = 0;
@@ -31,11 +31,13 @@ function make(o) {
     if (r === 'miss') throw timeout();
     if (r === 'error') throw new RpcError(`${method}: bad params`, -32602);
     if (r === 'down') throw new SidecarUnavailable('somni sidecar is restarting');
+    if (r === 'starting') return new Promise(() => {}); // waits for a start that does not end
     return /** @type {never} */ ({ hint: 'h' }); // the shape assoc.thought returns
   };
   const log = recordingLog();
   const hot = new HotPath({
     call,
+    isUp: () => o.up ?? true,
     ping: async () => {
       await sleep(50); // the probe takes a while: calls meanwhile are skipped
       if (!o.pingAnswers) throw timeout();
@@ -101,6 +103,17 @@ for (const tc of [
   });
 }
 
+test('a call made while the sidecar is starting is bounded by its deadline, and not counted as a miss', async () => {
+  const { hot, ask } = make({ replies: Array(BREAKER_MISSES + 1).fill('starting'), up: false });
+  for (let n = 0; n <= BREAKER_MISSES; n++) {
+    const t0 = Date.now();
+    await assert.rejects(ask(), isMiss);
+    assert.ok(Date.now() - t0 < 1_000, `waited ${Date.now() - t0} ms`);
+  }
+  assert.equal(hot.state, 'closed');
+  assert.equal(hot.trips, 0);
+});
+
 test('settled waits for a restart under way, and not for one that cannot come', async () => {
   const { hot, ask } = make({ replies: Array(BREAKER_MISSES).fill('miss') });
   for (let n = 0; n < BREAKER_MISSES; n++) await assert.rejects(ask(), isMiss);
@@ -123,6 +136,7 @@ test('with a real manager: a sidecar that stops answering is killed, restarted, 
   const hung = [];
   const hot = new HotPath({
     call: (method, params, timeoutMs, signal) => sc.call(method, params, { timeoutMs, signal }),
+    isUp: () => sc.isUp,
     ping: (ms) => sc.ping(ms),
     restart: (why) => sc.restart(why),
     onHung: (why) => void hung.push(why),
