@@ -75,3 +75,29 @@ func TestActionHintsOnSymbols(t *testing.T) {
 		})
 	}
 }
+
+// TestActionHintsOnPathWords: over the protocol, on a memory as the
+// dreamer writes it from "Staging Postgres: host pg-stage-7, port 6543"
+// (it names no file), reading a file named after that topic hints it, by
+// a bare name or a full path and with every embedder a user may run.
+func TestActionHintsOnPathWords(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "memory", "knowledge", "staging-postgres", "SKILL.md")
+	mustDo(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	mustDo(t, os.WriteFile(p, []byte("---\nname: staging-postgres\ndescription: Staging Postgres host and port\ntype: fact\n---\n\nStaging Postgres: host `pg-stage-7`, port 6543.\n"), 0o644))
+	for _, embed := range []string{"hash", "off"} {
+		t.Run(embed, func(t *testing.T) {
+			s := start(t, dir, []string{"--embed", embed})
+			s.tool("recall_memories", map[string]any{"query": "warm up"})
+			for i, path := range []string{"staging-postgres-notes.md", "/home/ann/src/infra/docs/staging-postgres-notes.md"} {
+				var res struct {
+					Hint string `json:"hint"`
+				}
+				s.call("assoc.action", map[string]any{"sessionId": fmt.Sprint("p", i), "toolName": "read", "args": map[string]any{"file_path": path}}, &res)
+				if !strings.Contains(res.Hint, "【记忆提示】[memory] staging-postgres:") {
+					t.Errorf("read %s: hint %q", path, res.Hint)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 // Package assoc turns the latest user message or tool call into at most a
 // couple of associative memory hints, gated for precision and habituated
 // per session so the same memory is not pushed twice.
+//
+//	assoc.go  Gate: the threshold, gap and habituation rules, the hint text, why a cue got none
+//	cue.go    ActionCue, PathWordsCue: what of a tool call is a cue (the harness's built-in tools' arguments)
 package assoc
 
 import (
@@ -9,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -185,84 +189,59 @@ func (g *Gate) Reset(sessionID string) {
 }
 
 // Thought gates a hint for the latest user message.
+// A message naming a file is searched by that file's words too.
 func (g *Gate) Thought(ctx context.Context, sessionID, cue string) (Result, error) {
-	return g.gate(ctx, sessionID, cue)
+	return g.gate(ctx, sessionID, cue, TextPathWordsCue(cue))
 }
 
-// memoryTools never trigger hints: the model is already recalling.
-var memoryTools = map[string]bool{
-	"recall_memories": true, "search_episodes": true, "search_recent_conversation": true,
-	"search_knowledge": true, "add_intention": true, "complete_intention": true,
-	"cancel_intention": true, "list_intentions": true,
-}
-
-// cueKeys are the arguments that carry a tool call's intent, in order.
-var cueKeys = []string{"command", "cmd", "query", "url", "file_path", "path", "pattern"}
-
-// ActionCue derives the cue of a tool call: every non-empty one of
-// command, cmd, query, url, file_path, path, pattern, in that order and
-// space-separated; else "<tool>: <compact args JSON>". Memory tools yield
-// "". The compat cue took only the first of them, so a grep's pattern
-// (the symbol searched for) was dropped whenever the call also named a
-// path: grep {pattern: "UNLEASH_TOKEN", path: "."} was cued by "." alone,
-// which is under minCueRunes, and never hinted.
-func ActionCue(toolName string, args json.RawMessage) string {
-	if memoryTools[toolName] {
-		return ""
-	}
-	var m map[string]any
-	if len(args) > 0 && json.Unmarshal(args, &m) == nil {
-		var parts []string
-		for _, k := range cueKeys {
-			if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
-				parts = append(parts, strings.TrimSpace(s))
-			}
-		}
-		if len(parts) > 0 {
-			return strings.Join(parts, " ")
-		}
-	}
-	compact := strings.TrimSpace(string(args))
-	if m != nil {
-		if b, err := json.Marshal(m); err == nil {
-			compact = string(b)
-		}
-	}
-	if compact == "" || compact == "null" {
-		compact = "{}"
-	}
-	return toolName + ": " + compact
-}
-
-// Action gates a hint for a tool call about to run.
+// Action gates a hint for a tool call about to run. A call naming a file,
+// folder or page is searched twice, by its cue and by its path's words
+// (PathWordsCue); each memory keeps the better of its two scores.
 func (g *Gate) Action(ctx context.Context, sessionID, toolName string, args json.RawMessage) (Result, error) {
 	cue := ActionCue(toolName, args)
 	if cue == "" {
 		return empty(), nil
 	}
-	return g.gate(ctx, sessionID, cue)
+	return g.gate(ctx, sessionID, cue, PathWordsCue(toolName, args))
 }
 
-func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) {
-	cue = strings.TrimSpace(cue)
-	if utf8.RuneCountInString(cue) < minCueRunes || g.Quiet() {
+// gate searches each cue ("" skipped), keeps each memory's best score and
+// picks what to hint. Every cue that ends with no hint says why in a debug
+// line (Suppressed), so "why was there no hint?" is answered by the log.
+func (g *Gate) gate(ctx context.Context, sessionID string, cues ...string) (Result, error) {
+	var searched []string
+	for _, c := range cues {
+		if c = strings.TrimSpace(c); utf8.RuneCountInString(c) >= minCueRunes {
+			c, _ = textcut.Prefix(c, maxCueRunes)
+			searched = append(searched, c)
+		}
+	}
+	if len(searched) == 0 {
+		g.suppressed(sessionID, cues, SuppressShortCue, nil)
 		return empty(), nil
 	}
-	cue, _ = textcut.Prefix(cue, maxCueRunes)
-	vec, err := g.queryVector(ctx, cue)
-	if err != nil {
-		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
+	if g.Quiet() {
+		g.suppressed(sessionID, searched, SuppressQuiet, nil)
+		return empty(), nil
 	}
-	hits, err := g.ix.Search(ctx, index.Query{Text: cue, Vector: vec, Kinds: g.cfg.Kinds,
-		Limit: candidatePool, NoSpread: true})
-	if err != nil {
-		return empty(), fmt.Errorf("assoc: search: %w", err)
+	var hits []index.Hit
+	for _, cue := range searched {
+		h, err := g.search(ctx, cue)
+		if err != nil {
+			return empty(), err
+		}
+		hits = mergeHits(hits, h)
 	}
 	g.mu.Lock()
 	s := g.session(sessionID)
 	var cands []index.Hit
+	habituated := 0
 	for _, h := range hits {
-		if h.Hybrid >= g.cfg.Threshold && !s.hinted[h.Doc.Path] {
+		switch {
+		case h.Hybrid < g.cfg.Threshold:
+		case s.hinted[h.Doc.Path]:
+			habituated++
+		default:
 			cands = append(cands, h)
 		}
 	}
@@ -271,7 +250,78 @@ func (g *Gate) gate(ctx context.Context, sessionID, cue string) (Result, error) 
 		s.hinted[h.Doc.Path] = true
 	}
 	g.mu.Unlock()
+	if len(picked) == 0 {
+		why := SuppressGate
+		switch {
+		case len(cands) > 0:
+			why = SuppressAmbiguous
+		case habituated > 0:
+			why = SuppressHabituation
+		}
+		g.suppressed(sessionID, searched, why, hits)
+	}
 	return g.render(picked), nil
+}
+
+// search is one cue's candidates, best first.
+func (g *Gate) search(ctx context.Context, cue string) ([]index.Hit, error) {
+	vec, err := g.queryVector(ctx, cue)
+	if err != nil {
+		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
+	}
+	hits, err := g.ix.Search(ctx, index.Query{Text: cue, Vector: vec, Kinds: g.cfg.Kinds,
+		Limit: candidatePool, NoSpread: true})
+	if err != nil {
+		return nil, fmt.Errorf("assoc: search: %w", err)
+	}
+	return hits, nil
+}
+
+// mergeHits adds b's hits to a, a memory in both keeping its higher score,
+// and orders the result best first. With a empty it is b as ranked.
+func mergeHits(a, b []index.Hit) []index.Hit {
+	if len(a) == 0 {
+		return b
+	}
+	at := map[string]int{}
+	for i, h := range a {
+		at[h.Doc.Path] = i
+	}
+	for _, h := range b {
+		if i, ok := at[h.Doc.Path]; ok {
+			if h.Hybrid > a[i].Hybrid {
+				a[i] = h
+			}
+			continue
+		}
+		at[h.Doc.Path] = len(a)
+		a = append(a, h)
+	}
+	sort.SliceStable(a, func(i, j int) bool { return a[i].Hybrid > a[j].Hybrid })
+	return a
+}
+
+// Why a cue got no hint, as the debug line names it.
+const (
+	SuppressShortCue    = "short-cue"   // under minCueRunes: too little to go on
+	SuppressQuiet       = "quiet"       // the embedder is too noisy for unprompted hints
+	SuppressGate        = "gate"        // no memory reached the threshold
+	SuppressHabituation = "habituation" // what reached it was hinted in this session already
+	SuppressAmbiguous   = "ambiguous"   // three or more memories too close to tell apart (gap rule)
+)
+
+// suppressed logs at debug level why a cue got no hint, with the best
+// score against the threshold: a hint a user expected and did not get is
+// otherwise invisible.
+func (g *Gate) suppressed(sessionID string, cues []string, why string, hits []index.Hit) {
+	if !g.log.Enabled(context.Background(), slog.LevelDebug) {
+		return
+	}
+	attrs := []any{"why", why, "session", sessionID, "cues", len(cues), "threshold", g.cfg.Threshold}
+	if len(hits) > 0 {
+		attrs = append(attrs, "best", hits[0].Doc.Name, "score", round3(hits[0].Hybrid))
+	}
+	g.log.Debug("assoc: no hint", attrs...)
 }
 
 // gapEpsilon absorbs float rounding so a gap of exactly Gap counts.

@@ -83,7 +83,17 @@ func TestActionCue(t *testing.T) {
 		{"read_file", `{"file_path":"/etc/redis.conf","path":"/x"}`, "/etc/redis.conf /x"},
 		{"grep", `{"pattern":"UNLEASH_TOKEN","path":""}`, "UNLEASH_TOKEN"},
 		// every cue key counts: a grep's path no longer hides its pattern
-		{"grep", `{"pattern":"UNLEASH_TOKEN","path":"."}`, ". UNLEASH_TOKEN"},
+		{"grep", `{"pattern":"UNLEASH_TOKEN","path":"."}`, "UNLEASH_TOKEN ."},
+		// the harness's built-in tools: their own cue arguments, nothing else
+		{"bash", `{"command":"psql -h pg-stage-7","description":"Connect to staging","workdir":"/srv"}`, "psql -h pg-stage-7"},
+		{"pwsh", `{"command":"Get-Content C:\\etc\\pg.conf","description":"Show it"}`, `Get-Content C:\etc\pg.conf`},
+		{"read_image", `{"file_path":"/home/ann/alert-routing.png"}`, "/home/ann/alert-routing.png"},
+		{"write", `{"file_path":"docs/s3-lifecycle.md","content":"every word of a new file"}`, "docs/s3-lifecycle.md"},
+		{"edit", `{"file_path":"conf/pg-stage-7.conf","old_string":"port = 5432","new_string":"port = 6543"}`, "conf/pg-stage-7.conf"},
+		{"str_replace_editor", `{"command":"view","path":"/srv/nginx/report.conf"}`, "/srv/nginx/report.conf"},
+		{"glob", `{"pattern":"**/*.yaml","path":"deploy/liveness-probes"}`, "**/*.yaml deploy/liveness-probes"},
+		{"grep", `{"pattern":"pool_mode","path":"/etc/pgbouncer","include":"*.ini"}`, "pool_mode /etc/pgbouncer *.ini"},
+		{"web_search", `{"queries":["pgbouncer prepared statements","  "]}`, "pgbouncer prepared statements"},
 		{"read", `{"file_path":"/home/ann/docs/staging-postgres-notes.md","offset":10}`, "/home/ann/docs/staging-postgres-notes.md"},
 		{"deploy", `{"env": "prod",  "replicas": 3}`, `deploy: {"env":"prod","replicas":3}`},
 		{"deploy", ``, `deploy: {}`},
@@ -233,6 +243,137 @@ func TestCueCacheAndCap(t *testing.T) {
 	defer g.mu.Unlock()
 	if n := g.cachedCues(); n > maxCachedCues {
 		t.Errorf("cue cache grew to %d", n)
+	}
+}
+
+func TestPathWords(t *testing.T) {
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/home/ann/src/infra/docs/staging-postgres-notes.md", []string{"staging", "postgres"}},
+		{"staging-postgres-notes.md", []string{"staging", "postgres"}},
+		{"/home/ann/notes/redis_sentinel_failover.md", []string{"redis", "sentinel", "failover"}},
+		{"docs/StagingRedisAuth.md", []string{"staging", "redis", "auth"}},
+		{"deploy/liveness-probes", []string{"liveness", "probes"}},
+		{"/srv/kafka-consumer/README.md", []string{"kafka", "consumer"}}, // a generic name passes to its folder
+		{"https://wiki.example.com/ops/oncall-rotation?tab=2#top", []string{"oncall", "rotation"}},
+		{`C:\Users\ann\notes\billing-db-failover.txt`, []string{"billing", "failover"}},
+		{"src/hooks/useStagingRedis.ts", []string{"staging", "redis"}},
+		// one word, or nothing but layout, is not specific
+		{"/home/ann/src/app/src/components/Button.tsx", nil},
+		{"/home/ann/src/app/internal/server/handler.go", nil},
+		{"/home/ann/src/app/src/index.ts", nil},
+		{"/home/ann/src/app/package.json", nil},
+		{"/home/ann/src/app/tests/test_utils.py", nil},
+		{"/home/ann/Desktop/screenshot-2026-12-01.png", nil},
+		{"/home/staging-postgres/x.md", nil}, // a user's name is not a topic
+		{"https://pkg.go.dev/net/http", nil},
+		{"conf/pg-stage-7.conf", nil}, // pg and 7 are too short: the stem is a symbol instead
+		{".", nil},
+		{"", nil},
+	}
+	for _, tc := range tests {
+		if got := PathWords(tc.path); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("PathWords(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+	if got := PathWordsCue("grep", json.RawMessage(`{"pattern":"x","path":"services/kafka-consumer"}`)); got != "kafka consumer" {
+		t.Errorf("grep path words: %q", got)
+	}
+	if got := PathWordsCue("bash", json.RawMessage(`{"command":"cat ./docs/staging-postgres-notes.md -n --color=never 1.5"}`)); got != "staging postgres" {
+		t.Errorf("bash path words: %q", got)
+	}
+	if got := TextPathWordsCue("compare notes.md with kafka_consumer_lag.txt and v1.2.3"); got != "kafka consumer lag" {
+		t.Errorf("text path words: %q", got)
+	}
+	if got := PathWordsCue("recall_memories", json.RawMessage(`{"path":"staging-postgres-notes.md"}`)); got != "" {
+		t.Errorf("memory tool path words: %q", got)
+	}
+}
+
+// TestActionPathWords: reading a file named after a remembered topic hints
+// the memory even when the memory never names the file (the memory is the
+// one a dreamer writes from "Staging Postgres: host pg-stage-7, port 6543").
+func TestActionPathWords(t *testing.T) {
+	ctx := context.Background()
+	g := New(testIndex(t,
+		note("staging-postgres", "Staging Postgres host and port", "Staging Postgres: host `pg-stage-7`, port 6543."),
+		note("staging-redis", "The staging Redis", "The staging Redis is redis-stage-3 on port 6380."),
+		note("go-errors", "Error handling convention in Go services", "Wrap errors with fmt.Errorf and %w."),
+	), Config{AllowNoisy: true}, nil)
+	tests := []struct {
+		tool, args string
+		want       []string
+	}{
+		{"read", `{"file_path":"staging-postgres-notes.md"}`, []string{"staging-postgres"}},
+		{"read", `{"file_path":"/home/ann/src/infra/docs/staging-postgres-notes.md"}`, []string{"staging-postgres"}},
+		{"edit", `{"file_path":"/srv/ops/StagingRedisNotes.md","old_string":"a","new_string":"b"}`, []string{"staging-redis"}},
+		{"str_replace_editor", `{"command":"view","path":"/srv/ops/staging_postgres.conf"}`, []string{"staging-postgres"}},
+		{"bash", `{"command":"cat docs/staging-postgres-notes.md","description":"Show the notes"}`, []string{"staging-postgres"}},
+		{"bash", `{"command":"go test ./internal/checkout/... -run TestFlow"}`, nil},
+		{"read", `{"file_path":"/home/ann/src/app/internal/errors/wrap.go"}`, nil},
+		{"read", `{"file_path":"/home/ann/src/app/src/components/LoginForm.tsx"}`, nil},
+	}
+	for i, tc := range tests {
+		res, err := g.Action(ctx, fmt.Sprint("s", i), tc.tool, json.RawMessage(tc.args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range res.Items {
+			got = append(got, it.Name)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s %s: hinted %q, want %q", tc.tool, tc.args, got, tc.want)
+		}
+	}
+	// a message naming the file: the same words
+	for i, cue := range []string{"read staging-postgres-notes.md", "please open /home/ann/src/infra/docs/staging-postgres-notes.md"} {
+		res, err := g.Thought(ctx, fmt.Sprint("t", i), cue)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != 1 || res.Items[0].Name != "staging-postgres" {
+			t.Errorf("thought %q: %+v", cue, res.Items)
+		}
+	}
+}
+
+// TestSuppressedSaysWhy: a cue that gets no hint leaves one debug line
+// naming the rule that withheld it.
+func TestSuppressedSaysWhy(t *testing.T) {
+	ctx := context.Background()
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	g := New(testIndex(t,
+		note("redis-eviction", "redis eviction policy allkeys-lru", "set maxmemory-policy allkeys-lru"),
+		note("cert-a", "tls certificate renewal", "certbot renews tls-edge-7 weekly"),
+		note("cert-b", "tls certificate renewal", "certbot renews tls-edge-7 weekly"),
+		note("cert-c", "tls certificate renewal", "certbot renews tls-edge-7 weekly"),
+	), Config{AllowNoisy: true}, log)
+	steps := []struct{ cue, why string }{
+		{"redis", "why=short-cue"},
+		{"what should we cook for dinner tonight", "why=gate"},
+		{"redis eviction policy allkeys-lru", ""},
+		{"redis eviction policy allkeys-lru", "why=habituation"},
+		{"openssl s_client -connect tls-edge-7:443", "why=ambiguous"},
+	}
+	for _, st := range steps {
+		buf.Reset()
+		if _, err := g.Thought(ctx, "s", st.cue); err != nil {
+			t.Fatal(err)
+		}
+		line := buf.String()
+		if st.why == "" {
+			if strings.Contains(line, "no hint") {
+				t.Errorf("%q was hinted but logged %q", st.cue, line)
+			}
+			continue
+		}
+		if !strings.Contains(line, "assoc: no hint") || !strings.Contains(line, st.why) {
+			t.Errorf("%q: log %q, want %s", st.cue, line, st.why)
+		}
 	}
 }
 

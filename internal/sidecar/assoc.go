@@ -9,8 +9,8 @@ import (
 )
 
 // assocGate answers assoc.thought/action/reset through internal/assoc once
-// the index is open. Before that it surfaces nothing: the host waits at
-// most 4 s for a hint, and no hint is better than a late one.
+// the index is open. Before that it surfaces nothing: the plugin waits
+// half a second for a hint, and no hint is better than a late one.
 type assocGate struct {
 	cfg  assoc.Config
 	gate atomic.Pointer[assoc.Gate]

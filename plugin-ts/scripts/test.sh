@@ -2,7 +2,8 @@
 # `make test-plugin`: setup (cached), compile, unit tests, then the end-to-end test in the real
 # DSH harness against bin/somni-sidecar. Both suites always run; the last line is
 # "plugin-ts: N passed, N failed" and the exit status is non-zero when anything failed.
-# --unit: the unit tests and their type check only (`make check`).
+# --unit: the unit tests and their type check only (`make check`). --e2e FILE…: unit tests, then only
+# those e2e files.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 t0=$SECONDS
@@ -40,13 +41,22 @@ if [ "${1:-}" = --unit ]; then
   exit "$unit_rc"
 fi
 
-set +e
-node test/e2e/run.mjs 2>&1 | tee "$out"
-e2e_rc=${PIPESTATUS[0]}
-set -e
-e2e_pass=$(num 's/^e2e: ([0-9]+) passed, [0-9]+ failed$/\1/p'); e2e_fail=$(num 's/^e2e: [0-9]+ passed, ([0-9]+) failed$/\1/p')
-e2e_pass=${e2e_pass:-0}; e2e_fail=${e2e_fail:-0}
-[ "$e2e_rc" -ne 0 ] && [ "$e2e_fail" -eq 0 ] && e2e_fail=1 # crashed before its summary
+# Each e2e file runs the real harness on its own and ends with "e2e: N passed, M failed";
+# `--e2e FILE…` runs only those (e.g. `test.sh --e2e test/e2e/hints.mjs`).
+e2e_files=(test/e2e/run.mjs test/e2e/hints.mjs test/e2e/hung-sidecar.mjs)
+if [ "${1:-}" = --e2e ] && [ $# -gt 1 ]; then e2e_files=("${@:2}"); fi
+e2e_rc=0; e2e_pass=0; e2e_fail=0
+for f in "${e2e_files[@]}"; do
+  set +e
+  node "$f" 2>&1 | tee "$out"
+  rc=${PIPESTATUS[0]}
+  set -e
+  p=$(num 's/^e2e: ([0-9]+) passed, [0-9]+ failed$/\1/p'); fl=$(num 's/^e2e: [0-9]+ passed, ([0-9]+) failed$/\1/p')
+  p=${p:-0}; fl=${fl:-0}
+  [ "$rc" -ne 0 ] && [ "$fl" -eq 0 ] && fl=1 # crashed before its summary
+  [ "$rc" -ne 0 ] && e2e_rc=$rc
+  e2e_pass=$((e2e_pass + p)); e2e_fail=$((e2e_fail + fl))
+done
 phase "e2e: $e2e_pass passed, $e2e_fail failed"
 
 echo "plugin-ts: $((unit_pass + e2e_pass)) passed, $((unit_fail + e2e_fail)) failed (unit $unit_pass/$((unit_pass + unit_fail)), e2e $e2e_pass/$((e2e_pass + e2e_fail)); $((SECONDS - t0)) s)"

@@ -17,8 +17,10 @@ import type {} from '@deepseek-ai/dsh-subprocess';
 import type {} from '@deepseek-ai/dsh-system-prompt';
 import type {} from '@deepseek-ai/dsh-tools';
 import { admittedUserText, Associator, PLUGIN_NAME } from './assoc.js';
+import { HotPath } from './breaker.js';
 import { Capture, isSubagent } from './capture.js';
 import { CAPTURE_MAX_CHARS, Config, resolveConfig, type SomniConfig } from './config.js';
+import { DEADLINES } from './deadlines.js';
 import { DreamScheduler } from './dream.js';
 import { explainStartFailure, resolveInstall, type Install, type Problem } from './install.js';
 import { llmChatHandler } from './llm-bridge.js';
@@ -41,8 +43,8 @@ export const name = PLUGIN_NAME;
 /** Services the plugin needs; boot fails loudly when one is missing. */
 export const inject = ['subprocess', 'systemPrompt', 'tools', 'llm', 'agentDefaultModel', 'agents'];
 
-/** Timeouts for sidecar calls (the original host's values; assoc is kept short so turns never wait). */
-const T = { start: 20_000, build: 15_000, list: 15_000, capture: 10_000, assoc: 4_000, promptInTurn: 5_000 };
+/** Every call's deadline, and why: deadlines.ts. */
+const T = DEADLINES;
 
 /** Where a sidecar binary packed into the plugin itself lives (the dev and `make install` layout). */
 export function packagedBinary(): string {
@@ -365,7 +367,8 @@ interface Sections {
 function promptSections(ctx: Context, base: Base, call: Call): Sections {
   const { config, canAddSections } = base;
   const prompt = new PromptCache(
-    async (currentMessage) => call('prompt.build', currentMessage ? { currentMessage } : {}, T.build),
+    // With a message it is this turn's refresh, which the prompt waits for: the hot deadline.
+    async (currentMessage) => call('prompt.build', currentMessage ? { currentMessage } : {}, currentMessage ? T.promptBuild : T.build),
     base.quiet('prompt.build'),
   );
   const anySection = canAddSections && SECTIONS.some((s) => config.inject[s.key]);
@@ -517,7 +520,7 @@ function sessionHooks(ctx: Context, base: Base, call: Call, capture: Capture, sc
     base.notices.forget(session.id);
     if (isSubagent(session.header)) return;
     if (config.capture.enabled) void capture.close(session.id);
-    call('assoc.reset', { sessionId: session.id }, T.capture).catch(base.quiet('assoc.reset'));
+    call('assoc.reset', { sessionId: session.id }, T.background).catch(base.quiet('assoc.reset'));
   });
   ctx.on('agent/created', ({ agent }) => {
     if (!isSubagent(agent.session.header)) void sections.refresh();
@@ -599,6 +602,25 @@ function startSidecar(base: Base, sidecar: Sidecar, embed: EmbedWatch, tools: Me
   );
 }
 
+/** The breaker over the calls a turn waits on; a sidecar it finds hung is restarted and the user told once. */
+function hotPath(base: Base, sidecar: Sidecar, call: Call): HotPath {
+  return new HotPath({
+    call,
+    isUp: () => sidecar.isUp,
+    ping: (timeoutMs) => sidecar.ping(timeoutMs),
+    restart: (why) => sidecar.restart(why),
+    onHung: (why) =>
+      base.report({
+        key: 'sidecar-hung',
+        severity: 'degraded',
+        message: `the somni sidecar stopped answering: ${why}. Turns no longer wait for it and it is being restarted; until it is back there are no memory hints, the prompt sections keep their last text, and the conversation is queued for the memory log, not lost.`,
+        summary: 'memory paused: the somni sidecar stopped answering and is being restarted',
+      }),
+    log: base.log,
+    probeMs: T.probe,
+  });
+}
+
 /**
  * Plugin entry: composes the phases above. Nothing here waits on the sidecar.
  * @param ctx - the plugin's cordis context.
@@ -624,10 +646,13 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     disabled: base.offReason || undefined,
   });
   const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
+  // What a turn waits on goes through the breaker: a hung sidecar costs a turn a few deadlines, then nothing.
+  const hot = hotPath(base, sidecar, call);
   const embed = watchEmbedder(base, found.provisional, sidecar);
 
   const capture = new Capture(
-    (method, params) => call(method, params, T.capture),
+    // Ops that miss or are skipped stay queued in order and are sent once the sidecar answers again.
+    (method, params) => (method === 'session.close' ? call(method, params, T.background) : hot.call(method, params, T.capture)),
     // Unset: the sidecar caps what its log keeps; the plugin only bounds what crosses the pipe.
     config.capture.maxMessageChars ?? CAPTURE_MAX_CHARS,
     (id) => base.ownMessageIds.has(id),
@@ -635,7 +660,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     // dream_now's result is the dreamer's own output: logging it would feed a dream into the next one.
     (toolName) => toolName === DREAM_NOW,
   );
-  const sections = promptSections(ctx, base, call);
+  const sections = promptSections(ctx, base, hot.call);
   const refreshPrompt = (): Promise<void> => sections.refresh();
   const scheduler = new DreamScheduler({
     call,
@@ -650,7 +675,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     log,
   });
   const assoc = new Associator({
-    call,
+    call: hot.call,
     ownTools: () => base.ownTools,
     ownMessageIds: base.ownMessageIds,
     preStep: config.assoc.enabled && config.assoc.preStep,
@@ -662,6 +687,12 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
   // Before anything can assemble a prompt: the first model request must already offer them.
   tools.registerShipped();
+  // Before startSidecar's listener, whose prompt refresh must find the breaker closed again.
+  sidecar.onReady(() => {
+    hot.onReady();
+    // What capture could not send while the sidecar was hung or restarting goes now.
+    void capture.flushAll();
+  });
   const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
 
   sessionHooks(ctx, base, call, capture, scheduler, sections);
@@ -693,7 +724,9 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     embed.stop();
     base.terminal.flush();
     base.terminal.stop();
-    await withTimeout(capture.flushAll(), T.capture);
+    // A restart the breaker asked for may still be under way: the queued capture waits for it (bounded).
+    await hot.settled(T.start, () => !['failed', 'stopping', 'stopped'].includes(sidecar.status));
+    await withTimeout(capture.flushAll(), T.background);
     await sidecar.stop();
     base.logFile.close();
   }, 'dsh-somni sidecar');

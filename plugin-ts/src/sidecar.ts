@@ -201,6 +201,21 @@ export class Sidecar {
   }
 
   /**
+   * Kills a running sidecar that stopped answering, so it is restarted like one that crashed (same
+   * backoff and restart budget): calls in flight fail at once, and so do new ones until it is up.
+   * No `shutdown` first: a process that answers nothing would not answer that either.
+   * @param why - logged with the kill.
+   */
+  restart(why: string): void {
+    const handle = this.handle;
+    if (this.state !== 'up' || !handle) return;
+    this.opts.log.warn('killing somni sidecar pid %d to restart it: %s', handle.pid, why);
+    // Its calls fail now, not when the process is finally gone.
+    this.peer?.close(new SidecarUnavailable(`somni sidecar is being restarted: ${why}`));
+    handle.terminate();
+  }
+
+  /**
    * Stops the sidecar: `shutdown`, up to `stopGraceMs` for it to exit, then `terminate()`.
    * Cancels any pending restart. Idempotent.
    */

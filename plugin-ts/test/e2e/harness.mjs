@@ -17,7 +17,9 @@ const y = (v) => JSON.stringify(v);
  * Writes a cordis patch pointing the harness at a model and mounting the plugin by absolute path.
  * @param {string} file - where to write it.
  * With `controlUrl`, the one-shot headless runner is replaced by the long-lived e2e driver plugin.
- * @param {{modelUrl?: string, pluginConfig: object, realModel?: boolean, controlUrl?: string}} o
+ * `extraRows` are appended as they are (YAML rows of the same list); `imageInput` lets the fake model
+ * take images (read_image refuses otherwise).
+ * @param {{modelUrl?: string, pluginConfig: object, realModel?: boolean, controlUrl?: string, extraRows?: string, imageInput?: boolean}} o
  */
 export function writePatch(file, o) {
   const rows = [];
@@ -27,7 +29,7 @@ export function writePatch(file, o) {
     baseURL: ${y(o.modelUrl)}
     apiKeyEnv: FAKE_LLM_KEY
     thinking: disabled
-    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096}]
+    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096${o.imageInput ? ', inputModalities: [text, image]' : ''}}]
 - id: agent-default-model
   config: {provider: deepseek-official, model: fake-model}`);
   }
@@ -45,6 +47,7 @@ export function writePatch(file, o) {
       name: ${y(DRIVER_ENTRY)}
       config: {controlUrl: ${y(o.controlUrl)}}`);
   }
+  if (o.extraRows) rows.push(o.extraRows.trimEnd());
   writeFileSync(file, rows.join('\n') + '\n');
 }
 
