@@ -72,10 +72,11 @@ type TermWeighted interface {
 // weaker reading than their vectors of the scripts they were trained on
 // (the local embedder reads Chinese through dictionary glosses).
 type ScriptTrusted interface {
-	// CJKTrust is the weight, in [0, 1], of the semantic part of the
-	// ranking when a mostly-CJK query meets a mostly-CJK entry; the words
-	// of that script carry the rest. Between scripts the vectors are the
-	// only bridge and keep their whole weight.
+	// CJKTrust is the least weight, in [0, 1], of the semantic part of
+	// the ranking when a mostly-CJK query meets a mostly-CJK entry; the
+	// scorer raises it to how far the vectors agree with the words on the
+	// query. Between scripts the vectors are the only bridge and keep
+	// their whole weight.
 	CJKTrust() float64
 }
 

@@ -12,8 +12,9 @@ import (
 // TestSegment checks the dynamic programme that scores one CJK run by its
 // best set of non-overlapping windows.
 func TestSegment(t *testing.T) {
-	// a 4-char run "ABCD": term 0 AB, 1 BC, 2 CD, 3 ABC, 4 BCD, 5 ABCD
-	run := [][3]int16{{0, 3, 5}, {1, 4, -1}, {2, -1, -1}, {-1, -1, -1}}
+	// a 4-char run "ABCD": term 0 AB, 1 BC, 2 CD, 3 ABC, 4 BCD, 5 ABCD,
+	// 6 A, 7 B, 8 C, 9 D
+	run := [][4]int16{{6, 0, 3, 5}, {7, 1, 4, -1}, {8, 2, -1, -1}, {9, -1, -1, -1}}
 	tests := []struct {
 		name string
 		vals map[int16]float64
@@ -26,6 +27,8 @@ func TestSegment(t *testing.T) {
 		{"pieces worth more than the long window", map[int16]float64{0: 2, 2: 2, 5: 3}, 4},
 		{"bigram and trigram may not overlap", map[int16]float64{0: 1, 4: 1.5}, 1.5},
 		{"overlap resolved to the better pair", map[int16]float64{1: 3, 0: 1, 2: 1}, 3},
+		{"characters fill what no window covers", map[int16]float64{1: 2, 6: 0.5, 9: 0.5}, 3},
+		{"a window beats its own characters when worth more", map[int16]float64{0: 2, 6: 0.5, 7: 0.5}, 2},
 	}
 	best := make([]float64, len(run)+1)
 	for _, tc := range tests {
@@ -47,8 +50,8 @@ func TestNewLexQueryRuns(t *testing.T) {
 		windowAt map[[2]int]string // (run start, length) → window
 		absent   [][2]int          // (start, length) with no term
 	}{
-		{q: "宠物医院", runs: 1, windowAt: map[[2]int]string{{0, 2}: "宠物", {0, 4}: "宠物医院", {1, 3}: "物医院", {2, 2}: "医院"}, absent: [][2]int{{3, 2}, {2, 3}}},
-		{q: "我们的猫", runs: 1, windowAt: map[[2]int]string{{1, 2}: "们的", {0, 3}: "我们的"}, absent: [][2]int{{0, 2}}}, // 我们 is a stopword
+		{q: "宠物医院", runs: 1, windowAt: map[[2]int]string{{0, 2}: "宠物", {0, 4}: "宠物医院", {1, 3}: "物医院", {2, 2}: "医院", {3, 1}: "院"}, absent: [][2]int{{3, 2}, {2, 3}}},
+		{q: "我们的猫", runs: 1, windowAt: map[[2]int]string{{1, 2}: "们的", {0, 3}: "我们的", {3, 1}: "猫", {1, 1}: "们"}, absent: [][2]int{{0, 2}, {0, 1}, {2, 1}}}, // 我们, 我 and 的 are stopwords
 		{q: "redis 猫", runs: 0}, // a 1-char run is a plain term
 	}
 	for _, tc := range tests {
@@ -58,13 +61,13 @@ func TestNewLexQueryRuns(t *testing.T) {
 				t.Fatalf("runs = %d, want %d", len(lq.runs), tc.runs)
 			}
 			for at, w := range tc.windowAt {
-				i := lq.runs[0][at[0]][at[1]-2]
+				i := lq.runs[0][at[0]][at[1]-1]
 				if i < 0 || lq.terms[i] != w || !lq.inRun[i] {
 					t.Errorf("window at %v = %d, want %q", at, i, w)
 				}
 			}
 			for _, at := range tc.absent {
-				if i := lq.runs[0][at[0]][at[1]-2]; i >= 0 {
+				if i := lq.runs[0][at[0]][at[1]-1]; i >= 0 {
 					t.Errorf("window at %v = %q, want none", at, lq.terms[i])
 				}
 			}
