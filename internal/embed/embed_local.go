@@ -289,7 +289,7 @@ func (e *localEmbedder) EmbedQueryWeighted(ctx context.Context, query string, w 
 	var vecs [][]float32
 	var err error
 	if e.spm != nil {
-		vecs, err = e.fuse.embed(ctx, []string{query}, useLiteDim, e.embedLoaded,
+		vecs, err = e.fuse.embed(ctx, []string{query}, useLiteDim, e.denseQuery,
 			func(t string) []float32 { return hashVectorWeighted(t, w) })
 	} else {
 		vecs, err = e.EmbedQueries(ctx, []string{query})
@@ -304,6 +304,12 @@ func (e *localEmbedder) EmbedQueryWeighted(ctx context.Context, query string, w 
 // instruction (e.g. bge's "为这个句子生成表示以用于检索相关文章：") is prepended.
 // USE-lite embeds queries and documents alike.
 func (e *localEmbedder) EmbedQueries(ctx context.Context, queries []string) ([][]float32, error) {
+	if e.spm != nil {
+		if err := e.WaitReady(ctx); err != nil {
+			return nil, err
+		}
+		return e.fuse.embed(ctx, queries, useLiteDim, e.denseQuery, hashVector)
+	}
 	if e.bert == nil || e.cfg.QueryPrefix == "" {
 		return e.Embed(ctx, queries)
 	}
@@ -312,6 +318,44 @@ func (e *localEmbedder) EmbedQueries(ctx context.Context, queries []string) ([][
 		prefixed[i] = e.cfg.QueryPrefix + q
 	}
 	return e.Embed(ctx, prefixed)
+}
+
+// denseQuery is USE-lite's reading of queries. The encoder reads 128
+// pieces and drops the rest, so a longer query (a pasted conversation, whose
+// latest turns matter most) is read in consecutive windows of at most that
+// many pieces (useLiteTokenizer.windows) and their vectors are averaged:
+// its end counts as much as its start. A query that fits is read as stored
+// texts are, so short queries embed exactly as before. Tuning halves, hit@5
+// before → after: MADial-Bench en 0.76 → 0.80 (keyword-only 0.78), zh 0.78
+// → 0.80; the synthetic dialogues, notes and conversations, whose queries
+// fit one window, unchanged.
+func (e *localEmbedder) denseQuery(ctx context.Context, texts []string) ([][]float32, error) {
+	var flat []string
+	var owner []int
+	for i, t := range texts {
+		for _, w := range e.spm.windows(t) {
+			flat = append(flat, w)
+			owner = append(owner, i)
+		}
+	}
+	vecs, err := e.embedLoaded(ctx, flat)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	for k, v := range vecs {
+		i := owner[k]
+		if out[i] == nil {
+			out[i] = make([]float32, len(v))
+		}
+		for d, x := range v {
+			out[i][d] += x
+		}
+	}
+	for _, v := range out {
+		normalize(v)
+	}
+	return out, nil
 }
 
 // embedLoaded tokenises, sorts by length (so batches pad little), runs the

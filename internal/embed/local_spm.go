@@ -156,6 +156,41 @@ func (t *useLiteTokenizer) encode(s string) []int32 {
 	return out
 }
 
+// useLiteQueryWindows bounds how many encoder windows one query is read in
+// (denseQuery): the scorer already cuts queries to 4 Ki runes, about 6
+// windows of English.
+const useLiteQueryWindows = 8
+
+// windows cuts text at word boundaries into consecutive pieces the encoder
+// reads whole (at most useLiteMaxTokens pieces each, useLiteQueryWindows
+// in all): the text itself when it fits. A word longer than a window is a
+// window of its own, cut by tokens as any text is.
+func (t *useLiteTokenizer) windows(text string) []string {
+	words := strings.Fields(text)
+	var out []string
+	var cur []string
+	n := 0
+	for _, w := range words {
+		k := len(t.encode(w))
+		if n+k > useLiteMaxTokens && len(cur) > 0 {
+			out = append(out, strings.Join(cur, " "))
+			if len(out) == useLiteQueryWindows {
+				return out
+			}
+			cur, n = nil, 0
+		}
+		cur = append(cur, w)
+		n += k
+	}
+	if len(out) == 0 {
+		return []string{text}
+	}
+	if len(cur) > 0 {
+		out = append(out, strings.Join(cur, " "))
+	}
+	return out
+}
+
 // tokens returns the model input for one text: cleaned, encoded, cut to the
 // encoder's 128-piece window, and never empty (an empty text becomes "▁" so
 // every row of a batch gets a defined, non-zero vector).

@@ -140,3 +140,33 @@ func TestLocalUSELiteLoadVocabErrors(t *testing.T) {
 		t.Fatal("missing file: no error")
 	}
 }
+
+// TestLocalUSELiteQueryWindows: a query the encoder reads whole is one
+// window, itself; a longer one is cut at words into windows the encoder
+// reads whole, in order, losing no word, and never into more than
+// useLiteQueryWindows.
+func TestLocalUSELiteQueryWindows(t *testing.T) {
+	tok := localTestUSELiteTokenizer(t)
+	short := "Bart: I'm going to perform a magic trick at the New Year's Eve party!"
+	if got := tok.windows(short); !reflect.DeepEqual(got, []string{short}) {
+		t.Fatalf("short query: %q, want itself", got)
+	}
+	turn := "Bart: I'm really looking forward to that evening; I want to make it very special!"
+	long := strings.TrimSpace(strings.Repeat(turn+" ", 12))
+	got := tok.windows(long)
+	if len(got) < 2 {
+		t.Fatalf("a %d-piece query is one window", len(tok.encode(long)))
+	}
+	for i, w := range got {
+		if n := len(tok.encode(w)); n > useLiteMaxTokens {
+			t.Errorf("window %d has %d pieces, over %d", i, n, useLiteMaxTokens)
+		}
+	}
+	if strings.Join(got, " ") != strings.Join(strings.Fields(long), " ") {
+		t.Errorf("windows lose or reorder words")
+	}
+	huge := strings.Repeat(turn+" ", 400)
+	if got := tok.windows(huge); len(got) != useLiteQueryWindows {
+		t.Errorf("a huge query: %d windows, want the bound %d", len(got), useLiteQueryWindows)
+	}
+}
