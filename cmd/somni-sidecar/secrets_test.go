@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,14 +60,25 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 			s.call("shutdown", nil, nil)
 			s.waitExit()
 			all := dirBytes(t, dir)
-			leaks := 0
+			index := dirBytes(t, dir, "index.sqlite")
+			total, leaks, indexLeaks := map[string]int{}, map[string]int{}, map[string]int{}
 			for _, l := range secrets {
-				if bytes.Contains(all, []byte(l.Secret)) {
-					leaks++
-					t.Errorf("%s: %q reached disk", ch.name, l.Name)
+				h, secret := l.Half(), l.Secret
+				if ch.name == "add_intention" {
+					secret = strings.ReplaceAll(secret, "\n", " ") // as the feed flattened it
+				}
+				total[h]++
+				if bytes.Contains(index, []byte(secret)) {
+					indexLeaks[h]++
+				}
+				if bytes.Contains(all, []byte(secret)) {
+					leaks[h]++
+					t.Errorf("%s: [%s] %q reached disk", ch.name, h, l.Name)
 				}
 			}
-			t.Logf("%s: %d secret formats, %d reached disk", ch.name, len(secrets), leaks)
+			for _, h := range []string{testutil.Tuning, testutil.HeldOut} {
+				t.Logf("%s %s: %d secret formats, %d reached disk (%d in index.sqlite, %d bytes)", ch.name, h, total[h], leaks[h], indexLeaks[h], len(index))
+			}
 		})
 	}
 	t.Run("look-alikes through capture", func(t *testing.T) {
@@ -79,45 +91,66 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 		s.call("shutdown", nil, nil)
 		s.waitExit()
 		all := dirBytes(t, dir)
-		changed := 0
+		total, changed := map[string]int{}, map[string]int{}
 		for _, l := range ordinary {
+			total[l.Half()]++
 			if !bytes.Contains(all, []byte(l.Text)) {
-				changed++
-				t.Logf("changed: %q", l.Name)
+				changed[l.Half()]++
+				t.Logf("changed: [%s] %q", l.Half(), l.Name)
 			}
 		}
-		t.Logf("%d ordinary texts, %d changed on the way to disk", len(ordinary), changed)
-		if changed > 1 {
-			t.Errorf("%d look-alikes mangled (target ≤ 1)", changed)
+		for _, h := range []string{testutil.Tuning, testutil.HeldOut} {
+			t.Logf("look-alikes %s: %d texts, %d changed on the way to disk", h, total[h], changed[h])
+		}
+		if n := changed[testutil.Tuning] + changed[testutil.HeldOut]; n > 1 {
+			t.Errorf("%d look-alikes mangled (target ≤ 1)", n)
 		}
 	})
 }
 
-// dreamCopying runs a dream whose model copies every secret into what it writes.
+// dreamCopying runs a dream whose model copies every corpus line into a knowledge entry of its own
+// (body and, flattened, description: a front-matter value the store quotes), and the first few
+// into an episode and the diary.
 func dreamCopying(t *testing.T, s *proc, ls []testutil.SecretLine) {
-	var body strings.Builder
-	for _, l := range ls {
-		body.WriteString(l.Text + "\n\n")
+	var diary strings.Builder
+	for _, l := range ls[:10] {
+		diary.WriteString(l.Text + "\n\n")
 	}
 	s.call("session.append", map[string]any{"sessionId": "d", "role": "user", "text": "remember the credentials"}, nil)
 	var closed struct{ Path string }
 	s.call("session.close", map[string]any{"sessionId": "d"}, &closed)
-	model := dreamtest.NewModel(dreamtest.Consolidate(dreamtest.Consolidation{
-		Fact:     dreamtest.Fact{Name: "credentials", Type: "fact", Description: "credentials " + ls[0].Secret, Body: body.String()},
-		Episode:  "the user pasted credentials " + strings.Join(secretsOf(ls[:5]), " "),
+	steps := dreamtest.Consolidate(dreamtest.Consolidation{
+		Fact:     dreamtest.Fact{Name: "credentials", Type: "fact", Description: "credentials " + ls[0].Secret, Body: ls[0].Text},
+		Episode:  "the user pasted credentials " + strings.Join(secretsOf(ls[:3]), " "),
 		SourceID: strings.TrimSuffix(filepath.Base(closed.Path), ".md"),
-		Diary:    "---\ntrigger: test\n---\n\n" + body.String(),
+		Diary:    "---\ntrigger: test\n---\n\n" + diary.String(),
 		Summary:  "copied",
 		Usage:    dream.Usage{PromptTokens: 1},
-	})...)
+	})
+	// One entry per line, in turns of at most 30 calls, before the decay-and-diary turn.
+	var copies []dreamtest.Step
+	for i := 0; i < len(ls); i += 30 {
+		var calls []dreamtest.Call
+		for j := i; j < min(i+30, len(ls)); j++ {
+			desc := []rune(strings.Join(strings.Fields(ls[j].Text), " "))
+			calls = append(calls, dreamtest.Call{Name: "create_knowledge", Args: map[string]any{
+				"name": fmt.Sprintf("secret-%03d", j), "entry_type": "fact",
+				"description": string(desc[:min(len(desc), 480)]), "body": ls[j].Text,
+			}})
+		}
+		copies = append(copies, dreamtest.Step{Calls: calls, Usage: dream.Usage{PromptTokens: 1}})
+	}
+	last := len(steps) - 2
+	steps = append(steps[:last:last], append(copies, steps[last:]...)...)
+	model := dreamtest.NewModel(steps...)
 	dreamHost(s, model)
 	var run struct{ Status, Reason string }
 	s.call("sleep.run", map[string]any{"trigger": "test"}, &run)
 	if run.Status != "deep_sleep" {
 		t.Fatalf("sleep.run = %+v", run)
 	}
-	if !strings.Contains(strings.Join(model.ToolReplies(), "\n"), "credentials") {
-		t.Fatalf("the dream wrote nothing: %v", model.ToolReplies())
+	if n := strings.Count(strings.Join(model.ToolReplies(), "\n"), "Created knowledge entry secret-"); n != len(ls) {
+		t.Fatalf("the dream wrote %d of %d entries: %q", n, len(ls), model.ToolReplies())
 	}
 }
 
@@ -129,12 +162,13 @@ func secretsOf(ls []testutil.SecretLine) []string {
 	return out
 }
 
-// dirBytes is every regular file under dir, concatenated.
-func dirBytes(t *testing.T, dir string) []byte {
+// dirBytes is every regular file under dir, concatenated; with a prefix, only the files whose
+// name starts with it (index.sqlite and its journals).
+func dirBytes(t *testing.T, dir string, prefix ...string) []byte {
 	t.Helper()
 	var all bytes.Buffer
 	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
+		if err == nil && fi.Mode().IsRegular() && (len(prefix) == 0 || strings.HasPrefix(fi.Name(), prefix[0])) {
 			data, _ := os.ReadFile(p)
 			all.Write(data)
 			all.WriteByte(0)

@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"hash/fnv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,26 +70,11 @@ func TestRedactLeavesNormalTextAlone(t *testing.T) {
 	}
 }
 
-// heldOut splits the corpus by a property of the name alone, so adding a line never moves others
-// between halves; rules are tuned on the other half and the held-out numbers are the honest ones.
-func heldOut(name string) bool {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return h.Sum32()%2 == 1
-}
-
-func half(name string) string {
-	if heldOut(name) {
-		return "held-out"
-	}
-	return "tuning"
-}
-
 func TestRedactCorpusSecrets(t *testing.T) {
 	lines := testutil.SecretCorpus(t, "secrets.jsonl")
 	total, leaks := map[string]int{}, map[string]int{}
 	for _, l := range lines {
-		h := half(l.Name)
+		h := l.Half()
 		total[h]++
 		if !strings.Contains(l.Text, l.Secret) {
 			t.Errorf("%s: corpus line does not contain its secret", l.Name)
@@ -101,7 +85,7 @@ func TestRedactCorpusSecrets(t *testing.T) {
 			t.Errorf("[%s] %s leaked: %q", h, l.Name, out)
 		}
 	}
-	for _, h := range []string{"tuning", "held-out"} {
+	for _, h := range []string{testutil.Tuning, testutil.HeldOut} {
 		t.Logf("secrets %s: %d/%d leaked", h, leaks[h], total[h])
 	}
 }
@@ -110,18 +94,18 @@ func TestRedactCorpusOrdinary(t *testing.T) {
 	lines := testutil.SecretCorpus(t, "ordinary.jsonl")
 	total, changed := map[string]int{}, map[string]int{}
 	for _, l := range lines {
-		h := half(l.Name)
+		h := l.Half()
 		total[h]++
 		if out := Text(l.Text); out != l.Text {
 			changed[h]++
 			t.Logf("[%s] %s changed:\n  in:  %q\n  out: %q", h, l.Name, l.Text, out)
 		}
 	}
-	for _, h := range []string{"tuning", "held-out"} {
+	for _, h := range []string{testutil.Tuning, testutil.HeldOut} {
 		t.Logf("ordinary %s: %d/%d changed", h, changed[h], total[h])
 	}
 	// One miss is tolerated because a detector that never errs this way would have to let real secrets through.
-	if n := changed["tuning"] + changed["held-out"]; n > 1 {
+	if n := changed[testutil.Tuning] + changed[testutil.HeldOut]; n > 1 {
 		t.Errorf("%d ordinary texts changed, want at most 1", n)
 	}
 }
