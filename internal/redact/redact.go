@@ -25,6 +25,12 @@ func TextCount(text string) (string, int) {
 	if text == "" || !mayContainSecret(text) {
 		return text, 0
 	}
+	return applySpans(text, findSpans(text, 0))
+}
+
+// findSpans runs every check on text and, when text holds string escapes, on its unescaped view
+// (depth counts the layers already read through).
+func findSpans(text string, depth int) []span {
 	spans := contextSpans(text)
 	if hasLongToken(text) {
 		// gitleaks rules end a token at quotes, blanks or line ends; a tool
@@ -33,7 +39,13 @@ func TextCount(text string) (string, int) {
 		// is located in the original.
 		spans = append(spans, detectorSpans(strings.Map(bracketToSpace, text))...)
 	}
-	return applySpans(text, spans)
+	spans = append(spans, bareSpans(text)...)
+	if depth < maxUnescapeDepth && hasEscape(text) {
+		if v := unescapeView(text); mayContainSecret(v.view) {
+			spans = append(spans, v.spansIn(findSpans(v.view, depth+1))...)
+		}
+	}
+	return spans
 }
 
 var (

@@ -66,11 +66,16 @@ var contextRules = []contextRule{
 	// "the root password on", "my password is en": a password said in a sentence.
 	// In prose a password ends at whitespace only, so "Tr0ub4dor&3" stays whole.
 	{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
-	// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword
-	// followed by an ASCII value; "密码是什么" or "口令验证失败" continue in Chinese and stay.
-	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌)\s*(?:是|为|:|：|=)?\s*(?P<v>[\x21-\x7e]+)`), class: classPassword},
-	// "token 是", "api key 是": an English key name with a Chinese copula.
-	{re: regexp.MustCompile(`(?i)\b(?P<k>token|api[ _\-]?key|secret|password|passwd|key)\s*(?:是|为|：)\s*(?P<v>[\x21-\x7e]+)`), class: classPassword},
+	// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword,
+	// a copula or colon (one or more: "是：") and an ASCII value, quoted or not; "密码是什么" or
+	// "口令验证失败" continue in Chinese and stay.
+	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)(?:\s*(?:是|为|:|：|=))+\s*` + cjkValue), class: classPassword},
+	// Without a copula the next word is a value only when it is not a plain word ("口令 Sunny2024go"):
+	// "密钥 rotation" and "令牌 bucket" are prose.
+	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)\s*` + cjkValue), class: classToken},
+	// "token 是", "api key 是", "AccessKeySecret 为", "appSecret 为": an English or CamelCase key name
+	// with a Chinese copula or colon.
+	{re: regexp.MustCompile(`(?i)(?P<k>[a-z0-9_]*(?:token|api[ _\-]?key|key ?secret|secret|password|passwd|key))(?:\s*(?:是|为|：))+\s*` + cjkValue), classOf: classOfKey},
 	// "telegram bot token": <bot id>:AA<33 chars>, also inside api.telegram.org/bot… URLs.
 	{re: regexp.MustCompile(`(?P<v>\b\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b|/bot(?P<v>\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b`), class: classAny},
 	// "deepseek api key" and short sk-ant-/sk-proj- test keys: gitleaks knows OpenAI keys only by their
@@ -80,9 +85,24 @@ var contextRules = []contextRule{
 	{re: regexp.MustCompile(`\b(?P<v>[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})\b`), class: classGenerated},
 	// "notion token": a key name followed directly by a generated-looking value, no "is" or colon.
 	{re: regexp.MustCompile(`(?i)\b(?:secret|token|key)\s+(?P<v>[A-Za-z0-9_\-.]{16,})`), class: classGenerated},
-	// "discord webhook": the id/token path of webhook URLs is the credential.
-	{re: regexp.MustCompile(`https://(?:(?:canary\.|ptb\.)?discord(?:app)?\.com/api/webhooks|hooks\.slack\.com/(?:services|workflows|triggers))/(?P<v>[A-Za-z0-9/_\-]+)`), class: classAny},
+	// "discord webhook", "teams webhook", "feishu bot hook": on the webhook hosts of chat services the
+	// path after the endpoint is the credential (query tokens, as DingTalk's access_token=, are
+	// key=value pairs). JSON writers may escape the slashes.
+	{re: regexp.MustCompile(`https:(?:\\?/){2}(?:(?:canary\.|ptb\.)?discord(?:app)?\.com\\?/api\\?/webhooks|hooks\.slack\.com\\?/(?:services|workflows|triggers)|[a-z0-9\-]+\.webhook\.office\.com\\?/webhookb2|outlook\.office(?:365)?\.com\\?/webhook|open\.(?:feishu\.cn|larksuite\.com)\\?/open-apis\\?/bot\\?/v2\\?/hook|hooks\.zapier\.com\\?/hooks\\?/catch|maker\.ifttt\.com\\?/(?:use|trigger\\?/[^/\s]+\\?/with\\?/key))\\?/(?P<v>[A-Za-z0-9/\\@_\-]+)`), class: classAny},
+	// "mattermost hook": any host's /hooks/ or /webhook(s)/ endpoint followed by a generated id
+	// (Mattermost, Rocket.Chat, n8n, self-hosted GitLab); /hooks/docs stays.
+	{re: regexp.MustCompile(`(?i)://[^/\s]+(?:/[^/\s?#]+)*?/(?:hooks?|webhooks?)/(?P<v>[A-Za-z0-9_\-]{16,}(?:/[A-Za-z0-9_\-]+)*)`), class: classGenerated},
+	// "sentry dsn", "key as url user": a generated key as a URL's user, with or without a password.
+	{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<v>[A-Za-z0-9_\-]{16,}):?@`), class: classGenerated},
+	// "netrc heroku", "netrc one line": .netrc's machine/login/password, on one line or several.
+	{re: regexp.MustCompile(`(?i)\b(?:machine\s+\S+\s+)?login\s+\S+\s+(?:account\s+\S+\s+)?password\s+(?P<v>\S+)`), class: classPassword},
+	// "pgpass line": .pgpass's host:port:database:user:password.
+	{re: regexp.MustCompile(`(?m)(?:^|["'\s])[A-Za-z0-9.\-*]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:"']+)(?:$|["'\s])`), class: classPassword},
 }
+
+// cjkValue is the value after a Chinese keyword: quoted (ASCII or full-width quotes) or a run of
+// printable ASCII.
+const cjkValue = `(?:"(?P<v>[^"\n]+)"|“(?P<v>[^”\n]+)”|'(?P<v>[^'\n]+)'|(?P<v>[\x21-\x7e]+))`
 
 func classOfKey(key string) valueClass {
 	k := strings.ToLower(key)
@@ -100,7 +120,8 @@ func classOfKey(key string) valueClass {
 // contextTriggers are lowercase substrings without which no context rule can match.
 var contextTriggers = []string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
 	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
-	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "密码", "口令", "密钥", "秘钥", "私钥", "令牌"}
+	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine", "密码", "口令", "密钥", "秘钥", "私钥",
+	"令牌", "授权码"}
 
 // mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
 // long random-looking token, and skip every regex.
@@ -114,7 +135,7 @@ func mayContainSecret(text string) bool {
 			return true
 		}
 	}
-	return false
+	return digitCount(text) >= 13 || hasWordRun(text)
 }
 
 // hasLongToken reports a run of token characters that could be a generated secret: 12+ with a digit,
@@ -168,7 +189,7 @@ func contextSpans(text string) []span {
 					}
 				}
 			}
-			if vs < 0 || (key == "" && r.classOf != nil) {
+			if vs < 0 || (r.classOf != nil && !secretKeyName(key)) {
 				continue
 			}
 			class := r.class

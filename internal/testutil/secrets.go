@@ -22,6 +22,9 @@ type SecretLine struct {
 const (
 	Tuning  = "tuning"
 	HeldOut = "held-out"
+	// HeldOutLeakBudget is how many held-out secrets leaked through Text when the rules were last
+	// tuned: a test fails above it (a regression), never names the misses.
+	HeldOutLeakBudget = 4
 )
 
 // Half is the corpus half of a line, from its name alone, so adding a line never moves others
