@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,10 +16,10 @@ import (
 
 // TestSecretsNeverReachDisk sends the secret corpus down every channel that
 // writes to disk — capture (messages and tool calls), add_intention, and a
-// dream whose model copies the secrets into knowledge, an episode, a profile
-// and its diary — then searches every byte under the data dir (index.sqlite
-// included) for each secret. The look-alike corpus goes through capture and
-// must come out unchanged.
+// dream whose model copies the secrets into knowledge entries, an episode and
+// its diary — then searches every byte under the data dir (index.sqlite
+// included) for each secret, counting the tuning and held-out halves apart.
+// The look-alike corpus goes through capture and must come out unchanged.
 func TestSecretsNeverReachDisk(t *testing.T) {
 	secrets := testutil.SecretCorpus(t, "secrets.jsonl")
 	ordinary := testutil.SecretCorpus(t, "ordinary.jsonl")
@@ -32,6 +33,14 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 		}},
 		{name: "session.tool", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			s.call("session.tool", map[string]any{"sessionId": "c", "call": "exec-shell(" + l.Text + ")", "result": l.Text, "reason": l.Text}, nil)
+		}},
+		// The plugin captures a tool call as name(JSON arguments): the text arrives escaped.
+		{name: "session.tool json args", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
+			args, err := json.Marshal(map[string]any{"path": "notes.md", "content": l.Text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.call("session.tool", map[string]any{"sessionId": "c", "call": "write_file(" + string(args) + ")", "result": string(args)}, nil)
 		}},
 		{name: "add_intention", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			what := strings.ReplaceAll(l.Text, "\n", " ")
@@ -61,24 +70,19 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 			s.waitExit()
 			all := dirBytes(t, dir)
 			index := dirBytes(t, dir, "index.sqlite")
-			total, leaks, indexLeaks := map[string]int{}, map[string]int{}, map[string]int{}
-			for _, l := range secrets {
-				h, secret := l.Half(), l.Secret
+			if len(index) == 0 {
+				t.Errorf("%s: no index.sqlite to search", ch.name)
+			}
+			// As the feed flattened it for add_intention.
+			onDisk := func(b []byte, l testutil.SecretLine) bool {
+				secret := l.Secret
 				if ch.name == "add_intention" {
-					secret = strings.ReplaceAll(secret, "\n", " ") // as the feed flattened it
+					secret = strings.ReplaceAll(secret, "\n", " ")
 				}
-				total[h]++
-				if bytes.Contains(index, []byte(secret)) {
-					indexLeaks[h]++
-				}
-				if bytes.Contains(all, []byte(secret)) {
-					leaks[h]++
-					t.Errorf("%s: [%s] %q reached disk", ch.name, h, l.Name)
-				}
+				return bytes.Contains(b, []byte(secret))
 			}
-			for _, h := range []string{testutil.Tuning, testutil.HeldOut} {
-				t.Logf("%s %s: %d secret formats, %d reached disk (%d in index.sqlite, %d bytes)", ch.name, h, total[h], leaks[h], indexLeaks[h], len(index))
-			}
+			testutil.CheckLeaks(t, ch.name, secrets, func(l testutil.SecretLine) bool { return onDisk(all, l) })
+			testutil.CheckLeaks(t, ch.name+" index.sqlite", secrets, func(l testutil.SecretLine) bool { return onDisk(index, l) })
 		})
 	}
 	t.Run("look-alikes through capture", func(t *testing.T) {
@@ -96,7 +100,9 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 			total[l.Half()]++
 			if !bytes.Contains(all, []byte(l.Text)) {
 				changed[l.Half()]++
-				t.Logf("changed: [%s] %q", l.Half(), l.Name)
+				if l.Half() == testutil.Tuning {
+					t.Logf("changed: %q", l.Name)
+				}
 			}
 		}
 		for _, h := range []string{testutil.Tuning, testutil.HeldOut} {

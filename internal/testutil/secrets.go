@@ -23,7 +23,7 @@ const (
 	Tuning  = "tuning"
 	HeldOut = "held-out"
 	// HeldOutLeakBudget is how many held-out secrets leaked through Text when the rules were last
-	// tuned: a test fails above it (a regression), never names the misses.
+	// tuned: a test fails above it (a regression); CheckLeaks never names the misses.
 	HeldOutLeakBudget = 4
 )
 
@@ -63,4 +63,32 @@ func SecretCorpus(tb testing.TB, file string) []SecretLine {
 		tb.Fatalf("%s: %v", file, err)
 	}
 	return lines
+}
+
+// CheckLeaks counts the lines of the secret corpus whose secret leaked (as the caller's leaked
+// judges), per half, and logs the counts under what. A leak of the tuning half fails the test by
+// name; held-out leaks are counted, not named (naming them invites a rule written against them),
+// and fail the test only past HeldOutLeakBudget.
+func CheckLeaks(tb testing.TB, what string, lines []SecretLine, leaked func(SecretLine) bool) map[string]int {
+	tb.Helper()
+	total, leaks := map[string]int{}, map[string]int{}
+	for _, l := range lines {
+		h := l.Half()
+		total[h]++
+		if !leaked(l) {
+			continue
+		}
+		leaks[h]++
+		if h == Tuning {
+			tb.Errorf("%s: [%s] %q leaked", what, h, l.Name)
+		}
+	}
+	for _, h := range []string{Tuning, HeldOut} {
+		tb.Logf("%s %s: %d/%d secret formats leaked", what, h, leaks[h], total[h])
+	}
+	if leaks[HeldOut] > HeldOutLeakBudget {
+		tb.Errorf("%s: %d held-out secrets leaked, more than the %d measured when the rules were last tuned",
+			what, leaks[HeldOut], HeldOutLeakBudget)
+	}
+	return leaks
 }
