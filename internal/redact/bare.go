@@ -11,7 +11,7 @@ import (
 //
 // A token is a run of base64/base64url characters (letters, digits, + / _ -, = only as padding); dots
 // and colons end it, so host names, file names and "sha256:…" split into parts. A token is a secret when it is
-//   - long: 20+ characters, or a body of 24+ after a lowercase vendor prefix (gsk_, napi_, lsv2_pt_);
+//   - long: 20+ characters, or a body of 26+ after a lowercase vendor prefix (gsk_, napi_, lsv2_pt_);
 //   - random: Shannon entropy over its characters at least entropyShare of the most its alphabet
 //     allows at that length (log2 of min(length, alphabet size)): random base62 of 20–64 characters
 //     measures 0.85–0.9 of it at the 1st percentile, prose identifiers 0.75–0.85;
@@ -26,7 +26,7 @@ import (
 // data: URIs and certificate or public key blocks.
 const (
 	minBareToken   = 20
-	minPrefixBody  = 24
+	minPrefixBody  = 26 // Stripe's object ids (ch_, pi_, evt_) have 24
 	maxBareToken   = 256
 	entropyShare   = 0.8
 	wordShare      = 0.7

@@ -31,11 +31,11 @@ func cardSpans(text string) []span {
 	var spans []span
 	context := -1 // unknown until a run of digits needs it
 	for _, m := range cardRe.FindAllStringIndex(text, -1) {
-		raw := text[m[0]:m[1]]
-		digits := strings.NewReplacer(" ", "", "-", "").Replace(raw)
-		if len(digits) < 13 || len(digits) > 19 || !luhn(digits) || !cardNetwork(digits) || testCards[digits] {
+		raw, digits, ok := cardIn(text[m[0]:m[1]])
+		if !ok {
 			continue
 		}
+		m[1] = m[0] + len(raw)
 		if grouped := digits != raw; grouped && !cardGroups(raw) {
 			continue
 		} else if !grouped {
@@ -54,6 +54,26 @@ func cardSpans(text string) []span {
 		}
 	}
 	return spans
+}
+
+// cardIn finds the card number at the start of a match: the match may run on into an expiry month
+// or a security code written after the number ("4539 1488 0343 6467 09/28"), so groups are dropped
+// from its end until the digits pass the checks.
+func cardIn(raw string) (string, string, bool) {
+	for {
+		digits := strings.NewReplacer(" ", "", "-", "").Replace(raw)
+		if len(digits) < 13 {
+			return "", "", false
+		}
+		if len(digits) <= 19 && luhn(digits) && cardNetwork(digits) && !testCards[digits] {
+			return raw, digits, true
+		}
+		cut := strings.LastIndexAny(raw, " -")
+		if cut < 0 {
+			return "", "", false
+		}
+		raw = raw[:cut]
+	}
 }
 
 func btoi(b bool) int {
