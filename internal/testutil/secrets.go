@@ -24,7 +24,7 @@ const (
 	HeldOut = "held-out"
 	// HeldOutLeakBudget is how many held-out secrets leaked through Text when the rules were last
 	// tuned: a test fails above it (a regression); CheckLeaks never names the misses.
-	HeldOutLeakBudget = 4
+	HeldOutLeakBudget = 3
 )
 
 // Half is the corpus half of a line, from its name alone, so adding a line never moves others
