@@ -21,8 +21,8 @@ import (
 //   - of a secret's alphabet: upper, lower and digits when bare; letters and digits after a prefix;
 //
 // and not one of what is stored on purpose: hex alone (commit ids, checksums, digests: a hex secret
-// needs a keyword, a prefix or a key id beside it), UUIDs, paths and URLs (their rules are the webhook
-// and DSN rules), hashes named by their algorithm (sha512-…, h1:…), SSH public key blobs (AAAA…),
+// needs a keyword, a prefix or a key id beside it), UUIDs, paths, shell variables and URLs (their
+// rules are the webhook and DSN rules), hashes named by their algorithm (sha512-…, h1:…), SSH public key blobs (AAAA…),
 // data: URIs and certificate or public key blocks.
 const (
 	minBareToken   = 20
@@ -124,7 +124,8 @@ func storedOnPurpose(text string, i, j int) bool {
 	switch {
 	case strings.Contains(word, "://"), strings.Contains(word, "base64,"), strings.Contains(word, "=/"),
 		strings.HasPrefix(word, "/"), strings.HasPrefix(word, "~/"), strings.HasPrefix(word, "./"),
-		strings.HasPrefix(word, "../"), strings.HasPrefix(text[i:j], "AAAA"):
+		strings.HasPrefix(word, "../"), strings.HasPrefix(word, "$"), strings.HasPrefix(text[i:j], "AAAA"),
+		pathLike(text[i:j]):
 		return true
 	}
 	if i > 0 && text[i-1] == ':' { // h1:…, sha256:…
@@ -132,6 +133,21 @@ func storedOnPurpose(text string, i, j int) bool {
 		return hashName(pre)
 	}
 	return false
+}
+
+// pathLike is a relative path: two or more of its segments are lower case names (memory/intentions/…,
+// test/e2e/demo); the segments of random base64 mix cases.
+func pathLike(tok string) bool {
+	if !strings.Contains(tok, "/") {
+		return false
+	}
+	names := 0
+	for _, seg := range strings.Split(tok, "/") {
+		if len(seg) >= 3 && strings.ToLower(seg) == seg && strings.IndexFunc(seg, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0 {
+			names++
+		}
+	}
+	return names >= 2
 }
 
 // hashName is a hash algorithm's name as it prefixes a digest (sha512-…, sha256:…, h1:…).

@@ -31,6 +31,8 @@ var (
 		"object": true, "translation": true, "i18n": true, "message": true, "dedup": true, "dedupe": true,
 		"idempotency": true, "cluster": true, "hash": true, "react": true, "dict": true, "json": true,
 	}
+	// keyTail are the words that may follow "key" in a name that still holds the key itself.
+	keyTail = map[string]bool{"id": true, "data": true, "value": true, "secret": true, "b64": true, "base64": true, "hex": true, "pem": true}
 	// aboutSecret are the words after a secret word that make the name refer to it instead.
 	aboutSecret = map[string]bool{
 		"name": true, "names": true, "path": true, "file": true, "dir": true, "url": true, "uri": true,
@@ -67,6 +69,13 @@ func secretKeyName(key string) bool {
 
 func secretWord(w string, words []string, i int) bool {
 	if w == "key" {
+		// The key is the name's last word or carries only its id or data after it (private_key_id,
+		// client-key-data); KeyLastUsed or KEY_VAULT_NAME only start with it.
+		for _, after := range words[i+1:] {
+			if !keyTail[after] {
+				return false
+			}
+		}
 		return i == 0 || !tableKeys[words[i-1]]
 	}
 	if secretWords[w] {

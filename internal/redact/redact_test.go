@@ -62,6 +62,16 @@ func TestRedactLeavesNormalTextAlone(t *testing.T) {
 		"The key insight: basic things first.",
 		"域名下周到期，记得提醒我续费",
 		"call: exec-shell(\"npm run migrate\")",
+		// Code, lock files and paths from this repository that earlier rules changed.
+		"      key: 'data-dir',",
+		`        "verdaccio-htpasswd": "13.1.3"`,
+		"      '@deepseek-ai/dsh-credentials': ^0.1.0-rc.8",
+		`	KeyLastUsed    = "last_used"`,
+		"			Model: cfg.httpModel, APIKey: cfg.httpKey}, logger)",
+		`exec node "$PLUGIN_DIR/test/e2e/demo.mjs"`,
+		`  "memory/intentions/pi-20261129-001/INTENT.md": ` + "`---",
+		"	u := Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}",
+		"// \"密钥 rotation\" and \"令牌 bucket\" are prose.",
 	}
 	for _, txt := range texts {
 		if got := Text(txt); got != txt {

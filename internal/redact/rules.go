@@ -75,9 +75,9 @@ var contextRules = []contextRule{
 	// a copula or colon (one or more: "是：") and an ASCII value, quoted or not; "密码是什么" or
 	// "口令验证失败" continue in Chinese and stay.
 	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)(?:\s*(?:是|为|:|：|=))+\s*` + cjkValue), class: classPassword, need: cjkKeys},
-	// Without a copula the next word is a value only when it is not a plain word ("口令 Sunny2024go"):
-	// "密钥 rotation" and "令牌 bucket" are prose.
-	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)\s*` + cjkValue), class: classToken, need: cjkKeys},
+	// Without a copula the next word is a value only when it is not a plain word ("口令 Sunny2024go"),
+	// and a quote or bracket ends it: "密钥 rotation" and (“令牌 bucket”) are prose.
+	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)\s*(?P<v>[^\s"'` + "`" + `,;()\[\]{}<>\x7f-\x{10FFFF}]+)`), class: classToken, need: cjkKeys},
 	// "token 是", "api key 是", "AccessKeySecret 为", "appSecret 为": an English or CamelCase key name
 	// with a Chinese copula or colon.
 	{re: regexp.MustCompile(`(?i)(?P<k>[a-z0-9_]*(?:token|api[ _\-]?key|key ?secret|secret|password|passwd|key))(?:\s*(?:是|为|：))+\s*` + cjkValue), classOf: classOfKey, need: []string{"是", "为", "："}},
@@ -246,6 +246,14 @@ var notPasswords = map[string]bool{
 	"my": true, "our": true, "their": true, "his": true, "her": true, "prompt": true, "ignored": true,
 }
 
+// versionRe is a version number (13.1.3, 0.1.0-rc.8): lock files pair them with package names that
+// contain "token" or "passwd".
+var versionRe = regexp.MustCompile(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?$`)
+
+// fieldRe is code reading a field (cfg.httpKey, opts.signal): a value of a key named like a secret
+// in source code, not a secret.
+var fieldRe = regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
+
 func acceptValue(v string, class valueClass) bool {
 	if v == "" || strings.HasPrefix(v, Marker) || strings.HasPrefix(v, "[REDACTED") {
 		return false
@@ -253,12 +261,13 @@ func acceptValue(v string, class valueClass) bool {
 	if class == classAny {
 		return true
 	}
-	// Placeholders, variables and paths are how docs and configs refer to a secret without holding one.
+	// Placeholders, variables, paths and version ranges are how docs, configs and lock files refer to
+	// a secret or a package without holding a secret.
 	switch v[0] {
-	case '$', '<', '{', '%', '/', '~', '*':
+	case '$', '<', '{', '%', '/', '~', '*', '^':
 		return false
 	}
-	if strings.HasPrefix(v, "./") || strings.Contains(v, "://") || strings.Contains(v, "...") {
+	if strings.HasPrefix(v, "./") || strings.Contains(v, "://") || strings.Contains(v, "...") || versionRe.MatchString(v) {
 		return false
 	}
 	var digits, letters, upper, lower, other int
@@ -272,6 +281,8 @@ func acceptValue(v string, class valueClass) bool {
 		case c >= 'a' && c <= 'z':
 			letters++
 			lower++
+		case c == '-' || c == '_' || c == '.':
+			// joins words: data-dir, last_used, opts.signal are names, not generated values
 		default:
 			other++
 		}
@@ -285,7 +296,7 @@ func acceptValue(v string, class valueClass) bool {
 	if class == classPassword {
 		return len(v) >= 3 && !notPasswords[strings.ToLower(v)]
 	}
-	if len(v) < 8 || letters == 0 {
+	if len(v) < 8 || letters == 0 || (digits == 0 && fieldRe.MatchString(v)) {
 		return false
 	}
 	return digits > 0 || (upper > 0 && lower > 0) || other > 0
