@@ -32,6 +32,8 @@ const (
 	wordShare      = 0.7
 	minDigitShare  = 0.1 // lower case bodies: digits tell a key from a word list
 	maxVendorAlpha = 8   // letters of a vendor prefix part
+	maxWordReach   = 512 // how far the word around a token is looked for
+	maxDottedParts = 4   // parts of an id.secret key joined by dots
 )
 
 // bareSpans returns the keyword-less secrets of text: random tokens, the secret beside a cloud key
@@ -115,10 +117,13 @@ func mixed(tok string) bool {
 
 // storedOnPurpose reports the tokens whose surroundings say they are a reference, not a secret.
 func storedOnPurpose(text string, i, j int) bool {
-	ws := strings.LastIndexAny(text[:i], " \t\n\r\"'`(<[{,") + 1
-	we := j + strings.IndexAny(text[j:], " \t\n\r\"'`)>]},")
+	// The word around the token, looked for within maxWordReach bytes: a text of tokens with no blank
+	// between them must not cost a scan to its start for each.
+	lo, hi := max(0, i-maxWordReach), min(len(text), j+maxWordReach)
+	ws := lo + strings.LastIndexAny(text[lo:i], " \t\n\r\"'`(<[{,") + 1
+	we := j + strings.IndexAny(text[j:hi], " \t\n\r\"'`)>]},")
 	if we < j {
-		we = len(text)
+		we = hi
 	}
 	word := text[ws:we]
 	switch {
@@ -129,7 +134,8 @@ func storedOnPurpose(text string, i, j int) bool {
 		return true
 	}
 	if i > 0 && text[i-1] == ':' { // h1:…, sha256:…
-		pre := text[strings.LastIndexAny(text[:i-1], " \t\n\r\"'`(=,")+1 : i-1]
+		pre := text[max(0, i-1-len("blake2b")) : i-1]
+		pre = pre[strings.LastIndexAny(pre, " \t\n\r\"'`(=,:")+1:]
 		return hashName(pre)
 	}
 	return false
@@ -282,7 +288,7 @@ func hasPublicBlock(text string) bool {
 // dottedEnd is where a run of tokens joined by single dots ends (id.secret keys, JWT-like tokens).
 func dottedEnd(text string, j int) int {
 	k := j
-	for k+1 < len(text) && text[k] == '.' && isTokenByte(text[k+1]) {
+	for parts := 1; parts < maxDottedParts && k+1 < len(text) && text[k] == '.' && isTokenByte(text[k+1]); parts++ {
 		k++
 		for k < len(text) && isTokenByte(text[k]) {
 			k++

@@ -186,3 +186,21 @@ func BenchmarkRedact(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRedactLongLine is one line with many findings (minified JSON, escaped or not): the cost
+// must grow with the line, not with findings × line (gitleaks checks allowlists per finding against
+// the whole line; the detector reads the text in chunks).
+func BenchmarkRedactLongLine(b *testing.B) {
+	for name, unit := range map[string]string{
+		"json":    `"token": "aB3dEfGh1JkLmN0pQrStU", `,
+		"escaped": `\"token\": \"aB3dEfGh1JkLmN0pQrStU\", `,
+		"tokens":  "aB3dEfGh1JkLmN0pQrStU:",
+	} {
+		text := strings.Repeat(unit, 1000)
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				_ = Text(text)
+			}
+		})
+	}
+}

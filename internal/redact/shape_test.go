@@ -3,6 +3,7 @@ package redact
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestUnescapeViewMapsBack(t *testing.T) {
@@ -78,4 +79,23 @@ func TestCardsAndSeeds(t *testing.T) {
 	if !strings.Contains(Text("card 4539 1488 0343 6467 cvv 713"), "cvv [REDACTED]") {
 		t.Errorf("the security code beside a card was kept: %q", Text("card 4539 1488 0343 6467 cvv 713"))
 	}
+}
+
+// FuzzText holds Text to what callers rely on for any input: no panic, valid UTF-8 stays valid, and
+// a second pass changes nothing.
+func FuzzText(f *testing.F) {
+	for _, s := range []string{`{"c":"{\"auth\": \"ZGVwbG95OnM0NGx6UXp3MkFtVmhLOWN4\"}"}`, "card 4539 1488 0343 6467 cvv 713",
+		strings.Repeat("abandon ", 11) + "about", "AKIAIDVWTFKTANGPVYQE djzYPzxiBzSlHNJqiJ5PqKfUg7z1xtn1DjaiZ9sH",
+		`\u5bc6\u7801\u662f Abc!2345`, "https://hooks.slack.com/services/T0/B0/x", "密钥是：abc123XYZ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		once := Text(in)
+		if utf8.ValidString(in) && !utf8.ValidString(once) {
+			t.Errorf("invalid UTF-8 from %q: %q", in, once)
+		}
+		if twice := Text(once); twice != once {
+			t.Errorf("not idempotent:\n  once:  %q\n  twice: %q", once, twice)
+		}
+	})
 }
