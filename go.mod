@@ -8,6 +8,7 @@ require (
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/sourcegraph/jsonrpc2 v0.2.3
 	github.com/sugarme/tokenizer v0.3.0
+	github.com/tyler-smith/go-bip39 v1.1.0
 	github.com/yalue/onnxruntime_go v1.27.0
 	github.com/zricethezav/gitleaks/v8 v8.30.1
 	golang.org/x/sys v0.49.0

@@ -271,11 +271,7 @@ func TestMCPRememberKeepsNoSecrets(t *testing.T) {
 	if !bytes.Contains(all, []byte("Remember: ")) {
 		t.Fatal("no note reached disk at all")
 	}
-	for _, l := range secrets {
-		if bytes.Contains(all, []byte(l.Secret)) {
-			t.Errorf("%q reached disk", l.Name)
-		}
-	}
+	testutil.CheckLeaks(t, "remember", secrets, func(l testutil.SecretLine) bool { return bytes.Contains(all, []byte(l.Secret)) })
 	t.Logf("%d secret formats through remember; %d results said secrets were replaced", len(secrets), told)
 	if told < len(secrets)/2 {
 		t.Errorf("only %d of %d results said secrets were replaced", told, len(secrets))

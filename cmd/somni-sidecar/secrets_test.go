@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +16,10 @@ import (
 
 // TestSecretsNeverReachDisk sends the secret corpus down every channel that
 // writes to disk — capture (messages and tool calls), add_intention, and a
-// dream whose model copies the secrets into knowledge, an episode, a profile
-// and its diary — then searches every byte under the data dir (index.sqlite
-// included) for each secret. The look-alike corpus goes through capture and
-// must come out unchanged.
+// dream whose model copies the secrets into knowledge entries, an episode and
+// its diary — then searches every byte under the data dir (index.sqlite
+// included) for each secret, counting the tuning and held-out halves apart.
+// The look-alike corpus goes through capture and must come out unchanged.
 func TestSecretsNeverReachDisk(t *testing.T) {
 	secrets := testutil.SecretCorpus(t, "secrets.jsonl")
 	ordinary := testutil.SecretCorpus(t, "ordinary.jsonl")
@@ -31,6 +33,14 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 		}},
 		{name: "session.tool", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			s.call("session.tool", map[string]any{"sessionId": "c", "call": "exec-shell(" + l.Text + ")", "result": l.Text, "reason": l.Text}, nil)
+		}},
+		// The plugin captures a tool call as name(JSON arguments): the text arrives escaped.
+		{name: "session.tool json args", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
+			args, err := json.Marshal(map[string]any{"path": "notes.md", "content": l.Text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.call("session.tool", map[string]any{"sessionId": "c", "call": "write_file(" + string(args) + ")", "result": string(args)}, nil)
 		}},
 		{name: "add_intention", feed: func(t *testing.T, s *proc, l testutil.SecretLine) {
 			what := strings.ReplaceAll(l.Text, "\n", " ")
@@ -59,14 +69,20 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 			s.call("shutdown", nil, nil)
 			s.waitExit()
 			all := dirBytes(t, dir)
-			leaks := 0
-			for _, l := range secrets {
-				if bytes.Contains(all, []byte(l.Secret)) {
-					leaks++
-					t.Errorf("%s: %q reached disk", ch.name, l.Name)
-				}
+			index := dirBytes(t, dir, "index.sqlite")
+			if len(index) == 0 {
+				t.Errorf("%s: no index.sqlite to search", ch.name)
 			}
-			t.Logf("%s: %d secret formats, %d reached disk", ch.name, len(secrets), leaks)
+			// As the feed flattened it for add_intention.
+			onDisk := func(b []byte, l testutil.SecretLine) bool {
+				secret := l.Secret
+				if ch.name == "add_intention" {
+					secret = strings.ReplaceAll(secret, "\n", " ")
+				}
+				return bytes.Contains(b, []byte(secret))
+			}
+			testutil.CheckLeaks(t, ch.name, secrets, func(l testutil.SecretLine) bool { return onDisk(all, l) })
+			testutil.CheckLeaks(t, ch.name+" index.sqlite", secrets, func(l testutil.SecretLine) bool { return onDisk(index, l) })
 		})
 	}
 	t.Run("look-alikes through capture", func(t *testing.T) {
@@ -79,45 +95,68 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 		s.call("shutdown", nil, nil)
 		s.waitExit()
 		all := dirBytes(t, dir)
-		changed := 0
+		total, changed := map[string]int{}, map[string]int{}
 		for _, l := range ordinary {
+			total[l.Half()]++
 			if !bytes.Contains(all, []byte(l.Text)) {
-				changed++
-				t.Logf("changed: %q", l.Name)
+				changed[l.Half()]++
+				if l.Half() == testutil.Tuning {
+					t.Logf("changed: %q", l.Name)
+				}
 			}
 		}
-		t.Logf("%d ordinary texts, %d changed on the way to disk", len(ordinary), changed)
-		if changed > 1 {
-			t.Errorf("%d look-alikes mangled (target ≤ 1)", changed)
+		for _, h := range []string{testutil.Tuning, testutil.HeldOut} {
+			t.Logf("look-alikes %s: %d texts, %d changed on the way to disk", h, total[h], changed[h])
+		}
+		if n := changed[testutil.Tuning] + changed[testutil.HeldOut]; n > 1 {
+			t.Errorf("%d look-alikes mangled (target ≤ 1)", n)
 		}
 	})
 }
 
-// dreamCopying runs a dream whose model copies every secret into what it writes.
+// dreamCopying runs a dream whose model copies every corpus line into a knowledge entry of its own
+// (body and, flattened, description: a front-matter value the store quotes), and the first few
+// into an episode and the diary.
 func dreamCopying(t *testing.T, s *proc, ls []testutil.SecretLine) {
-	var body strings.Builder
-	for _, l := range ls {
-		body.WriteString(l.Text + "\n\n")
+	var diary strings.Builder
+	for _, l := range ls[:10] {
+		diary.WriteString(l.Text + "\n\n")
 	}
 	s.call("session.append", map[string]any{"sessionId": "d", "role": "user", "text": "remember the credentials"}, nil)
 	var closed struct{ Path string }
 	s.call("session.close", map[string]any{"sessionId": "d"}, &closed)
-	model := dreamtest.NewModel(dreamtest.Consolidate(dreamtest.Consolidation{
-		Fact:     dreamtest.Fact{Name: "credentials", Type: "fact", Description: "credentials " + ls[0].Secret, Body: body.String()},
-		Episode:  "the user pasted credentials " + strings.Join(secretsOf(ls[:5]), " "),
+	steps := dreamtest.Consolidate(dreamtest.Consolidation{
+		Fact:     dreamtest.Fact{Name: "credentials", Type: "fact", Description: "credentials " + ls[0].Secret, Body: ls[0].Text},
+		Episode:  "the user pasted credentials " + strings.Join(secretsOf(ls[:3]), " "),
 		SourceID: strings.TrimSuffix(filepath.Base(closed.Path), ".md"),
-		Diary:    "---\ntrigger: test\n---\n\n" + body.String(),
+		Diary:    "---\ntrigger: test\n---\n\n" + diary.String(),
 		Summary:  "copied",
 		Usage:    dream.Usage{PromptTokens: 1},
-	})...)
+	})
+	// One entry per line, in turns of at most 30 calls, before the decay-and-diary turn.
+	var copies []dreamtest.Step
+	for i := 0; i < len(ls); i += 30 {
+		var calls []dreamtest.Call
+		for j := i; j < min(i+30, len(ls)); j++ {
+			desc := []rune(strings.Join(strings.Fields(ls[j].Text), " "))
+			calls = append(calls, dreamtest.Call{Name: "create_knowledge", Args: map[string]any{
+				"name": fmt.Sprintf("secret-%03d", j), "entry_type": "fact",
+				"description": string(desc[:min(len(desc), 480)]), "body": ls[j].Text,
+			}})
+		}
+		copies = append(copies, dreamtest.Step{Calls: calls, Usage: dream.Usage{PromptTokens: 1}})
+	}
+	last := len(steps) - 2
+	steps = append(steps[:last:last], append(copies, steps[last:]...)...)
+	model := dreamtest.NewModel(steps...)
 	dreamHost(s, model)
 	var run struct{ Status, Reason string }
 	s.call("sleep.run", map[string]any{"trigger": "test"}, &run)
 	if run.Status != "deep_sleep" {
 		t.Fatalf("sleep.run = %+v", run)
 	}
-	if !strings.Contains(strings.Join(model.ToolReplies(), "\n"), "credentials") {
-		t.Fatalf("the dream wrote nothing: %v", model.ToolReplies())
+	if n := strings.Count(strings.Join(model.ToolReplies(), "\n"), "Created knowledge entry secret-"); n != len(ls) {
+		t.Fatalf("the dream wrote %d of %d entries: %q", n, len(ls), model.ToolReplies())
 	}
 }
 
@@ -129,12 +168,13 @@ func secretsOf(ls []testutil.SecretLine) []string {
 	return out
 }
 
-// dirBytes is every regular file under dir, concatenated.
-func dirBytes(t *testing.T, dir string) []byte {
+// dirBytes is every regular file under dir, concatenated; with a prefix, only the files whose
+// name starts with it (index.sqlite and its journals).
+func dirBytes(t *testing.T, dir string, prefix ...string) []byte {
 	t.Helper()
 	var all bytes.Buffer
 	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().IsRegular() {
+		if err == nil && fi.Mode().IsRegular() && (len(prefix) == 0 || strings.HasPrefix(fi.Name(), prefix[0])) {
 			data, _ := os.ReadFile(p)
 			all.Write(data)
 			all.WriteByte(0)

@@ -53,8 +53,10 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.V
 }
 
 // redactBeforeWrite is the last step before bytes reach disk: secrets are redacted here,
-// for every writer. A document is redacted value by value and re-rendered, so
-// a redaction marker never breaks its header.
+// for every writer. A document is redacted value by value, on the raw values
+// before the writer's quoting and escaping (a "{\"auth\": …}" description),
+// and re-rendered only when something was replaced, so a redaction marker
+// never breaks its header.
 //
 // Session logs are the exception: every block and header value in them was
 // redacted when it was captured (capture is the only writer of their
@@ -64,20 +66,29 @@ func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
 	if kind, _, _, ok := s.dirs.classify(path); ok && kind == KindSessionLog {
 		return data
 	}
-	text := string(data)
-	if redact.Text(text) == text {
+	doc, err := frontmatter.Parse(path, data)
+	if err != nil || !doc.HasFrontMatter {
+		text := string(data)
+		out := redact.Text(text)
+		if out == text {
+			return data
+		}
+		s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
+		return []byte(out)
+	}
+	meta, changed := frontmatter.New(), false
+	for _, k := range doc.Meta.Keys() {
+		v := doc.Meta.Value(k)
+		r := redact.Text(v)
+		changed = changed || r != v
+		meta.Set(k, r)
+	}
+	body := redact.Text(doc.Body)
+	if !changed && body == doc.Body {
 		return data
 	}
 	s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
-	doc, err := frontmatter.Parse(path, data)
-	if err != nil || !doc.HasFrontMatter {
-		return []byte(redact.Text(text))
-	}
-	meta := frontmatter.New()
-	for _, k := range doc.Meta.Keys() {
-		meta.Set(k, redact.Text(doc.Meta.Value(k)))
-	}
-	return frontmatter.Render(meta, redact.Text(doc.Body))
+	return frontmatter.Render(meta, body)
 }
 
 // MoveToFreeName renames src (a file or a folder) to destParent/<base><ext>,

@@ -3,12 +3,20 @@
 //
 // Known token formats come from the gitleaks rule set (regexes with keywords, entropy thresholds and
 // allowlists, maintained upstream); the context rules add only what those rules do not see in chat
-// and shell text. Only the secret value is replaced (by Marker), so key names, schemes and users stay
+// and shell text, and the shape checks what has no keyword at all. The BIP39 word list comes from
+// github.com/tyler-smith/go-bip39/wordlists. Only the secret value is replaced (by Marker), so key names, schemes and users stay
 // readable, and running Text on its own output changes nothing.
 //
 // Files, by job:
 //
 //	redact.go   Text/TextCount: the gitleaks detector, finding spans and replacing them in one pass
-//	rules.go    the context rules (passwords in sentences, shell flags, URLs, PEM blocks …) and the
-//	            value classes that decide whether a captured value looks like a secret
+//	escaped.go  reading through JSON/YAML string escapes: findings in the unescaped view are replaced
+//	            at the escaped bytes they came from
+//	rules.go    the context rules (passwords in sentences, shell flags, URLs, webhook paths, DSN users,
+//	            netrc, PEM blocks …) and the value classes that decide whether a value looks like a secret
+//	keys.go     which key names name a secret (API_KEY yes; KEYBOARD_LAYOUT, sortKey, SECRET_NAME no)
+//	bare.go     keyword-less secrets by shape: entropy of long tokens with the guards for hashes, ids,
+//	            paths and identifiers people store; a cloud key id's secret beside it; id.secret keys
+//	cards.go    payment card numbers (Luhn, network prefixes, printed groups) and their security codes
+//	seed.go     wallet seed phrases: runs of BIP39 words with the checksum or a wallet word nearby
 package redact

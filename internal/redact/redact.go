@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // Marker replaces every secret Text removes.
@@ -25,6 +26,12 @@ func TextCount(text string) (string, int) {
 	if text == "" || !mayContainSecret(text) {
 		return text, 0
 	}
+	return applySpans(text, findSpans(text, 0))
+}
+
+// findSpans runs every check on text and, when text holds string escapes, on its unescaped view
+// (depth counts the layers already read through).
+func findSpans(text string, depth int) []span {
 	spans := contextSpans(text)
 	if hasLongToken(text) {
 		// gitleaks rules end a token at quotes, blanks or line ends; a tool
@@ -33,7 +40,13 @@ func TextCount(text string) (string, int) {
 		// is located in the original.
 		spans = append(spans, detectorSpans(strings.Map(bracketToSpace, text))...)
 	}
-	return applySpans(text, spans)
+	spans = append(spans, bareSpans(text)...)
+	if depth < maxUnescapeDepth && hasEscape(text) {
+		if v := unescapeView(text); mayContainSecret(v.view) {
+			spans = append(spans, v.spansIn(findSpans(v.view, depth+1))...)
+		}
+	}
+	return spans
 }
 
 var (
@@ -59,11 +72,18 @@ func detectorSpans(text string) []span {
 		return nil
 	}
 	var spans []span
-	for _, f := range detector.DetectString(text) {
-		// The PEM context rule redacts the same blocks but keeps the header.
-		if f.RuleID == "private-key" || len(f.Secret) < minSecretLen {
+	located := map[string]bool{}
+	var findings []report.Finding
+	for _, chunk := range detectorChunks(text) {
+		findings = append(findings, detector.DetectString(chunk)...)
+	}
+	for _, f := range findings {
+		// The PEM context rule redacts the same blocks but keeps the header. A secret found many times
+		// is located once: each search already finds every occurrence.
+		if f.RuleID == "private-key" || len(f.Secret) < minSecretLen || located[f.Secret] {
 			continue
 		}
+		located[f.Secret] = true
 		for off := 0; ; {
 			i := strings.Index(text[off:], f.Secret)
 			if i < 0 {
@@ -74,6 +94,42 @@ func detectorSpans(text string) []span {
 		}
 	}
 	return spans
+}
+
+// gitleaks checks each finding's allowlists against the finding's whole line, so a long line with
+// many findings (minified JSON, a pasted log) costs findings × line length. The detector therefore
+// reads the text in chunks of about detectorChunk bytes, cut at a blank and each starting
+// detectorOverlap bytes before the previous cut, so a keyword and its value are seen together.
+const (
+	detectorChunk   = 2 << 10
+	detectorOverlap = 256
+)
+
+func detectorChunks(text string) []string {
+	if len(text) <= detectorChunk {
+		return []string{text}
+	}
+	var chunks []string
+	for start := 0; start < len(text); {
+		end := min(len(text), start+detectorChunk)
+		if end < len(text) {
+			// Never inside a token: back to a blank in the chunk's second half, or on to the next one.
+			if cut := strings.LastIndexAny(text[start+detectorChunk/2:end], " \t\n"); cut >= 0 {
+				end = start + detectorChunk/2 + cut
+			} else if cut := strings.IndexAny(text[end:], " \t\n"); cut >= 0 {
+				end += cut
+			} else {
+				end = len(text)
+			}
+		}
+		from := max(0, start-detectorOverlap)
+		if cut := strings.IndexAny(text[from:start], " \t\n"); cut >= 0 {
+			from += cut
+		}
+		chunks = append(chunks, text[from:end])
+		start = end
+	}
+	return chunks
 }
 
 // minSecretLen keeps a short captured value from being replaced everywhere it happens to occur.

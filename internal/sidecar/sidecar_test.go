@@ -56,13 +56,11 @@ func TestLineHandler(t *testing.T) {
 func TestLineHandlerRedacts(t *testing.T) {
 	var buf bytes.Buffer
 	l := slog.New(NewLineHandler(&buf, slog.LevelDebug))
-	for _, sec := range testutil.SecretCorpus(t, "secrets.jsonl") {
+	testutil.CheckLeaks(t, "log line", testutil.SecretCorpus(t, "secrets.jsonl"), func(sec testutil.SecretLine) bool {
 		buf.Reset()
 		l.Warn("tool failed: "+sec.Text, "err", sec.Text)
-		if strings.Contains(buf.String(), sec.Secret) {
-			t.Errorf("%s: secret %q in log line %q", sec.Name, sec.Secret, buf.String())
-		}
-	}
+		return strings.Contains(buf.String(), sec.Secret)
+	})
 }
 
 func TestParseLevel(t *testing.T) {
