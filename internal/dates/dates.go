@@ -16,6 +16,7 @@
 //
 //	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone
 //	spans.go    FindSpans: the dates and periods a text names, for date-bounded recall
+//	bounds.go   FindBounds: the spans a text limits itself by ("before March 2026", "2026 年 3 月以前")
 //	layouts.go  the layouts and reading times back
 //	zone.go     LoadZone, MachineZone: the user's time zone
 package dates

@@ -369,7 +369,8 @@ var spanRules = []spanRule{
 	},
 	{ // 2024年3月10日, 2024年3月, 2024年, 去年五月, 五月份, 三月十号
 		needles: []string{"月", "年"},
-		re:      regexp.MustCompile(`(\d{4}年|去年|今年|明年|前年)?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})月份?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]|(初|上旬|中旬|下旬|底|末))?)|(\d{4}年)`),
+		// a space may stand around the digits, as many write them ("2026 年 3 月")
+		re: regexp.MustCompile(`(\d{4} ?年|去年|今年|明年|前年)? ?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3}) ?月份?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3}) ?[日号]|(初|上旬|中旬|下旬|底|末))?)|(\d{4} ?年)`),
 		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
 			loc := time.UTC
 			if !today.IsZero() {
@@ -381,7 +382,7 @@ var spanRules = []spanRule{
 			year, hasYear := 0, false
 			switch {
 			case strings.HasSuffix(g[1], "年") && len(g[1]) > 3 && g[1][0] >= '0' && g[1][0] <= '9':
-				year, _ = strconv.Atoi(strings.TrimSuffix(g[1], "年"))
+				year, _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(g[1], "年")))
 				hasYear = true
 			case g[1] != "":
 				if today.IsZero() {

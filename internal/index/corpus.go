@@ -18,7 +18,7 @@ import (
 const (
 	bm25K1 = 1.2
 	// cjkCharWeight is the share of its BM25 value a single CJK character
-	// of the query counts for (indexTerms). Tuning halves, keyword-only,
+	// of the query counts for (textseg.IndexTerms). Tuning halves, keyword-only,
 	// 0 / 0.25 / 0.5 / 1.0: MADial zh hit@5 0.78 / 0.79 / 0.75 / 0.72;
 	// Chinese dialogues R@5 as entries 0.47 / 0.49 / 0.49 / 0.50, as turns
 	// 0.50 / 0.53 / 0.55 / 0.55; notes generic hit@1 0.62 / 0.65 / 0.65 /
@@ -70,7 +70,7 @@ type entry struct {
 func newEntry(d Doc) *entry {
 	e := &entry{doc: d, newTF: map[string]float32{}}
 	for _, f := range weightedFields(d) {
-		for _, t := range indexTerms(f.text) {
+		for _, t := range textseg.IndexTerms(f.text) {
 			e.newTF[t] += f.w
 			e.dl += f.w
 		}
@@ -122,35 +122,11 @@ func weightedFields(d Doc) [4]field {
 	return [4]field{{d.Name, weightName}, {d.Description, weightDesc}, {d.Body, weightBody}, {d.Context, weightContext}}
 }
 
-// indexTerms are the terms the index holds for a text: textseg's, plus
-// each character of a CJK run of two or more (stopword characters aside)
-// as a back-off term. Chinese words that share a character often share a
-// meaning (跳舞 and 舞蹈, 画画 and 绘画, 伤心 and 心情), which the 2–4-char
-// windows never match; unigram plus bigram indexing is the usual answer in
-// Chinese retrieval. A character is weak evidence, so it counts only
-// cjkCharWeight of its BM25 value, is never strong on its own, and stays
-// out of the query's ideal score (corpus.ideal): it can order candidates,
-// not dilute them.
-func indexTerms(s string) []string {
-	out := textseg.Tokenize(s)
-	for _, r := range textseg.Runs(s) {
-		if !r.CJK || utf8.RuneCountInString(r.Text) < 2 {
-			continue // a 1-char run is already a term of its own
-		}
-		for _, c := range r.Text {
-			if ch := string(c); !textseg.IsStopword(ch) {
-				out = append(out, ch)
-			}
-		}
-	}
-	return out
-}
-
 // docTerms are the distinct terms of an entry's text, as newEntry counted them.
 func docTerms(d Doc) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range weightedFields(d) {
-		for _, t := range indexTerms(f.text) {
+		for _, t := range textseg.IndexTerms(f.text) {
 			out[t] = true
 		}
 	}
@@ -463,7 +439,7 @@ type lexQuery struct {
 	terms []string
 	runs  [][][4]int16 // per CJK run, per start: term index of its 1-, 2-, 3-, 4-char window, -1 if none
 	inRun []bool       // terms[i] is a window of some CJK run, scored by segmentation
-	char  []bool       // terms[i] is a single character of a CJK run (indexTerms' back-off)
+	char  []bool       // terms[i] is a single character of a CJK run (textseg.IndexTerms' back-off)
 }
 
 // newLexQuery builds the lexical view of query text q.
@@ -527,7 +503,7 @@ func segment(run [][4]int16, val func(i int16) float64, best []float64) float64 
 // "后不该喝") stay out of it, so they neither help nor dilute, and no doc
 // can exceed it: its own segmentation is one the ideal considered.
 //
-// Single characters (indexTerms' back-off) count only when nothing else
+// Single characters (textseg.IndexTerms' back-off) count only when nothing else
 // could be held (chars): then they are all the query can be matched by,
 // at their own weight.
 func (c *corpus) ideal(lq *lexQuery, best []float64, chars bool) float64 {

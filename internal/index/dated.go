@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
@@ -52,14 +53,42 @@ func entryDays(d Doc) []dayRange {
 }
 
 // queryDays are the days a query asks about ("in March 2024", "last May",
-// "两周前"), resolved against now.
-func queryDays(text string, now time.Time) []dayRange {
-	spans := dates.FindSpans(text, now)
-	out := make([]dayRange, len(spans))
+// "两周前"), resolved against now, and the bounds it limits itself to
+// ("before March 2026", "只看 2026 年 3 月以前"): a bound's day is where the
+// question stops looking, not what it asks about, so it is no day to match.
+func queryDays(text string, now time.Time) ([]dayRange, []dayRange) {
+	bs, spans := dates.FindBounds(text, now)
+	days := make([]dayRange, len(spans))
 	for i, s := range spans {
-		out[i] = rangeOf(s)
+		days[i] = rangeOf(s)
 	}
-	return out
+	var bounds []dayRange
+	for _, b := range bs {
+		r := dayRange{math.MinInt32, math.MaxInt32}
+		if !b.Since.IsZero() {
+			r.from = dayNum(b.Since)
+		}
+		if !b.Until.IsZero() {
+			r.to = dayNum(b.Until)
+		}
+		bounds = append(bounds, r)
+	}
+	return days, bounds
+}
+
+// inBounds reports whether an entry may answer a query with these bounds:
+// one of its days falls inside every bound, or it has no day to place it
+// by (it is then kept: nothing says it lies outside).
+func inBounds(entry, bounds []dayRange) bool {
+	if len(entry) == 0 {
+		return true
+	}
+	for _, b := range bounds {
+		if !inDays(entry, []dayRange{b}) {
+			return false
+		}
+	}
+	return true
 }
 
 // inDays reports whether any of an entry's days fall in the query's.

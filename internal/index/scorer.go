@@ -307,7 +307,7 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *cor
 func queryTerms(q string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, t := range indexTerms(q) {
+	for _, t := range textseg.IndexTerms(q) {
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, t)
@@ -452,6 +452,9 @@ type ranking struct {
 	pool []cand
 	own  []float64 // every slot's own cosine, when some entry has a context
 	syms []string  // the query's exact symbols, in order (cand.pinnedBy)
+	// bounds are the stretches the query limits itself to ("before March
+	// 2026"): entries placed outside them are left out (dated, score)
+	bounds []dayRange
 	// cjkTrust is the share of the semantic weight a mostly-CJK entry's
 	// cosine keeps for a mostly-CJK query (semWeight): 1, or for an
 	// embedder that distrusts its CJK vectors the larger of its CJKTrust
@@ -631,7 +634,8 @@ func (r *ranking) admit(s int32) *cand {
 // dated admits the date evidence: entries about a day the query asks
 // about, resolved against now.
 func (r *ranking) dated(now time.Time) {
-	qdays := queryDays(r.q.Text, now)
+	qdays, bounds := queryDays(r.q.Text, now)
+	r.bounds = bounds
 	if len(qdays) == 0 {
 		return
 	}
@@ -671,7 +675,7 @@ func (r *ranking) score(k int) []*cand {
 	for i := range r.pool {
 		cd := &r.pool[i]
 		e := c.slots[cd.slot]
-		if !passes(q, &e.doc) {
+		if !passes(q, &e.doc) || len(r.bounds) > 0 && !inBounds(e.days, r.bounds) {
 			continue
 		}
 		wCos := r.semWeight(e)

@@ -5,7 +5,7 @@
 // 2–4-character windows; no term straddles two scripts. Cutting text to a
 // budget is package textcut's job, not segmentation.
 //
-//	textseg.go  Tokenize, Runs, Symbols: the tokenizer and exact symbols
+//	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols
 //	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
 package textseg
 
@@ -168,6 +168,30 @@ func Tokenize(s string) []string {
 			continue
 		}
 		out = appendWindows(out, r.Text)
+	}
+	return out
+}
+
+// IndexTerms are the terms a recall index holds for s: Tokenize's, plus
+// each character of a CJK run of two or more (stopword characters aside)
+// as a back-off term. Chinese words that share a character often share a
+// meaning (跳舞 and 舞蹈, 画画 and 绘画, 伤心 and 心情), which the 2–4-char
+// windows never match; unigram plus bigram indexing is the usual answer in
+// Chinese retrieval. A character is weak evidence: the index weighs it
+// low, never takes it as strong on its own, and keeps it out of a query's
+// ideal score. Tokenize stays without them, so the hash embedder's
+// features and the near-duplicate check do not change.
+func IndexTerms(s string) []string {
+	out := Tokenize(s)
+	for _, r := range Runs(s) {
+		if !r.CJK || utf8.RuneCountInString(r.Text) < 2 {
+			continue // a 1-char run is already a term of its own
+		}
+		for _, c := range r.Text {
+			if ch := string(c); !stopwords[ch] {
+				out = append(out, ch)
+			}
+		}
 	}
 	return out
 }
