@@ -28,7 +28,8 @@ type boundWord struct {
 // ("3 月以前", "去年以来", "2024 or later"), longest first where one word
 // begins another.
 var (
-	// "up to", "through" and "from" are left out: "what was she up to
+	// "开始" after a day is mostly the verb ("我昨天开始看…"); "up to",
+	// "through" and "from" are left out: "what was she up to
 	// last May", "went through March", "photos from last May" name the
 	// period itself
 	boundsBefore = []boundWord{
@@ -40,7 +41,7 @@ var (
 		{"以前", false, false}, {"之前", false, false}, {"前", false, false}, {"or earlier", false, true},
 		{"为止", false, true},
 		{"以后", true, true}, {"之后", true, true}, {"后", true, true},
-		{"以来", true, false}, {"开始", true, false}, {"起", true, false}, {"onwards", true, false},
+		{"以来", true, false}, {"起", true, false}, {"onwards", true, false},
 		{"onward", true, false}, {"or later", true, false},
 	}
 )
@@ -66,7 +67,7 @@ func FindBounds(text string, ref time.Time) (bounds []Bound, rest []Span) {
 		if !ok {
 			w, ok = leadingBound(lower[a:b])
 		}
-		if !ok {
+		if !ok || nearDay(s) {
 			rest = append(rest, s)
 			continue
 		}
@@ -101,6 +102,17 @@ func boundAt(before, after string) (boundWord, bool) {
 		}
 	}
 	return boundWord{}, false
+}
+
+// nearDay reports whether a span is one day named relative to today
+// ("tomorrow", "昨天"): "after tomorrow's exam", "昨天起床" and "the day
+// before yesterday" are about that day, not a limit; a bound is a month,
+// a year or a date written out.
+func nearDay(s Span) bool {
+	if s.To.Sub(s.From) > 26*time.Hour {
+		return false
+	}
+	return !strings.ContainsAny(s.Text, "0123456789")
 }
 
 // leadingBound finds a bound word a span's own words begin with: a date
