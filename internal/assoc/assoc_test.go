@@ -302,10 +302,7 @@ func TestActionPathWords(t *testing.T) {
 		note("staging-redis", "The staging Redis", "The staging Redis is redis-stage-3 on port 6380."),
 		note("go-errors", "Error handling convention in Go services", "Wrap errors with fmt.Errorf and %w."),
 	), Config{AllowNoisy: true}, nil)
-	tests := []struct {
-		tool, args string
-		want       []string
-	}{
+	tests := []actionCase{
 		{"read", `{"file_path":"staging-postgres-notes.md"}`, []string{"staging-postgres"}},
 		{"read", `{"file_path":"/home/ann/src/infra/docs/staging-postgres-notes.md"}`, []string{"staging-postgres"}},
 		{"edit", `{"file_path":"/srv/ops/StagingRedisNotes.md","old_string":"a","new_string":"b"}`, []string{"staging-redis"}},
@@ -315,19 +312,7 @@ func TestActionPathWords(t *testing.T) {
 		{"read", `{"file_path":"/home/ann/src/app/internal/errors/wrap.go"}`, nil},
 		{"read", `{"file_path":"/home/ann/src/app/src/components/LoginForm.tsx"}`, nil},
 	}
-	for i, tc := range tests {
-		res, err := g.Action(ctx, fmt.Sprint("s", i), tc.tool, json.RawMessage(tc.args))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, it := range res.Items {
-			got = append(got, it.Name)
-		}
-		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s %s: hinted %q, want %q", tc.tool, tc.args, got, tc.want)
-		}
-	}
+	checkActionHints(ctx, t, g, tests)
 	// a message naming the file: the same words
 	for i, cue := range []string{"read staging-postgres-notes.md", "please open /home/ann/src/infra/docs/staging-postgres-notes.md"} {
 		res, err := g.Thought(ctx, fmt.Sprint("t", i), cue)
@@ -387,10 +372,7 @@ func TestActionSymbols(t *testing.T) {
 		note("staging-redis", "The staging Redis", "The staging Redis is redis-stage-3 on port 6380."),
 		note("go-errors", "Error handling convention in Go services", "Wrap errors with fmt.Errorf and %w."),
 	), Config{AllowNoisy: true}, nil)
-	tests := []struct {
-		tool, args string
-		want       []string
-	}{
+	tests := []actionCase{
 		{"read", `{"file_path":"/home/ann/src/infra/docs/staging-postgres-notes.md"}`, []string{"staging-postgres"}},
 		{"bash", `{"command":"psql -h pg-stage-7 -p 6543"}`, []string{"staging-postgres"}},
 		{"bash", `{"command":"redis-cli -h redis-stage-3"}`, []string{"staging-redis"}},
@@ -400,7 +382,21 @@ func TestActionSymbols(t *testing.T) {
 		{"read", `{"file_path":"/home/ann/src/app/package.json"}`, nil},
 		{"bash", `{"command":"git log --oneline -20"}`, nil},
 	}
-	for i, tc := range tests {
+	checkActionHints(ctx, t, g, tests)
+}
+
+// actionCase is a tool call and the names of the memories it should bring
+// up (nil: none).
+type actionCase struct {
+	tool, args string
+	want       []string
+}
+
+// checkActionHints runs each call through the gate in a session of its own
+// and compares what it hints with what the case wants.
+func checkActionHints(ctx context.Context, t *testing.T, g *Gate, cases []actionCase) {
+	t.Helper()
+	for i, tc := range cases {
 		res, err := g.Action(ctx, fmt.Sprint("s", i), tc.tool, json.RawMessage(tc.args))
 		if err != nil {
 			t.Fatal(err)

@@ -20,11 +20,26 @@ function askToolsList(binary, timeoutMs = 30_000) {
   const dir = mkdtempSync(join(tmpdir(), 'somni-gen-tools-'));
   return new Promise((resolve, reject) => {
     const child = spawn(binary, ['--data-dir', dir, '--embed', 'hash', '--llm', 'host', '--log-level', 'error'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    // the data dir is removed once the sidecar has exited: a sidecar still shutting down writes into
+    // it (its index, its log), and removing it under a live writer fails with ENOTEMPTY
+    let exited = false;
+    let settled = false;
+    child.on('exit', () => {
+      exited = true;
+    });
     const done = (fn) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      child.kill();
-      rmSync(dir, { recursive: true, force: true });
-      fn();
+      const finish = () => {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
+        fn();
+      };
+      if (exited) finish();
+      else {
+        child.once('exit', finish);
+        child.kill();
+      }
     };
     const timer = setTimeout(() => done(() => reject(new Error(`${binary}: no tools.list reply in ${timeoutMs} ms`))), timeoutMs);
     let buf = '';

@@ -1,5 +1,5 @@
-// Helpers shared by the e2e test and the demo: run one headless DSH turn with the plugin mounted,
-// find the sidecar's process, and list memory files.
+// Helpers shared by the e2e tests, the install test and the demo: a check runner, run one headless
+// DSH turn with the plugin mounted, find the sidecar's process, and list memory files.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,6 +9,33 @@ export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../.
 export const REPO_DIR = resolve(PLUGIN_DIR, '..');
 export const PLUGIN_ENTRY = join(PLUGIN_DIR, 'lib/index.js');
 export const DRIVER_ENTRY = join(PLUGIN_DIR, 'test/e2e/driver-plugin.mjs');
+
+/**
+ * The checks of one test file: every check runs, a failure is reported and the run continues, and
+ * `results` holds them all for the closing "N passed, N failed" line.
+ */
+export function checkRunner() {
+  /** @type {{name: string, ok: boolean, ms: number, err?: unknown}[]} */
+  const results = [];
+  /** @param {string} name @param {() => unknown} fn */
+  async function check(name, fn) {
+    const t0 = Date.now();
+    try {
+      await fn();
+      results.push({ name, ok: true, ms: Date.now() - t0 });
+      console.log(`  ok   ${name} (${Date.now() - t0} ms)`);
+    } catch (err) {
+      results.push({ name, ok: false, ms: Date.now() - t0, err });
+      console.log(`  FAIL ${name}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { results, check };
+}
+
+/** Fails the running check with msg unless cond holds. @param {unknown} cond @param {string} msg */
+export function expect(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
 
 /** YAML-safe scalar (JSON strings are valid YAML flow scalars). */
 const y = (v) => JSON.stringify(v);

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, lastToolResult, listFiles, runDsh, sleep, writePatch } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, lastToolResult, listFiles, runDsh, sleep, writePatch, checkRunner, expect } from './harness.mjs';
 
 const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
 if (!existsSync(binary)) {
@@ -20,21 +20,7 @@ if (!existsSync(binary)) {
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-hints-'));
 const data = join(root, 'data');
 const work = join(root, 'workspace');
-const results = [];
-async function check(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true });
-    console.log(`  ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    results.push({ name, ok: false, err });
-    console.log(`  FAIL ${name}: ${err.message}`);
-  }
-}
-function expect(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { results, check } = checkRunner();
 
 // The workspace the tools act on: files named after what the memories are about.
 const files = {

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect } from './harness.mjs';
 
 const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
 if (!existsSync(binary)) {
@@ -21,21 +21,7 @@ const root = mkdtempSync(join(tmpdir(), 'somni-e2e-hung-'));
 const data = join(root, 'data');
 const work = join(root, 'workspace');
 mkdirSync(work, { recursive: true });
-const results = [];
-async function check(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true });
-    console.log(`  ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    results.push({ name, ok: false, err });
-    console.log(`  FAIL ${name}: ${err.message}`);
-  }
-}
-function expect(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { results, check } = checkRunner();
 async function waitFor(what, fn, ms = 30_000) {
   const t0 = Date.now();
   for (;;) {

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
-import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch } from './harness.mjs';
+import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect } from './harness.mjs';
 
 const SLOW_SIDECAR = join(PLUGIN_DIR, 'test/fixtures/slow-tools-sidecar.mjs');
 
@@ -24,22 +24,7 @@ const work = join(root, 'workspace');
 mkdirSync(work, { recursive: true });
 const memory = join(dataDir, 'memory');
 
-const results = [];
-/** Records one named check; a failure is reported and the run continues. */
-async function check(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true, ms: Date.now() - t0 });
-    console.log(`  ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    results.push({ name, ok: false, ms: Date.now() - t0, err });
-    console.log(`  FAIL ${name}: ${err.message}`);
-  }
-}
-function expect(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { results, check } = checkRunner();
 
 const isDreamer = (req) => toolNames(req).includes('create_knowledge');
 const FACT = 'my cat Tom only eats salmon on Fridays';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModel, toolNames } from '../e2e/fake-model.mjs';
-import { lastToolResult } from '../e2e/harness.mjs';
+import { lastToolResult, checkRunner, expect } from '../e2e/harness.mjs';
 
 const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const REPO = resolve(PLUGIN_DIR, '..');
@@ -26,21 +26,7 @@ const HOST_PLATFORM = `${process.platform}-${process.arch}`;
 const MODEL_PKG = 'dsh-somni-model-use-lite';
 
 // --- checks, the e2e test's style: every check runs, failures are listed at the end.
-const results = [];
-async function check(name, fn) {
-  const t0 = Date.now();
-  try {
-    await fn();
-    results.push({ name, ok: true });
-    console.log(`  ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    results.push({ name, ok: false, err });
-    console.log(`  FAIL ${name}: ${err.message}`);
-  }
-}
-function expect(cond, msg) {
-  if (!cond) throw new Error(msg);
-}
+const { results, check } = checkRunner();
 const measured = [];
 function measure(what, value) {
   measured.push([what, value]);
