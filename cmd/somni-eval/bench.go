@@ -118,6 +118,9 @@ func (r *benchRow) ask(ctx context.Context, w io.Writer, cfg config, s *system, 
 		if err != nil {
 			return err
 		}
+		if cfg.margins {
+			printMargin(ctx, w, s, q, res)
+		}
 		var got []string
 		for _, it := range res.Items {
 			got = append(got, it.Path)
