@@ -9,7 +9,8 @@
 //
 // Files, by job:
 //
-//	redact.go   Text/TextCount: the gitleaks detector, finding spans and replacing them in one pass
+//	redact.go   Text/TextCount: the gitleaks detector, finding spans and replacing them in one pass;
+//	            Prepare: compiling the rules ahead of the first text
 //	escaped.go  reading through JSON/YAML string escapes: findings in the unescaped view are replaced
 //	            at the escaped bytes they came from
 //	rules.go    the context rules (passwords in sentences, shell flags, URLs, webhook paths, DSN users,

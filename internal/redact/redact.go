@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -49,25 +50,39 @@ func findSpans(text string, depth int) []span {
 	return spans
 }
 
-var (
-	detectorOnce sync.Once
-	detector     *detect.Detector
-)
+// detector is the gitleaks detector, built once (compiling ~200 rules takes
+// tens of milliseconds) and only read afterwards, so concurrent calls share
+// it. nil only if the embedded config does not load, which is fixed at build
+// time; the context rules still run then.
+var detector = sync.OnceValue(func() *detect.Detector {
+	// gitleaks logs to stderr by default; a sidecar must not print anything about what it scanned.
+	logging.Logger = zerolog.Nop()
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		return nil
+	}
+	// Decoded findings (base64 inside base64) have no substring in text to replace.
+	d.MaxDecodeDepth = 0
+	return d
+})
 
-// detectorSpans finds the gitleaks findings in text. The detector is built once (compiling ~200 rules
-// takes tens of milliseconds) and only read afterwards, so concurrent calls share it.
+// Prepare compiles every rule now rather than on first use, so that the
+// first text redacted after a start does not wait for the compilation; the
+// sidecar runs it in the background once its first reply is out. Text called
+// meanwhile waits for the same compilation and never runs on part of the
+// rules.
+func Prepare() {
+	detector()
+	contextRules()
+	for _, re := range []func() *regexp.Regexp{cardRe, cardWords, cvvRe, versionRe, fieldRe, seedWords} {
+		re()
+	}
+	bip39Words()
+}
+
+// detectorSpans finds the gitleaks findings in text.
 func detectorSpans(text string) []span {
-	detectorOnce.Do(func() {
-		// gitleaks logs to stderr by default; a sidecar must not print anything about what it scanned.
-		logging.Logger = zerolog.Nop()
-		d, err := detect.NewDetectorDefaultConfig()
-		if err != nil {
-			return // the embedded config is fixed at build time; the context rules still run
-		}
-		// Decoded findings (base64 inside base64) have no substring in text to replace.
-		d.MaxDecodeDepth = 0
-		detector = d
-	})
+	detector := detector()
 	if detector == nil {
 		return nil
 	}
@@ -196,4 +211,11 @@ func bracketToSpace(r rune) rune {
 		return ' '
 	}
 	return r
+}
+
+// lazyRegexp compiles pattern on first use, once: a process that never
+// redacts (a CLI command, a sidecar before its first capture) does not pay
+// for the package's patterns at start-up.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"crypto/sha256"
-	"regexp"
 	"sync"
 
 	"github.com/tyler-smith/go-bip39/wordlists"
@@ -16,7 +15,7 @@ import (
 var (
 	bip39Once  sync.Once
 	bip39Index map[string]int
-	seedWords  = regexp.MustCompile(`(?i)seed|mnemonic|recovery|phrase|wallet|backup|restore|ledger|metamask|助记词|钱包|恢复`)
+	seedWords  = lazyRegexp(`(?i)seed|mnemonic|recovery|phrase|wallet|backup|restore|ledger|metamask|助记词|钱包|恢复`)
 )
 
 func bip39Words() map[string]int {
@@ -41,7 +40,7 @@ func seedSpans(text string) []span {
 	var run []int // word indices of the current run
 	runStart, runEnd := -1, -1
 	flush := func() {
-		if len(run) >= minSeedWords && (validSeed(run) || seedWords.MatchString(text)) {
+		if len(run) >= minSeedWords && (validSeed(run) || seedWords().MatchString(text)) {
 			spans = append(spans, span{runStart, runEnd})
 		}
 		run, runStart = run[:0], -1

@@ -214,6 +214,8 @@ func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 		// read lock) is cheap next to the directory read the cache saves.
 		res.Vector, res.Index = s.indexPing()
 	}
+	// The answer is ready: the start-up work held back for it may run now.
+	s.openStartGate()
 	return res, nil
 }
 
