@@ -3,8 +3,8 @@
 //
 // Known token formats come from the gitleaks rule set (regexes with keywords, entropy thresholds and
 // allowlists, maintained upstream); the context rules add only what those rules do not see in chat
-// and shell text, and the shape checks what has no keyword at all. The BIP39 word list comes from
-// github.com/tyler-smith/go-bip39/wordlists. Only the secret value is replaced (by Marker), so key names, schemes and users stay
+// and shell text, and the shape checks what has no keyword at all. The BIP39 word list is
+// bip39-english.txt, checked against github.com/tyler-smith/go-bip39/wordlists. Only the secret value is replaced (by Marker), so key names, schemes and users stay
 // readable, and running Text on its own output changes nothing.
 //
 // Files, by job:
