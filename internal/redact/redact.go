@@ -5,11 +5,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // Marker replaces every secret Text removes.
@@ -50,20 +45,16 @@ func findSpans(text string, depth int) []span {
 	return spans
 }
 
-// detector is the gitleaks detector, built once (compiling ~200 rules takes
-// tens of milliseconds) and only read afterwards, so concurrent calls share
-// it. nil only if the embedded config does not load, which is fixed at build
-// time; the context rules still run then.
-var detector = sync.OnceValue(func() *detect.Detector {
-	// gitleaks logs to stderr by default; a sidecar must not print anything about what it scanned.
-	logging.Logger = zerolog.Nop()
-	d, err := detect.NewDetectorDefaultConfig()
+// detector is the gitleaks rule set, compiled once (about 200 rules: tens of
+// milliseconds) and only read afterwards, so concurrent calls share it. nil
+// only if the embedded rules do not load, which is fixed at build time and
+// tested; the context rules still run then.
+var detector = sync.OnceValue(func() *glRules {
+	rs, err := loadGitleaksRules()
 	if err != nil {
 		return nil
 	}
-	// Decoded findings (base64 inside base64) have no substring in text to replace.
-	d.MaxDecodeDepth = 0
-	return d
+	return rs
 })
 
 // Prepare compiles every rule now rather than on first use, so that the
@@ -88,24 +79,24 @@ func detectorSpans(text string) []span {
 	}
 	var spans []span
 	located := map[string]bool{}
-	var findings []report.Finding
+	var findings []glFinding
 	for _, chunk := range detectorChunks(text) {
-		findings = append(findings, detector.DetectString(chunk)...)
+		findings = append(findings, detector.detect(chunk)...)
 	}
 	for _, f := range findings {
 		// The PEM context rule redacts the same blocks but keeps the header. A secret found many times
 		// is located once: each search already finds every occurrence.
-		if f.RuleID == "private-key" || len(f.Secret) < minSecretLen || located[f.Secret] {
+		if f.ruleID == "private-key" || len(f.secret) < minSecretLen || located[f.secret] {
 			continue
 		}
-		located[f.Secret] = true
+		located[f.secret] = true
 		for off := 0; ; {
-			i := strings.Index(text[off:], f.Secret)
+			i := strings.Index(text[off:], f.secret)
 			if i < 0 {
 				break
 			}
-			spans = append(spans, span{off + i, off + i + len(f.Secret)})
-			off += i + len(f.Secret)
+			spans = append(spans, span{off + i, off + i + len(f.secret)})
+			off += i + len(f.secret)
 		}
 	}
 	return spans
