@@ -56,6 +56,10 @@ type Config struct {
 
 	ConvCharBudget int // CONV_SEARCH_CHAR_BUDGET; ≤0 ⇒ 12000
 
+	// StartDelay bounds how long the start-up work waits for a first ping
+	// (see startDelay); ≤0 ⇒ startDelay. Tests set it long to see the gate.
+	StartDelay time.Duration
+
 	Logger *slog.Logger
 	Now    func() time.Time
 	// Location is the user's time zone (--timezone); nil ⇒ time.Local.
@@ -124,6 +128,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ConvCharBudget <= 0 {
 		cfg.ConvCharBudget = DefaultConvCharBudget
 	}
+	if cfg.StartDelay <= 0 {
+		cfg.StartDelay = startDelay
+	}
 	log := cfg.Logger.With(LoggerKey, "somni.sidecar")
 	st, err := memory.Open(memory.Config{DataDir: cfg.DataDir, MemoryDir: cfg.MemoryDir, SkillDir: cfg.SkillDir,
 		Now: cfg.Now, Logger: cfg.Logger.With(LoggerKey, "somni.memory")})
@@ -182,7 +189,7 @@ func (s *Server) openStartGate() { s.startOnce.Do(func() { close(s.startGate) })
 // afterStart wraps f to wait for the start gate (or startDelay) first.
 func (s *Server) afterStart(f func(context.Context)) func(context.Context) {
 	return func(ctx context.Context) {
-		t := time.NewTimer(startDelay)
+		t := time.NewTimer(s.cfg.StartDelay)
 		defer t.Stop()
 		select {
 		case <-s.startGate:
