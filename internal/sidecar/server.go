@@ -161,10 +161,18 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.goBackground(s.afterStart(s.openIndex))
-	s.goBackground(s.afterStart(func(context.Context) { st.CleanTemps() }))
+	s.goBackground(s.afterStart(func(ctx context.Context) {
+		if ctx.Err() == nil {
+			st.CleanTemps()
+		}
+	}))
 	// Every capture and log line needs the rule set; compiled here, the first
-	// one does not wait for it.
-	s.goBackground(s.afterStart(func(context.Context) { redact.Prepare() }))
+	// one does not wait for it (a server closed first skips it).
+	s.goBackground(s.afterStart(func(ctx context.Context) {
+		if ctx.Err() == nil {
+			redact.Prepare()
+		}
+	}))
 	return s, nil
 }
 
@@ -186,7 +194,8 @@ func (s *Server) Started() <-chan struct{} { return s.startGate }
 // openStartGate lets the held-back start-up work run.
 func (s *Server) openStartGate() { s.startOnce.Do(func() { close(s.startGate) }) }
 
-// afterStart wraps f to wait for the start gate (or startDelay) first.
+// afterStart wraps f to wait for the start gate (or startDelay) first; f
+// still runs when the server closes meanwhile, with ctx done.
 func (s *Server) afterStart(f func(context.Context)) func(context.Context) {
 	return func(ctx context.Context) {
 		t := time.NewTimer(s.cfg.StartDelay)
