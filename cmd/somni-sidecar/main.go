@@ -388,7 +388,12 @@ func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) i
 	conn := rpc.Serve(context.Background(), stdin, stdout, srv.Methods(), logger.With(sidecar.LoggerKey, "somni.rpc"),
 		sidecar.ServeOptions()...)
 	srv.Attach(conn)
-	log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
+	go func() {
+		// After the first reply: the record's data dir reads as a long token,
+		// which would have it wait for the secret rules to compile.
+		<-srv.Started()
+		log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
+	}()
 	why := ""
 	select {
 	case <-srv.ShutdownRequested():

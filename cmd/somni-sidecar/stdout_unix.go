@@ -24,6 +24,14 @@ func isolateStdout() (*os.File, error) {
 		return nil, fmt.Errorf("redirect stdout to stderr: %w", err)
 	}
 	proto := os.NewFile(uintptr(fd), "protocol-stdout")
+	// The *os.File that was os.Stdout owns fd 1: unreferenced, the collector
+	// would close fd 1, and the next file opened would take its number (the
+	// test saw fd 1 become /dev/null once the index opened after the first
+	// reply, with a collection soon after).
+	fd1 = os.Stdout
 	os.Stdout = os.Stderr
 	return proto, nil
 }
+
+// fd1 keeps the original os.Stdout, now fd 1 pointing at stderr, open.
+var fd1 *os.File

@@ -5,16 +5,18 @@
 // times people and older writers put in them (layouts.go: Layout, TimeLayout,
 // MinuteLayout, ParseTime, IsDate).
 //
-// English phrases and most Chinese ones go to github.com/olebedev/when; a
-// few rules of our own cover what it gets wrong or lacks: strict ISO dates
-// (its rules read "2026-12-24" as the time 12:24), period ends ("end of
+// English phrases and most Chinese ones go to github.com/olebedev/when's
+// rules (copies in whenen and whenzh, set up on first use); a few rules of
+// our own cover what it gets wrong or lacks: strict ISO dates (its rules
+// read "2026-12-24" as the time 12:24), period ends ("end of
 // month", "月底"), Chinese weeks (its 下周X counts weeks from Sunday, so
 // "下周五" said on a Sunday lands two Fridays out), month steps (its month
 // arithmetic does not carry the year), and Chinese "N天前/N个月后".
 //
 // Files, by job:
 //
-//	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone
+//	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone; when's
+//	            parse over its English and two Chinese rules, set up on first use
 //	spans.go    FindSpans: the dates and periods a text names, for date-bounded recall
 //	bounds.go   FindBounds: the spans a text limits itself by ("before March 2026", "2026 年 3 月以前")
 //	layouts.go  the layouts and reading times back
@@ -24,15 +26,16 @@ package dates
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/olebedev/when"
 	"github.com/olebedev/when/rules"
-	"github.com/olebedev/when/rules/en"
-	"github.com/olebedev/when/rules/zh"
+
+	"github.com/somni-dev/somni/internal/dates/whenen"
+	"github.com/somni-dev/somni/internal/dates/whenzh"
 )
 
 // Accepted lists example forms, for tool descriptions and error messages.
@@ -91,7 +94,7 @@ const (
 )
 
 // amountRe is a number of some unit of time ("99999999999 days", "3周").
-var amountRe = regexp.MustCompile(`(\d+)\s*` + amountUnitPattern)
+var amountRe = lazyRegexp(`(\d+)\s*` + amountUnitPattern)
 
 // unitDays is how many days one of a unit spans, at most.
 func unitDays(unit string) float64 {
@@ -116,7 +119,7 @@ func unitDays(unit string) float64 {
 
 // checkAmounts refuses a phrase that moves further than maxRelativeYears.
 func checkAmounts(in, s string) error {
-	for _, m := range amountRe.FindAllStringSubmatch(s, -1) {
+	for _, m := range amountRe().FindAllStringSubmatch(s, -1) {
 		n, err := strconv.ParseFloat(m[1], 64) // no overflow: 1e30 is just large
 		if err == nil && n*unitDays(m[2]) <= maxRelativeDays {
 			continue
@@ -188,18 +191,18 @@ func midnight(t time.Time) time.Time {
 
 // fillers are words around a date that do not change it ("due on friday",
 // "by tomorrow", "下周五之前").
-var fillerRe = regexp.MustCompile(`(?i)^(?:(?:on|by|before|until|till|due|at|the|around)\s+|在|到|于)+|(?:之前|以前)$`)
+var fillerRe = lazyRegexp(`(?i)^(?:(?:on|by|before|until|till|due|at|the|around)\s+|在|到|于)+|(?:之前|以前)$`)
 
 // zhClockRe is a Chinese time of day after the date ("明天下午三点",
 // "周五上午10点半"). A date has no time, so it is dropped; when's own
 // Chinese time rules are left out because they panic (see parser).
-var zhClockRe = regexp.MustCompile(`(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?(?:[零一二两三四五六七八九十0-9]{1,3}[点點时](?:半|[零一二三四五六七八九十0-9]{1,3}分?)?)?$`)
+var zhClockRe = lazyRegexp(`(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?(?:[零一二两三四五六七八九十0-9]{1,3}[点點时](?:半|[零一二三四五六七八九十0-9]{1,3}分?)?)?$`)
 
 func stripFillers(s string) string {
 	s = strings.TrimSpace(s)
 	for {
-		t := strings.TrimSpace(fillerRe.ReplaceAllString(s, ""))
-		if u := zhClockRe.ReplaceAllString(t, ""); u != "" {
+		t := strings.TrimSpace(fillerRe().ReplaceAllString(s, ""))
+		if u := zhClockRe().ReplaceAllString(t, ""); u != "" {
 			t = strings.TrimSpace(u)
 		}
 		if t == s {
@@ -218,20 +221,20 @@ func normalize(s string) string {
 }
 
 var (
-	isoRe      = regexp.MustCompile(`^\d{4}-\d{1,2}-\d{1,2}$`)
-	monthEndRe = regexp.MustCompile(`^(?:(?:the )?end of (?:the |this )?month|eom|月底|月末|本月底|本月末|这个月底|这个月末)$`)
-	nextMEndRe = regexp.MustCompile(`^(?:(?:the )?end of next month|下个?月底|下个?月末)$`)
-	yearEndRe  = regexp.MustCompile(`^(?:(?:the )?end of (?:the |this )?year|eoy|年底|年末|今年底|今年年底)$`)
+	isoRe      = lazyRegexp(`^\d{4}-\d{1,2}-\d{1,2}$`)
+	monthEndRe = lazyRegexp(`^(?:(?:the )?end of (?:the |this )?month|eom|月底|月末|本月底|本月末|这个月底|这个月末)$`)
+	nextMEndRe = lazyRegexp(`^(?:(?:the )?end of next month|下个?月底|下个?月末)$`)
+	yearEndRe  = lazyRegexp(`^(?:(?:the )?end of (?:the |this )?year|eoy|年底|年末|今年底|今年年底)$`)
 	// 周五, 下周五, 上星期一, 这个礼拜天, 下下周三; also a bare 下周 (its Monday).
-	zhWeekRe = regexp.MustCompile(`^(上上|上|这|本|下下|下)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])?$`)
-	enWeekRe = regexp.MustCompile(`^(last|this|next) week$`)
+	zhWeekRe = lazyRegexp(`^(上上|上|这|本|下下|下)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])?$`)
+	enWeekRe = lazyRegexp(`^(last|this|next) week$`)
 	// 三天前, 2周后, 两个月以后, 十天之前.
-	zhRelRe = regexp.MustCompile(`^([0-9]{1,3}|[零一二两三四五六七八九十]{1,3})\s*(天|日|周|星期|个?礼拜|个?月|年)(前|以前|之前|后|以后|之后)$`)
+	zhRelRe = lazyRegexp(`^([0-9]{1,3}|[零一二两三四五六七八九十]{1,3})\s*(天|日|周|星期|个?礼拜|个?月|年)(前|以前|之前|后|以后|之后)$`)
 	// Month steps are ours: when's month arithmetic wraps modulo 12 without
 	// carrying the year ("in 1 month" said in December gives January of the
 	// same year).
-	enMonthsRe = regexp.MustCompile(`^(?:in (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months?|(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months? ago|(next|last) month)$`)
-	zhMonthRe  = regexp.MustCompile(`^(下下|上上|下|上)个?月$`)
+	enMonthsRe = lazyRegexp(`^(?:in (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months?|(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months? ago|(next|last) month)$`)
+	zhMonthRe  = lazyRegexp(`^(下下|上上|下|上)个?月$`)
 )
 
 var zhWeekday = map[string]int{"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7,
@@ -243,7 +246,7 @@ func ownRules(s string, ref time.Time) (time.Time, bool, error) {
 	y, m, _ := ref.Date()
 	loc := ref.Location()
 	switch {
-	case isoRe.MatchString(s):
+	case isoRe().MatchString(s):
 		// Strict: 2026-02-30 is a mistake to report, not March 2nd.
 		parts := strings.Split(s, "-")
 		yy, _ := strconv.Atoi(parts[0])
@@ -254,19 +257,19 @@ func ownRules(s string, ref time.Time) (time.Time, bool, error) {
 			return time.Time{}, false, &Error{Input: s, Unknown: s + " (no such calendar day)"}
 		}
 		return t, true, nil
-	case monthEndRe.MatchString(s):
+	case monthEndRe().MatchString(s):
 		return time.Date(y, m+1, 0, 12, 0, 0, 0, loc), true, nil
-	case nextMEndRe.MatchString(s):
+	case nextMEndRe().MatchString(s):
 		return time.Date(y, m+2, 0, 12, 0, 0, 0, loc), true, nil
-	case yearEndRe.MatchString(s):
+	case yearEndRe().MatchString(s):
 		return time.Date(y, 12, 31, 12, 0, 0, 0, loc), true, nil
 	}
-	if g := enWeekRe.FindStringSubmatch(s); g != nil {
+	if g := enWeekRe().FindStringSubmatch(s); g != nil {
 		// A week as a date is its Monday: the start of a search range, and
 		// the first day a "next week" reminder is due.
 		return weekStart(ref).AddDate(0, 0, map[string]int{"last": -7, "this": 0, "next": 7}[g[1]]), true, nil
 	}
-	if g := zhWeekRe.FindStringSubmatch(s); g != nil {
+	if g := zhWeekRe().FindStringSubmatch(s); g != nil {
 		monday := weekStart(ref)
 		if g[2] == "" { // 下周, 上周, 本周: the week's Monday
 			if g[1] == "" {
@@ -283,7 +286,7 @@ func ownRules(s string, ref time.Time) (time.Time, bool, error) {
 		// week after this one, whatever today is.
 		return monday.AddDate(0, 0, 7*zhWeekShift[g[1]]+wd-1), true, nil
 	}
-	if g := zhRelRe.FindStringSubmatch(s); g != nil {
+	if g := zhRelRe().FindStringSubmatch(s); g != nil {
 		n, ok := zhNumber(g[1])
 		if !ok {
 			return time.Time{}, false, nil
@@ -302,10 +305,10 @@ func ownRules(s string, ref time.Time) (time.Time, bool, error) {
 			return addMonths(ref, 12*n), true, nil
 		}
 	}
-	if g := zhMonthRe.FindStringSubmatch(s); g != nil {
+	if g := zhMonthRe().FindStringSubmatch(s); g != nil {
 		return addMonths(ref, map[string]int{"下下": 2, "下": 1, "上": -1, "上上": -2}[g[1]]), true, nil
 	}
-	if g := enMonthsRe.FindStringSubmatch(s); g != nil {
+	if g := enMonthsRe().FindStringSubmatch(s); g != nil {
 		switch {
 		case g[1] != "":
 			return addMonths(ref, enNumber(g[1])), true, nil
@@ -337,7 +340,7 @@ func enNumber(s string) int {
 	if s == "a" || s == "an" {
 		return 1
 	}
-	return en.INTEGER_WORDS[s]
+	return whenen.INTEGER_WORDS[s]
 }
 
 var zhWeekShift = map[string]int{"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
@@ -358,7 +361,7 @@ func zhNumber(s string) (int, bool) {
 	if n, err := strconv.Atoi(s); err == nil {
 		return n, n > 0
 	}
-	if n, ok := zh.INTEGER_WORDS[s]; ok && n > 0 {
+	if n, ok := whenzh.INTEGER_WORDS[s]; ok && n > 0 {
 		return n, true
 	}
 	// 二十四 and the like beyond the library's table: tens 十 units.
@@ -370,17 +373,76 @@ func zhNumber(s string) (int, bool) {
 	return 0, false
 }
 
-// parser is built once: when's Parser is safe for concurrent Parse calls
-// once its options are set.
-var parser = sync.OnceValue(func() *when.Parser {
-	p := when.New(&rules.Options{Distance: 5, Afternoon: 15, Evening: 18, Morning: 8, Noon: 12})
-	p.Add(en.All...)
+// parser is built once, on first use: when's English rules and two
+// Chinese ones, from copies (whenen, whenzh) that set nothing up at
+// start-up, without the library's root package, whose import sets up
+// Russian, Portuguese and Dutch rules too (with en and zh: 2.4 ms of every
+// start, GODEBUG=inittrace=1). Its rules are safe for concurrent Find calls.
+var parser = sync.OnceValue(func() *whenParser {
+	p := &whenParser{opts: &rules.Options{Distance: 5, Afternoon: 15, Evening: 18, Morning: 8, Noon: 12}}
+	p.rules = append(p.rules, whenen.All()...)
 	// Not zh.All: in v1.1.0 its time-of-day rules panic on most text (an
 	// all-optional pattern matches empty and is sliced at -1), and its
 	// weekday rule counts weeks from Sunday; ownRules covers weeks.
-	p.Add(zh.CasualDate(rules.Override), zh.AfterTime(rules.Override))
+	p.rules = append(p.rules, whenzh.CasualDate(rules.Override), whenzh.AfterTime(rules.Override))
 	return p
 })
+
+// whenParser is when.Parser's Parse (olebedev/when v1.1.0, Apache-2.0)
+// over the rules above: the first cluster of matches no further than
+// Distance apart, each applied in turn to the reference time.
+type whenParser struct {
+	opts  *rules.Options
+	rules []rules.Rule
+}
+
+// whenResult is where the phrase when understood starts, the phrase, and
+// the time it names.
+type whenResult struct {
+	Index int
+	Text  string
+	Time  time.Time
+}
+
+// Parse returns nil when no rule matches or none applies.
+func (p *whenParser) Parse(text string, base time.Time) (*whenResult, error) {
+	var matches []*rules.Match
+	for _, rule := range p.rules {
+		if m := rule.Find(text); m != nil {
+			m.Order = float64(len(matches))
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) == 0 {
+		return nil, nil
+	}
+	sort.Sort(rules.MatchByIndex(matches))
+	start, end := matches[0].Left, matches[0].Right
+	for i, m := range matches {
+		if m.Left > end+p.opts.Distance {
+			matches = matches[:i]
+			break
+		}
+		end = m.Right
+	}
+	ctx := &rules.Context{Text: text[start:end]}
+	applied := false
+	for _, m := range matches {
+		ok, err := m.Apply(ctx, p.opts, base)
+		if err != nil {
+			return nil, fmt.Errorf("dates: apply %q: %w", ctx.Text, err)
+		}
+		applied = ok || applied
+	}
+	if !applied {
+		return nil, nil
+	}
+	t, err := ctx.Time(base)
+	if err != nil {
+		return nil, fmt.Errorf("dates: bind %q: %w", ctx.Text, err)
+	}
+	return &whenResult{Index: start, Text: ctx.Text, Time: t}, nil
+}
 
 // library asks when; rest is the input outside the matched phrase.
 func library(s string, ref time.Time) (t time.Time, rest string, ok bool) {
@@ -396,4 +458,10 @@ func library(s string, ref time.Time) (t time.Time, rest string, ok bool) {
 	}
 	rest = s[:r.Index] + " " + s[r.Index+len(r.Text):]
 	return r.Time.In(ref.Location()), rest, true
+}
+
+// lazyRegexp compiles pattern on first use, once: a start that never reads
+// a date does not pay for the package's patterns.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -40,7 +41,7 @@ func FindSpans(text string, ref time.Time) []Span {
 	}
 	taken := make([]bool, len(lower)+1)
 	var out []Span
-	for _, r := range spanRules {
+	for _, r := range spanRules() {
 		for _, w := range windows(lower, r.needles) {
 			for _, loc := range r.re.FindAllStringSubmatchIndex(lower[w[0]:w[1]], -1) {
 				if len(out) >= maxSpansPerText {
@@ -286,7 +287,7 @@ func cnYear(s string) int {
 
 // relativeSpan places a word of relativeWords.
 func relativeSpan(g []string, today time.Time) (time.Time, time.Time, bool) {
-	period, ok := relativeWords[g[0]]
+	period, ok := relativeWords()[g[0]]
 	if !ok {
 		return today, today, false
 	}
@@ -296,7 +297,7 @@ func relativeSpan(g []string, today time.Time) (time.Time, time.Time, bool) {
 
 // relativeWords are the words, in both languages, that name a day or a
 // period by where it lies from today.
-var relativeWords = func() map[string]func(today time.Time) (time.Time, time.Time) {
+var relativeWords = sync.OnceValue(func() map[string]func(today time.Time) (time.Time, time.Time) {
 	days := func(n int) func(time.Time) (time.Time, time.Time) {
 		return func(t time.Time) (time.Time, time.Time) { d := t.AddDate(0, 0, n); return d, d.AddDate(0, 0, 1) }
 	}
@@ -344,226 +345,228 @@ var relativeWords = func() map[string]func(today time.Time) (time.Time, time.Tim
 		}
 	}
 	return out
-}()
+})
 
 // spanRules are tried longest forms first; a place another rule took is
 // not read again.
-var spanRules = []spanRule{
-	{ // ISO date, optionally "the week of"
-		needles: []string{"-"},
-		re:      regexp.MustCompile(`(the week of )?\b(\d{4})-(\d{1,2})-(\d{1,2})\b`),
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			y, _ := strconv.Atoi(g[2])
-			m, _ := strconv.Atoi(g[3])
-			d, _ := strconv.Atoi(g[4])
-			loc := time.UTC
-			if !today.IsZero() {
-				loc = today.Location()
-			}
-			from, to, ok := dayOf(y, time.Month(m), d, loc)
-			if ok && g[1] != "" {
-				from, to = weekOf(from)
-			}
-			return from, to, ok
+var spanRules = sync.OnceValue(func() []spanRule {
+	return []spanRule{
+		{ // ISO date, optionally "the week of"
+			needles: []string{"-"},
+			re:      regexp.MustCompile(`(the week of )?\b(\d{4})-(\d{1,2})-(\d{1,2})\b`),
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				y, _ := strconv.Atoi(g[2])
+				m, _ := strconv.Atoi(g[3])
+				d, _ := strconv.Atoi(g[4])
+				loc := time.UTC
+				if !today.IsZero() {
+					loc = today.Location()
+				}
+				from, to, ok := dayOf(y, time.Month(m), d, loc)
+				if ok && g[1] != "" {
+					from, to = weekOf(from)
+				}
+				return from, to, ok
+			},
 		},
-	},
-	{ // 2024年3月10日, 2024年3月, 2024年, 去年五月, 五月份, 三月十号
-		needles: []string{"月", "年"},
-		// a space may stand around the digits, as many write them ("2026 年 3 月")
-		re: regexp.MustCompile(`(\d{4} ?年|去年|今年|明年|前年)? ?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3}) ?月份?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3}) ?[日号]|(初|上旬|中旬|下旬|底|末))?)|(\d{4} ?年)`),
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			loc := time.UTC
-			if !today.IsZero() {
-				loc = today.Location()
-			}
-			if g[5] != "" { // a year on its own
-				g = []string{g[0], g[5], "", "", ""}
-			}
-			year, hasYear := 0, false
-			switch {
-			case strings.HasSuffix(g[1], "年") && len(g[1]) > 3 && g[1][0] >= '0' && g[1][0] <= '9':
-				year, _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(g[1], "年")))
-				hasYear = true
-			case g[1] != "":
-				if today.IsZero() {
+		{ // 2024年3月10日, 2024年3月, 2024年, 去年五月, 五月份, 三月十号
+			needles: []string{"月", "年"},
+			// a space may stand around the digits, as many write them ("2026 年 3 月")
+			re: regexp.MustCompile(`(\d{4} ?年|去年|今年|明年|前年)? ?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3}) ?月份?(?:([0-9]{1,2}|[一二三四五六七八九十]{1,3}) ?[日号]|(初|上旬|中旬|下旬|底|末))?)|(\d{4} ?年)`),
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				loc := time.UTC
+				if !today.IsZero() {
+					loc = today.Location()
+				}
+				if g[5] != "" { // a year on its own
+					g = []string{g[0], g[5], "", "", ""}
+				}
+				year, hasYear := 0, false
+				switch {
+				case strings.HasSuffix(g[1], "年") && len(g[1]) > 3 && g[1][0] >= '0' && g[1][0] <= '9':
+					year, _ = strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(g[1], "年")))
+					hasYear = true
+				case g[1] != "":
+					if today.IsZero() {
+						return today, today, false
+					}
+					year, hasYear = today.Year()+cnYear(g[1]), true
+				}
+				if g[2] == "" {
+					if !hasYear {
+						return today, today, false
+					}
+					from, to := yearOf(year, loc)
+					return from, to, true
+				}
+				m, ok := zhNumber(g[2])
+				if !ok || m < 1 || m > 12 {
 					return today, today, false
 				}
-				year, hasYear = today.Year()+cnYear(g[1]), true
-			}
-			if g[2] == "" {
-				if !hasYear {
-					return today, today, false
+				var from, to time.Time
+				if hasYear {
+					from, to = monthOf(year, time.Month(m), loc)
+				} else {
+					if today.IsZero() {
+						return today, today, false
+					}
+					from, to = nearestMonth(time.Month(m), 0, today)
 				}
-				from, to := yearOf(year, loc)
+				if g[3] != "" {
+					d, ok := zhNumber(g[3])
+					if !ok {
+						return today, today, false
+					}
+					return dayOf(from.Year(), from.Month(), d, loc)
+				}
+				from, to = monthPart(from, to, map[string]string{"初": "early", "上旬": "early", "中旬": "mid", "下旬": "late", "底": "late", "末": "late"}[g[4]])
 				return from, to, true
-			}
-			m, ok := zhNumber(g[2])
-			if !ok || m < 1 || m > 12 {
-				return today, today, false
-			}
-			var from, to time.Time
-			if hasYear {
-				from, to = monthOf(year, time.Month(m), loc)
-			} else {
-				if today.IsZero() {
-					return today, today, false
-				}
-				from, to = nearestMonth(time.Month(m), 0, today)
-			}
-			if g[3] != "" {
-				d, ok := zhNumber(g[3])
-				if !ok {
-					return today, today, false
-				}
-				return dayOf(from.Year(), from.Month(), d, loc)
-			}
-			from, to = monthPart(from, to, map[string]string{"初": "early", "上旬": "early", "中旬": "mid", "下旬": "late", "底": "late", "末": "late"}[g[4]])
-			return from, to, true
+			},
 		},
-	},
-	{ // N天前, 两周前, 三个月前, 半年前, 两天后
-		needles:  []string{"前", "后"},
-		re:       regexp.MustCompile(`([0-9]{1,2}|[一二两三四五六七八九十半]{1,3})(天|日|周|个星期|星期|个礼拜|礼拜|个月|年)(前|以前|之前|后|以后|之后)`),
-		relative: true,
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			unit := unitOf(g[2])
-			n, ok := zhNumber(g[1])
-			if g[1] == "半" {
-				switch unit {
-				case "year":
-					n, unit, ok = 6, "month", true
-				case "month":
-					n, unit, ok = 2, "week", true
+		{ // N天前, 两周前, 三个月前, 半年前, 两天后
+			needles:  []string{"前", "后"},
+			re:       regexp.MustCompile(`([0-9]{1,2}|[一二两三四五六七八九十半]{1,3})(天|日|周|个星期|星期|个礼拜|礼拜|个月|年)(前|以前|之前|后|以后|之后)`),
+			relative: true,
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				unit := unitOf(g[2])
+				n, ok := zhNumber(g[1])
+				if g[1] == "半" {
+					switch unit {
+					case "year":
+						n, unit, ok = 6, "month", true
+					case "month":
+						n, unit, ok = 2, "week", true
+					}
 				}
-			}
-			if !ok {
-				return today, today, false
-			}
-			sign := -1
-			if strings.HasSuffix(g[3], "后") {
-				sign = 1
-			}
-			return ago(n, unit, sign, today)
-		},
-	},
-	{ // 昨天, 前天, 上周, 上周末, 上个月, 去年, …
-		needles:  []string{"天", "晚", "周", "星期", "礼拜", "月", "年"},
-		re:       regexp.MustCompile(`大前天|前天|昨天|昨晚|今天|明天|后天|上上周|上周末|上个周末|这周末|上周|上个星期|上星期|上礼拜|这周|本周|下周|上个月|上月|这个月|本月|下个月|去年|前年|今年|明年`),
-		relative: true,
-		span:     relativeSpan,
-	},
-	{ // March 3, March 3rd 2024, 3 March, the 3rd of March
-		needles: monthStarts,
-		re:      regexp.MustCompile(`\b(?:(` + monthAlt + `)\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?|(\d{1,2})(?:st|nd|rd|th)? (?:of )?(` + monthAlt + `)(?:,? (\d{4}))?)\b`),
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			mn, ds, ys := g[1], g[2], g[3]
-			if mn == "" {
-				mn, ds, ys = g[5], g[4], g[6]
-			}
-			m := monthNames[mn]
-			d, _ := strconv.Atoi(ds)
-			loc := time.UTC
-			if !today.IsZero() {
-				loc = today.Location()
-			}
-			if ys != "" {
-				y, _ := strconv.Atoi(ys)
-				return dayOf(y, m, d, loc)
-			}
-			if today.IsZero() {
-				return today, today, false
-			}
-			from, _ := nearestMonth(m, 0, today)
-			return dayOf(from.Year(), m, d, loc)
-		},
-	},
-	{ // (in|last|this|next|early|late) May (2024)
-		needles: monthStarts,
-		re:      regexp.MustCompile(`\b(?:(in|during|of|since|until|by|last|this|next)\s+)?(?:(early|mid|late|the start of|the beginning of|the middle of|the end of|start of|end of)[\s-]+)?(` + monthAlt + `)\b(?:,?\s+(\d{4})\b)?`),
-		ok: func(text string, a, b int, g []string) bool {
-			if g[3] == "may" || len(g[3]) <= 4 && g[3] != "june" && g[3] != "july" {
-				// an abbreviation or "may": only with a preposition or a year,
-				// and "may" only capitalised
-				if g[1] == "" && g[2] == "" && g[4] == "" {
-					return false
-				}
-				if g[3] == "may" && !strings.Contains(text[a:b], "May") {
-					return false
-				}
-			}
-			return true
-		},
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			m := monthNames[g[3]]
-			loc := time.UTC
-			if !today.IsZero() {
-				loc = today.Location()
-			}
-			if g[4] != "" {
-				y, _ := strconv.Atoi(g[4])
-				f, t := monthOf(y, m, loc)
-				from, to := monthPart(f, t, g[2])
-				return from, to, true
-			}
-			if today.IsZero() {
-				return today, today, false
-			}
-			dir := 0
-			switch g[1] {
-			case "last":
-				dir = -1
-			case "next":
-				dir = 1
-			case "this":
-				if m > today.Month() {
-					dir = 1
-				}
-			}
-			f, t := nearestMonth(m, dir, today)
-			from, to := monthPart(f, t, g[2])
-			return from, to, true
-		},
-	},
-	{ // in 2023, 2024 (a year on its own)
-		needles: []string{"19", "20"},
-		re:      regexp.MustCompile(`\b((?:19|20)\d{2})\b`),
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			y, _ := strconv.Atoi(g[1])
-			loc := time.UTC
-			if !today.IsZero() {
-				loc = today.Location()
-			}
-			from, to := yearOf(y, loc)
-			return from, to, true
-		},
-	},
-	{ // two weeks ago, a few days ago, 3 months ago, in two weeks
-		needles:  []string{"ago", "back", "before", "earlier", "later", "in "},
-		re:       regexp.MustCompile(`\b(?:(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple(?: of)?|a few|several) (days?|weeks?|months?|years?) (ago|back|before|earlier|later)|in (\d{1,2}|an?|one|two|three|four|five|six|a couple of|a few) (days?|weeks?|months?|years?))\b`),
-		relative: true,
-		span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
-			if g[1] != "" {
-				n, ok := enCount(g[1])
 				if !ok {
 					return today, today, false
 				}
 				sign := -1
-				if g[3] == "later" {
+				if strings.HasSuffix(g[3], "后") {
 					sign = 1
 				}
-				return ago(n, unitOf(g[2]), sign, today)
-			}
-			n, ok := enCount(g[4])
-			if !ok {
-				return today, today, false
-			}
-			return ago(n, unitOf(g[5]), 1, today)
+				return ago(n, unit, sign, today)
+			},
 		},
-	},
-	{ // yesterday, last night, last weekend, last week, this month, last year, …
-		needles:  []string{"yesterday", "last night", "tonight", "today", "tomorrow", "weekend", "last ", "this ", "next ", "other "},
-		re:       regexp.MustCompile(`\b(?:the day before yesterday|yesterday|last night|tonight|today|tomorrow|(?:last|this|next|the other) (?:weekend|week|month|year)|the weekend)\b`),
-		relative: true,
-		span:     relativeSpan,
-	},
-}
+		{ // 昨天, 前天, 上周, 上周末, 上个月, 去年, …
+			needles:  []string{"天", "晚", "周", "星期", "礼拜", "月", "年"},
+			re:       regexp.MustCompile(`大前天|前天|昨天|昨晚|今天|明天|后天|上上周|上周末|上个周末|这周末|上周|上个星期|上星期|上礼拜|这周|本周|下周|上个月|上月|这个月|本月|下个月|去年|前年|今年|明年`),
+			relative: true,
+			span:     relativeSpan,
+		},
+		{ // March 3, March 3rd 2024, 3 March, the 3rd of March
+			needles: monthStarts,
+			re:      regexp.MustCompile(`\b(?:(` + monthAlt + `)\.? (\d{1,2})(?:st|nd|rd|th)?(?:,? (\d{4}))?|(\d{1,2})(?:st|nd|rd|th)? (?:of )?(` + monthAlt + `)(?:,? (\d{4}))?)\b`),
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				mn, ds, ys := g[1], g[2], g[3]
+				if mn == "" {
+					mn, ds, ys = g[5], g[4], g[6]
+				}
+				m := monthNames[mn]
+				d, _ := strconv.Atoi(ds)
+				loc := time.UTC
+				if !today.IsZero() {
+					loc = today.Location()
+				}
+				if ys != "" {
+					y, _ := strconv.Atoi(ys)
+					return dayOf(y, m, d, loc)
+				}
+				if today.IsZero() {
+					return today, today, false
+				}
+				from, _ := nearestMonth(m, 0, today)
+				return dayOf(from.Year(), m, d, loc)
+			},
+		},
+		{ // (in|last|this|next|early|late) May (2024)
+			needles: monthStarts,
+			re:      regexp.MustCompile(`\b(?:(in|during|of|since|until|by|last|this|next)\s+)?(?:(early|mid|late|the start of|the beginning of|the middle of|the end of|start of|end of)[\s-]+)?(` + monthAlt + `)\b(?:,?\s+(\d{4})\b)?`),
+			ok: func(text string, a, b int, g []string) bool {
+				if g[3] == "may" || len(g[3]) <= 4 && g[3] != "june" && g[3] != "july" {
+					// an abbreviation or "may": only with a preposition or a year,
+					// and "may" only capitalised
+					if g[1] == "" && g[2] == "" && g[4] == "" {
+						return false
+					}
+					if g[3] == "may" && !strings.Contains(text[a:b], "May") {
+						return false
+					}
+				}
+				return true
+			},
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				m := monthNames[g[3]]
+				loc := time.UTC
+				if !today.IsZero() {
+					loc = today.Location()
+				}
+				if g[4] != "" {
+					y, _ := strconv.Atoi(g[4])
+					f, t := monthOf(y, m, loc)
+					from, to := monthPart(f, t, g[2])
+					return from, to, true
+				}
+				if today.IsZero() {
+					return today, today, false
+				}
+				dir := 0
+				switch g[1] {
+				case "last":
+					dir = -1
+				case "next":
+					dir = 1
+				case "this":
+					if m > today.Month() {
+						dir = 1
+					}
+				}
+				f, t := nearestMonth(m, dir, today)
+				from, to := monthPart(f, t, g[2])
+				return from, to, true
+			},
+		},
+		{ // in 2023, 2024 (a year on its own)
+			needles: []string{"19", "20"},
+			re:      regexp.MustCompile(`\b((?:19|20)\d{2})\b`),
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				y, _ := strconv.Atoi(g[1])
+				loc := time.UTC
+				if !today.IsZero() {
+					loc = today.Location()
+				}
+				from, to := yearOf(y, loc)
+				return from, to, true
+			},
+		},
+		{ // two weeks ago, a few days ago, 3 months ago, in two weeks
+			needles:  []string{"ago", "back", "before", "earlier", "later", "in "},
+			re:       regexp.MustCompile(`\b(?:(\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple(?: of)?|a few|several) (days?|weeks?|months?|years?) (ago|back|before|earlier|later)|in (\d{1,2}|an?|one|two|three|four|five|six|a couple of|a few) (days?|weeks?|months?|years?))\b`),
+			relative: true,
+			span: func(g []string, today time.Time) (time.Time, time.Time, bool) {
+				if g[1] != "" {
+					n, ok := enCount(g[1])
+					if !ok {
+						return today, today, false
+					}
+					sign := -1
+					if g[3] == "later" {
+						sign = 1
+					}
+					return ago(n, unitOf(g[2]), sign, today)
+				}
+				n, ok := enCount(g[4])
+				if !ok {
+					return today, today, false
+				}
+				return ago(n, unitOf(g[5]), 1, today)
+			},
+		},
+		{ // yesterday, last night, last weekend, last week, this month, last year, …
+			needles:  []string{"yesterday", "last night", "tonight", "today", "tomorrow", "weekend", "last ", "this ", "next ", "other "},
+			re:       regexp.MustCompile(`\b(?:the day before yesterday|yesterday|last night|tonight|today|tomorrow|(?:last|this|next|the other) (?:weekend|week|month|year)|the weekend)\b`),
+			relative: true,
+			span:     relativeSpan,
+		},
+	}
+})

@@ -51,13 +51,13 @@ func newToolbox(st *memory.Store, logs *sessionlog.Logs, now func() time.Time, l
 	return &toolbox{st: st, logs: logs, diaries: dreamlog.New(st), now: now, log: log}
 }
 
-func (tb *toolbox) specs() []Tool { return toolSpecs }
+func (tb *toolbox) specs() []Tool { return toolSpecs() }
 
 // exec validates and runs one tool call; it never panics on model input, and
 // every refusal is an answer the model can act on.
 func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 	name := tc.Function.Name
-	if !registry.Has(name) {
+	if !registry().Has(name) {
 		return refused("unknown tool %q; available: %s", name, toolNames())
 	}
 	c := &call{tb: tb}
@@ -67,7 +67,7 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 			out = refused("%s failed internally", name)
 		}
 	}()
-	text, err := registry.Call(ctx, name, c, json.RawMessage(tc.Function.Arguments))
+	text, err := registry().Call(ctx, name, c, json.RawMessage(tc.Function.Arguments))
 	if err != nil {
 		// Only bad calls reach here: handlers answer in text.
 		out = refused("%v", err)
@@ -84,8 +84,8 @@ func (tb *toolbox) exec(ctx context.Context, tc ToolCall) (out toolOutcome) {
 }
 
 func toolNames() string {
-	names := make([]string, len(toolSpecs))
-	for i, t := range toolSpecs {
+	names := make([]string, len(toolSpecs()))
+	for i, t := range toolSpecs() {
 		names[i] = t.Function.Name
 	}
 	return strings.Join(names, ", ")

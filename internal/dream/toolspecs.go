@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/somni-dev/somni/internal/toolspec"
 )
@@ -112,9 +113,11 @@ func handler[P any](fn func(tb *toolbox, ctx context.Context, c *call, p P) stri
 	}
 }
 
-// registry is the dreamer's tool table; toolspec panics at init on a
-// malformed params struct, which any test run catches.
-var registry = func() *toolspec.Registry[*call] {
+// registry is the dreamer's tool table, built on first use (generating the
+// schemas was most of the package's 1.7 ms at start-up, GODEBUG=inittrace=1,
+// and only a dream needs them); toolspec panics on a malformed params
+// struct, which any test of the tools catches.
+var registry = sync.OnceValue(func() *toolspec.Registry[*call] {
 	r, err := toolspec.NewRegistry(
 		toolspec.MustTool(toolReadSessionLog, "Read one pending session log in full.", handler((*toolbox).readSessionLog)),
 		toolspec.MustTool(toolListItems, "List knowledge entries and skills: name, type, stability, score, description, body preview.", handler((*toolbox).listItems)),
@@ -136,11 +139,11 @@ var registry = func() *toolspec.Registry[*call] {
 		panic(err)
 	}
 	return r
-}()
+})
 
 // toolSpecs is the tool list offered to the model, built once.
-var toolSpecs = func() []Tool {
-	specs := registry.Specs()
+var toolSpecs = sync.OnceValue(func() []Tool {
+	specs := registry().Specs()
 	out := make([]Tool, 0, len(specs))
 	for _, s := range specs {
 		params, err := json.Marshal(s.Parameters)
@@ -150,7 +153,7 @@ var toolSpecs = func() []Tool {
 		out = append(out, Tool{Type: "function", Function: FunctionDef{Name: s.Name, Description: s.Description, Parameters: params}})
 	}
 	return out
-}()
+})
 
 // Tools returns the dreamer's tool list in the chat-completions shape.
-func Tools() []Tool { return append([]Tool(nil), toolSpecs...) }
+func Tools() []Tool { return append([]Tool(nil), toolSpecs()...) }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -45,13 +46,13 @@ var tagSwaps = strings.NewReplacer(
 // chatToken matches a chat-template token such as <|im_start|> or
 // <|eot_id|>; it is spaced apart so it is no longer one. (A bare "|>", as
 // in an Elixir pipe, is left alone.)
-var chatToken = regexp.MustCompile(`<\|([^|<>\s]{0,32})\|>`)
+var chatToken = lazyRegexp(`<\|([^|<>\s]{0,32})\|>`)
 
 // roleLine matches a line that opens like a turn of a chat transcript or a
 // system message: "SYSTEM:", "Assistant：", "[user]", "<system>",
 // "### Instruction:", "系统：", "【系统】", "<|im_start|>" and the like, after any Markdown
 // decoration ("> ", "# ", "**", "- ").
-var roleLine = regexp.MustCompile(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
+var roleLine = lazyRegexp(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 	`(system|user|assistant|developer|human|ai|model|tool|function|agent|bot|admin|administrator|operator|instructions?|new instructions?)(\s+(message|prompt|instructions?|note|notice|override))?\s*[:：]` +
 	`|\[\s*/?\s*(system|user|assistant|developer|human|tool|agent|inst|sys|memory)\b[^\]]*\]` +
 	`|</?\s*(system|user|assistant|developer|human|tool|agent|instructions?|memory|context|prompt|im_start|im_end)\b[^>]*>` +
@@ -66,7 +67,7 @@ var roleLine = regexp.MustCompile(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 // whitespace (newlines included) folds into single spaces and our tags and
 // chat-template tokens are swapped for look-alikes that are not them.
 func Defang(s string) string {
-	return chatToken.ReplaceAllString(tagSwaps.Replace(textcut.OneLine(textcut.Visible(s))), "< |$1| >")
+	return chatToken().ReplaceAllString(tagSwaps.Replace(textcut.OneLine(textcut.Visible(s))), "< |$1| >")
 }
 
 // quoteLine renders one line of a note inside its quote: defanged, and
@@ -74,7 +75,7 @@ func Defang(s string) string {
 // mark can be mistaken for the surrounding frame.
 func quoteLine(s string) string {
 	s = Defang(s)
-	if roleLine.MatchString(s) || roleLine.MatchString(roleKey(s)) {
+	if roleLine().MatchString(s) || roleLine().MatchString(roleKey(s)) {
 		s = quotedMark + s
 	}
 	return s
@@ -82,17 +83,17 @@ func quoteLine(s string) string {
 
 // emphasis is Markdown's emphasis and code marks, which a reader looks
 // through: "**System**:" reads as "System:".
-var emphasis = regexp.MustCompile("[*_~`]+")
+var emphasis = lazyRegexp("[*_~`]+")
 
 // listMarker is a run of list markers and decoration opening a line:
 // "1. ", "2) ", "(3) ", "a. ", "iv. ", "一、", "- 1. " …
-var listMarker = regexp.MustCompile(`^(?:[\s>#|+•·‣◦▪-]+|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,8}|[一二三四五六七八九十百]{1,4})[.)、．）])+`)
+var listMarker = lazyRegexp(`^(?:[\s>#|+•·‣◦▪-]+|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,8}|[一二三四五六七八九十百]{1,4})[.)、．）])+`)
 
 // roleKey is a defanged line as a reader takes it in, for matching
 // roleLine: no emphasis marks and no list marker in front, so a header
 // disguised as "1. System:" or "**System**:" is still seen as one.
 func roleKey(s string) string {
-	return listMarker.ReplaceAllString(emphasis.ReplaceAllString(s, ""), "")
+	return listMarker().ReplaceAllString(emphasis().ReplaceAllString(s, ""), "")
 }
 
 // QuoteNote renders text as quoted note lines ("<indent>> …"), at most
@@ -140,4 +141,10 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// lazyRegexp compiles pattern on first use, once: start-up does not pay for
+// patterns only recall and hints read.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

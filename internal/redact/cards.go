@@ -1,7 +1,6 @@
 package redact
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -12,9 +11,9 @@ import (
 // text, since order ids and long numeric ids pass the Luhn check one time in ten. The security code
 // beside a card (cvv 123) goes with it. Networks' published test numbers are kept.
 var (
-	cardRe    = regexp.MustCompile(`\b\d{4}(?:[ -]?\d{2,6}){2,4}\b|\b\d{13,19}\b`)
-	cardWords = regexp.MustCompile(`(?i)card|visa|master|amex|discover|unionpay|cvv|cvc|\bcid\b|\bexp|卡|有效期|安全码|(?:^|\D)(?:0[1-9]|1[0-2])/\d{2}(?:\D|$)`)
-	cvvRe     = regexp.MustCompile(`(?i)(?:\b(?:cvv2?|cvc2?|csc|cid)\b|security code|安全码|校验码)\s*(?:is|:|：|=|为|是)?\s*["']?(?P<v>\d{3,4})\b`)
+	cardRe    = lazyRegexp(`\b\d{4}(?:[ -]?\d{2,6}){2,4}\b|\b\d{13,19}\b`)
+	cardWords = lazyRegexp(`(?i)card|visa|master|amex|discover|unionpay|cvv|cvc|\bcid\b|\bexp|卡|有效期|安全码|(?:^|\D)(?:0[1-9]|1[0-2])/\d{2}(?:\D|$)`)
+	cvvRe     = lazyRegexp(`(?i)(?:\b(?:cvv2?|cvc2?|csc|cid)\b|security code|安全码|校验码)\s*(?:is|:|：|=|为|是)?\s*["']?(?P<v>\d{3,4})\b`)
 )
 
 // testCards are the networks' documented test numbers: docs and payment tests quote them.
@@ -30,7 +29,7 @@ func cardSpans(text string) []span {
 	}
 	var spans []span
 	context := -1 // unknown until a run of digits needs it
-	for _, m := range cardRe.FindAllStringIndex(text, -1) {
+	for _, m := range cardRe().FindAllStringIndex(text, -1) {
 		raw, digits, ok := cardIn(text[m[0]:m[1]])
 		if !ok {
 			continue
@@ -40,7 +39,7 @@ func cardSpans(text string) []span {
 			continue
 		} else if !grouped {
 			if context < 0 {
-				context = btoi(cardWords.MatchString(text))
+				context = btoi(cardWords().MatchString(text))
 			}
 			if context == 0 {
 				continue
@@ -49,7 +48,7 @@ func cardSpans(text string) []span {
 		spans = append(spans, span{m[0], m[1]})
 	}
 	if len(spans) > 0 {
-		for _, m := range cvvRe.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range cvvRe().FindAllStringSubmatchIndex(text, -1) {
 			spans = append(spans, span{m[2], m[3]})
 		}
 	}

@@ -3,13 +3,17 @@
 //
 // Known token formats come from the gitleaks rule set (regexes with keywords, entropy thresholds and
 // allowlists, maintained upstream); the context rules add only what those rules do not see in chat
-// and shell text, and the shape checks what has no keyword at all. The BIP39 word list comes from
-// github.com/tyler-smith/go-bip39/wordlists. Only the secret value is replaced (by Marker), so key names, schemes and users stay
-// readable, and running Text on its own output changes nothing.
+// and shell text, and the shape checks what has no keyword at all. The BIP39 word list is
+// bip39-english.txt, checked against github.com/tyler-smith/go-bip39/wordlists. Only the secret
+// value is replaced (by Marker), so key names, schemes and users stay readable, and running Text
+// on its own output changes nothing.
 //
 // Files, by job:
 //
-//	redact.go   Text/TextCount: the gitleaks detector, finding spans and replacing them in one pass
+//	redact.go   Text/TextCount: finding spans and replacing them in one pass; Prepare: compiling
+//	            the rules ahead of the first text
+//	gitleaks.go gitleaks' default rule set (gitleaks.toml, the module's copy) read and run as its
+//	            detector runs it on a string, without the detect package's dependencies
 //	escaped.go  reading through JSON/YAML string escapes: findings in the unescaped view are replaced
 //	            at the escaped bytes they came from
 //	rules.go    the context rules (passwords in sentences, shell flags, URLs, webhook paths, DSN users,

@@ -1,14 +1,10 @@
 package redact
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/rs/zerolog"
-	"github.com/zricethezav/gitleaks/v8/detect"
-	"github.com/zricethezav/gitleaks/v8/logging"
-	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 // Marker replaces every secret Text removes.
@@ -49,48 +45,58 @@ func findSpans(text string, depth int) []span {
 	return spans
 }
 
-var (
-	detectorOnce sync.Once
-	detector     *detect.Detector
-)
+// detector is the gitleaks rule set, compiled once (about 200 rules: tens of
+// milliseconds) and only read afterwards, so concurrent calls share it. nil
+// only if the embedded rules do not load, which is fixed at build time and
+// tested; the context rules still run then.
+var detector = sync.OnceValue(func() *glRules {
+	rs, err := loadGitleaksRules()
+	if err != nil {
+		return nil
+	}
+	return rs
+})
 
-// detectorSpans finds the gitleaks findings in text. The detector is built once (compiling ~200 rules
-// takes tens of milliseconds) and only read afterwards, so concurrent calls share it.
+// Prepare compiles every rule now rather than on first use, so that the
+// first text redacted after a start does not wait for the compilation; the
+// sidecar runs it in the background once its first reply is out. Text called
+// meanwhile waits for the same compilation and never runs on part of the
+// rules.
+func Prepare() {
+	detector()
+	contextRules()
+	for _, re := range []func() *regexp.Regexp{cardRe, cardWords, cvvRe, versionRe, fieldRe, seedWords} {
+		re()
+	}
+	bip39Words()
+}
+
+// detectorSpans finds the gitleaks findings in text.
 func detectorSpans(text string) []span {
-	detectorOnce.Do(func() {
-		// gitleaks logs to stderr by default; a sidecar must not print anything about what it scanned.
-		logging.Logger = zerolog.Nop()
-		d, err := detect.NewDetectorDefaultConfig()
-		if err != nil {
-			return // the embedded config is fixed at build time; the context rules still run
-		}
-		// Decoded findings (base64 inside base64) have no substring in text to replace.
-		d.MaxDecodeDepth = 0
-		detector = d
-	})
+	detector := detector()
 	if detector == nil {
 		return nil
 	}
 	var spans []span
 	located := map[string]bool{}
-	var findings []report.Finding
+	var findings []glFinding
 	for _, chunk := range detectorChunks(text) {
-		findings = append(findings, detector.DetectString(chunk)...)
+		findings = append(findings, detector.detect(chunk)...)
 	}
 	for _, f := range findings {
 		// The PEM context rule redacts the same blocks but keeps the header. A secret found many times
 		// is located once: each search already finds every occurrence.
-		if f.RuleID == "private-key" || len(f.Secret) < minSecretLen || located[f.Secret] {
+		if f.ruleID == "private-key" || len(f.secret) < minSecretLen || located[f.secret] {
 			continue
 		}
-		located[f.Secret] = true
+		located[f.secret] = true
 		for off := 0; ; {
-			i := strings.Index(text[off:], f.Secret)
+			i := strings.Index(text[off:], f.secret)
 			if i < 0 {
 				break
 			}
-			spans = append(spans, span{off + i, off + i + len(f.Secret)})
-			off += i + len(f.Secret)
+			spans = append(spans, span{off + i, off + i + len(f.secret)})
+			off += i + len(f.secret)
 		}
 	}
 	return spans
@@ -196,4 +202,11 @@ func bracketToSpace(r rune) rune {
 		return ' '
 	}
 	return r
+}
+
+// lazyRegexp compiles pattern on first use, once: a process that never
+// redacts (a CLI command, a sidecar before its first capture) does not pay
+// for the package's patterns at start-up.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -1,9 +1,12 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tyler-smith/go-bip39/wordlists"
 
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -202,5 +205,13 @@ func BenchmarkRedactLongLine(b *testing.B) {
 				_ = Text(text)
 			}
 		})
+	}
+}
+
+// TestBIP39List holds the embedded word list to the one go-bip39 maintains.
+func TestBIP39List(t *testing.T) {
+	got := strings.Fields(bip39English)
+	if !slices.Equal(got, wordlists.English) {
+		t.Fatalf("bip39-english.txt: %d words, differs from go-bip39's %d", len(got), len(wordlists.English))
 	}
 }

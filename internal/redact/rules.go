@@ -3,6 +3,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Context rules cover what gitleaks does not see: it is tuned for source files, so a password said in
@@ -40,70 +41,74 @@ const (
 	tokenKeys    = `secret|token|credentials?|api[_\-]?key|access[_\-]?key|account[_\-]?key|private[_\-]?key|auth[_\-]?key|secret[_\-]?key|encryption[_\-]?key|signing[_\-]?key|server[_\-]?key|sig|key`
 )
 
-var contextRules = []contextRule{
-	// PEM blocks, also when the message cap cut off the END line ("pem cut off"); the header stays so a
-	// reader sees which key was pasted. Replaces gitleaks' private-key rule, which takes the header too.
-	{re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<v>(?s:.+?))(?:-----END|\z)`), class: classAny, need: []string{"-----begin"}},
-	// "putty private key": PuTTY's .ppk format has no PEM armour; blanks, not
-	// only newlines, separate its lines once a caller has put it on one line.
-	{re: regexp.MustCompile(`PuTTY-User-Key-File-\d+:(?s:.*?)Private-Lines:\s*\d+\s+(?P<v>(?s:.+?))(?:\s+Private-MAC:|\z)`), class: classAny, need: []string{"putty-user-key"}},
-	// "postgres url", "mysql url", "redis url no user", "mongodb srv", "amqp url": the user may be empty.
-	{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@'"]*:(?P<v>[^/\s@'"]+)@`), class: classAny, need: []string{"://"}},
-	// "basic auth header": base64 of user:password; only after Authorization so "basic understanding" stays.
-	{re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token)\s+(?P<v>[A-Za-z0-9\-._~+/]{6,}=*)`), class: classAny, need: []string{"authorization"}},
-	// "curl -u": user:password after -u/--user.
-	{re: regexp.MustCompile(`(?:^|\s)(?:-u|--user)(?:\s+|=)["']?[^\s:'"]*:(?P<v>[^\s'"]+)`), class: classAny, need: []string{"-u"}},
-	// "mysql -p": the password is glued to -p; "-p shop" with a space is the prompt and a database name.
-	{re: regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"]+))`), class: classAny, need: []string{"mysql", "mariadb"}},
-	// "sshpass -p", "docker login password", "redis-cli -a", "mongosh -p": per-command password flags,
-	// limited to commands where -p/-a means password (in "docker run -p" or "mkdir -p" it does not).
-	{re: regexp.MustCompile(`\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:\s+registry)?)\s+login|sshpass|mongo(?:sh)?|twine(?:\s+upload)?|redis-cli|smbclient|lftp)\b[^\n|;&]*?\s(?:-p|-a|--pass|--password|--passwd)(?:\s+|=)` + quotedOrBare), class: classPassword, need: []string{"login", "sshpass", "mongo", "twine", "redis-cli", "smbclient", "lftp"}},
-	// "docker login long flag", "azure storage key cli": --password v, --account-key v.
-	{re: regexp.MustCompile(`(?i)(?:^|\s)--(?P<k>(?:[a-z0-9]+-)*(?:` + passwordKeys + `|` + tokenKeys + `))(?:\s+|=)` + quotedOrBare), classOf: classOfKey, need: []string{"--"}},
-	// "openssl passout": -passout pass:secret.
-	{re: regexp.MustCompile(`\s-pass(?:in|out)?\s+pass:(?P<v>\S+)`), class: classAny, need: []string{"-pass"}},
-	// "ssh-keygen passphrase": -N/-P carry the passphrase.
-	{re: regexp.MustCompile(`\bssh-keygen\b[^\n|;&]*?\s-[NP]\s+(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"-]\S*))`), class: classAny, need: []string{"ssh-keygen"}},
-	// "db password env", "json password", "yaml password", "password log line", "azure sas token",
-	// "twitter bearer token", "firebase server key", "wechat appsecret": key = value for secret-like key
-	// names in env files, YAML, JSON, query strings and logs.
-	{re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])["']?(?P<k>[A-Za-z0-9_.\-]*(?:` + passwordKeys + `|` + tokenKeys + `)[A-Za-z0-9_.\-]*)["']?\s*(?:=|:=|:|：)\s*` + quotedOrBare), classOf: classOfKey},
-	// "the root password on", "my password is en": a password said in a sentence.
-	// In prose a password ends at whitespace only, so "Tr0ub4dor&3" stays whole.
-	{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
-	// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword,
-	// a copula or colon (one or more: "是：") and an ASCII value, quoted or not; "密码是什么" or
-	// "口令验证失败" continue in Chinese and stay.
-	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)(?:\s*(?:是|为|:|：|=))+\s*` + cjkValue), class: classPassword, need: cjkKeys},
-	// Without a copula the next word is a value only when it is not a plain word ("口令 Sunny2024go"),
-	// and a quote or bracket ends it: "密钥 rotation" and (“令牌 bucket”) are prose.
-	{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)\s*(?P<v>[^\s"'` + "`" + `,;()\[\]{}<>\x7f-\x{10FFFF}]+)`), class: classToken, need: cjkKeys},
-	// "token 是", "api key 是", "AccessKeySecret 为", "appSecret 为": an English or CamelCase key name
-	// with a Chinese copula or colon.
-	{re: regexp.MustCompile(`(?i)(?P<k>[a-z0-9_]*(?:token|api[ _\-]?key|key ?secret|secret|password|passwd|key))(?:\s*(?:是|为|：))+\s*` + cjkValue), classOf: classOfKey, need: []string{"是", "为", "："}},
-	// "telegram bot token": <bot id>:AA<33 chars>, also inside api.telegram.org/bot… URLs.
-	{re: regexp.MustCompile(`(?P<v>\b\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b|/bot(?P<v>\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b`), class: classAny, need: []string{":aa"}},
-	// "deepseek api key" and short sk-ant-/sk-proj- test keys: gitleaks knows OpenAI keys only by their
-	// T3BlbkFJ marker and Anthropic keys only at full length. A digit is required so sk-learn stays.
-	{re: regexp.MustCompile(`\b(?P<v>sk-(?:[a-z0-9]+-)*[A-Za-z0-9_\-]{16,})`), class: classGenerated, need: []string{"sk-"}},
-	// "discord bot token": base64 user id, timestamp and HMAC; gitleaks only finds it next to "discord".
-	{re: regexp.MustCompile(`\b(?P<v>[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})\b`), class: classGenerated},
-	// "notion token": a key name followed directly by a generated-looking value, no "is" or colon.
-	{re: regexp.MustCompile(`(?i)\b(?:secret|token|key)\s+(?P<v>[A-Za-z0-9_\-.]{16,})`), class: classGenerated, need: []string{"secret", "token", "key"}},
-	// "discord webhook", "teams webhook", "feishu bot hook": on the webhook hosts of chat services the
-	// path after the endpoint is the credential (query tokens, as DingTalk's access_token=, are
-	// key=value pairs). JSON writers may escape the slashes.
-	{re: regexp.MustCompile(`https:(?:\\?/){2}(?:(?:canary\.|ptb\.)?discord(?:app)?\.com\\?/api\\?/webhooks|hooks\.slack\.com\\?/(?:services|workflows|triggers)|[a-z0-9\-]+\.webhook\.office\.com\\?/webhookb2|outlook\.office(?:365)?\.com\\?/webhook|open\.(?:feishu\.cn|larksuite\.com)\\?/open-apis\\?/bot\\?/v2\\?/hook|hooks\.zapier\.com\\?/hooks\\?/catch|maker\.ifttt\.com\\?/(?:use|trigger\\?/[^/\s]+\\?/with\\?/key))\\?/(?P<v>[A-Za-z0-9/\\@_\-]+)`), class: classAny, need: []string{"hook", "ifttt"}},
-	// "mattermost hook": any host's /hooks/ or /webhook(s)/ endpoint followed by a generated id
-	// (Mattermost, Rocket.Chat, n8n, self-hosted GitLab); /hooks/docs stays.
-	{re: regexp.MustCompile(`(?i)://[^/\s]+(?:/[^/\s?#]+)*?/(?:hooks?|webhooks?)/(?P<v>[A-Za-z0-9_\-]{16,}(?:/[A-Za-z0-9_\-]+)*)`), class: classGenerated, need: []string{"hook"}},
-	// "sentry dsn", "key as url user": a generated key as a URL's user, with or without a password.
-	{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<v>[A-Za-z0-9_\-]{16,}):?@`), class: classGenerated, need: []string{"://"}},
-	// "netrc heroku", "netrc one line": .netrc's machine/login/password, on one line or several.
-	{re: regexp.MustCompile(`(?i)\b(?:machine\s+\S+\s+)?login\s+\S+\s+(?:account\s+\S+\s+)?password\s+(?P<v>\S+)`), class: classPassword, need: []string{"password"}},
-	// "pgpass line": .pgpass's host:port:database:user:password.
-	{re: regexp.MustCompile(`(?m)(?:^|["'\s])[A-Za-z0-9.\-*]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:"']+)(?:$|["'\s])`), class: classPassword},
-}
+// contextRules are compiled on first use, not at start-up (the package's
+// patterns were 2 ms of every start, GODEBUG=inittrace=1).
+var contextRules = sync.OnceValue(func() []contextRule {
+	return []contextRule{
+		// PEM blocks, also when the message cap cut off the END line ("pem cut off"); the header stays so a
+		// reader sees which key was pasted. Replaces gitleaks' private-key rule, which takes the header too.
+		{re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<v>(?s:.+?))(?:-----END|\z)`), class: classAny, need: []string{"-----begin"}},
+		// "putty private key": PuTTY's .ppk format has no PEM armour; blanks, not
+		// only newlines, separate its lines once a caller has put it on one line.
+		{re: regexp.MustCompile(`PuTTY-User-Key-File-\d+:(?s:.*?)Private-Lines:\s*\d+\s+(?P<v>(?s:.+?))(?:\s+Private-MAC:|\z)`), class: classAny, need: []string{"putty-user-key"}},
+		// "postgres url", "mysql url", "redis url no user", "mongodb srv", "amqp url": the user may be empty.
+		{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^/\s:@'"]*:(?P<v>[^/\s@'"]+)@`), class: classAny, need: []string{"://"}},
+		// "basic auth header": base64 of user:password; only after Authorization so "basic understanding" stays.
+		{re: regexp.MustCompile(`(?i)\bauthorization["']?\s*[:=]\s*["']?(?:basic|bearer|token)\s+(?P<v>[A-Za-z0-9\-._~+/]{6,}=*)`), class: classAny, need: []string{"authorization"}},
+		// "curl -u": user:password after -u/--user.
+		{re: regexp.MustCompile(`(?:^|\s)(?:-u|--user)(?:\s+|=)["']?[^\s:'"]*:(?P<v>[^\s'"]+)`), class: classAny, need: []string{"-u"}},
+		// "mysql -p": the password is glued to -p; "-p shop" with a space is the prompt and a database name.
+		{re: regexp.MustCompile(`\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;&]*?\s-p(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"]+))`), class: classAny, need: []string{"mysql", "mariadb"}},
+		// "sshpass -p", "docker login password", "redis-cli -a", "mongosh -p": per-command password flags,
+		// limited to commands where -p/-a means password (in "docker run -p" or "mkdir -p" it does not).
+		{re: regexp.MustCompile(`\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:\s+registry)?)\s+login|sshpass|mongo(?:sh)?|twine(?:\s+upload)?|redis-cli|smbclient|lftp)\b[^\n|;&]*?\s(?:-p|-a|--pass|--password|--passwd)(?:\s+|=)` + quotedOrBare), class: classPassword, need: []string{"login", "sshpass", "mongo", "twine", "redis-cli", "smbclient", "lftp"}},
+		// "docker login long flag", "azure storage key cli": --password v, --account-key v.
+		{re: regexp.MustCompile(`(?i)(?:^|\s)--(?P<k>(?:[a-z0-9]+-)*(?:` + passwordKeys + `|` + tokenKeys + `))(?:\s+|=)` + quotedOrBare), classOf: classOfKey, need: []string{"--"}},
+		// "openssl passout": -passout pass:secret.
+		{re: regexp.MustCompile(`\s-pass(?:in|out)?\s+pass:(?P<v>\S+)`), class: classAny, need: []string{"-pass"}},
+		// "ssh-keygen passphrase": -N/-P carry the passphrase.
+		{re: regexp.MustCompile(`\bssh-keygen\b[^\n|;&]*?\s-[NP]\s+(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"-]\S*))`), class: classAny, need: []string{"ssh-keygen"}},
+		// "db password env", "json password", "yaml password", "password log line", "azure sas token",
+		// "twitter bearer token", "firebase server key", "wechat appsecret": key = value for secret-like key
+		// names in env files, YAML, JSON, query strings and logs.
+		{re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])["']?(?P<k>[A-Za-z0-9_.\-]*(?:` + passwordKeys + `|` + tokenKeys + `)[A-Za-z0-9_.\-]*)["']?\s*(?:=|:=|:|：)\s*` + quotedOrBare), classOf: classOfKey},
+		// "the root password on", "my password is en": a password said in a sentence.
+		// In prose a password ends at whitespace only, so "Tr0ub4dor&3" stays whole.
+		{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
+		// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword,
+		// a copula or colon (one or more: "是：") and an ASCII value, quoted or not; "密码是什么" or
+		// "口令验证失败" continue in Chinese and stay.
+		{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)(?:\s*(?:是|为|:|：|=))+\s*` + cjkValue), class: classPassword, need: cjkKeys},
+		// Without a copula the next word is a value only when it is not a plain word ("口令 Sunny2024go"),
+		// and a quote or bracket ends it: "密钥 rotation" and (“令牌 bucket”) are prose.
+		{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)\s*(?P<v>[^\s"'` + "`" + `,;()\[\]{}<>\x7f-\x{10FFFF}]+)`), class: classToken, need: cjkKeys},
+		// "token 是", "api key 是", "AccessKeySecret 为", "appSecret 为": an English or CamelCase key name
+		// with a Chinese copula or colon.
+		{re: regexp.MustCompile(`(?i)(?P<k>[a-z0-9_]*(?:token|api[ _\-]?key|key ?secret|secret|password|passwd|key))(?:\s*(?:是|为|：))+\s*` + cjkValue), classOf: classOfKey, need: []string{"是", "为", "："}},
+		// "telegram bot token": <bot id>:AA<33 chars>, also inside api.telegram.org/bot… URLs.
+		{re: regexp.MustCompile(`(?P<v>\b\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b|/bot(?P<v>\d{8,10}:AA[A-Za-z0-9_\-]{32,33})\b`), class: classAny, need: []string{":aa"}},
+		// "deepseek api key" and short sk-ant-/sk-proj- test keys: gitleaks knows OpenAI keys only by their
+		// T3BlbkFJ marker and Anthropic keys only at full length. A digit is required so sk-learn stays.
+		{re: regexp.MustCompile(`\b(?P<v>sk-(?:[a-z0-9]+-)*[A-Za-z0-9_\-]{16,})`), class: classGenerated, need: []string{"sk-"}},
+		// "discord bot token": base64 user id, timestamp and HMAC; gitleaks only finds it next to "discord".
+		{re: regexp.MustCompile(`\b(?P<v>[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40})\b`), class: classGenerated},
+		// "notion token": a key name followed directly by a generated-looking value, no "is" or colon.
+		{re: regexp.MustCompile(`(?i)\b(?:secret|token|key)\s+(?P<v>[A-Za-z0-9_\-.]{16,})`), class: classGenerated, need: []string{"secret", "token", "key"}},
+		// "discord webhook", "teams webhook", "feishu bot hook": on the webhook hosts of chat services the
+		// path after the endpoint is the credential (query tokens, as DingTalk's access_token=, are
+		// key=value pairs). JSON writers may escape the slashes.
+		{re: regexp.MustCompile(`https:(?:\\?/){2}(?:(?:canary\.|ptb\.)?discord(?:app)?\.com\\?/api\\?/webhooks|hooks\.slack\.com\\?/(?:services|workflows|triggers)|[a-z0-9\-]+\.webhook\.office\.com\\?/webhookb2|outlook\.office(?:365)?\.com\\?/webhook|open\.(?:feishu\.cn|larksuite\.com)\\?/open-apis\\?/bot\\?/v2\\?/hook|hooks\.zapier\.com\\?/hooks\\?/catch|maker\.ifttt\.com\\?/(?:use|trigger\\?/[^/\s]+\\?/with\\?/key))\\?/(?P<v>[A-Za-z0-9/\\@_\-]+)`), class: classAny, need: []string{"hook", "ifttt"}},
+		// "mattermost hook": any host's /hooks/ or /webhook(s)/ endpoint followed by a generated id
+		// (Mattermost, Rocket.Chat, n8n, self-hosted GitLab); /hooks/docs stays.
+		{re: regexp.MustCompile(`(?i)://[^/\s]+(?:/[^/\s?#]+)*?/(?:hooks?|webhooks?)/(?P<v>[A-Za-z0-9_\-]{16,}(?:/[A-Za-z0-9_\-]+)*)`), class: classGenerated, need: []string{"hook"}},
+		// "sentry dsn", "key as url user": a generated key as a URL's user, with or without a password.
+		{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://(?P<v>[A-Za-z0-9_\-]{16,}):?@`), class: classGenerated, need: []string{"://"}},
+		// "netrc heroku", "netrc one line": .netrc's machine/login/password, on one line or several.
+		{re: regexp.MustCompile(`(?i)\b(?:machine\s+\S+\s+)?login\s+\S+\s+(?:account\s+\S+\s+)?password\s+(?P<v>\S+)`), class: classPassword, need: []string{"password"}},
+		// "pgpass line": .pgpass's host:port:database:user:password.
+		{re: regexp.MustCompile(`(?m)(?:^|["'\s])[A-Za-z0-9.\-*]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:"']+)(?:$|["'\s])`), class: classPassword},
+	}
+})
 
 // cjkValue is the value after a Chinese keyword: quoted (ASCII or full-width quotes) or a run of
 // printable ASCII.
@@ -175,7 +180,7 @@ func hasLongToken(text string) bool {
 func contextSpans(text string) []span {
 	var spans []span
 	lower := strings.ToLower(text)
-	for _, r := range contextRules {
+	for _, r := range contextRules() {
 		if !needed(lower, r.need) {
 			continue
 		}
@@ -248,11 +253,11 @@ var notPasswords = map[string]bool{
 
 // versionRe is a version number (13.1.3, 0.1.0-rc.8): lock files pair them with package names that
 // contain "token" or "passwd".
-var versionRe = regexp.MustCompile(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?$`)
+var versionRe = lazyRegexp(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?$`)
 
 // fieldRe is code reading a field (cfg.httpKey, opts.signal): a value of a key named like a secret
 // in source code, not a secret.
-var fieldRe = regexp.MustCompile(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
+var fieldRe = lazyRegexp(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
 
 func acceptValue(v string, class valueClass) bool {
 	if v == "" || strings.HasPrefix(v, Marker) || strings.HasPrefix(v, "[REDACTED") {
@@ -267,7 +272,7 @@ func acceptValue(v string, class valueClass) bool {
 	case '$', '<', '{', '%', '/', '~', '*', '^':
 		return false
 	}
-	if strings.HasPrefix(v, "./") || strings.Contains(v, "://") || strings.Contains(v, "...") || versionRe.MatchString(v) {
+	if strings.HasPrefix(v, "./") || strings.Contains(v, "://") || strings.Contains(v, "...") || versionRe().MatchString(v) {
 		return false
 	}
 	var digits, letters, upper, lower, other int
@@ -296,7 +301,7 @@ func acceptValue(v string, class valueClass) bool {
 	if class == classPassword {
 		return len(v) >= 3 && !notPasswords[strings.ToLower(v)]
 	}
-	if len(v) < 8 || letters == 0 || (digits == 0 && fieldRe.MatchString(v)) {
+	if len(v) < 8 || letters == 0 || (digits == 0 && fieldRe().MatchString(v)) {
 		return false
 	}
 	return digits > 0 || (upper > 0 && lower > 0) || other > 0

@@ -2,11 +2,17 @@ package redact
 
 import (
 	"crypto/sha256"
-	"regexp"
+	_ "embed"
+	"strings"
 	"sync"
-
-	"github.com/tyler-smith/go-bip39/wordlists"
 )
+
+// bip39English is BIP39's English word list (bitcoin/bips bip-0039/english.txt, the list
+// github.com/tyler-smith/go-bip39/wordlists holds, which a test compares it with). Read from a file
+// rather than imported: that package splits the lists of nine languages at start-up.
+//
+//go:embed bip39-english.txt
+var bip39English string
 
 // Wallet seed phrases (BIP39): 12, 15, 18, 21 or 24 words of the English BIP39 list, written with
 // blanks, commas or list numbers between them (wallets show them numbered). A run whose words carry
@@ -16,13 +22,14 @@ import (
 var (
 	bip39Once  sync.Once
 	bip39Index map[string]int
-	seedWords  = regexp.MustCompile(`(?i)seed|mnemonic|recovery|phrase|wallet|backup|restore|ledger|metamask|助记词|钱包|恢复`)
+	seedWords  = lazyRegexp(`(?i)seed|mnemonic|recovery|phrase|wallet|backup|restore|ledger|metamask|助记词|钱包|恢复`)
 )
 
 func bip39Words() map[string]int {
 	bip39Once.Do(func() {
-		bip39Index = make(map[string]int, len(wordlists.English))
-		for i, w := range wordlists.English {
+		words := strings.Fields(bip39English)
+		bip39Index = make(map[string]int, len(words))
+		for i, w := range words {
 			bip39Index[w] = i
 		}
 	})
@@ -41,7 +48,7 @@ func seedSpans(text string) []span {
 	var run []int // word indices of the current run
 	runStart, runEnd := -1, -1
 	flush := func() {
-		if len(run) >= minSeedWords && (validSeed(run) || seedWords.MatchString(text)) {
+		if len(run) >= minSeedWords && (validSeed(run) || seedWords().MatchString(text)) {
 			spans = append(spans, span{runStart, runEnd})
 		}
 		run, runStart = run[:0], -1

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -174,5 +176,69 @@ func TestMethodBadParams(t *testing.T) {
 	out, err := call(t, srv, "tools.call", `{"name":"list_intentions"}`)
 	if err != nil || strings.Contains(toolText(t, out), "pi-") {
 		t.Errorf("a refused add_intention wrote something: %s, %v", out, err)
+	}
+}
+
+// TestMethodParams compiles every method's params type (each compiles on
+// its method's first call): a params value that is not an object is a
+// -32602 from every method, never the internal error of a params struct
+// toolspec cannot read, and no handler runs.
+func TestMethodParams(t *testing.T) {
+	srv := newServer(t, t.TempDir())
+	for name, h := range srv.Methods() {
+		_, err := h(context.Background(), json.RawMessage(`"not an object"`))
+		var re *rpc.Error
+		if !errors.As(err, &re) || re.Code != rpc.CodeInvalidParams {
+			t.Errorf("%s: %v, want a -32602", name, err)
+		}
+	}
+}
+
+// TestStartGate: the index does not open before the first ping has its
+// answer (opening it beside that ping is what made start-up slow), opens
+// right after it, and tells the truth meanwhile: no index counts before it
+// is open, the counts once it is.
+func TestStartGate(t *testing.T) {
+	dir := t.TempDir()
+	note := filepath.Join(dir, "memory", "knowledge", "alpha", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(note), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(note, []byte("---\nname: alpha\ndescription: alpha note\ntype: fact\n---\n\nalpha body\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sidecar.New(sidecar.Config{DataDir: dir, Embed: embed.Config{Provider: "off"},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Location: time.UTC, StartDelay: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	select {
+	case <-srv.Started():
+		t.Fatal("the start-up work began before anything asked for it")
+	default:
+	}
+	first, err := call(t, srv, "ping", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(first, `"index"`) {
+		t.Fatalf("first ping reports an index that cannot be open yet: %s", first)
+	}
+	<-srv.Started()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := srv.Index(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := call(t, srv, "index.sync", `{"reason":"test"}`); err != nil {
+		t.Fatal(err)
+	}
+	later, err := call(t, srv, "ping", `{}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(later, `"entries":1`) {
+		t.Fatalf("ping after the index opened: %s", later)
 	}
 }

@@ -1,0 +1,379 @@
+package redact
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/pelletier/go-toml/v2"
+)
+
+// gitleaksTOML is gitleaks' default rule set: config/gitleaks.toml of the module version go.mod
+// names, copied here (TestGitleaksRulesCurrent fails until the copy is refreshed after an upgrade).
+// Read and run here rather than through gitleaks' detect package, which brings viper, sprig,
+// archive readers and their package initialisation into the binary: 3.4 MB and about 3.5 ms of
+// every start before main (release build, GODEBUG=inittrace=1), for a library whose only use
+// here is DetectString.
+//
+//go:embed gitleaks.toml
+var gitleaksTOML []byte
+
+// The parts of gitleaks' config format the default rule set uses. Decoding refuses any other
+// key, so an upgrade that starts using one (extend, required rules, targeted allowlists) fails
+// TestGitleaksRules instead of being silently ignored.
+type (
+	glConfig struct {
+		Title       string          `toml:"title"`
+		Description string          `toml:"description"`
+		MinVersion  string          `toml:"minVersion"`
+		AllowList   *glAllowConfig  `toml:"allowlist"`
+		Allowlists  []glAllowConfig `toml:"allowlists"`
+		Rules       []glRuleConfig  `toml:"rules"`
+	}
+	glRuleConfig struct {
+		ID          string          `toml:"id"`
+		Description string          `toml:"description"`
+		Path        string          `toml:"path"`
+		Regex       string          `toml:"regex"`
+		SecretGroup int             `toml:"secretGroup"`
+		Entropy     float64         `toml:"entropy"`
+		Keywords    []string        `toml:"keywords"`
+		Tags        []string        `toml:"tags"`
+		Allowlists  []glAllowConfig `toml:"allowlists"`
+	}
+	glAllowConfig struct {
+		Description string   `toml:"description"`
+		Condition   string   `toml:"condition"`
+		Commits     []string `toml:"commits"`
+		Paths       []string `toml:"paths"`
+		RegexTarget string   `toml:"regexTarget"`
+		Regexes     []string `toml:"regexes"`
+		StopWords   []string `toml:"stopwords"`
+	}
+)
+
+// glRules is the compiled rule set, read the way gitleaks v8's detector reads a fragment that has
+// no file path and no commit (DetectString).
+type glRules struct {
+	rules     []glRule
+	global    []*glAllow
+	prefilter *ahocorasick.Trie // every rule keyword, lower case
+}
+
+type glRule struct {
+	id          string
+	regex, path *regexp.Regexp
+	secretGroup int
+	entropy     float64
+	keywords    []string // lower case
+	allowlists  []*glAllow
+}
+
+// glAllow is one allowlist. A text has no path and no commit, so those entries only matter as
+// conditions that fail under "AND".
+type glAllow struct {
+	and                  bool
+	target               string         // "" (the secret), "match" or "line"
+	regex                *regexp.Regexp // the regexes joined, as gitleaks joins them
+	hasRegexes, hasOther bool           // hasOther: commits or paths
+	stopwords            *ahocorasick.Trie
+}
+
+// loadGitleaksRules compiles the embedded rule set as gitleaks' ViperConfig.Translate does.
+func loadGitleaksRules() (*glRules, error) {
+	var c glConfig
+	dec := toml.NewDecoder(bytes.NewReader(gitleaksTOML))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("redact: gitleaks rules: %w", err)
+	}
+	if c.AllowList != nil {
+		if len(c.Allowlists) > 0 {
+			return nil, fmt.Errorf("redact: gitleaks rules: [allowlist] beside [[allowlists]]")
+		}
+		c.Allowlists = append(c.Allowlists, *c.AllowList)
+	}
+	rs := &glRules{}
+	for _, a := range c.Allowlists {
+		al, err := compileAllow(a)
+		if err != nil {
+			return nil, fmt.Errorf("redact: gitleaks rules: [[allowlists]]: %w", err)
+		}
+		rs.global = append(rs.global, al)
+	}
+	keywords := map[string]bool{}
+	var kws []string
+	for _, r := range c.Rules {
+		if strings.TrimSpace(r.ID) == "" || (r.Regex == "" && r.Path == "") {
+			return nil, fmt.Errorf("redact: gitleaks rules: rule %q has no id or nothing to match", r.ID)
+		}
+		cr := glRule{id: r.ID, secretGroup: r.SecretGroup, entropy: r.Entropy}
+		var err error
+		if r.Regex != "" {
+			if cr.regex, err = regexp.Compile(r.Regex); err != nil {
+				return nil, fmt.Errorf("redact: gitleaks rule %s: %w", r.ID, err)
+			}
+			if r.SecretGroup > cr.regex.NumSubexp() {
+				return nil, fmt.Errorf("redact: gitleaks rule %s: secret group %d of %d", r.ID, r.SecretGroup, cr.regex.NumSubexp())
+			}
+		}
+		if r.Path != "" {
+			if cr.path, err = regexp.Compile(r.Path); err != nil {
+				return nil, fmt.Errorf("redact: gitleaks rule %s: path: %w", r.ID, err)
+			}
+		}
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			cr.keywords = append(cr.keywords, k)
+			if !keywords[k] {
+				keywords[k] = true
+				kws = append(kws, k)
+			}
+		}
+		for _, a := range r.Allowlists {
+			al, err := compileAllow(a)
+			if err != nil {
+				return nil, fmt.Errorf("redact: gitleaks rule %s: allowlist: %w", r.ID, err)
+			}
+			cr.allowlists = append(cr.allowlists, al)
+		}
+		rs.rules = append(rs.rules, cr)
+	}
+	rs.prefilter = ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	return rs, nil
+}
+
+// compileAllow is gitleaks' parseAllowlist and Allowlist.Validate.
+func compileAllow(a glAllowConfig) (*glAllow, error) {
+	al := &glAllow{hasRegexes: len(a.Regexes) > 0, hasOther: len(a.Commits) > 0 || len(a.Paths) > 0}
+	switch strings.ToUpper(a.Condition) {
+	case "AND", "&&":
+		al.and = true
+	case "", "OR", "||":
+	default:
+		return nil, fmt.Errorf("condition %q: want and or or", a.Condition)
+	}
+	switch a.RegexTarget {
+	case "", "secret":
+	case "match", "line":
+		al.target = a.RegexTarget
+	default:
+		return nil, fmt.Errorf("regexTarget %q: want match or line", a.RegexTarget)
+	}
+	if !al.hasRegexes && !al.hasOther && len(a.StopWords) == 0 {
+		return nil, fmt.Errorf("an allowlist needs commits, paths, regexes or stopwords")
+	}
+	if al.hasRegexes {
+		for _, p := range a.Regexes {
+			if _, err := regexp.Compile(p); err != nil {
+				return nil, fmt.Errorf("regex %q: %w", p, err)
+			}
+		}
+		al.regex = regexp.MustCompile("(?:" + strings.Join(a.Regexes, "|") + ")")
+	}
+	if len(a.StopWords) > 0 {
+		seen := map[string]bool{}
+		var words []string
+		for _, w := range a.StopWords {
+			if w = strings.ToLower(w); !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+		al.stopwords = ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+	}
+	return al, nil
+}
+
+// glFinding is what gitleaks reports and detectorSpans reads.
+type glFinding struct {
+	ruleID, match, secret, line string
+	startLine                   int
+}
+
+// detect is gitleaks' Detector.DetectString with MaxDecodeDepth 0: the rules whose keywords the
+// text holds (or that have none), then the generic findings another rule's secret covers dropped.
+func (rs *glRules) detect(text string) []glFinding {
+	lower := strings.ToLower(text)
+	present := map[string]bool{}
+	for _, m := range rs.prefilter.MatchString(lower) {
+		present[m.MatchString()] = true
+	}
+	var findings []glFinding
+	var newlines [][]int
+	for i := range rs.rules {
+		r := &rs.rules[i]
+		run := len(r.keywords) == 0
+		for _, k := range r.keywords {
+			if present[k] {
+				run = true
+				break
+			}
+		}
+		if run {
+			findings = append(findings, rs.detectRule(text, r, &newlines)...)
+		}
+	}
+	return dropCoveredGeneric(findings)
+}
+
+// detectRule is gitleaks' Detector.detectRule for a text without path, commit or decoding.
+func (rs *glRules) detectRule(text string, r *glRule, newlines *[][]int) []glFinding {
+	// A rule with a path runs only where the path matches; a text's path is "".
+	if r.path != nil && !r.path.MatchString("") || r.regex == nil {
+		return nil
+	}
+	matches := r.regex.FindAllStringIndex(text, -1)
+	if len(matches) == 0 {
+		return nil
+	}
+	if *newlines == nil {
+		*newlines = newlineIndex().FindAllStringIndex(text, -1)
+	}
+	var findings []glFinding
+	for _, m := range matches {
+		secret := strings.Trim(text[m[0]:m[1]], "\n")
+		m[1] = m[0] + len(secret)
+		startLine, lineStart, lineEnd := location(*newlines, text, m)
+		f := glFinding{ruleID: r.id, match: secret, secret: secret, line: text[lineStart:lineEnd], startLine: startLine}
+		if strings.Contains(f.line, "gitleaks:allow") {
+			continue
+		}
+		if groups := r.regex.FindStringSubmatch(f.secret); len(groups) >= 2 {
+			if r.secretGroup > 0 {
+				if len(groups) <= r.secretGroup {
+					continue
+				}
+				f.secret = groups[r.secretGroup]
+			} else {
+				for _, g := range groups[1:] {
+					if g != "" {
+						f.secret = g
+						break
+					}
+				}
+			}
+		}
+		if r.entropy != 0 && shannonEntropy(f.secret) <= r.entropy {
+			continue
+		}
+		if allowed(f, rs.global) || allowed(f, r.allowlists) {
+			continue
+		}
+		findings = append(findings, f)
+	}
+	return findings
+}
+
+var newlineIndex = lazyRegexp("\n")
+
+// allowed is gitleaks' checkFindingAllowed for a text without path or commit.
+func allowed(f glFinding, lists []*glAllow) bool {
+	for _, a := range lists {
+		target := f.secret
+		switch a.target {
+		case "match":
+			target = f.match
+		case "line":
+			target = f.line
+		}
+		regexOK := a.regex != nil && target != "" && a.regex.FindString(target) != ""
+		stopOK := a.stopwords != nil && f.secret != "" && a.stopwords.MatchFirstString(strings.ToLower(f.secret)) != nil
+		if !a.and {
+			if regexOK || stopOK {
+				return true
+			}
+			continue
+		}
+		// "AND": every kind of entry present must hold; a path or commit never does here.
+		ok := !a.hasOther
+		if a.hasRegexes {
+			ok = ok && regexOK
+		}
+		if a.stopwords != nil {
+			ok = ok && stopOK
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// dropCoveredGeneric is gitleaks' filter: a generic rule's finding gives way to another rule's on
+// the same line whose secret contains it.
+func dropCoveredGeneric(findings []glFinding) []glFinding {
+	var out []glFinding
+	for _, f := range findings {
+		keep := true
+		if strings.Contains(strings.ToLower(f.ruleID), "generic") {
+			for _, g := range findings {
+				if f.startLine == g.startLine && f.ruleID != g.ruleID && strings.Contains(g.secret, f.secret) &&
+					!strings.Contains(strings.ToLower(g.ruleID), "generic") {
+					keep = false
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// shannonEntropy is gitleaks' (runes counted, divided by the byte length).
+func shannonEntropy(data string) float64 {
+	if data == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range data {
+		counts[c]++
+	}
+	inv := 1.0 / float64(len(data))
+	entropy := 0.0
+	for _, n := range counts {
+		freq := float64(n) * inv
+		entropy -= freq * math.Log2(freq)
+	}
+	return entropy
+}
+
+// location is gitleaks' location (detect/location.go) reduced to what a finding here needs: the
+// match's line number and the byte range of its line(s).
+func location(newlines [][]int, raw string, m []int) (startLine, lineStart, lineEnd int) {
+	start, end := m[0], m[1]
+	if len(newlines) == 0 {
+		newlines = [][]int{{len(raw), len(raw) + 1}}
+	}
+	prev, set, last := 0, false, 0
+	for n, pair := range newlines {
+		last = n
+		nl := pair[0]
+		if prev <= start && start < nl {
+			set = true
+			startLine, lineStart, lineEnd = n, prev, nl
+		}
+		if prev < end && end <= nl {
+			lineEnd = nl
+		}
+		prev = pair[0]
+	}
+	if !set {
+		startLine = last + 1
+		i := 0
+		for end+i < len(raw) && raw[end+i] != '\n' && raw[end+i] != '\r' {
+			i++
+		}
+		lineEnd = end + i
+	}
+	if end > lineEnd {
+		lineEnd = end
+	}
+	return startLine, lineStart, lineEnd
+}

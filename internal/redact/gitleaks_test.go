@@ -1,0 +1,95 @@
+package redact
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+	"github.com/zricethezav/gitleaks/v8/logging"
+
+	"github.com/somni-dev/somni/internal/testutil"
+)
+
+// TestGitleaksRulesCurrent holds the embedded rule set to the one the gitleaks module in go.mod
+// ships: after an upgrade, copy its config/gitleaks.toml over internal/redact/gitleaks.toml.
+func TestGitleaksRulesCurrent(t *testing.T) {
+	if !bytes.Equal(gitleaksTOML, []byte(config.DefaultConfig)) {
+		t.Fatal("internal/redact/gitleaks.toml differs from the gitleaks module's config/gitleaks.toml: copy it over")
+	}
+}
+
+// TestGitleaksRules loads the embedded rule set: every rule, and only config keys this package
+// implements (an upgrade that starts using another fails here).
+func TestGitleaksRules(t *testing.T) {
+	rs, err := loadGitleaksRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gitleaksDetector(t)
+	if len(rs.rules) != len(d.Config.Rules) || len(d.Config.Rules) < 150 {
+		t.Fatalf("%d rules loaded, gitleaks has %d", len(rs.rules), len(d.Config.Rules))
+	}
+}
+
+// TestDetectorMatchesGitleaks holds the package's reading of the rules to gitleaks' own detector
+// (DetectString, no decoding, as this package ran it before): the same findings on every text of
+// the secret corpus, read as the detector reads it (brackets as blanks, in chunks), and on texts
+// of several of its lines, where line numbers decide which generic finding gives way.
+func TestDetectorMatchesGitleaks(t *testing.T) {
+	d := gitleaksDetector(t)
+	rs := detector()
+	if rs == nil {
+		t.Fatal("rules did not load")
+	}
+	var texts []string
+	var all []string
+	for _, f := range []string{"secrets.jsonl", "ordinary.jsonl"} {
+		for _, l := range testutil.SecretCorpus(t, f) {
+			all = append(all, l.Text)
+		}
+	}
+	for i, s := range all {
+		texts = append(texts, s, strings.Map(bracketToSpace, s))
+		texts = append(texts, detectorChunks(strings.Map(bracketToSpace, s))...)
+		if i+2 < len(all) {
+			texts = append(texts, strings.Join(all[i:i+3], "\n"), all[i]+"\r\n"+all[i+1]+" gitleaks:allow\n"+all[i+2])
+		}
+	}
+	found := 0
+	for _, s := range texts {
+		var want []string
+		for _, f := range d.DetectString(s) {
+			want = append(want, fmt.Sprintf("%s %d %q", f.RuleID, f.StartLine, f.Secret))
+		}
+		var got []string
+		for _, f := range rs.detect(s) {
+			got = append(got, fmt.Sprintf("%s %d %q", f.ruleID, f.startLine, f.secret))
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%.120q:\n got  %q\n want %q", s, got, want)
+		}
+		found += len(want)
+	}
+	t.Logf("%d findings over %d texts, all as gitleaks finds them", found, len(texts))
+	if found < 100 {
+		t.Fatalf("only %d findings over %d texts: the comparison says little", found, len(texts))
+	}
+}
+
+func gitleaksDetector(t *testing.T) *detect.Detector {
+	t.Helper()
+	logging.Logger = zerolog.Nop()
+	d, err := detect.NewDetectorDefaultConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.MaxDecodeDepth = 0
+	return d
+}
