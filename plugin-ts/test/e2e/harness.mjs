@@ -37,6 +37,22 @@ export function expect(cond, msg) {
   if (!cond) throw new Error(msg);
 }
 
+/**
+ * Polls fn every 100 ms until it returns something truthy, and returns that; throws after ms.
+ * @template T
+ * @param {string} what - named in the time-out error
+ * @param {() => T | Promise<T>} fn
+ */
+export async function waitFor(what, fn, ms = 30_000) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
 /** YAML-safe scalar (JSON strings are valid YAML flow scalars). */
 const y = (v) => JSON.stringify(v);
 

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, waitFor } from './harness.mjs';
 
 const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
 if (!existsSync(binary)) {
@@ -22,15 +22,6 @@ const data = join(root, 'data');
 const work = join(root, 'workspace');
 mkdirSync(work, { recursive: true });
 const { results, check } = checkRunner();
-async function waitFor(what, fn, ms = 30_000) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const MARKER = 'HANG-NOW-7f3a';
 const wrapper = join(root, 'hang-sidecar.sh');

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
-import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect } from './harness.mjs';
+import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, waitFor } from './harness.mjs';
 
 const SLOW_SIDECAR = join(PLUGIN_DIR, 'test/fixtures/slow-tools-sidecar.mjs');
 
@@ -399,15 +399,6 @@ async function liveTurn(text, script, newSession = true) {
   };
   const r = await model.drive({ op: 'prompt', text, newSession });
   return { ...r, reqs };
-}
-async function waitFor(what, fn, ms = 30_000) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(100);
-  }
 }
 const host = runDsh({ home: live.home, patch: live.patch, prompt: 'e2e long-lived host', cwd: live.work, timeoutMs: 150_000 });
 const liveT0 = Date.now();
