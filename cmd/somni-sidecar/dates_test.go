@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -197,5 +198,47 @@ func TestEpisodeRangeInWords(t *testing.T) {
 	code, msg = s.callErr("tools.call", map[string]any{"name": "search_episodes", "args": map[string]any{"since": "the other day"}})
 	if code != -32602 || !strings.Contains(msg, `argument "since"`) || !strings.Contains(msg, "did not understand") {
 		t.Fatalf("bad since: %d %s", code, msg)
+	}
+}
+
+// TestBoundedRecall: a question that limits itself in time leaves out the
+// episodes placed outside the bound, through recall_memories and the CLI.
+func TestBoundedRecall(t *testing.T) {
+	dir := t.TempDir()
+	for _, ep := range []struct{ name, when, text string }{
+		{"move-hangzhou", "2025-01-10", "我们搬家到了杭州。We moved house to Hangzhou."},
+		{"move-shanghai", "2026-02-20", "我们搬家到了上海。We moved house to Shanghai."},
+		{"move-beijing", "2026-03-15", "我们搬家到了北京。We moved house to Beijing."},
+		{"move-shenzhen", "2026-05-02", "我们搬家到了深圳。We moved house to Shenzhen."},
+	} {
+		p := filepath.Join(dir, "memory", "episodes", ep.name, "SKILL.md")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := fmt.Sprintf("---\nname: %s\ndescription: %s\ntype: episode\n---\n%s\n\n- when: %s\n", ep.name, ep.text, ep.text, ep.when)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := start(t, dir, []string{"--embed", "off"}, "SOMNI_TEST_NOW="+testNow)
+	for _, tc := range []struct {
+		query      string
+		want, gone []string
+	}{
+		{"只看 2026 年 3 月以前，我们搬家去了哪里？", []string{"move-hangzhou", "move-shanghai"}, []string{"move-beijing", "move-shenzhen"}},
+		{"where did we move house after March 2026?", []string{"move-shenzhen"}, []string{"move-hangzhou", "move-shanghai", "move-beijing"}},
+		{"where did we move house?", []string{"move-hangzhou", "move-shanghai", "move-beijing", "move-shenzhen"}, nil},
+	} {
+		out := s.tool("recall_memories", map[string]any{"query": tc.query})
+		mustContain(t, tc.query, out, tc.want...)
+		for _, g := range tc.gone {
+			if strings.Contains(out, g) {
+				t.Errorf("%q: %s lies outside the bound:\n%s", tc.query, g, out)
+			}
+		}
+	}
+	out, code := runCLI(t, "--data-dir", dir, "--embed", "off", "recall", "where did we move house before March 2026?")
+	if code != 0 || !strings.Contains(out, "move-shanghai") || strings.Contains(out, "move-beijing") {
+		t.Errorf("CLI recall (exit %d):\n%s", code, out)
 	}
 }
