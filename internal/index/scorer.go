@@ -513,11 +513,11 @@ func (r *ranking) lexical() {
 
 // agreement is how far the words and the vectors agree on this query:
 // the share of the agreeK mostly-CJK entries the words rank highest that
-// the vectors rank among their agreeK highest above their noise floor
-// too (so a pool of fewer than agreeK entries agrees only where the
-// vectors see relevance); 1 when no such entry
-// shares a word with the query (the vectors are then all there is). It
-// fills r.own, every slot's own cosine, which semantic reuses.
+// the vectors also rank among their agreeK highest above their noise
+// floor (so a pool of fewer than agreeK entries agrees only where the
+// vectors see relevance); 1 when no such entry shares a word with the
+// query (the vectors are then all there is). It fills r.own, every
+// slot's own cosine, which semantic reuses.
 func (r *ranking) agreement() float64 {
 	var lex []scored
 	for _, s := range r.lex.touched {
