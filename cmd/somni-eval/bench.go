@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // benchTally is one system's results on one half of a benchmark: hit@5
@@ -107,7 +108,7 @@ func (r *benchRow) ask(ctx context.Context, w io.Writer, cfg config, s *system, 
 			t.r5 += float64(countIn(head(top, 5), q.Gold)) / float64(len(q.Gold))
 		}
 		if cfg.verbose && !anyIn(head(top, 5), q.Gold) {
-			fmt.Fprintf(w, "miss %s %s %q gold %v top %v\n", s.name, q.Half, oneLine(q.Q), shortPaths(q.Gold), shortPaths(head(top, 5)))
+			fmt.Fprintf(w, "miss %s %s %q gold %v top %v\n", s.name, q.Half, textcut.MarkNewlines(q.Q), shortPaths(q.Gold), shortPaths(head(top, 5)))
 		}
 	}
 	if s.gate == nil {
@@ -134,25 +135,11 @@ func (r *benchRow) ask(ctx context.Context, w io.Writer, cfg config, s *system, 
 			}
 		}
 		if cfg.verbose && len(got) > 0 && !anyIn(got, q.Gold) {
-			fmt.Fprintf(w, "wrong hint %s %s %q → %v\n", s.name, q.Half, oneLine(q.Q), shortPaths(got))
+			fmt.Fprintf(w, "wrong hint %s %s %q → %v\n", s.name, q.Half, textcut.MarkNewlines(q.Q), shortPaths(got))
 		}
 	}
 	return nil
 }
-
-// countIn is how many of want xs holds.
-func countIn(xs, want []string) int {
-	n := 0
-	for _, x := range xs {
-		if anyIn([]string{x}, want) {
-			n++
-		}
-	}
-	return n
-}
-
-// oneLine joins a multi-line query for a listing.
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " / ") }
 
 // reportBenchmark prints a benchmark's table for the held-out half, then
 // the tuning half: hit@5, hit@10, R@5, hit@5 over BM25's, and the hints.

@@ -212,19 +212,7 @@ func newRecallTally() *recallTally {
 }
 
 func (t *recallTally) add(kind string, top []string, gold []string) {
-	found := func(k int) float64 {
-		in := map[string]bool{}
-		for _, p := range top[:min(k, len(top))] {
-			in[p] = true
-		}
-		n := 0
-		for _, g := range gold {
-			if in[g] {
-				n++
-			}
-		}
-		return float64(n) / float64(len(gold))
-	}
+	found := func(k int) float64 { return float64(countIn(head(top, k), gold)) / float64(len(gold)) }
 	for _, key := range []string{kind, "all"} {
 		t.r5[key] += found(5)
 		t.r10[key] += found(10)
@@ -248,6 +236,17 @@ type dialogueRow struct {
 
 func anyIn(xs, want []string) bool {
 	return slices.ContainsFunc(xs, func(x string) bool { return slices.Contains(want, x) })
+}
+
+// countIn is how many of xs are in want.
+func countIn(xs, want []string) int {
+	n := 0
+	for _, x := range xs {
+		if slices.Contains(want, x) {
+			n++
+		}
+	}
+	return n
 }
 
 // dialogueScores is one representation's R@k rows over every dialogue,
