@@ -53,16 +53,8 @@ var (
 // names.
 func FindBounds(text string, ref time.Time) (bounds []Bound, rest []Span) {
 	lower := strings.ToLower(text)
-	from := 0
 	for _, s := range FindSpans(text, ref) {
-		i := strings.Index(lower[from:], strings.ToLower(s.Text))
-		if i < 0 {
-			rest = append(rest, s)
-			continue
-		}
-		a := from + i
-		b := a + len(s.Text)
-		from = b
+		a, b := s.Start, s.End
 		w, ok := boundAt(lower[:a], lower[b:])
 		if !ok {
 			w, ok = leadingBound(lower[a:b])

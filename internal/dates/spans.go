@@ -16,6 +16,9 @@ import (
 type Span struct {
 	From, To time.Time
 	Text     string // the words that named it, as written
+	// Start and End are Text's byte offsets in the lowercased text, so a
+	// reader of the words around it (FindBounds) need not search for it
+	Start, End int
 }
 
 // Input bounds of FindSpans.
@@ -70,7 +73,7 @@ func FindSpans(text string, ref time.Time) []Span {
 				for i := a; i < b; i++ {
 					taken[i] = true
 				}
-				out = append(out, Span{From: from, To: to, Text: text[a:b]})
+				out = append(out, Span{From: from, To: to, Text: text[a:b], Start: a, End: b})
 			}
 		}
 	}
