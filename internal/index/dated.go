@@ -84,20 +84,28 @@ func inBounds(entry, bounds []dayRange) bool {
 		return true
 	}
 	for _, b := range bounds {
-		if !inDays(entry, []dayRange{b}) {
+		if !overlaps(entry, b) {
 			return false
 		}
 	}
 	return true
 }
 
+// overlaps reports whether any of an entry's days fall in r.
+func overlaps(entry []dayRange, r dayRange) bool {
+	for _, e := range entry {
+		if e.from < r.to && r.from < e.to {
+			return true
+		}
+	}
+	return false
+}
+
 // inDays reports whether any of an entry's days fall in the query's.
 func inDays(entry, query []dayRange) bool {
-	for _, e := range entry {
-		for _, q := range query {
-			if e.from < q.to && q.from < e.to {
-				return true
-			}
+	for _, q := range query {
+		if overlaps(entry, q) {
+			return true
 		}
 	}
 	return false
