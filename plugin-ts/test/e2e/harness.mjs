@@ -53,6 +53,37 @@ export async function waitFor(what, fn, ms = 30_000) {
   }
 }
 
+/**
+ * Scripted user turns over the e2e driver. `answer` is the fake model's handler for the agent's
+ * requests; `turn(model, text, script, newSession)` sends one user prompt and answers that turn's
+ * agent requests with `script`'s steps in order ('done' after the last), returning the driver's
+ * reply with the requests the turn made.
+ */
+export function scriptedTurns() {
+  /** @type {(req: any) => any} */
+  let current = () => ({ content: 'ok' });
+  return {
+    /** @param {any} req */
+    answer: (req) => current(req),
+    /**
+     * @param {{drive: (op: object) => Promise<object>}} model
+     * @param {string} text
+     * @param {((req: any) => any)[]} script
+     */
+    async turn(model, text, script, newSession = false) {
+      /** @type {any[]} */
+      const reqs = [];
+      current = async (req) => {
+        reqs.push(req);
+        const step = script[reqs.length - 1];
+        return step ? await step(req) : { content: 'done' };
+      };
+      const r = await model.drive({ op: 'prompt', text, newSession });
+      return { ...r, reqs };
+    },
+  };
+}
+
 /** YAML-safe scalar (JSON strings are valid YAML flow scalars). */
 const y = (v) => JSON.stringify(v);
 

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, waitFor } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, scriptedTurns, waitFor } from './harness.mjs';
 
 const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
 if (!existsSync(binary)) {
@@ -28,8 +28,8 @@ const wrapper = join(root, 'hang-sidecar.sh');
 const env = `SOMNI_REAL_SIDECAR=${JSON.stringify(binary)} HANG_FLAG=${JSON.stringify(join(root, 'hung.flag'))} HANG_MARKER=${MARKER}`;
 writeFileSync(wrapper, `#!/bin/sh\n${env} exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(PLUGIN_DIR, 'test/fixtures/hang-sidecar.mjs'))} "$@"\n`, { mode: 0o755 });
 
-let agentTurn = () => ({ content: 'ok' });
-const model = await startFakeModel((req) => agentTurn(req));
+const turns = scriptedTurns();
+const model = await startFakeModel(turns.answer);
 const patch = join(root, 'patch.yml');
 writePatch(patch, {
   modelUrl: model.url,
@@ -37,16 +37,7 @@ writePatch(patch, {
   pluginConfig: { binary: wrapper, dataDir: data, embed: { provider: 'hash' }, dream: { enabled: false }, logLevel: 'debug' },
 });
 /** One user turn (same session unless asked); `script` answers this turn's agent requests in order. */
-async function turn(text, script, newSession = false) {
-  const reqs = [];
-  agentTurn = async (req) => {
-    reqs.push(req);
-    const step = script[reqs.length - 1];
-    return step ? await step(req) : { content: 'done' };
-  };
-  const r = await model.drive({ op: 'prompt', text, newSession });
-  return { ...r, reqs };
-}
+const turn = (text, script, newSession = false) => turns.turn(model, text, script, newSession);
 const notices = (req) => textsOf(req, 'user').filter((t) => t.includes('[dsh-somni] Long-term memory notice') && t.includes('stopped answering'));
 
 console.log(`e2e hung sidecar: harness dsh, sidecar ${binary} behind ${wrapper}\n      temp ${root}`);

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
-import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, waitFor } from './harness.mjs';
+import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, scriptedTurns, waitFor } from './harness.mjs';
 
 const SLOW_SIDECAR = join(PLUGIN_DIR, 'test/fixtures/slow-tools-sidecar.mjs');
 
@@ -377,7 +377,7 @@ const dreamerWriting = (knowledge) => {
   };
   return script;
 };
-let liveAgent = () => ({ content: 'ok' });
+const liveTurns = scriptedTurns();
 let liveDreamer = () => ({ content: 'nothing to do' });
 const liveAgentReqs = [];
 const liveDreamReqs = [];
@@ -387,19 +387,10 @@ handler = (req) => {
     return liveDreamer(req);
   }
   liveAgentReqs.push(req);
-  return liveAgent(req);
+  return liveTurns.answer(req);
 };
 /** One user turn in the live host; `script` answers the agent's requests of this turn in order. */
-async function liveTurn(text, script, newSession = true) {
-  const reqs = [];
-  liveAgent = async (req) => {
-    reqs.push(req);
-    const step = script[reqs.length - 1];
-    return step ? await step(req) : { content: 'done' };
-  };
-  const r = await model.drive({ op: 'prompt', text, newSession });
-  return { ...r, reqs };
-}
+const liveTurn = (text, script, newSession = true) => liveTurns.turn(model, text, script, newSession);
 const host = runDsh({ home: live.home, patch: live.patch, prompt: 'e2e long-lived host', cwd: live.work, timeoutMs: 150_000 });
 const liveT0 = Date.now();
 const hintsIn = (req) => textsOf(req, 'user').filter((t) => t.includes('【记忆提示】'));
