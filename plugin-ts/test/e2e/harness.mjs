@@ -84,6 +84,19 @@ export function scriptedTurns() {
   };
 }
 
+/**
+ * The sidecar binary the e2e tests run: SOMNI_SIDECAR_BIN, else the repo's bin/somni-sidecar; the
+ * process exits with status 2 and says to `make build` when it is missing.
+ */
+export function sidecarBinary() {
+  const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
+  if (!existsSync(binary)) {
+    console.error(`e2e: sidecar binary ${binary} not found (run \`make build\` at the repo root)`);
+    process.exit(2);
+  }
+  return binary;
+}
+
 /** YAML-safe scalar (JSON strings are valid YAML flow scalars). */
 const y = (v) => JSON.stringify(v);
 

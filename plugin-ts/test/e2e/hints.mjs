@@ -10,13 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, lastToolResult, listFiles, runDsh, sleep, writePatch, checkRunner, expect } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, lastToolResult, listFiles, runDsh, sleep, writePatch, checkRunner, expect, sidecarBinary } from './harness.mjs';
 
-const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
-if (!existsSync(binary)) {
-  console.error(`e2e: sidecar binary ${binary} not found (run \`make build\` at the repo root)`);
-  process.exit(2);
-}
+const binary = sidecarBinary();
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-hints-'));
 const data = join(root, 'data');
 const work = join(root, 'workspace');

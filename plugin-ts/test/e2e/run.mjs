@@ -7,15 +7,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
-import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, scriptedTurns, waitFor } from './harness.mjs';
+import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, sidecarBinary, scriptedTurns, waitFor } from './harness.mjs';
 
 const SLOW_SIDECAR = join(PLUGIN_DIR, 'test/fixtures/slow-tools-sidecar.mjs');
 
-const binary = process.env.SOMNI_SIDECAR_BIN || join(REPO_DIR, 'bin/somni-sidecar');
-if (!existsSync(binary)) {
-  console.error(`e2e: sidecar binary ${binary} not found (run \`make build\` at the repo root)`);
-  process.exit(2);
-}
+const binary = sidecarBinary();
 
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-'));
 const home = join(root, 'dsh-home');
