@@ -35,6 +35,8 @@ type turn struct {
 	when    time.Time
 	at      string // header time as written
 	text    string
+	call    string // tool turns: the call and its result as logged
+	result  string
 	seq     int // order across all gathered turns, ascending = older
 }
 
@@ -122,7 +124,7 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 		}
 		mine := sessionID != "" && l.ChatID() == sessionID
 		for _, blk := range l.Blocks {
-			t := turn{log: filepath.Base(l.Path), role: blk.Role, speaker: blk.Speaker, at: blk.Time, seq: seq}
+			t := turn{log: filepath.Base(l.Path), role: blk.Role, speaker: blk.Speaker, at: blk.Time, call: blk.Call, result: blk.Result, seq: seq}
 			seq++
 			t.when = blk.When()
 			if blk.Role == "tool" {

@@ -10,6 +10,7 @@
 //	recalltypes.go   the one parser of recall `types` (tools and the CLI)
 //	dates.go         day arguments in words, resolved on the server's clock and zone
 //	conversation.go  search_recent_conversation over the live session logs
+//	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
 //	prompt.go        prompt.build: identity, intentions and the discipline text
 //	assoc.go         the hint gate bound to the index and the store
 //	source.go        the index's view of the store (memory entries as index docs)

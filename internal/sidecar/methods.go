@@ -117,6 +117,7 @@ func (s *Server) Methods() map[string]rpc.Handler {
 		"session.tool":     method("session.tool", s.sessionTool),
 		"session.close":    method("session.close", s.sessionClose),
 		"session.closeAll": method("session.closeAll", s.sessionCloseAll),
+		"session.digest":   method("session.digest", s.sessionDigest),
 		"assoc.thought":    method("assoc.thought", s.assocThought),
 		"assoc.action":     method("assoc.action", s.assocAction),
 		"assoc.reset":      method("assoc.reset", s.assocReset),

@@ -1,0 +1,199 @@
+// Package digest writes what somni adds to a compaction summary: a short,
+// bounded block of this session's own memory, so what the agent knew before
+// the harness summarised and dropped the transcript is still at hand after
+// it. It renders from what the caller gathered (the session's captured turns,
+// the memories hinted and recalled in it, the intentions it touched) and
+// makes no model call.
+//
+// Map:
+//
+//	digest.go    Digest, its parts and Render: the block, its framing and its budget
+//	classify.go  Classify and Sentences: which sentences a user said are facts, preferences, decisions or corrections
+//	turns.go     Statements, and the pointers read from tool records (intention ids, memory files)
+package digest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/present"
+	"github.com/somni-dev/somni/internal/textcut"
+)
+
+// Bounds of the block. MaxRunes is what a caller may ask for at most: the
+// harness rejects a summary that is not smaller than what it replaces, and a
+// compaction that fails keeps the whole transcript, so the block stays a
+// fraction of any summary worth making. The per-line caps keep one long
+// statement from taking the budget of ten short ones.
+const (
+	MaxRunes         = 2000
+	DefaultRunes     = 1200
+	statementRunes   = 220
+	descriptionRunes = 140
+	maxIntentions    = 8
+	maxMemories      = 8
+	maxStatements    = 16
+)
+
+// Intention is one intention the session added, completed or cancelled.
+type Intention struct {
+	ID    string
+	State string // open, completed, cancelled, …
+	Due   string
+	What  string
+}
+
+// Memory is one memory the session surfaced.
+type Memory struct {
+	Name        string
+	Path        string // as the model is shown it (relative to the data dir)
+	Description string
+	How         string // hinted, recalled
+}
+
+// Statement is one sentence the user said that reads as Kind.
+type Statement struct {
+	Kind Kind
+	Text string
+	At   string // when it was said, as the log wrote it
+	seq  int    // order in the session
+}
+
+// Digest is what a session's memory holds at compaction.
+type Digest struct {
+	Intentions []Intention
+	Memories   []Memory
+	Statements []Statement
+}
+
+// Counts says how many of each part a rendered block kept.
+type Counts struct {
+	Intentions int `json:"intentions"`
+	Memories   int `json:"memories"`
+	Statements int `json:"statements"`
+}
+
+// Render writes the block within maxRunes (DefaultRunes when ≤ 0, at most
+// MaxRunes). Parts are taken by priority until the budget is spent:
+// corrections, intentions, memories, then the other statements, newest
+// first; each part prints in session order. Nothing to say renders "".
+func (d Digest) Render(maxRunes int) (string, Counts) {
+	if maxRunes <= 0 {
+		maxRunes = DefaultRunes
+	}
+	maxRunes = min(maxRunes, MaxRunes)
+	head := present.MemoryMark + " somni kept this session's memory across compaction. " + present.NotesAreData
+	left := maxRunes - utf8.RuneCountInString(head) - 1
+	var c Counts
+	var intents, mems []string
+	var said []Statement
+	take := func(line, title string, have int) bool {
+		cost := utf8.RuneCountInString(line) + 1
+		if have == 0 {
+			cost += utf8.RuneCountInString(title) + 1
+		}
+		if cost > left {
+			return false
+		}
+		left -= cost
+		return true
+	}
+	byPriority := append([]Statement(nil), d.Statements...)
+	sort.SliceStable(byPriority, func(i, j int) bool {
+		a, b := byPriority[i], byPriority[j]
+		if (a.Kind == Correction) != (b.Kind == Correction) {
+			return a.Kind == Correction
+		}
+		return a.seq > b.seq
+	})
+	corrections := 0
+	for _, st := range byPriority {
+		if st.Kind != Correction || len(said) >= maxStatements {
+			break
+		}
+		if take(statementLine(st), statementsTitle, len(said)) {
+			said = append(said, st)
+		}
+		corrections++
+	}
+	for _, it := range d.Intentions[:min(len(d.Intentions), maxIntentions)] {
+		if line := intentionLine(it); take(line, intentionsTitle, len(intents)) {
+			intents = append(intents, line)
+		}
+	}
+	for _, m := range d.Memories[:min(len(d.Memories), maxMemories)] {
+		if line := memoryLine(m); take(line, memoriesTitle, len(mems)) {
+			mems = append(mems, line)
+		}
+	}
+	for _, st := range byPriority[corrections:] {
+		if len(said) >= maxStatements {
+			break
+		}
+		if take(statementLine(st), statementsTitle, len(said)) {
+			said = append(said, st)
+		}
+	}
+	if len(intents)+len(mems)+len(said) == 0 {
+		return "", c
+	}
+	sort.SliceStable(said, func(i, j int) bool { return said[i].seq < said[j].seq })
+	var b strings.Builder
+	b.WriteString(head)
+	section := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		b.WriteString("\n" + title)
+		for _, l := range lines {
+			b.WriteString("\n" + l)
+		}
+	}
+	section(intentionsTitle, intents)
+	section(memoriesTitle, mems)
+	lines := make([]string, len(said))
+	for i, st := range said {
+		lines[i] = statementLine(st)
+	}
+	section(statementsTitle, lines)
+	c = Counts{Intentions: len(intents), Memories: len(mems), Statements: len(said)}
+	return b.String(), c
+}
+
+// Section titles name the tool that finds each item again.
+const (
+	intentionsTitle = "Intentions (list_intentions; close them by id):"
+	memoriesTitle   = "Memories that surfaced (recall_memories by name):"
+	statementsTitle = "The user said (search_recent_conversation finds the turn):"
+)
+
+func intentionLine(it Intention) string {
+	state := it.State
+	if it.Due != "" {
+		state += ", due " + it.Due
+	}
+	return fmt.Sprintf("> %s (%s): %s", present.Defang(it.ID), present.Defang(state), quote(it.What, statementRunes))
+}
+
+func memoryLine(m Memory) string {
+	line := "> " + present.ShowName(m.Name) + " (" + present.Defang(m.How)
+	if m.Path != "" {
+		line += "; " + present.Defang(m.Path)
+	}
+	line += ")"
+	if d := strings.TrimSpace(m.Description); d != "" {
+		line += ": " + quote(d, descriptionRunes)
+	}
+	return line
+}
+
+func statementLine(st Statement) string {
+	return fmt.Sprintf("> [%s %s] %s", present.Defang(st.At), st.Kind, quote(st.Text, statementRunes))
+}
+
+// quote is one defanged line of at most n runes.
+func quote(s string, n int) string {
+	return present.Defang(textcut.Clip(textcut.OneLine(textcut.Visible(s)), n, "…"))
+}

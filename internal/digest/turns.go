@@ -1,0 +1,111 @@
+package digest
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Turn is one block of a session's captured log.
+type Turn struct {
+	Role   string // user | agent | tool
+	At     string // header time as written
+	Text   string // user and agent turns
+	Call   string // tool turns: "name({...})"
+	Result string // tool turns
+}
+
+// Statements returns the sentences the user said that read as a fact, a
+// preference, a decision or a correction, in session order; a sentence said
+// twice counts once, where it was said last.
+func Statements(turns []Turn) []Statement {
+	var out []Statement
+	seen := map[string]int{}
+	seq := 0
+	for _, t := range turns {
+		if t.Role != "user" {
+			continue
+		}
+		for _, s := range Sentences(t.Text) {
+			seq++
+			k := Classify(s)
+			if k == None {
+				continue
+			}
+			key := strings.ToLower(strings.Join(strings.Fields(s), " "))
+			if i, ok := seen[key]; ok {
+				out[i] = Statement{} // said again later: keep the later one
+			}
+			seen[key] = len(out)
+			out = append(out, Statement{Kind: k, Text: s, At: t.At, seq: seq})
+		}
+	}
+	kept := out[:0]
+	for _, st := range out {
+		if st.Kind != None {
+			kept = append(kept, st)
+		}
+	}
+	return kept
+}
+
+// intentionID is the id add_intention gives (pi-YYYYMMDD-NNN).
+var intentionID = regexp.MustCompile(`\bpi-\d{8}-\d{3}\b`)
+
+// intentionTools are the tools whose records name the intentions a session touched.
+var intentionTools = []string{"add_intention", "complete_intention", "cancel_intention"}
+
+// recallTools are the tools whose results list memories by file.
+var recallTools = []string{"recall_memories", "search_knowledge", "search_episodes"}
+
+// hitFile is the file at the end of a recall result's hit header
+// ("1. name (kind, date, score) · memory/knowledge/x/SKILL.md").
+var hitFile = regexp.MustCompile(`· ([^\s·]+?/(?:SKILL|INTENT)\.md)`)
+
+// IntentionIDs returns the intention ids the session's intention tool calls
+// named, first mention first.
+func IntentionIDs(turns []Turn) []string {
+	return fromTools(turns, intentionTools, func(t Turn) []string {
+		return intentionID.FindAllString(t.Call+" "+t.Result, -1)
+	})
+}
+
+// RecalledFiles returns the files the session's recall tools returned,
+// first recall first.
+func RecalledFiles(turns []Turn) []string {
+	return fromTools(turns, recallTools, func(t Turn) []string {
+		var out []string
+		for _, m := range hitFile.FindAllStringSubmatch(t.Result, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	})
+}
+
+// fromTools collects what pick finds in the records of the named tools, unique, in order.
+func fromTools(turns []Turn, tools []string, pick func(Turn) []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range turns {
+		if t.Role != "tool" || !calls(t.Call, tools) {
+			continue
+		}
+		for _, v := range pick(t) {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// calls reports whether a tool record's call is one of the named tools.
+func calls(call string, tools []string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(call), "(")
+	for _, t := range tools {
+		if name == t {
+			return true
+		}
+	}
+	return false
+}
