@@ -3,9 +3,11 @@ package sidecar
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 
 	"github.com/somni-dev/somni/internal/digest"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 type digestParams struct {
@@ -32,21 +34,21 @@ func (s *Server) sessionDigest(ctx context.Context, p digestParams) (any, error)
 		turns[i] = digest.Turn{Role: t.role, At: t.at, Text: t.text, Call: t.call, Result: t.result}
 	}
 	d := digest.Digest{Statements: digest.Statements(turns)}
-	if d.Intentions, err = s.digestIntentions(ctx, digest.IntentionIDs(turns)); err != nil {
+	if d.Intentions, err = digestIntentions(ctx, s.store, digest.IntentionIDs(turns)); err != nil {
 		return nil, fmt.Errorf("session.digest: %w", err)
 	}
-	d.Memories = s.digestMemories(s.assoc.hinted(p.SessionID), digest.RecalledFiles(turns))
+	d.Memories = digestMemories(s.store, s.log, s.assoc.hinted(p.SessionID), digest.RecalledFiles(turns))
 	text, c := d.Render(p.MaxChars)
 	return digestResult{Text: text, Counts: c}, nil
 }
 
 // digestIntentions looks the ids up, open ones first, then the archive, so
 // the block says what became of each (an id the store no longer has is left out).
-func (s *Server) digestIntentions(ctx context.Context, ids []string) ([]digest.Intention, error) {
+func digestIntentions(ctx context.Context, st *memory.Store, ids []string) ([]digest.Intention, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	open, _, err := s.store.Intentions().List(ctx)
+	open, _, err := st.Intentions().List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +57,7 @@ func (s *Server) digestIntentions(ctx context.Context, ids []string) ([]digest.I
 		byID[it.ID] = digest.Intention{ID: it.ID, State: "open", Due: it.Due, What: it.What}
 	}
 	if len(byID) < len(ids) {
-		closed, err := s.store.Intentions().Archived(ctx)
+		closed, err := st.Intentions().Archived(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -77,7 +79,7 @@ func (s *Server) digestIntentions(ctx context.Context, ids []string) ([]digest.I
 // digestMemories names the hinted files (absolute, from the gate) and the
 // recalled ones (as recall showed them, relative to the data dir), each once,
 // with the name and description the file has now.
-func (s *Server) digestMemories(hinted, recalled []string) []digest.Memory {
+func digestMemories(st *memory.Store, log *slog.Logger, hinted, recalled []string) []digest.Memory {
 	var out []digest.Memory
 	seen := map[string]bool{}
 	add := func(abs, how string) {
@@ -85,19 +87,19 @@ func (s *Server) digestMemories(hinted, recalled []string) []digest.Memory {
 			return
 		}
 		seen[abs] = true
-		e, err := s.store.Load(abs)
+		e, err := st.Load(abs)
 		if err != nil {
-			s.log.Debug("session.digest: skip memory", "path", s.store.Rel(abs), "err", err)
+			log.Debug("session.digest: skip memory", "path", st.Rel(abs), "err", err)
 			return
 		}
-		out = append(out, digest.Memory{Name: e.Name, Path: s.store.Rel(abs), Description: e.Description(), How: how})
+		out = append(out, digest.Memory{Name: e.Name, Path: st.Rel(abs), Description: e.Description(), How: how})
 	}
 	for _, p := range hinted {
 		add(p, "hinted")
 	}
 	for _, rel := range recalled {
 		// Load checks the file is inside the memory roots: a logged name cannot reach out of the data dir.
-		add(filepath.Join(s.store.DataDir(), filepath.FromSlash(rel)), "recalled")
+		add(filepath.Join(st.DataDir(), filepath.FromSlash(rel)), "recalled")
 	}
 	return out
 }
