@@ -98,6 +98,8 @@ const SCHEMA = {
     llm: oneOf(['host', 'openai'], 'host'),
     /** Dreamer iteration cap; 0 ⇒ the sidecar's own rule. */
     maxIterations: num(0, { min: 0, max: 10_000, integer: true }),
+    /** After a compaction of a main session, dream over that session's log at once (a nap). */
+    napOnCompaction: bool(false),
     openai: { baseUrl: str(''), apiKeyEnv: str('OPENAI_API_KEY'), model: str('') },
   },
   embed: {

@@ -28,6 +28,18 @@ export const DEADLINES = {
   assoc: 500,
   /** Hot: each capture op when a turn ends or the session is flushed. */
   capture: 800,
+  /**
+   * How long a compaction summary waits for somni's digest, counted from when the summary call
+   * started (the digest is asked for in parallel, so it usually costs nothing); late ⇒ no digest block.
+   * A compaction happens at most a few times per session and a real summary takes seconds, so this can
+   * be generous compared with the per-turn hot deadlines.
+   */
+  digest: 2_000,
+  /**
+   * At unload or a session flush, how long a nap in progress is waited for: a one-shot run would
+   * otherwise stop the sidecar mid-dream. A nap reads one session's log, a few model turns.
+   */
+  napSettle: 60_000,
   /** The half-open probe: a `ping` the breaker sends before it restarts a sidecar that keeps missing. */
   probe: 1_000,
 } as const;

@@ -2,9 +2,10 @@
  * Idle dream scheduler: when every agent has been quiet long enough (or too long has passed since
  * the last dream), close the session logs and let the sidecar consolidate them (`sleep.run`).
  * An automatic dream yields to the user: any agent turning `running` cancels it. `dream_now`
- * shares this state so a manual dream and an automatic one never overlap.
+ * shares this state so a manual dream and an automatic one never overlap. A nap (one session's log,
+ * dreamt over right after that session was compacted) shares it too.
  */
-import type { CallOf } from './methods.js';
+import type { CallOf, ParamsOf } from './methods.js';
 
 /** Result of one dream attempt, as shown to a user or model. */
 export interface DreamOutcome {
@@ -110,9 +111,25 @@ export class DreamScheduler {
     return this.run(trigger, false);
   }
 
-  private run(trigger: string, auto: boolean): Promise<DreamOutcome> {
+  /**
+   * Dreams over one session's logs now (a nap): its capture is flushed, then `sleep.run` carries the
+   * session id, so the sidecar closes that session's live log and dreams only over its pending logs;
+   * the session's next message starts a new log segment, which a later dream reads without the napped
+   * part. Refuses while a dream runs (that one reads the same logs). Not cancelled by activity: it
+   * follows a compaction, which usually happens mid-turn.
+   * @param flushSession - sends what capture holds for the session.
+   */
+  nap(sessionId: string, flushSession: () => Promise<void>): Promise<DreamOutcome> {
+    if (this.running) return Promise.resolve({ status: 'skipped', text: 'A dream is already running.' });
+    return this.run('nap', false, async () => {
+      await flushSession();
+      return this.sleepRun({ trigger: 'nap', sessionId });
+    });
+  }
+
+  private run(trigger: string, auto: boolean, body: () => Promise<DreamOutcome> = () => this.dream(trigger, auto)): Promise<DreamOutcome> {
     const seq = this.activitySeq;
-    const p = this.dream(trigger, auto).finally(() => {
+    const p = this.guarded(trigger, body).finally(() => {
       this.running = undefined;
       this.runningAuto = false;
       this.lastDream = this.now();
@@ -124,36 +141,47 @@ export class DreamScheduler {
     return p;
   }
 
+  /** Runs a dream body; a failure becomes an `error` outcome. */
+  private async guarded(trigger: string, body: () => Promise<DreamOutcome>): Promise<DreamOutcome> {
+    try {
+      return await body();
+    } catch (err) {
+      this.deps.log.warn('dream (%s) failed: %s', trigger, (err as Error).message);
+      return { status: 'error', text: `Dream failed: ${(err as Error).message}` };
+    }
+  }
+
   private async dream(trigger: string, auto: boolean): Promise<DreamOutcome> {
     const { call, log } = this.deps;
-    try {
-      await this.deps.flushCapture();
-      await call('session.closeAll', {}, 30_000);
-      const pending = (await call('sleep.status', {}, 15_000)).pendingLogs;
-      const min = auto ? Math.max(1, this.deps.minPendingLogs) : 1;
-      if (pending < min) {
-        return { status: 'skipped', text: `Nothing to dream about: ${pending} pending session log(s) (need ${min}).` };
-      }
-      log.info('dream starting (%s, %d pending logs)', trigger, pending);
-      const r = await call('sleep.run', { trigger }, SLEEP_TIMEOUT_MS);
-      const st = r.status || 'unknown';
-      const total = r.token_usage?.total_tokens;
-      const tokens = total === undefined ? '' : ` (${total} tokens)`;
-      log.info('dream finished: %s%s', st, tokens);
-      if (st === 'deep_sleep' || st === 'interrupted') this.deps.afterDream();
-      switch (st) {
-        case 'deep_sleep':
-          return { status: st, text: `Dream finished${tokens}.\n${r.summary}`.trim() };
-        case 'skipped':
-          return { status: st, text: `Dream skipped: ${r.reason}` };
-        case 'interrupted':
-          return { status: st, text: `Dream interrupted: ${r.reason}${tokens}` };
-        default:
-          return { status: st, text: `Dream failed: ${r.reason || JSON.stringify(r)}` };
-      }
-    } catch (err) {
-      log.warn('dream (%s) failed: %s', trigger, (err as Error).message);
-      return { status: 'error', text: `Dream failed: ${(err as Error).message}` };
+    await this.deps.flushCapture();
+    await call('session.closeAll', {}, 30_000);
+    const pending = (await call('sleep.status', {}, 15_000)).pendingLogs;
+    const min = auto ? Math.max(1, this.deps.minPendingLogs) : 1;
+    if (pending < min) {
+      return { status: 'skipped', text: `Nothing to dream about: ${pending} pending session log(s) (need ${min}).` };
+    }
+    log.info('dream starting (%s, %d pending logs)', trigger, pending);
+    return this.sleepRun({ trigger });
+  }
+
+  /** `sleep.run` and its outcome as told to a user or model. */
+  private async sleepRun(params: ParamsOf<'sleep.run'>): Promise<DreamOutcome> {
+    const { call, log } = this.deps;
+    const r = await call('sleep.run', params, SLEEP_TIMEOUT_MS);
+    const st = r.status || 'unknown';
+    const total = r.token_usage?.total_tokens;
+    const tokens = total === undefined ? '' : ` (${total} tokens)`;
+    log.info('dream finished: %s%s', st, tokens);
+    if (st === 'deep_sleep' || st === 'interrupted') this.deps.afterDream();
+    switch (st) {
+      case 'deep_sleep':
+        return { status: st, text: `Dream finished${tokens}.\n${r.summary}`.trim() };
+      case 'skipped':
+        return { status: st, text: `Dream skipped: ${r.reason}` };
+      case 'interrupted':
+        return { status: st, text: `Dream interrupted: ${r.reason}${tokens}` };
+      default:
+        return { status: st, text: `Dream failed: ${r.reason || JSON.stringify(r)}` };
     }
   }
 }

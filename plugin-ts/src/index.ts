@@ -19,6 +19,7 @@ import type {} from '@deepseek-ai/dsh-tools';
 import { admittedUserText, Associator, PLUGIN_NAME } from './assoc.js';
 import { HotPath } from './breaker.js';
 import { Capture, isSubagent } from './capture.js';
+import { CompactionMemory } from './compaction.js';
 import { CAPTURE_MAX_CHARS, Config, resolveConfig, type SomniConfig } from './config.js';
 import { DEADLINES } from './deadlines.js';
 import { DreamScheduler } from './dream.js';
@@ -683,6 +684,14 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     timeoutMs: T.assoc,
     onError: base.quiet('assoc'),
   });
+  const compaction = new CompactionMemory({
+    call,
+    agentOf: (sessionId) => (typeof ctx.agents?.get === 'function' ? ctx.agents.get(sessionId) : undefined),
+    digestMs: T.digest,
+    backgroundMs: T.background,
+    nap: config.dream.napOnCompaction ? (sessionId) => scheduler.nap(sessionId, () => capture.flush(sessionId)) : undefined,
+    log,
+  });
   const tools = memoryTools(ctx, base, call, sidecar, scheduler, refreshPrompt);
   onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
   // Before anything can assemble a prompt: the first model request must already offer them.
@@ -713,12 +722,20 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     return decision;
   });
   ctx.on('tools/post-execute', (exec, result, next) => assoc.postExecute(exec, result, next));
+  // Compaction: the summary call gets the memory digest; afterwards habituation resets (and maybe a nap).
+  ctx.on('llm/stream', function (options, next) {
+    return compaction.stream(options, next);
+  });
+  ctx.on('session/event', (session: Session, event) => compaction.onSessionEvent(session, event));
+  ctx.on('session/flush', () => compaction.settle(T.napSettle));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
   base.terminal.watch();
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();
+    // A nap after a compaction may still be dreaming: a one-shot run must not cut it off (bounded).
+    await compaction.settle(T.napSettle);
     // A one-shot run ends here: a problem confirmed during the turn still reaches the terminal.
     await embed.settle();
     embed.stop();

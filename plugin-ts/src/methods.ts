@@ -40,6 +40,17 @@ export interface PromptTexts {
   discipline: string;
 }
 
+/**
+ * `session.digest` result: what somni knows that bears on a session, as text for a compaction summary
+ * ('' when it has nothing to say), and how many intentions, memories and session statements it cites.
+ */
+export interface Digest {
+  text: string;
+  intentions: number;
+  memories: number;
+  statements: number;
+}
+
 /** `sleep.run` result (wire names kept: `token_usage` is the dreamer's own record). */
 export interface SleepRun {
   status: string;
@@ -67,7 +78,9 @@ export interface MethodTable {
   'tools.list': { params: Empty; result: { tools: SidecarTool[] } };
   'tools.call': { params: { name: string; args: { [key: string]: Json }; sessionId?: string }; result: { result: Json } };
   'sleep.status': { params: Empty; result: { pendingLogs: number } };
-  'sleep.run': { params: { trigger: string }; result: SleepRun };
+  'session.digest': { params: { sessionId: string; maxChars: number }; result: Digest };
+  /** With `sessionId` (a nap): that session's live log is closed and only its pending logs are dreamt over. */
+  'sleep.run': { params: { trigger: string; sessionId?: string }; result: SleepRun };
   'sleep.cancel': { params: Empty; result: Obj };
 }
 /** A method the plugin calls on the sidecar. */
@@ -172,6 +185,10 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'assoc.reset': acknowledgement('assoc.reset'),
   'tools.list': (raw) => ({ tools: toSidecarTools(raw) }),
   'tools.call': (raw) => ({ result: object('tools.call', raw).result ?? null }),
+  'session.digest': (raw) => {
+    const r = object('session.digest', raw);
+    return { text: s(r.text), intentions: n(r.intentions), memories: n(r.memories), statements: n(r.statements) };
+  },
   'sleep.status': (raw) => ({ pendingLogs: n(object('sleep.status', raw).pendingLogs) }),
   'sleep.run': (raw) => {
     const r = object('sleep.run', raw);

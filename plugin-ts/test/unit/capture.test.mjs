@@ -123,3 +123,16 @@ test('tools the plugin asks to skip (dream_now) are not captured', () => {
   m.map(toolCall('b1', 'bash', '{}'));
   assert.equal(m.map(toolResult('b1', 'x')).length, 1);
 });
+
+test('a compaction checkpoint (the summary that replaces the shadowed span) is not captured again', async () => {
+  /** @type {string[]} */
+  const sent = [];
+  const cap = new Capture(untimedCallDouble(async (method, params) => (sent.push('text' in params ? params.text : method), {})), 4000, () => false, () => {});
+  await cap.onEvent('s1', partial({}), user('Our staging database is on port 5432.'));
+  // What dsh-compaction-basic appends after the summary: a user-role message from the plugin `compact`,
+  // whose text repeats the shadowed conversation. Capturing it would log the conversation twice.
+  const checkpoint = user('This is an automatically generated checkpoint… <summary>staging database on port 5432</summary>', { kind: 'plugin', plugin: 'compact' });
+  await cap.onEvent('s1', partial({}), checkpoint);
+  await cap.onEvent('s1', partial({}), turnEnd());
+  assert.deepEqual(sent, ['Our staging database is on port 5432.']);
+});

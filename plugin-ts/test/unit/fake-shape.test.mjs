@@ -36,6 +36,7 @@ const REQUESTS = [
   ['session.tool', { sessionId: 's1', call: 'bash({"cmd":"ls"})', result: 'a b' }],
   ['assoc.thought', { sessionId: 's1', cue: 'coffee', iterNo: 1 }],
   ['assoc.action', { sessionId: 's1', toolName: 'bash', args: { cmd: 'ls' } }],
+  ['session.digest', { sessionId: 's1', maxChars: 1600 }],
   ['assoc.reset', { sessionId: 's1' }],
   ['tools.list', {}],
   ['tools.call', { name: 'recall_memories', args: { query: 'coffee' }, sessionId: 's1' }],

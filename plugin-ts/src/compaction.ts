@@ -1,0 +1,197 @@
+/**
+ * Memory across compaction. When the harness compacts a session, the shadowed messages leave the
+ * model's view for good; whatever the native summary drops is gone unless somni brings it back. So:
+ *
+ * - The summary call (`llm/stream` with `purpose: 'compaction'`) is decorated: the native summary
+ *   streams through untouched and somni's digest of the session (corrected facts, open intentions with
+ *   their ids) is appended as one more text block. The checkpoint then carries pointers into memory
+ *   that the model can follow with the memory tools. The digest is asked for when the call starts, so
+ *   it is ready by the time the native summary ends; a sidecar that is down or slow costs nothing but
+ *   the block.
+ * - After a compaction the session's hint habituation is reset: the hints it already showed were in
+ *   the shadowed part, which the model no longer sees.
+ * - Optionally (`dream.napOnCompaction`) the session naps: its log so far is dreamt over at once, so
+ *   what it taught becomes memory while the session still runs, instead of waiting for an idle dream.
+ *
+ * Only ever decorates: every hook calls `next()` first, and the native summary is never replaced.
+ */
+import type { Agent } from '@deepseek-ai/dsh-agent';
+import type { GenerateOptions, Message, StreamChunk } from '@deepseek-ai/dsh-llm';
+import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
+import { blocksText, isSubagent } from './capture.js';
+import { clip } from './clip.js';
+import type { DreamOutcome } from './dream.js';
+import type { CallOf } from './methods.js';
+
+/**
+ * Upper bound on the digest block, in characters (about 400 tokens). The digest is pointers into
+ * memory, not a copy of it: a short block keeps the checkpoint about the conversation, which is what
+ * the native summary is for.
+ */
+export const DIGEST_MAX_CHARS = 1600;
+/**
+ * The digest may take at most this share (1/N) of the text it helps to shadow. The harness rejects a
+ * compaction whose framed summary (a fixed ~330-char preamble, the native summary, our block) is not
+ * smaller than the shadowed content, and a rejected compaction loses the native summary too; a quarter
+ * leaves the native summary and the preamble the rest.
+ */
+export const DIGEST_SHARE_DIVISOR = 4;
+/** Below this a digest cannot carry one fact with its citation: ask for none. */
+export const DIGEST_MIN_CHARS = 200;
+
+/**
+ * How many characters the digest may have for a summary call over `messages`: min(DIGEST_MAX_CHARS,
+ * a quarter of their text), or 0 (no digest). A trailing plugin-authored user message is the
+ * compaction instruction the backend appended, not shadowed content, so it is not counted.
+ */
+export function digestBudget(messages: readonly Message[]): number {
+  let shadowed = messages;
+  const last = messages[messages.length - 1];
+  if (last && last.role === 'user' && last.source.kind === 'plugin') shadowed = messages.slice(0, -1);
+  let chars = 0;
+  for (const m of shadowed) chars += blocksText(m.content).length;
+  const budget = Math.min(DIGEST_MAX_CHARS, Math.floor(chars / DIGEST_SHARE_DIVISOR));
+  return budget >= DIGEST_MIN_CHARS ? budget : 0;
+}
+
+/** Resolves with `p`'s value, or undefined after `ms` or when `p` fails. */
+function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(undefined);
+      },
+    );
+  });
+}
+
+/**
+ * Re-yields `native` chunk for chunk and, right before its final `finish`, one text block carrying the
+ * digest, on a block index the native stream did not use. Nothing is added when the digest is empty
+ * (or never came), when the native call did not finish with `stop` (a failed or truncated summary
+ * must fail as it would have), or when it produced no text of its own (the block would then be the
+ * whole summary, replacing the native one).
+ * @param digest - settles with the text to add ('' or undefined for none); awaited only at the finish.
+ */
+export async function* withDigestBlock(native: AsyncIterable<StreamChunk>, digest: Promise<string | undefined>): AsyncGenerator<StreamChunk> {
+  let maxIndex = -1;
+  let nativeText = false;
+  for await (const chunk of native) {
+    if (chunk.type === 'finish' && chunk.reason.kind === 'stop' && nativeText) {
+      const text = await digest;
+      if (text) {
+        const index = maxIndex + 1;
+        yield { type: 'block-start', index, blockType: 'text' };
+        yield { type: 'text-delta', index, text };
+        yield { type: 'block-end', index, block: { type: 'text', text } };
+      }
+    }
+    if ('index' in chunk) maxIndex = Math.max(maxIndex, chunk.index);
+    if (chunk.type === 'block-end' && chunk.block.type === 'text' && chunk.block.text.trim() !== '') nativeText = true;
+    yield chunk;
+  }
+}
+
+/** The session id a summary call carries (the harness's branded string). */
+type SessionId = NonNullable<GenerateOptions['sessionId']>;
+
+/** The `compaction/end` payload, as far as it is read here (see {@link compactionEnd}). */
+interface CompactionEnd {
+  compactionId: string;
+  error?: string;
+}
+
+/**
+ * The payload of a `compaction/end` event, or undefined for any other event. The compaction events
+ * are declared by `@deepseek-ai/dsh-compaction` (its types.d.ts), which the plugin does not depend on:
+ * the plugin works with any compaction backend or none, so only the two fields it reads are checked.
+ */
+function compactionEnd(event: SessionEvent): CompactionEnd | undefined {
+  const e: { type: string; data: unknown } = event;
+  if (e.type !== 'compaction/end' || typeof e.data !== 'object' || e.data === null) return undefined;
+  const d = e.data as Record<string, unknown>;
+  if (typeof d.compactionId !== 'string') return undefined;
+  return { compactionId: d.compactionId, ...(typeof d.error === 'string' ? { error: d.error } : {}) };
+}
+
+/** What {@link CompactionMemory} needs from the plugin. */
+export interface CompactionDeps {
+  call: CallOf<'session.digest' | 'assoc.reset'>;
+  /** The live agent of a session id (rc.8: one id shared by the agent registry and the session log). */
+  agentOf: (sessionId: SessionId) => Pick<Agent, 'session'> | undefined;
+  /** How long the summary waits for the digest (from when the call started). */
+  digestMs: number;
+  /** Deadline of the background `assoc.reset`. */
+  backgroundMs: number;
+  /** Naps one session (flush its capture, dream over its log); undefined when napping is off. */
+  nap?: (sessionId: string) => Promise<DreamOutcome>;
+  log: { info(f: string, ...a: unknown[]): void; debug(f: string, ...a: unknown[]): void };
+}
+
+/** The compaction hooks' state: the naps in progress. */
+export class CompactionMemory {
+  private readonly naps = new Set<Promise<unknown>>();
+
+  constructor(private readonly deps: CompactionDeps) {}
+
+  /**
+   * The `llm/stream` listener: a compaction call of a main session gets the digest block; anything
+   * else is `next()` as it is.
+   */
+  stream(options: GenerateOptions, next: () => AsyncIterable<StreamChunk>): AsyncIterable<StreamChunk> {
+    const native = next();
+    const sessionId = options.sessionId;
+    if (options.purpose !== 'compaction' || !sessionId) return native;
+    if (isSubagent(this.headerOf(sessionId))) return native;
+    const maxChars = digestBudget(options.messages);
+    if (maxChars === 0) return native;
+    const started = Date.now();
+    const digest = within(this.deps.call('session.digest', { sessionId, maxChars }, this.deps.digestMs, options.signal), this.deps.digestMs).then((d) => {
+      if (!d) {
+        this.deps.log.info('compaction of %s: no memory digest (the sidecar failed or did not answer within %d ms)', sessionId, this.deps.digestMs);
+        return undefined;
+      }
+      this.deps.log.info('compaction of %s: memory digest of %d chars (budget %d; %d intentions, %d memories, %d statements) in %d ms',
+        sessionId, d.text.length, maxChars, d.intentions, d.memories, d.statements, Date.now() - started);
+      // The budget is what keeps the compaction from being rejected: held even if the sidecar overshoots.
+      return clip(d.text.trim(), maxChars, 'ellipsisWithin');
+    });
+    return withDigestBlock(native, digest);
+  }
+
+  /** The `session/event` listener: after a successful compaction, reset habituation and maybe nap. */
+  onSessionEvent(session: { id: string; header: SessionHeader | undefined }, event: SessionEvent): void {
+    const end = compactionEnd(event);
+    if (!end || end.error !== undefined || isSubagent(session.header)) return;
+    this.deps.call('assoc.reset', { sessionId: session.id }, this.deps.backgroundMs).catch((err: Error) => this.deps.log.debug('assoc.reset after compaction: %s', err.message));
+    const { nap } = this.deps;
+    if (!nap) return;
+    const p = nap(session.id).then((o) => this.deps.log.info('nap after compaction of %s: %s', session.id, o.status));
+    this.naps.add(p);
+    void p.finally(() => this.naps.delete(p));
+  }
+
+  /** Whether a nap is running. */
+  get napping(): boolean {
+    return this.naps.size > 0;
+  }
+
+  /** Waits (at most `ms`) for the naps in progress, so a one-shot run does not cut one off. */
+  async settle(ms: number): Promise<void> {
+    if (this.naps.size > 0) await within(Promise.allSettled([...this.naps]), ms);
+  }
+
+  private headerOf(sessionId: SessionId): SessionHeader | undefined {
+    try {
+      return this.deps.agentOf(sessionId)?.session.header;
+    } catch {
+      return undefined;
+    }
+  }
+}
