@@ -194,6 +194,22 @@ func MaxIterations(n, capIters int) int {
 // Run performs one dream over the oldest pending logs and never panics on
 // model or memory misbehaviour: problems become a Result.
 func (d *Dreamer) Run(ctx context.Context, trigger string) Result {
+	return d.run(ctx, trigger, "")
+}
+
+// Nap is a dream over one live session's pending logs only (chatID is the
+// host session id its logs carry): what the session said so far becomes
+// memory while it goes on. The caller closes the session's live log first;
+// the session's next message starts a new log, which the next full dream
+// reads, so no part of the session is consolidated twice.
+func (d *Dreamer) Nap(ctx context.Context, trigger, chatID string) Result {
+	if strings.TrimSpace(chatID) == "" {
+		return Result{Status: StatusError, Reason: "nap: no session id"}
+	}
+	return d.run(ctx, trigger, chatID)
+}
+
+func (d *Dreamer) run(ctx context.Context, trigger, chatID string) Result {
 	d.mu.Lock()
 	if d.running {
 		d.mu.Unlock()
@@ -235,7 +251,7 @@ func (d *Dreamer) Run(ctx context.Context, trigger string) Result {
 	if strings.TrimSpace(trigger) == "" {
 		trigger = "manual"
 	}
-	r := &run{d: d, ctx: runCtx, trigger: trigger, start: d.cfg.Now()}
+	r := &run{d: d, ctx: runCtx, trigger: trigger, chatID: chatID, start: d.cfg.Now()}
 	res := r.dream()
 	if r.changed && d.cfg.OnChanged != nil {
 		// The caller's ctx, not runCtx: a cancelled dream still syncs what it wrote.
@@ -253,6 +269,7 @@ type run struct {
 	d       *Dreamer
 	ctx     context.Context
 	trigger string
+	chatID  string // a nap's session: only its logs are read
 	start   time.Time
 	usage   TokenUsage
 	changed bool
@@ -290,6 +307,9 @@ func (r *run) dream() Result {
 	logs, err := tb.pendingLogs(r.ctx)
 	if err != nil {
 		return r.result(StatusError, fmt.Sprintf("list pending logs: %v", err), "")
+	}
+	if r.chatID != "" {
+		logs = tb.logsOf(logs, r.chatID)
 	}
 	// Empty logs cost nothing to settle and must not wake the model.
 	work := logs[:0:0]

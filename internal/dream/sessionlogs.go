@@ -40,6 +40,18 @@ func (tb *toolbox) pendingLogs(_ context.Context) ([]logRef, error) {
 	return out, nil
 }
 
+// logsOf keeps the logs of one host session; a log it cannot read is left
+// to the full dream.
+func (tb *toolbox) logsOf(logs []logRef, chatID string) []logRef {
+	var out []logRef
+	for _, l := range logs {
+		if lg, err := tb.logs.Read(l.Path); err == nil && lg.ChatID() == chatID {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // logIsEmpty reports whether a log has no conversation at all: no blocks and
 // no other text after its header (headerless legacy logs count as text).
 func (tb *toolbox) logIsEmpty(path string) (bool, error) {

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/dream/dreamtest"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -96,4 +100,84 @@ func TestSessionDigest(t *testing.T) {
 			t.Errorf("params %s: err %v, want invalid params", bad, err)
 		}
 	}
+}
+
+// TestNapConsolidatesOnlyItsSessionOnce drives sleep.run with a sessionId:
+// the nap closes that session's live log and the model is shown only that
+// session's log; the session's next words start a new log, and the next
+// full dream is shown that one and other sessions' logs, never the napped
+// part again.
+func TestNapConsolidatesOnlyItsSessionOnce(t *testing.T) {
+	ctx := context.Background()
+	model := dreamtest.NewModel(
+		dreamtest.Step{Calls: []dreamtest.Call{{Name: "read_session_log", Args: map[string]any{"path": "$LOG0"}}}},
+		dreamtest.Step{Calls: []dreamtest.Call{{Name: "mark_log_processed", Args: map[string]any{"path": "$LOG0"}}}},
+		dreamtest.Step{Content: "napped"},
+		dreamtest.Step{Content: "full dream"},
+	)
+	srv, err := New(Config{DataDir: t.TempDir(), Embed: embedOff(), Logger: quiet(), HostModel: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	say := func(session, text string) {
+		t.Helper()
+		if _, err := srv.capture.Append(session, "user", text, "default", "", ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say("chat-a", "Morning: our staging database port is 6543.")
+	say("chat-b", "Another session: the cat is called Tom.")
+	if _, err := srv.capture.Close("chat-b"); err != nil { // pending: a full dream would read it
+		t.Fatal(err)
+	}
+
+	res, err := srv.Methods()["sleep.run"](ctx, json.RawMessage(`{"trigger":"nap","sessionId":"chat-a"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.(dream.Result); r.Status != dream.StatusDeepSleep {
+		t.Fatalf("nap: %+v", r)
+	}
+	napped := dreamtest.LogPaths(model.Requests()[0])
+	if len(napped) != 1 || !strings.Contains(readLog(t, napped[0]), "Morning: our staging") {
+		t.Fatalf("the nap was shown %q, want chat-a's log only", napped)
+	}
+	if replies := strings.Join(model.ToolReplies(), "\n"); strings.Contains(replies, "Tom") {
+		t.Errorf("the nap read another session:\n%s", replies)
+	}
+
+	say("chat-a", "Afternoon: the release is on Friday.")
+	srv.capture.CloseAll()
+	if _, err := srv.Methods()["sleep.run"](ctx, json.RawMessage(`{"trigger":"idle"}`)); err != nil {
+		t.Fatal(err)
+	}
+	reqs := model.Requests()
+	full := dreamtest.LogPaths(reqs[len(reqs)-1])
+	var shown strings.Builder
+	for _, p := range full {
+		shown.WriteString(readLog(t, p))
+	}
+	if len(full) != 2 || !strings.Contains(shown.String(), "Afternoon") || !strings.Contains(shown.String(), "Tom") {
+		t.Errorf("the full dream was shown %q, want chat-a's new log and chat-b's", full)
+	}
+	if strings.Contains(shown.String(), "Morning") {
+		t.Errorf("the full dream was shown the napped part again")
+	}
+	if _, err := srv.Methods()["sleep.run"](ctx, json.RawMessage(`{"sessionId":""}`)); err != nil {
+		t.Errorf("an empty sessionId is a full dream, got %v", err)
+	}
+}
+
+// readLog reads a listed log, in the archive once a dream processed it.
+func readLog(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		b, err = os.ReadFile(filepath.Join(filepath.Dir(path), "archived", filepath.Base(path)))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

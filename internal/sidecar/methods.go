@@ -410,13 +410,22 @@ func (s *Server) sleepStatus(ctx context.Context, _ noParams) (any, error) {
 }
 
 type sleepParams struct {
-	Trigger string `json:"trigger,omitempty" desc:"what started the dream"`
+	Trigger   string `json:"trigger,omitempty" desc:"what started the dream"`
+	SessionID string `json:"sessionId,omitempty" desc:"a nap: consolidate only this live session's log so far"`
 }
 
 // sleepRun dreams on the request's context, so shutdown or a host
-// $/cancelRequest interrupts it like sleep.cancel does.
+// $/cancelRequest interrupts it like sleep.cancel does. With a sessionId it
+// naps: the session's live log is closed (its next message starts a new
+// one) and only that session's logs are read.
 func (s *Server) sleepRun(ctx context.Context, p sleepParams) (any, error) {
 	defer s.pingC.invalidate()
+	if p.SessionID != "" {
+		if _, err := s.capture.Close(p.SessionID); err != nil {
+			return nil, fmt.Errorf("sleep.run: close the session's log for a nap: %w", err)
+		}
+		return s.dreamer.Nap(ctx, p.Trigger, p.SessionID), nil
+	}
 	// The dreamer folds the recall usage journal first, under the dream lock.
 	return s.dreamer.Run(ctx, p.Trigger), nil
 }

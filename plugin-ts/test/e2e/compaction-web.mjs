@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// End-to-end: memory across `/compact` in the web profile (@deepseek-ai/dsh 0.1.0-rc.8), driven through
+// its `/api` the way the browser client drives it (test/e2e/web.mjs), with the real sidecar and a
+// scripted fake model. A session states a fact, corrects it and sets an intention; `/compact` runs; the
+// harness's own summary keeps its text and gains somni's block (the correction, the intention's id);
+// after it the recall tool still finds the corrected fact in the compacted part, and the session log
+// holds each message once.
+// Usage: node test/e2e/compaction-web.mjs   (SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
+import { checkRunner, expect, lastToolResult, listFiles, sidecarBinary, writePatch } from './harness.mjs';
+import { startDshWeb } from './web.mjs';
+
+const binary = sidecarBinary();
+const root = mkdtempSync(join(tmpdir(), 'somni-e2e-compact-web-'));
+const data = join(root, 'data');
+const work = join(root, 'workspace');
+mkdirSync(work, { recursive: true });
+const { results, check } = checkRunner();
+
+/** The harness's compaction request: its last user message is the engine's instruction. */
+const isCompaction = (req) => textsOf(req, 'user').some((t) => t.startsWith('You are now acting as a compaction engine'));
+const NATIVE = 'NATIVE SUMMARY: the user and the agent discussed the staging database.';
+const SAID = [
+  'Our staging database is on port 5432. Please keep that in mind for the migration work.',
+  'Actually, correction: the staging database port is 6543, not 5432.',
+  'Remind me to rotate the staging database credentials next week.',
+];
+
+/** @type {any[]} */
+const compactions = [];
+/** @type {(req: any) => any} */
+let agent = () => ({ content: 'Noted.' });
+const model = await startFakeModel((req) => {
+  if (isCompaction(req)) {
+    compactions.push(req);
+    return { content: NATIVE };
+  }
+  if (toolNames(req).includes('create_knowledge')) return { content: 'nothing to do' };
+  return agent(req);
+});
+const patch = join(root, 'patch.yml');
+writePatch(patch, { modelUrl: model.url, pluginConfig: { binary, dataDir: data, embed: { provider: 'hash' }, dream: { enabled: false }, logLevel: 'debug' } });
+
+console.log(`e2e compaction (web): harness dsh --profile web, sidecar ${binary}\n      temp ${root}`);
+const web = await startDshWeb({ home: join(root, 'home'), patch, cwd: work });
+const { sessionId } = await web.rpc('session.create', { cwd: work });
+let turns = 0;
+/** One prompt; `script` answers this turn's agent requests in order ('Noted.' after the last). */
+async function say(text, script = []) {
+  const reqs = [];
+  agent = async (req) => {
+    reqs.push(req);
+    const step = script[reqs.length - 1];
+    return step ? await step(req) : { content: 'Noted.' };
+  };
+  await web.prompt(sessionId, text);
+  await web.turnsEnded(sessionId, ++turns);
+  return reqs;
+}
+
+let intentionId = '';
+await check('a session states a fact, corrects it and sets an intention', async () => {
+  await say(SAID[0]);
+  await say(SAID[1]);
+  const reqs = await say(SAID[2], [() => ({ toolCalls: [{ name: 'add_intention', arguments: { what: 'rotate the staging database credentials', due: 'next week' } }] })]);
+  const out = lastToolResult(reqs[1]);
+  intentionId = /pi-\d{8}-\d{3}/.exec(out)?.[0] ?? '';
+  expect(intentionId, `add_intention: ${out}`);
+});
+
+/** @type {any} */
+let summary;
+let block = '';
+await check('/compact: the summary keeps the native text and gains somni\'s block', async () => {
+  const r = await web.command(sessionId, '/compact');
+  expect(r.result?.kind === 'success', `/compact: ${JSON.stringify(r)}`);
+  expect(compactions.length === 1, `compaction requests: ${compactions.length}`);
+  summary = (await web.events(sessionId)).find((e) => e.type === 'compaction/summary');
+  expect(summary, 'no compaction/summary event');
+  const text = summary.data.summary.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+  expect(text.includes(NATIVE), `the native summary was replaced: ${text.slice(0, 400)}`);
+  block = text.slice(text.indexOf('[memory] somni'));
+  expect(text.indexOf('[memory] somni') > text.indexOf(NATIVE), `no somni block after the native summary:\n${text}`);
+  for (const want of ['6543, not 5432', intentionId, 'rotate the staging database credentials']) expect(block.includes(want), `block lacks ${want}:\n${block}`);
+  expect(block.length <= 1600, `block is ${block.length} chars`);
+  console.log(`      somni block: ${block.length} chars; ${summary.data.shadowedTokenCount} tokens compacted`);
+});
+
+await check('after /compact the model sees the block and the recall finds the compacted fact', async () => {
+  const reqs = await say('Which port does staging use again?', [
+    () => ({ toolCalls: [{ name: 'search_recent_conversation', arguments: { query: 'staging database port correction' } }] }),
+    () => ({ content: 'Port 6543.' }),
+  ]);
+  expect(textsOf(reqs[0], 'user').some((t) => t.includes('6543, not 5432') && t.includes(intentionId)), `the first request after compaction lacks the block: ${JSON.stringify(textsOf(reqs[0], 'user')).slice(0, 1500)}`);
+  const found = lastToolResult(reqs[1]);
+  expect(found.includes('6543, not 5432'), `search_recent_conversation did not reach the compacted part: ${found.slice(0, 800)}`);
+});
+
+await check('the session log holds each message once, and no summary', async () => {
+  const stop = await web.stop();
+  expect(stop.code === 0 || stop.signal === 'SIGTERM', `dsh web exit ${JSON.stringify(stop)}: ${web.output().stderr.slice(-1500)}`);
+  const logs = listFiles(join(data, 'memory/session-log')).filter((f) => f.endsWith('.md'));
+  const text = logs.map((f) => readFileSync(join(data, 'memory/session-log', f), 'utf8')).join('\n');
+  // The user's blocks ("[user] <time>" then the text, up to the next block).
+  const userTurns = text.split(/\n\[user\] [^\n]*\n/).slice(1).map((b) => b.split(/\n\n\[(?:user|agent|tool)\] /)[0].trim());
+  for (const s of [...SAID, 'Which port does staging use again?']) {
+    const n = userTurns.filter((u) => u === s).length;
+    expect(n === 1, `${JSON.stringify(s)} is logged ${n} times`);
+  }
+  expect(userTurns.length === SAID.length + 1, `user turns logged: ${JSON.stringify(userTurns)}`);
+  for (const never of [NATIVE, 'compaction engine', '[memory] somni']) expect(!text.includes(never), `the log holds ${never}`);
+});
+
+await model.close();
+const failed = results.filter((r) => !r.ok);
+if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
+else rmSync(root, { recursive: true, force: true });
+console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length > 0 ? 1 : 0);
