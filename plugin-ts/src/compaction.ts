@@ -125,7 +125,12 @@ export interface CompactionDeps {
   call: CallOf<'session.digest' | 'assoc.reset'>;
   /** The live agent of a session id (rc.8: one id shared by the agent registry and the session log). */
   agentOf: (sessionId: SessionId) => Pick<Agent, 'session'> | undefined;
-  /** How long the summary waits for the digest (from when the call started). */
+  /**
+   * Sends what capture holds for a session. The digest is read from the session's log, and a compaction
+   * on context overflow happens mid-turn, before the turn's own messages were flushed.
+   */
+  flush: (sessionId: string) => Promise<void>;
+  /** How long the summary waits for the digest (from when the call started), the flush included. */
   digestMs: number;
   /** Deadline of the background `assoc.reset`. */
   backgroundMs: number;
@@ -152,7 +157,8 @@ export class CompactionMemory {
     const maxChars = digestBudget(options.messages);
     if (maxChars === 0) return native;
     const started = Date.now();
-    const digest = within(this.deps.call('session.digest', { sessionId, maxChars }, this.deps.digestMs, options.signal), this.deps.digestMs).then((d) => {
+    const asked = this.deps.flush(sessionId).then(() => this.deps.call('session.digest', { sessionId, maxChars }, this.deps.digestMs, options.signal));
+    const digest = within(asked, this.deps.digestMs).then((d) => {
       if (!d) {
         this.deps.log.info('compaction of %s: no memory digest (the sidecar failed or did not answer within %d ms)', sessionId, this.deps.digestMs);
         return undefined;

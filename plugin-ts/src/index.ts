@@ -687,6 +687,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const compaction = new CompactionMemory({
     call,
     agentOf: (sessionId) => (typeof ctx.agents?.get === 'function' ? ctx.agents.get(sessionId) : undefined),
+    flush: (sessionId) => (config.capture.enabled ? capture.flush(sessionId) : Promise.resolve()),
     digestMs: T.digest,
     backgroundMs: T.background,
     nap: config.dream.napOnCompaction ? (sessionId) => scheduler.nap(sessionId, () => capture.flush(sessionId)) : undefined,

@@ -1,7 +1,10 @@
 // A scripted OpenAI-compatible streaming chat model on 127.0.0.1 for the e2e test and the demo.
-// It records every request body and answers with whatever the current `handler(request)` returns:
-// {content?: string, toolCalls?: [{name, arguments}], delayMs?: number}. Replies are streamed as
-// SSE chunks the way the harness's DeepSeek adapter expects (delta…, finish_reason + usage, [DONE]).
+// It records every request body (and its headers, by the same index) and answers with whatever the
+// current `handler(request, index, headers)` returns: {content?: string, toolCalls?: [{name, arguments}],
+// delayMs?: number}, or {status, error} for an HTTP error with the OpenAI error body (a 400
+// "maximum context length exceeded" is what the DeepSeek adapter maps to a context overflow).
+// Replies are streamed as SSE chunks the way the harness's DeepSeek adapter expects (delta…,
+// finish_reason + usage, [DONE]).
 import { createServer } from 'node:http';
 
 /** Builds one SSE `data:` line. */
@@ -14,6 +17,8 @@ const sse = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
  */
 export async function startFakeModel(handler) {
   const requests = [];
+  /** Request headers, by request index (the adapter marks a compaction call with x-deepseek-harness-compact: 1). */
+  const headers = [];
   let current = handler;
   let callSeq = 0;
   const control = controlChannel();
@@ -41,13 +46,19 @@ export async function startFakeModel(handler) {
       }
       const index = requests.length;
       requests.push(parsed);
+      headers.push(req.headers);
       let reply;
       try {
-        reply = (await current(parsed, index)) ?? { content: 'ok' };
+        reply = (await current(parsed, index, req.headers)) ?? { content: 'ok' };
       } catch (err) {
         reply = { content: `fake model handler error: ${err.message}` };
       }
       if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+      if (reply.status) {
+        res.writeHead(reply.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: reply.error ?? 'error', type: 'invalid_request_error' } }));
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       const base = { id: `chatcmpl-${index}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: parsed.model ?? 'fake-model' };
       res.write(sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }));
@@ -78,6 +89,7 @@ export async function startFakeModel(handler) {
     /** Sends one command to the e2e driver plugin; resolves with its report. */
     drive: (cmd) => control.send(cmd),
     requests,
+    headers,
     setHandler(h) {
       current = h;
     },

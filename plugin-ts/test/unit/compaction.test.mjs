@@ -52,6 +52,7 @@ function memory(o = {}) {
       return { text: o.digest ?? 'Memory: staging DB port is 6543 (corrected from 5432). Open intention pi-20261204-001.', intentions: 1, memories: 0, statements: 1 };
     }),
     agentOf: () => partial({ session: { header: o.subagent ? { origin: 'subagent' } : {} } }),
+    flush: async (id) => void calls.push({ method: 'flush', params: id }),
     digestMs: 50,
     backgroundMs: 1000,
     nap: o.nap,
@@ -72,7 +73,8 @@ test('the digest block comes after every native chunk, in order, right before fi
   assert.ok(end.type === 'block-end' && end.block.type === 'text' && end.block.text.includes('6543'));
   assert.deepEqual(out[8], NATIVE[5], 'finish last');
   assert.equal(out.length, NATIVE.length + 3);
-  assert.deepEqual(calls, [{ method: 'session.digest', params: { sessionId: 's1', maxChars: DIGEST_MAX_CHARS } }]);
+  // The turn's messages are sent first: the digest reads the session's log.
+  assert.deepEqual(calls, [{ method: 'flush', params: 's1' }, { method: 'session.digest', params: { sessionId: 's1', maxChars: DIGEST_MAX_CHARS } }]);
 });
 
 test('other purposes, subagents and tiny spans pass through without asking the sidecar', async () => {
