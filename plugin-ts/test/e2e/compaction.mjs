@@ -244,11 +244,15 @@ await check('run 2: a later full dream (dream_now) sees only what came after the
   const d = await h2.turn(`The deploy window is Thursday evening. ${padding('the deploy window')}`, [() => ({ content: 'Noted.' })]);
   expect(d.reason === 'completed', `turn: ${JSON.stringify(d).slice(0, 500)}`);
   const before = h2.dreams.seen.length;
+  const firstFullRequest = h2.dreams.requests.length;
   const e = await h2.turn('Consolidate your memory now.', [() => ({ toolCalls: [{ name: 'dream_now', arguments: {} }] }), () => ({ content: 'Done.' })]);
   expect(/Dream finished/i.test(lastToolResult(e.reqs[1])), `dream_now: ${lastToolResult(e.reqs[1])}`);
   const full = h2.dreams.seen.slice(before).join('\n');
   expect(full.includes('deploy window'), `the full dream did not read the new messages: ${full.slice(0, 1500)}`);
   expect(!full.includes('5432') && !full.includes('6543'), `the full dream read the napped messages again: ${full.slice(0, 2000)}`);
+  // Nor anywhere else in what the full dream was shown (its prompt lists logs, not their words, but check).
+  const transcript = h2.dreams.requests.slice(firstFullRequest).map(allText).join('\n');
+  expect(transcript.length > 0 && !transcript.includes(FACT) && !transcript.includes(CORRECTION), 'the napped user messages are in the full dream\'s transcript');
   const entries = listFiles(knowledge).filter((f) => f.endsWith('SKILL.md'));
   expect(entries.filter((f) => readFileSync(join(knowledge, f), 'utf8').includes('6543')).length === 1, `entries with the port: ${entries.join(', ')}`);
   expect(entries.includes('deploy-window/SKILL.md'), `knowledge: ${entries.join(', ')}`);
