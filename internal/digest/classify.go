@@ -56,6 +56,9 @@ var (
 		`决定|定了|就用|就这么办|我们(用|选|采用|改用)|选定|方案是`)
 	factRe = regexp.MustCompile(`(?i)\b((my|our) [\p{L}\p{N} _'-]{1,40}\b(is|are|was|were|lives?|runs?|sits?|has|have|uses?|called|named)|i('m| am| work| live| have| use|'ve got| own| was born)|we (use|run|have|deploy|host|keep|ship)|(remember|note|fyi|keep in mind|for the record)\b|\b(is|are|runs) (on|at) (port|host)\b|\bdeadline\b|\bdue (on|by)\b)|` +
 		`我(是|叫|在|住|有|用|的|们的|家|今年)|我们(的|在|有)|记住|注意|请记得|别忘了|截止|端口|地址是|密码不要`)
+	// A plain statement of something specific: a copula and a number
+	// ("The deploy window is Friday at 18:00", "周五 18 点是发布窗口").
+	specificRe = regexp.MustCompile(`(?i)(\b(is|are|was|were|will be|starts?|ends?)\b.*\d|\d.*\b(is|are|was|were)\b)|是.*\d|\d.*是`)
 	// A question asks; it does not state, unless it also corrects ("isn't it 6543?").
 	questionEnd = regexp.MustCompile(`[?？]\s*$`)
 )
@@ -76,7 +79,7 @@ func Classify(sentence string) Kind {
 		return Decision
 	case preferenceRe.MatchString(s):
 		return Preference
-	case factRe.MatchString(s):
+	case factRe.MatchString(s), specificRe.MatchString(s):
 		return Fact
 	}
 	return None

@@ -26,6 +26,8 @@ func TestClassify(t *testing.T) {
 		{"ok", None},
 		{"Thanks, looks good to me.", None},
 		{"Run the tests again please.", None},
+		{"The deploy window is Friday at 18:00.", Fact},
+		{"Run it 3 times, then stop.", None},
 		{"我们的测试数据库在 5432 端口。", Fact},
 		{"不对，端口是 6543，不是 5432。", Correction},
 		{"不是周二，而是周三开会。", Correction},
@@ -62,9 +64,30 @@ func TestStatementsKeepOrderAndDropRepeats(t *testing.T) {
 	for _, s := range got {
 		texts = append(texts, s.At+" "+s.Kind.String()+" "+s.Text)
 	}
+	// The fact said again after its correction stands: the user restated it last.
 	want := []string{"10:05 correction Actually, correction: the staging database port is 6543, not 5432.", "10:09 fact our staging database is on port 5432."}
 	if !reflect.DeepEqual(texts, want) {
 		t.Errorf("Statements = %q, want %q", texts, want)
+	}
+}
+
+func TestStatementsDropWhatALaterCorrectionReplaces(t *testing.T) {
+	turns := []Turn{
+		{Role: "user", At: "1", Text: "Our staging database is on port 5432."},
+		{Role: "user", At: "2", Text: "I prefer tabs in Go files."},
+		{Role: "user", At: "3", Text: "My manager is Lena Fischer."},
+		{Role: "user", At: "4", Text: "我们的测试数据库在 5432 端口。"},
+		{Role: "user", At: "5", Text: "Actually, correction: the staging database port is 6543, not 5432."},
+		{Role: "user", At: "6", Text: "No, I prefer spaces in Go files, not tabs."},
+		{Role: "user", At: "7", Text: "The deploy window is Friday at 18:00."},
+	}
+	var got []string
+	for _, s := range Statements(turns) {
+		got = append(got, s.At)
+	}
+	// 1 and 4 state 5432, which correction 5 replaces; 2 is replaced by 6's words; 3 and 7 stand.
+	if want := []string{"3", "5", "6", "7"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("kept statements %q, want %q", got, want)
 	}
 }
 
@@ -87,6 +110,7 @@ func TestToolPointers(t *testing.T) {
 func sample() Digest {
 	st := Statements([]Turn{
 		{Role: "user", At: "2026-12-04 10:00:00", Text: "Our staging database is on port 5432."},
+		{Role: "user", At: "2026-12-04 10:01:00", Text: "The deploy window is Friday at 18:00."},
 		{Role: "user", At: "2026-12-04 10:02:00", Text: "I prefer short answers."},
 		{Role: "user", At: "2026-12-04 10:05:00", Text: "Actually, correction: the staging database port is 6543, not 5432."},
 	})
@@ -109,11 +133,12 @@ func TestRenderFramesAndPoints(t *testing.T) {
 			t.Errorf("block lacks %q:\n%s", want, got)
 		}
 	}
-	if c != (Counts{Intentions: 1, Memories: 1, Statements: 3}) {
+	// Three statements: the fact the correction replaces is left out.
+	if c != (Counts{Intentions: 1, Memories: 1, Statements: 3}) || strings.Contains(got, "] Our staging database is on port 5432") {
 		t.Errorf("counts %+v", c)
 	}
 	// Statements print in session order whatever the priority that kept them.
-	if strings.Index(got, "port 5432.") > strings.Index(got, "6543") {
+	if strings.Index(got, "Friday at 18:00") > strings.Index(got, "6543") {
 		t.Errorf("statements out of session order:\n%s", got)
 	}
 	if empty, c := (Digest{}).Render(0); empty != "" || c != (Counts{}) {

@@ -3,6 +3,8 @@ package digest
 import (
 	"regexp"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Turn is one block of a session's captured log.
@@ -40,12 +42,79 @@ func Statements(turns []Turn) []Statement {
 		}
 	}
 	kept := out[:0]
-	for _, st := range out {
-		if st.Kind != None {
+	for i, st := range out {
+		if st.Kind != None && !supersededLater(st, out[i+1:]) {
 			kept = append(kept, st)
 		}
 	}
 	return kept
+}
+
+// supersededLater reports whether a later correction replaces st: it
+// repeats every number st states (the old value it corrects: "6543, not
+// 5432"), or, when st states none, most of st's words. A corrected fact
+// left in the block would hand the model the old value beside the new one.
+func supersededLater(st Statement, later []Statement) bool {
+	if st.Kind == Correction {
+		return false
+	}
+	nums := number.FindAllString(st.Text, -1)
+	words := textseg.Tokenize(st.Text)
+	for _, c := range later {
+		if c.Kind != Correction {
+			continue
+		}
+		if len(nums) > 0 {
+			if containsAll(number.FindAllString(c.Text, -1), nums) {
+				return true
+			}
+			continue
+		}
+		if len(words) >= minSharedWords && shared(words, textseg.Tokenize(c.Text))*10 >= len(words)*supersedeShareTenths {
+			return true
+		}
+	}
+	return false
+}
+
+// A correction replaces a number-free statement when it repeats at least
+// minSharedWords of its words and supersedeShareTenths/10 of them ("I
+// prefer tabs" → "No, I prefer spaces, not tabs").
+const (
+	minSharedWords       = 2
+	supersedeShareTenths = 6
+)
+
+var number = regexp.MustCompile(`\d+(?:[.:,]\d+)*`)
+
+func containsAll(have, want []string) bool {
+	set := map[string]bool{}
+	for _, h := range have {
+		set[h] = true
+	}
+	for _, w := range want {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// shared counts the distinct words of a also in b.
+func shared(a, b []string) int {
+	in := map[string]bool{}
+	for _, w := range b {
+		in[w] = true
+	}
+	n := 0
+	seen := map[string]bool{}
+	for _, w := range a {
+		if in[w] && !seen[w] {
+			seen[w] = true
+			n++
+		}
+	}
+	return n
 }
 
 // intentionID is the id add_intention gives (pi-YYYYMMDD-NNN).

@@ -166,7 +166,10 @@ export class CompactionMemory {
       this.deps.log.info('compaction of %s: memory digest of %d chars (budget %d; %d intentions, %d memories, %d statements) in %d ms',
         sessionId, d.text.length, maxChars, d.intentions, d.memories, d.statements, Date.now() - started);
       // The budget is what keeps the compaction from being rejected: held even if the sidecar overshoots.
-      return clip(d.text.trim(), maxChars, 'ellipsisWithin');
+      const text = clip(d.text.trim(), maxChars - 2, 'ellipsisWithin');
+      // The harness joins a summary's text blocks as they are: without a break the block would run on
+      // from the native summary's last sentence.
+      return text ? `\n\n${text}` : '';
     });
     return withDigestBlock(native, digest);
   }

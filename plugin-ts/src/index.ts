@@ -728,7 +728,9 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     return compaction.stream(options, next);
   });
   ctx.on('session/event', (session: Session, event) => compaction.onSessionEvent(session, event));
-  ctx.on('session/flush', () => compaction.settle(T.napSettle));
+  // A one-shot run flushes before it exits: a nap in progress gets to finish (bounded). With a UI the
+  // host stays up, so nothing waits: `/compact` itself flushes and would otherwise hold the user.
+  ctx.on('session/flush', () => (base.terminal.hasUi() ? undefined : compaction.settle(T.napSettle)));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
   base.terminal.watch();

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // End-to-end: memory across `/compact` in the web profile (@deepseek-ai/dsh 0.1.0-rc.8), driven through
 // its `/api` the way the browser client drives it (test/e2e/web.mjs), with the real sidecar and a
-// scripted fake model. A session states a fact, corrects it and sets an intention; `/compact` runs; the
-// harness's own summary keeps its text and gains somni's block (the correction, the intention's id);
-// after it the recall tool still finds the corrected fact in the compacted part, and the session log
+// scripted fake model. A session is hinted a note, states a fact, corrects it and sets an intention;
+// `/compact` runs; the harness's own summary keeps its text and gains somni's block (the correction, the
+// intention's id, the hinted note); after it the same cue is hinted again, and
+// the recall tool still finds the corrected fact in the compacted part, and the session log
 // holds each message once.
 // Usage: node test/e2e/compaction-web.mjs   (SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
@@ -19,6 +20,19 @@ const data = join(root, 'data');
 const work = join(root, 'workspace');
 mkdirSync(work, { recursive: true });
 const { results, check } = checkRunner();
+// A note the user keeps by hand; the cue below brings it up as a hint.
+const NOTE = 'staging-db-credentials';
+mkdirSync(join(data, 'memory/knowledge', NOTE), { recursive: true });
+writeFileSync(join(data, 'memory/knowledge', NOTE, 'SKILL.md'), `---
+name: ${NOTE}
+description: "Staging database credentials live in Vault under secret/staging/postgres"
+type: fact
+created: 2026-11-02
+---
+
+The staging Postgres credentials are in Vault at secret/staging/postgres; rotate them with the vault-rotate job.
+`);
+const CUE = 'Where do the staging Postgres credentials live in Vault?';
 
 /** The harness's compaction request: its last user message is the engine's instruction. */
 const isCompaction = (req) => textsOf(req, 'user').some((t) => t.startsWith('You are now acting as a compaction engine'));
@@ -29,10 +43,13 @@ const SAID = [
   'Remind me to rotate the staging database credentials next week.',
 ];
 
+// The agent's answers are long, as answers of real work are: a compaction shrinks a long span, and the
+// digest's budget is a share of what it shadows.
+const REPLY = `Noted. ${'I went through the migration scripts, the connection settings and the runbook for the staging cluster, and wrote down what to check next. '.repeat(10)}`;
 /** @type {any[]} */
 const compactions = [];
 /** @type {(req: any) => any} */
-let agent = () => ({ content: 'Noted.' });
+let agent = () => ({ content: REPLY });
 const model = await startFakeModel((req) => {
   if (isCompaction(req)) {
     compactions.push(req);
@@ -48,21 +65,31 @@ console.log(`e2e compaction (web): harness dsh --profile web, sidecar ${binary}\
 const web = await startDshWeb({ home: join(root, 'home'), patch, cwd: work });
 const { sessionId } = await web.rpc('session.create', { cwd: work });
 let turns = 0;
-/** One prompt; `script` answers this turn's agent requests in order ('Noted.' after the last). */
+/** One prompt; `script` answers this turn's agent requests in order (REPLY after the last). */
 async function say(text, script = []) {
   const reqs = [];
   agent = async (req) => {
     reqs.push(req);
     const step = script[reqs.length - 1];
-    return step ? await step(req) : { content: 'Noted.' };
+    return step ? await step(req) : { content: REPLY };
   };
   await web.prompt(sessionId, text);
   await web.turnsEnded(sessionId, ++turns);
   return reqs;
 }
 
+/** The hints of a request's current turn: its user messages after the last one the user typed. @param {any} req */
+const hintsIn = (req) => {
+  const texts = textsOf(req, 'user');
+  return texts.slice(texts.lastIndexOf(CUE) + 1).filter((t) => t.includes('【记忆提示】'));
+};
+
 let intentionId = '';
-await check('a session states a fact, corrects it and sets an intention', async () => {
+await check('a session states a fact, corrects it and sets an intention; a cue is hinted once', async () => {
+  const first = await say(CUE);
+  expect(hintsIn(first[0]).some((h) => h.includes(NOTE)), `no hint naming ${NOTE}: ${JSON.stringify(textsOf(first[0], 'user')).slice(0, 800)}`);
+  const again = await say(CUE);
+  expect(hintsIn(again[0]).length === 0, `the same cue was hinted twice in one session: ${hintsIn(again[0])}`);
   await say(SAID[0]);
   await say(SAID[1]);
   const reqs = await say(SAID[2], [() => ({ toolCalls: [{ name: 'add_intention', arguments: { what: 'rotate the staging database credentials', due: 'next week' } }] })]);
@@ -84,9 +111,14 @@ await check('/compact: the summary keeps the native text and gains somni\'s bloc
   expect(text.includes(NATIVE), `the native summary was replaced: ${text.slice(0, 400)}`);
   block = text.slice(text.indexOf('[memory] somni'));
   expect(text.indexOf('[memory] somni') > text.indexOf(NATIVE), `no somni block after the native summary:\n${text}`);
-  for (const want of ['6543, not 5432', intentionId, 'rotate the staging database credentials']) expect(block.includes(want), `block lacks ${want}:\n${block}`);
+  for (const want of ['6543, not 5432', intentionId, 'rotate the staging database credentials', `${NOTE} (hinted; memory/knowledge/${NOTE}/SKILL.md)`]) expect(block.includes(want), `block lacks ${want}:\n${block}`);
   expect(block.length <= 1600, `block is ${block.length} chars`);
   console.log(`      somni block: ${block.length} chars; ${summary.data.shadowedTokenCount} tokens compacted`);
+});
+
+await check('after /compact the same cue is hinted again (the hints before it were compacted away)', async () => {
+  const reqs = await say(CUE);
+  expect(hintsIn(reqs[0]).some((h) => h.includes(NOTE)), `no hint after compaction: ${JSON.stringify(textsOf(reqs[0], 'user')).slice(0, 800)}`);
 });
 
 await check('after /compact the model sees the block and the recall finds the compacted fact', async () => {
@@ -110,7 +142,8 @@ await check('the session log holds each message once, and no summary', async () 
     const n = userTurns.filter((u) => u === s).length;
     expect(n === 1, `${JSON.stringify(s)} is logged ${n} times`);
   }
-  expect(userTurns.length === SAID.length + 1, `user turns logged: ${JSON.stringify(userTurns)}`);
+  expect(userTurns.filter((u) => u === CUE).length === 3, `the cue, said three times, is logged ${userTurns.filter((u) => u === CUE).length} times`);
+  expect(userTurns.length === SAID.length + 4, `user turns logged: ${JSON.stringify(userTurns)}`);
   for (const never of [NATIVE, 'compaction engine', '[memory] somni']) expect(!text.includes(never), `the log holds ${never}`);
 });
 
