@@ -338,8 +338,23 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if e.Kind == KindIntention {
+	return s.ArchiveEntry(ctx, e.Path, nil)
+}
+
+// ArchiveEntry is Archive of the entry file at path. check, when given, sees the
+// file's bytes under the write lock; its error stops the archive.
+func (s *Store) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
+	e, err := s.Load(path)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode && e.Kind != KindIntention:
+		return "", invalid("%s is not an active knowledge, skill, episode or intention entry", s.Rel(e.Path))
+	case e.Kind == KindIntention && check == nil:
 		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
+	case e.Kind == KindIntention:
+		return "", invalid("an intention is closed with cancel_intention, not archived by version")
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -348,14 +363,33 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	defer unlock()
 	fresh, err := s.Load(e.Path)
 	if err != nil {
-		return "", fmt.Errorf("memory: archive %s: %w", name, err)
+		return "", fmt.Errorf("memory: archive %s: %w", s.Rel(e.Path), err)
 	}
-	*e = *fresh
-	if e.Kind == KindSkill && autoMergeOff(e) {
+	if check != nil {
+		if err := check(fresh.Raw()); err != nil {
+			return "", err
+		}
+	}
+	if fresh.Kind == KindSkill && autoMergeOff(fresh) {
 		// Its owner keeps it by hand: retiring it is as much an edit as rewriting it.
-		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", e.Name)
+		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", fresh.Name)
 	}
-	return s.archiveLocked(e)
+	return s.archiveLocked(fresh)
+}
+
+// Rewrite applies change to the entry file at path under the write lock,
+// through the compare-and-swap every rewrite uses; it returns what was written.
+func (s *Store) Rewrite(ctx context.Context, path string, change func(*Entry) error) (*Entry, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e := &Entry{Path: path}
+	if err := s.rewrite(e, change); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 func (s *Store) archiveLocked(e *Entry) (string, error) {
