@@ -56,7 +56,8 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.V
 // ReplaceText writes raw over the store file at path, a hand edit: under the
 // write lock check sees the bytes on disk (its error stops the write), and the
 // write is the compare-and-swap on those bytes, redacted like every write.
-func (s *Store) ReplaceText(ctx context.Context, path string, raw []byte, check func(current []byte) error) (safefs.Version, error) {
+func (ed Editor) ReplaceText(ctx context.Context, path string, raw []byte, check func(current []byte) error) (safefs.Version, error) {
+	s := ed.s
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return safefs.Version{}, err

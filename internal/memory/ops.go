@@ -338,12 +338,20 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.ArchiveEntry(ctx, e.Path, nil)
+	return Editor{s}.ArchiveEntry(ctx, e.Path, nil)
 }
+
+// Editor is the store as a person's editor (the web Memory tab) sees it: entries by path,
+// each change a compare-and-swap under the write lock.
+type Editor struct{ s *Store }
+
+// EditorOf returns s's editor.
+func EditorOf(s *Store) Editor { return Editor{s} }
 
 // ArchiveEntry is Archive of the entry file at path. check, when given, sees the
 // file's bytes under the write lock; its error stops the archive.
-func (s *Store) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
+func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
+	s := ed.s
 	e, err := s.Load(path)
 	if err != nil {
 		return "", err
@@ -379,7 +387,8 @@ func (s *Store) ArchiveEntry(ctx context.Context, path string, check func(curren
 
 // Rewrite applies change to the entry file at path under the write lock,
 // through the compare-and-swap every rewrite uses; it returns what was written.
-func (s *Store) Rewrite(ctx context.Context, path string, change func(*Entry) error) (*Entry, error) {
+func (ed Editor) Rewrite(ctx context.Context, path string, change func(*Entry) error) (*Entry, error) {
+	s := ed.s
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return nil, err

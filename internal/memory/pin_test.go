@@ -15,7 +15,7 @@ func TestPinnedSurvivesDecay(t *testing.T) {
 	mem := filepath.Join(dir, "memory")
 	pin := func(p string, on bool) {
 		t.Helper()
-		_, err := s.Rewrite(ctx, p, func(e *Entry) error {
+		_, err := EditorOf(s).Rewrite(ctx, p, func(e *Entry) error {
 			if on {
 				e.Meta.Set(KeyPinned, "true")
 			} else {
