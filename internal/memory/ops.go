@@ -348,6 +348,12 @@ type Editor struct{ s *Store }
 // EditorOf returns s's editor.
 func EditorOf(s *Store) Editor { return Editor{s} }
 
+// Kind says what the file at path is, by its location; ok is false outside the store's layout.
+func (ed Editor) Kind(path string) (k Kind, archived, ok bool) {
+	k, _, archived, ok = ed.s.dirs.classify(path)
+	return
+}
+
 // ArchiveEntry is Archive of the entry file at path. check, when given, sees the
 // file's bytes under the write lock; its error stops the archive.
 func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
@@ -359,10 +365,10 @@ func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(curre
 	switch {
 	case e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode && e.Kind != KindIntention:
 		return "", invalid("%s is not an active knowledge, skill, episode or intention entry", s.Rel(e.Path))
-	case e.Kind == KindIntention && check == nil:
-		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
+	case e.Kind == KindIntention && check != nil && check(e.Raw()) != nil:
+		return "", check(e.Raw())
 	case e.Kind == KindIntention:
-		return "", invalid("an intention is closed with cancel_intention, not archived by version")
+		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
@@ -395,10 +401,7 @@ func (ed Editor) Rewrite(ctx context.Context, path string, change func(*Entry) e
 	}
 	defer unlock()
 	e := &Entry{Path: path}
-	if err := s.rewrite(e, change); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e, s.rewrite(e, change) // e is what was written only when the error is nil
 }
 
 func (s *Store) archiveLocked(e *Entry) (string, error) {
