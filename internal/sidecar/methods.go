@@ -110,7 +110,7 @@ func sessionKey(params json.RawMessage) string {
 
 // Methods returns the JSON-RPC method table.
 func (s *Server) Methods() map[string]rpc.Handler {
-	return map[string]rpc.Handler{
+	m := map[string]rpc.Handler{
 		"ping":             method("ping", s.ping),
 		"prompt.build":     method("prompt.build", s.promptBuild),
 		"session.append":   method("session.append", s.sessionAppend),
@@ -129,6 +129,10 @@ func (s *Server) Methods() map[string]rpc.Handler {
 		"index.sync":       method("index.sync", s.indexSync),
 		"shutdown":         method("shutdown", s.shutdownMethod),
 	}
+	for name, h := range s.tab.methods() {
+		m[name] = h
+	}
+	return m
 }
 
 type noParams struct{}

@@ -1,0 +1,268 @@
+package sidecar
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/testutil"
+)
+
+// tabNow is the fixture's day: api-gateway-503 (score 0.15) retires at the
+// next decay, docker-build-cache decays.
+var tabNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.Local)
+
+// tabServer is a server over a copy of the Python-format fixture.
+func tabServer(t *testing.T) (*Server, string) {
+	t.Helper()
+	dir := testutil.Pydata(t)
+	srv, err := New(Config{DataDir: dir, Embed: embedOff(), Logger: quiet(), Now: func() time.Time { return tabNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv, dir
+}
+
+// call drives one method through the table and decodes its result into out.
+func call(t *testing.T, srv *Server, name, params string, out any) error {
+	t.Helper()
+	res, err := srv.Methods()[name](context.Background(), json.RawMessage(params))
+	if err != nil {
+		return err
+	}
+	b, merr := json.Marshal(res)
+	if merr != nil {
+		t.Fatal(merr)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s result %s: %v", name, b, err)
+		}
+	}
+	return nil
+}
+
+func rpcCode(err error) int64 {
+	var re *rpc.Error
+	if errors.As(err, &re) {
+		return re.Code
+	}
+	return 0
+}
+
+func jsonString(v string) string { b, _ := json.Marshal(v); return string(b) }
+
+func TestMemoryListAndRead(t *testing.T) {
+	srv, _ := tabServer(t)
+	var all browse.ListResult
+	if err := call(t, srv, "memory.list", `{"kind":"knowledge"}`, &all); err != nil {
+		t.Fatal(err)
+	}
+	if all.Total < 2 || all.Entries[0].Kind != "knowledge" {
+		t.Fatalf("list %+v", all)
+	}
+	for i := 1; i < len(all.Entries); i++ {
+		if all.Entries[i-1].Created < all.Entries[i].Created {
+			t.Errorf("not newest first: %s before %s", all.Entries[i-1].Created, all.Entries[i].Created)
+		}
+	}
+	var ranked browse.ListResult
+	if err := call(t, srv, "memory.list", `{"query":"BuildKit cache mounts","limit":3}`, &ranked); err != nil {
+		t.Fatal(err)
+	}
+	if len(ranked.Entries) == 0 || ranked.Entries[0].Name != "docker-build-cache" || ranked.Entries[0].Hit == nil {
+		t.Fatalf("ranked %+v", ranked)
+	}
+	// The reason line is the one recall shows.
+	out, err := srv.tools.Call(context.Background(), "recall_memories", ToolEnv{}, []byte(`{"query":"BuildKit cache mounts"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := ranked.Entries[0].Hit.Why; why == "" || !strings.Contains(out, why) {
+		t.Errorf("why %q not in recall's answer:\n%s", why, out)
+	}
+	var doc browse.Document
+	if err := call(t, srv, "memory.read", `{"path":"memory/knowledge/docker-build-cache/SKILL.md"}`, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.Raw, "---\nname: docker-build-cache") || doc.Version == "" || doc.Kind != "knowledge" || len(doc.FrontMatter) < 5 {
+		t.Errorf("read %+v", doc)
+	}
+	var sawProjected, sawStored bool
+	for _, p := range doc.Strength {
+		sawProjected = sawProjected || p.Projected
+		sawStored = sawStored || p.Event == "stored" && p.Day == "2026-11-25" && p.Value == 0.72
+	}
+	if !sawProjected || !sawStored {
+		t.Errorf("strength %+v", doc.Strength)
+	}
+}
+
+// TestMemoryPathsStayInside: every path the tab gives is refused with
+// -32602 when it leads out of the data directory, however it tries.
+func TestMemoryPathsStayInside(t *testing.T) {
+	srv, dir := tabServer(t)
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(outside, []byte("---\nname: x\ndescription: y\n---\nbody\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "memory", "knowledge", "evil")
+	if err := os.MkdirAll(link, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(link, "SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"../x.md", "memory/../../x.md", outside, "/etc/passwd", "memory/knowledge/evil/SKILL.md", "memory/.somni.lock", ""} {
+		for _, m := range []struct{ name, params string }{
+			{"memory.read", `{"path":` + jsonString(path) + `}`},
+			{"memory.write", `{"path":` + jsonString(path) + `,"raw":"---\nname: a\ndescription: b\n---\nc\n","version":"x"}`},
+			{"memory.pin", `{"path":` + jsonString(path) + `,"pinned":true}`},
+			{"memory.forget", `{"path":` + jsonString(path) + `}`},
+		} {
+			err := call(t, srv, m.name, m.params, nil)
+			if rpcCode(err) != rpc.CodeInvalidParams {
+				t.Errorf("%s %q: %v, want -32602", m.name, path, err)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(outside); !strings.Contains(string(b), "name: x") || strings.Contains(string(b), "pinned") {
+		t.Errorf("the file outside changed: %s", b)
+	}
+}
+
+func TestMemoryWrite(t *testing.T) {
+	srv, dir := tabServer(t)
+	const rel = "memory/knowledge/docker-build-cache/SKILL.md"
+	abs := filepath.Join(dir, filepath.FromSlash(rel))
+	read := func() browse.Document {
+		t.Helper()
+		var doc browse.Document
+		if err := call(t, srv, "memory.read", `{"path":"`+rel+`"}`, &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	write := func(raw, version string) (browse.WriteResult, error) {
+		var res browse.WriteResult
+		err := call(t, srv, "memory.write", `{"path":"`+rel+`","raw":`+jsonString(raw)+`,"version":"`+version+`"}`, &res)
+		return res, err
+	}
+	doc := read()
+	for _, tc := range []struct{ name, raw, want string }{
+		{"oversized", doc.Raw + strings.Repeat("x", browse.MaxRawBytes), "over the"},
+		{"no front-matter", "just text\n", "no front-matter"},
+		{"no description", "---\nname: docker-build-cache\n---\nbody\n", "description"},
+		{"bad date", strings.Replace(doc.Raw, "created: 2026-10-01", "created: last tuesday", 1), "created"},
+		{"unparsable", "---\nname: a\ndescription: b\n  - [unclosed\nno colon here\n---\nbody\n", "does not parse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := write(tc.raw, doc.Version)
+			if rpcCode(err) != rpc.CodeInvalidParams || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v, want -32602 with %q", err, tc.want)
+			}
+			if b, _ := os.ReadFile(abs); string(b) != doc.Raw {
+				t.Error("file changed")
+			}
+		})
+	}
+	// A secret lands redacted.
+	edited := strings.Replace(doc.Raw, "set DOCKER_BUILDKIT=1", "set DOCKER_BUILDKIT=1", 1) +
+		"\naws_access_key_id = AKIAIOSFODNN7EXAMPLE\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+	res, err := write(edited, doc.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(abs)
+	if res.Redacted < 1 || strings.Contains(string(b), "wJalrXUtnFEMI") || !strings.Contains(string(b), "[REDACTED]") {
+		t.Errorf("redacted %d, file:\n%s", res.Redacted, b)
+	}
+	if res.Version != read().Version {
+		t.Error("the version returned is not the file's")
+	}
+	// A conflicting write fails with the text on disk and leaves it alone.
+	theirs := strings.Replace(string(b), "cache mounts", "cache mounts (edited elsewhere)", 1)
+	if err := os.WriteFile(abs, []byte(theirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = write(doc.Raw, res.Version)
+	var re *rpc.Error
+	if !errors.As(err, &re) || re.Code != CodeConflict || !strings.Contains(re.Message, "changed on disk") {
+		t.Fatalf("conflict: %v", err)
+	}
+	var data struct{ Current, Version string }
+	if err := json.Unmarshal(re.Data, &data); err != nil || data.Current != theirs || data.Version != browse.Token([]byte(theirs)) {
+		t.Errorf("conflict data %s (%v)", re.Data, err)
+	}
+	if b, _ := os.ReadFile(abs); string(b) != theirs {
+		t.Error("a conflicting write changed the file")
+	}
+}
+
+func TestMemoryPinAndForget(t *testing.T) {
+	srv, dir := tabServer(t)
+	const weak = "memory/knowledge/api-gateway-503/SKILL.md"
+	var doc browse.Document
+	if err := call(t, srv, "memory.read", `{"path":"`+weak+`"}`, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// A stale version is a conflict; the current one pins.
+	if err := call(t, srv, "memory.pin", `{"path":"`+weak+`","pinned":true,"version":"stale"}`, nil); rpcCode(err) != CodeConflict {
+		t.Fatalf("pin with a stale version: %v", err)
+	}
+	var pinned struct{ Version string }
+	if err := call(t, srv, "memory.pin", `{"path":"`+weak+`","pinned":true,"version":"`+doc.Version+`"}`, &pinned); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.store.DecayAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(weak)))
+	if err != nil || !strings.Contains(string(b), "\npinned: true\n") || browse.Token(b) != pinned.Version {
+		t.Fatalf("pinned entry after decay: %v\n%s", err, b)
+	}
+	var list browse.ListResult
+	if err := call(t, srv, "memory.list", `{"kind":"knowledge"}`, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range list.Entries {
+		if it.Path == weak && !it.Pinned {
+			t.Error("list does not show the pin")
+		}
+	}
+	// Forget archives it the way decay does; the archive lists it.
+	var forgot struct {
+		ArchivedTo string `json:"archivedTo"`
+	}
+	if err := call(t, srv, "memory.forget", `{"path":"`+weak+`","version":"`+pinned.Version+`"}`, &forgot); err != nil {
+		t.Fatal(err)
+	}
+	if forgot.ArchivedTo != "memory/archived/api-gateway-503/SKILL.md" {
+		t.Errorf("archivedTo %q", forgot.ArchivedTo)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(weak))); !os.IsNotExist(err) {
+		t.Errorf("forgotten entry still active: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(forgot.ArchivedTo))); err != nil {
+		t.Error(err)
+	}
+	var archived browse.ListResult
+	if err := call(t, srv, "memory.list", `{"archived":true,"kind":"knowledge"}`, &archived); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, it := range archived.Entries {
+		found = found || it.Path == forgot.ArchivedTo && it.Archived
+	}
+	if !found {
+		t.Errorf("archive listing %+v", archived.Entries)
+	}
+}
