@@ -3,8 +3,12 @@ package sidecar
 import (
 	"context"
 	"fmt"
+	"math"
 
+	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
 )
 
@@ -154,4 +158,51 @@ func (t *tab) health(ctx context.Context, _ noParams) (any, error) {
 		return nil, err
 	}
 	return healthResult{Doctor: findings, Index: st.Index, Entries: st.Entries, PendingLogs: st.PendingLogs, LogTail: tail}, nil
+}
+
+// toolTrace is what one work-tool call surfaced, for the session ring; its
+// methods do nothing on a nil trace (a call not made through tools.call).
+type toolTrace struct {
+	kind  string // recall | intention; "" ⇒ nothing to record
+	query string
+	text  string
+	hits  []index.Hit
+}
+
+func (t *toolTrace) recall(query string, hits []index.Hit) {
+	if t != nil {
+		t.kind, t.query, t.hits = "recall", query, hits
+	}
+}
+
+func (t *toolTrace) intention(it *memory.Intention) {
+	if t != nil && it != nil {
+		t.kind, t.query, t.text = "intention", it.ID, it.What
+	}
+}
+
+// noteTool records a traced work-tool call in its session's ring.
+func (t *tab) noteTool(sessionID, tool string, tr *toolTrace) {
+	if tr == nil || tr.kind == "" || sessionID == "" {
+		return
+	}
+	ev := browse.Event{Time: t.s.now(), Kind: tr.kind, Tool: tool, Query: tr.query, Text: tr.text}
+	shown := index.Shown(tr.hits)
+	for i, h := range tr.hits {
+		ev.Items = append(ev.Items, browse.EventItem{Name: h.Doc.Name, Path: t.s.store.Rel(h.Doc.Path),
+			Score: math.Round(h.Hybrid*1000) / 1000, Why: shown[i].Why()})
+	}
+	t.sessions.Add(sessionID, ev)
+}
+
+// noteHint records a hint the gate gave (an empty one is not an event).
+func (t *tab) noteHint(sessionID, method, cue string, res assoc.Result) {
+	if res.Hint == "" || sessionID == "" {
+		return
+	}
+	ev := browse.Event{Time: t.s.now(), Kind: "hint", Tool: method, Query: cue, Text: res.Hint}
+	for _, it := range res.Items {
+		ev.Items = append(ev.Items, browse.EventItem{Name: it.Name, Path: t.s.store.Rel(it.Path), Score: it.Score, Why: it.Why})
+	}
+	t.sessions.Add(sessionID, ev)
 }

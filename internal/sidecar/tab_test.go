@@ -266,3 +266,50 @@ func TestMemoryPinAndForget(t *testing.T) {
 		t.Errorf("archive listing %+v", archived.Entries)
 	}
 }
+
+// TestMemorySession: the hints and work-tool calls of one session, newest
+// first, each item with its score and why; another session's are not shown.
+func TestMemorySession(t *testing.T) {
+	srv, _ := tabServer(t)
+	ctx := context.Background()
+	if _, err := srv.syncedIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ method, params string }{
+		{"tools.call", `{"name":"recall_memories","args":{"query":"BuildKit cache mounts"},"sessionId":"s1"}`},
+		{"assoc.thought", `{"sessionId":"s1","cue":"docker build cache mounts need BuildKit on the CI runner"}`},
+		{"tools.call", `{"name":"add_intention","args":{"what":"rotate the CI cache","due":"2099-01-01"},"sessionId":"s1"}`},
+		{"tools.call", `{"name":"recall_memories","args":{"query":"gateway 503"},"sessionId":"s2"}`},
+	} {
+		if err := call(t, srv, c.method, c.params, nil); err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+	}
+	var got struct{ Events []browse.Event }
+	if err := call(t, srv, "memory.session", `{"sessionId":"s1"}`, &got); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range got.Events {
+		kinds = append(kinds, ev.Kind+":"+ev.Tool)
+	}
+	// The gate may stay quiet with --embed off; the tools' events are certain.
+	want := []string{"intention:add_intention", "recall:recall_memories"}
+	if len(kinds) == 3 {
+		want = []string{"intention:add_intention", "hint:assoc.thought", "recall:recall_memories"}
+	}
+	if strings.Join(kinds, ",") != strings.Join(want, ",") {
+		t.Fatalf("events %v, want %v", kinds, want)
+	}
+	rec := got.Events[len(got.Events)-1]
+	if rec.Query != "BuildKit cache mounts" || len(rec.Items) == 0 || rec.Items[0].Path != "memory/knowledge/docker-build-cache/SKILL.md" ||
+		rec.Items[0].Why == "" || rec.Items[0].Score <= 0 {
+		t.Errorf("recall event %+v", rec)
+	}
+	if it := got.Events[0]; !strings.HasPrefix(it.Query, "pi-") || it.Text != "rotate the CI cache" {
+		t.Errorf("intention event %+v", it)
+	}
+	if err := call(t, srv, "memory.session", `{"sessionId":"nobody"}`, &got); err != nil || len(got.Events) != 0 {
+		t.Errorf("unknown session: %v %+v", err, got.Events)
+	}
+}
