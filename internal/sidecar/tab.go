@@ -153,11 +153,14 @@ func (t *tab) health(ctx context.Context, _ noParams) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory.health: %w", err)
 	}
-	tail, err := t.b.LogTail()
-	if err != nil {
-		return nil, err
+	res := healthResult{Doctor: findings, Index: st.Index, Entries: st.Entries, PendingLogs: st.PendingLogs, LogTail: []string{}}
+	if tail, err := t.b.LogTail(); err != nil {
+		// A log the boundary refuses must not hide the rest of the report.
+		res.LogError = err.Error()
+	} else {
+		res.LogTail = tail
 	}
-	return healthResult{Doctor: findings, Index: st.Index, Entries: st.Entries, PendingLogs: st.PendingLogs, LogTail: tail}, nil
+	return res, nil
 }
 
 // toolTrace is what one work-tool call surfaced, for the session ring; its

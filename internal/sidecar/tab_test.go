@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -311,5 +312,55 @@ func TestMemorySession(t *testing.T) {
 	}
 	if err := call(t, srv, "memory.session", `{"sessionId":"nobody"}`, &got); err != nil || len(got.Events) != 0 {
 		t.Errorf("unknown session: %v %+v", err, got.Events)
+	}
+}
+
+func TestMemoryHealth(t *testing.T) {
+	srv, dir := tabServer(t)
+	var lines []string
+	for i := 0; i < 150; i++ {
+		lines = append(lines, fmt.Sprintf("time=x level=INFO msg=line%d", i))
+	}
+	lines = append(lines, "level=WARN msg=leak aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+	if err := os.WriteFile(filepath.Join(dir, "somni.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Doctor      []Finding
+		Index       *IndexStats
+		PendingLogs int
+		LogTail     []string
+		LogError    string
+	}
+	if err := call(t, srv, "memory.health", `{}`, &h); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range h.Doctor {
+		found = found || f.Kind == "unparsable" && strings.HasSuffix(f.Path, filepath.Join("broken-yaml", "SKILL.md"))
+	}
+	if !found || h.Index == nil || h.Index.Entries == 0 {
+		t.Errorf("doctor %+v index %+v", h.Doctor, h.Index)
+	}
+	if len(h.LogTail) != browse.MaxLogTailLines || h.LogTail[0] != "time=x level=INFO msg=line51" {
+		t.Errorf("tail of %d lines from %q", len(h.LogTail), h.LogTail[0])
+	}
+	if last := h.LogTail[len(h.LogTail)-1]; strings.Contains(last, "wJalrXUtnFEMI") {
+		t.Errorf("secret in the log tail: %s", last)
+	}
+	// A log that is a link out of the data directory is refused, not read.
+	outside := filepath.Join(t.TempDir(), "other.log")
+	if err := os.WriteFile(outside, []byte("private\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "somni.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "somni.log")); err != nil {
+		t.Fatal(err)
+	}
+	h.LogTail = nil
+	if err := call(t, srv, "memory.health", `{}`, &h); err != nil || !strings.Contains(h.LogError, "outside") || len(h.LogTail) != 0 || len(h.Doctor) == 0 {
+		t.Errorf("a log linked out: %v %+v", err, h)
 	}
 }
