@@ -137,6 +137,7 @@ type healthResult struct {
 	Entries     map[string]int `json:"entries"`
 	PendingLogs int            `json:"pendingLogs"`
 	LogTail     []string       `json:"logTail"`
+	LogError    string         `json:"logError,omitempty"` // why the log could not be read
 }
 
 // health is doctor's findings (Doctor, as `doctor --json` gives them), the
