@@ -38,6 +38,7 @@ func (t *tab) methods() map[string]rpc.Handler {
 		"memory.pin":     method("memory.pin", t.pin),
 		"memory.session": method("memory.session", t.session),
 		"memory.health":  method("memory.health", t.health),
+		"memory.dreams":  method("memory.dreams", t.dreams),
 	}
 }
 
@@ -117,6 +118,18 @@ func conflictError(err error) error {
 	}
 	return rpc.Errorf(CodeConflict, "conflict: %s changed on disk since it was read", c.Path).
 		WithData(map[string]string{"current": c.Current, "version": c.Version})
+}
+
+type dreamsParams struct {
+	Limit int `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
+}
+
+func (t *tab) dreams(_ context.Context, p dreamsParams) (any, error) {
+	ds, err := t.b.Dreams(p.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("memory.dreams: %w", err)
+	}
+	return map[string]any{"dreams": ds}, nil
 }
 
 type tabSessionParams struct {

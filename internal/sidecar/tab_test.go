@@ -8,10 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/dream/dreamtest"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -362,5 +365,79 @@ func TestMemoryHealth(t *testing.T) {
 	h.LogTail = nil
 	if err := call(t, srv, "memory.health", `{}`, &h); err != nil || !strings.Contains(h.LogError, "outside") || len(h.LogTail) != 0 || len(h.Doctor) == 0 {
 		t.Errorf("a log linked out: %v %+v", err, h)
+	}
+}
+
+// gatedModel holds its first answer until released, so a test can look at
+// sleep.status mid-dream.
+type gatedModel struct {
+	*dreamtest.Model
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (g *gatedModel) Chat(ctx context.Context, msgs []dream.Message, tools []dream.Tool) (dream.Message, dream.Usage, error) {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+	})
+	return g.Model.Chat(ctx, msgs, tools)
+}
+
+// TestMemoryDreams: sleep.status shows the running dream's progress (its
+// old fields unchanged), and memory.dreams the dreamer's own record of what
+// the dream changed, with its diary.
+func TestMemoryDreams(t *testing.T) {
+	model := &gatedModel{Model: dreamtest.NewModel(
+		dreamtest.Step{Calls: []dreamtest.Call{
+			{Name: "create_knowledge", Args: map[string]any{"name": "staging-db-port", "entry_type": "fact", "description": "staging database listens on 6543", "body": "Port 6543."}},
+			{Name: "write_dream_log", Args: map[string]any{"content": "---\ndream_id: x\ntrigger: idle\n---\n\n## Created\n- staging-db-port\n"}},
+			{Name: "mark_log_processed", Args: map[string]any{"path": "$LOG0"}},
+		}, Usage: dream.Usage{PromptTokens: 50, CompletionTokens: 5}},
+		dreamtest.Step{Content: "done"},
+	), entered: make(chan struct{}), release: make(chan struct{})}
+	srv, err := New(Config{DataDir: t.TempDir(), Embed: embedOff(), Logger: quiet(), HostModel: model, Now: func() time.Time { return tabNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	if _, err := srv.capture.Append("chat-a", "user", "Our staging database port is 6543.", "default", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.capture.Close("chat-a"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- call(t, srv, "sleep.run", `{"trigger":"idle"}`, nil) }()
+	<-model.entered
+	var st map[string]any
+	if err := call(t, srv, "sleep.status", `{}`, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st["sleeping"] != true || st["step"] != 1.0 || st["maxSteps"].(float64) < 30 || st["startedAt"] == nil || st["llm"] == nil {
+		t.Errorf("status mid-dream %v", st)
+	}
+	close(model.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st = nil
+	if err := call(t, srv, "sleep.status", `{}`, &st); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st["step"]; ok || st["sleeping"] != false {
+		t.Errorf("status after the dream %v", st)
+	}
+	var got struct{ Dreams []browse.Dream }
+	if err := call(t, srv, "memory.dreams", `{"limit":5}`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Dreams) != 1 {
+		t.Fatalf("dreams %+v", got.Dreams)
+	}
+	d := got.Dreams[0]
+	if strings.Join(d.Created, ",") != "memory/knowledge/staging-db-port/SKILL.md" || !strings.Contains(d.Diff, "+Port 6543.") ||
+		d.Status != "deep_sleep" || d.Tokens != 55 || d.Trigger != "idle" || !strings.Contains(d.Diary, "## Created") {
+		t.Errorf("dream %+v", d)
 	}
 }
