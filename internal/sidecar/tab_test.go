@@ -479,3 +479,24 @@ func TestMemoryListFilters(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryForgetIntention(t *testing.T) {
+	srv, dir := tabServer(t)
+	var list browse.ListResult
+	if err := call(t, srv, "memory.list", `{"kind":"intention"}`, &list); err != nil || len(list.Entries) == 0 {
+		t.Fatalf("%v %+v", err, list)
+	}
+	p := list.Entries[0].Path
+	var forgot struct {
+		ArchivedTo string `json:"archivedTo"`
+	}
+	if err := call(t, srv, "memory.forget", `{"path":"`+p+`"}`, &forgot); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(forgot.ArchivedTo, "memory/intentions/archived/") || !strings.HasSuffix(forgot.ArchivedTo, "/INTENT.md") {
+		t.Errorf("archivedTo %q", forgot.ArchivedTo)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(forgot.ArchivedTo))); err != nil || !strings.Contains(string(b), "(cancelled)") {
+		t.Errorf("%v\n%s", err, b)
+	}
+}
