@@ -40,7 +40,7 @@
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage and
 //	                                    UsageJournal (Store.UsageJournal): an unreadable claim is quarantined
 //	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
-//	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer
+//	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer; Editor (by path, for a person's edits)
 //	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/
 //	                                    ExpireIdle/Select (prospective memory)
 //	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser

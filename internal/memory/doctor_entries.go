@@ -39,14 +39,14 @@ func checkEntries(entries []*Entry) []Finding {
 		}
 	}
 	for _, e := range entries {
-		out = append(out, checkEntry(e, known)...)
+		out = append(out, CheckEntry(e, known)...)
 	}
 	return out
 }
 
-// checkEntry reports one entry's missing parts, orphan links and bad dates;
+// CheckEntry reports one entry's missing parts, orphan links and bad dates;
 // known holds the names a link may use.
-func checkEntry(e *Entry, known map[string]bool) []Finding {
+func CheckEntry(e *Entry, known map[string]bool) []Finding {
 	var out []Finding
 	if miss := e.Incomplete(); miss != "" {
 		out = append(out, Finding{Path: e.Path, Kind: "incomplete", Reason: "no " + miss + " (a file cut short by an editor or a sync tool?)"})

@@ -36,6 +36,8 @@ const (
 	KeyLastUsed    = "last_used"
 	KeyLastDecay   = "last_decay"
 	KeyAutoMerge   = "auto_merge"
+	// KeyPinned: true keeps an entry out of decay, retirement and expiry (a person pinned it).
+	KeyPinned = "pinned"
 )
 
 // dateLayout is the ISO date the compat format uses for created/last_used/last_decay.
@@ -69,6 +71,14 @@ type Entry struct {
 	version safefs.Version // what was read or written last, for the compare-and-swap of the next Save; a rewrite patches its bytes
 	framed  bool           // the file had a front-matter block
 }
+
+// Pinned reports whether the front-matter says pinned: true.
+func (e *Entry) Pinned() bool {
+	return strings.EqualFold(strings.TrimSpace(e.Meta.Value(KeyPinned)), "true")
+}
+
+// Raw is the file's bytes as last read or written (what its next compare-and-swap compares against).
+func (e *Entry) Raw() []byte { return e.version.Data() }
 
 // Description returns the front-matter description.
 func (e *Entry) Description() string { return e.Meta.Value(KeyDescription) }

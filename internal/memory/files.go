@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -50,6 +51,29 @@ func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.V
 		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", path, err)
 	}
 	return ver, nil
+}
+
+// ReplaceText writes raw over the store file at path, a hand edit: under the
+// write lock check sees the bytes on disk (its error stops the write), and the
+// write is the compare-and-swap on those bytes, redacted like every write.
+func (ed Editor) ReplaceText(ctx context.Context, path string, raw []byte, check func(current []byte) error) (safefs.Version, error) {
+	s := ed.s
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return safefs.Version{}, err
+	}
+	defer unlock()
+	if _, _, _, ok := s.dirs.classify(path); !ok {
+		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", path, errOutside(path))
+	}
+	cur, ver, err := s.fs.ReadVersion(path, MaxEntryBytes)
+	if err != nil {
+		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", s.Rel(path), err)
+	}
+	if err := check(cur); err != nil {
+		return safefs.Version{}, err
+	}
+	return s.replace(path, raw, ver)
 }
 
 // redactBeforeWrite is the last step before bytes reach disk: secrets are redacted here,

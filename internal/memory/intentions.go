@@ -284,7 +284,7 @@ func (pm Intentions) expireIdleLocked(ctx context.Context, now time.Time) ([]str
 	var ids []string
 	for _, e := range entries {
 		days, ok := idleDays(e, now)
-		if !ok || days <= IntentionIdleDays {
+		if !ok || days <= IntentionIdleDays || e.Pinned() {
 			continue
 		}
 		if _, err := pm.archiveLocked(e, ClosedAutoExpired); err != nil {

@@ -220,7 +220,7 @@ type DecayReport struct {
 }
 
 // DecayAll runs decay over knowledge, learned skills and episodes, then retirement, then intention expiry.
-// Skills outside agent_learned_skills belong to the user and are neither decayed nor retired.
+// Skills outside agent_learned_skills belong to the user and are neither decayed nor retired, nor are pinned entries.
 func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 	var rep DecayReport
 	unlock, err := s.lock(ctx)
@@ -237,7 +237,7 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 	todayStr := today.Format(dateLayout)
 	var semantic []*Entry
 	for _, e := range entries {
-		if e.Kind == KindSkill && !e.Learned {
+		if e.Kind == KindSkill && !e.Learned || e.Pinned() {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -246,6 +246,9 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 		changed := false
 		err := s.rewrite(e, func(e *Entry) error {
 			changed = false // a retry starts over from the file as it is now
+			if e.Pinned() {
+				return errNoChange // pinned since it was listed
+			}
 			last, ok := e.LastDecay()
 			if !ok {
 				// Never decayed: start the clock today rather than guessing an age.
@@ -273,6 +276,9 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 		}
 		if changed {
 			rep.Decayed++
+		}
+		if e.Pinned() {
+			continue
 		}
 		if e.Score() < RetireBelow {
 			dest, err := s.archiveLocked(e)

@@ -338,7 +338,36 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if e.Kind == KindIntention {
+	return Editor{s}.ArchiveEntry(ctx, e.Path, nil)
+}
+
+// Editor is the store as a person's editor (the web Memory tab) sees it: entries by path,
+// each change a compare-and-swap under the write lock.
+type Editor struct{ s *Store }
+
+// EditorOf returns s's editor.
+func EditorOf(s *Store) Editor { return Editor{s} }
+
+// Kind says what the file at path is, by its location; ok is false outside the store's layout.
+func (ed Editor) Kind(path string) (k Kind, archived, ok bool) {
+	k, _, archived, ok = ed.s.dirs.classify(path)
+	return
+}
+
+// ArchiveEntry is Archive of the entry file at path. check, when given, sees the
+// file's bytes under the write lock; its error stops the archive.
+func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
+	s := ed.s
+	e, err := s.Load(path)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode && e.Kind != KindIntention:
+		return "", invalid("%s is not an active knowledge, skill, episode or intention entry", s.Rel(e.Path))
+	case e.Kind == KindIntention && check != nil && check(e.Raw()) != nil:
+		return "", check(e.Raw())
+	case e.Kind == KindIntention:
 		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
 	}
 	unlock, err := s.lock(ctx)
@@ -348,14 +377,31 @@ func (s *Store) Archive(ctx context.Context, name string) (string, error) {
 	defer unlock()
 	fresh, err := s.Load(e.Path)
 	if err != nil {
-		return "", fmt.Errorf("memory: archive %s: %w", name, err)
+		return "", fmt.Errorf("memory: archive %s: %w", s.Rel(e.Path), err)
 	}
-	*e = *fresh
-	if e.Kind == KindSkill && autoMergeOff(e) {
+	if check != nil {
+		if err := check(fresh.Raw()); err != nil {
+			return "", err
+		}
+	}
+	if fresh.Kind == KindSkill && autoMergeOff(fresh) {
 		// Its owner keeps it by hand: retiring it is as much an edit as rewriting it.
-		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", e.Name)
+		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", fresh.Name)
 	}
-	return s.archiveLocked(e)
+	return s.archiveLocked(fresh)
+}
+
+// Rewrite applies change to the entry file at path under the write lock,
+// through the compare-and-swap every rewrite uses; it returns what was written.
+func (ed Editor) Rewrite(ctx context.Context, path string, change func(*Entry) error) (*Entry, error) {
+	s := ed.s
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	e := &Entry{Path: path}
+	return e, s.rewrite(e, change) // e is what was written only when the error is nil
 }
 
 func (s *Store) archiveLocked(e *Entry) (string, error) {

@@ -39,6 +39,15 @@ func Errorf(code int64, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// WithData sets e's data member to v as JSON and returns e (a v that does
+// not encode leaves it without data).
+func (e *Error) WithData(v any) *Error {
+	if b, err := json.Marshal(v); err == nil {
+		e.Data = b
+	}
+	return e
+}
+
 // InvalidParams builds a -32602 error.
 func InvalidParams(format string, args ...any) *Error {
 	return Errorf(CodeInvalidParams, format, args...)

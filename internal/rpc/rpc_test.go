@@ -1018,3 +1018,18 @@ func TestOversizedReplyFailsTheCall(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorData: a handler's error with data reaches the peer with its data
+// member (the UI shows a conflict's current text from it).
+func TestErrorData(t *testing.T) {
+	p := startPeer(t, map[string]Handler{
+		"conflict": func(context.Context, json.RawMessage) (any, error) {
+			return nil, fmt.Errorf("wrapped: %w", Errorf(-32010, "conflict: x changed on disk").WithData(map[string]string{"current": "now"}))
+		},
+	})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"conflict"}`)
+	f := p.recv()
+	if f.Error == nil || f.Error.Code != -32010 || string(f.Error.Data) != `{"current":"now"}` {
+		t.Fatalf("reply %s", f.raw)
+	}
+}

@@ -11,6 +11,7 @@
 //	dates.go         day arguments in words, resolved on the server's clock and zone
 //	conversation.go  search_recent_conversation over the live session logs
 //	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
+//	tab.go           memory.*: the web Memory tab's methods, bound to package browse
 //	prompt.go        prompt.build: identity, intentions and the discipline text
 //	assoc.go         the hint gate bound to the index and the store
 //	source.go        the index's view of the store (memory entries as index docs)

@@ -79,6 +79,7 @@ type Server struct {
 	dreamer *dream.Dreamer
 	tools   *toolspec.Registry[ToolEnv]
 	assoc   *assocGate
+	tab     *tab // the Memory tab's methods (memory.*)
 
 	// The index opens in the background so ping answers at once; ixReady
 	// closes when ix/ixErr are set.
@@ -157,6 +158,7 @@ func New(cfg Config) (*Server, error) {
 		Logger:    cfg.Logger,
 		Now:       cfg.Now,
 	})
+	s.tab = newTab(s)
 	if s.tools, err = newWorkTools(s); err != nil {
 		return nil, err
 	}

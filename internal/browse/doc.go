@@ -1,0 +1,20 @@
+// Package browse is the sidecar's half of the web UI's Memory tab: what a
+// person browsing memory sees and does, over the same store, boundary and
+// search the agent uses. Paths on the wire are relative to the data
+// directory (memory.Store.Rel); every one a caller gives is resolved here and
+// read or written only through the store's boundary (package safefs), so no
+// link leads out of the data directory.
+//
+// Files, by job:
+//
+//	browse.go    Browser, its bounds (one block, each with why), errors: ErrBadPath, Conflict
+//	paths.go     a wire path → the store file it names, refused when it leaves the data directory
+//	list.go      memory.list: entries by kind, tag and date, newest first or ranked by recall's search
+//	read.go      memory.read: the text, its version token, front-matter, body
+//	strength.go  an entry's strength over time: its past from the lifecycle numbers and the usage
+//	             journal, its future with the lifecycle's own decay (memory.Decayed)
+//	edit.go      memory.write / memory.pin / memory.forget: compare-and-swap edits through memory.Editor
+//	dreams.go    memory.dreams: each dream's run record (what the dreamer saw change) and its diary
+//	sessions.go  memory.session: what one live session was hinted and recalled (a bounded ring)
+//	logtail.go   memory.health's log tail: the last lines of somni.log, through the boundary, redacted
+package browse

@@ -1,0 +1,225 @@
+package sidecar
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/somni-dev/somni/internal/assoc"
+	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/rpc"
+)
+
+// CodeConflict is memory.write's (and pin's, forget's) answer when the file
+// changed since the caller's version: in JSON-RPC's server-error range, with
+// data {current, version} so the tab can show both texts.
+const CodeConflict = -32010
+
+// tab binds the web UI's Memory tab methods (memory.*) to package browse;
+// its own type, so Server stays within its method budget.
+type tab struct {
+	s        *Server
+	b        *browse.Browser
+	sessions *browse.Sessions
+}
+
+func newTab(s *Server) *tab {
+	return &tab{s: s, b: browse.New(s.store, s.search), sessions: browse.NewSessions()}
+}
+
+func (t *tab) methods() map[string]rpc.Handler {
+	return map[string]rpc.Handler{
+		"memory.list":    method("memory.list", t.list),
+		"memory.read":    method("memory.read", t.read),
+		"memory.write":   method("memory.write", t.write),
+		"memory.forget":  method("memory.forget", t.forget),
+		"memory.pin":     method("memory.pin", t.pin),
+		"memory.session": method("memory.session", t.session),
+		"memory.health":  method("memory.health", t.health),
+		"memory.dreams":  method("memory.dreams", t.dreams),
+	}
+}
+
+type listParams struct {
+	Kind     string `json:"kind" desc:"knowledge, episode, skill, intention, identity; empty: all" default:""`
+	Query    string `json:"query" desc:"ranked by recall's search; empty: newest first" default:""`
+	Tag      string `json:"tag" desc:"entries carrying this tag" default:""`
+	Since    string `json:"since" desc:"YYYY-MM-DD, inclusive" default:""`
+	Until    string `json:"until" desc:"YYYY-MM-DD, inclusive" default:""`
+	Archived bool   `json:"archived" desc:"list archived entries instead of active ones" default:"false"`
+	Limit    int    `json:"limit" desc:"1-200" default:"50" clamp:"1,200"`
+	Offset   int    `json:"offset" desc:"rows to skip" default:"0" clamp:"0,100000"`
+}
+
+func (t *tab) list(ctx context.Context, p listParams) (any, error) {
+	return t.b.List(ctx, browse.ListQuery{Kind: p.Kind, Query: p.Query, Tag: p.Tag, Since: p.Since, Until: p.Until,
+		Archived: p.Archived, Limit: p.Limit, Offset: p.Offset})
+}
+
+type pathParams struct {
+	Path string `json:"path" desc:"relative to the data directory"`
+}
+
+func (t *tab) read(ctx context.Context, p pathParams) (any, error) {
+	return t.b.Read(ctx, p.Path)
+}
+
+type writeParams struct {
+	Path    string `json:"path" desc:"relative to the data directory"`
+	Raw     string `json:"raw" desc:"the file's new text"`
+	Version string `json:"version" desc:"the version memory.read returned"`
+}
+
+func (t *tab) write(ctx context.Context, p writeParams) (any, error) {
+	res, err := t.b.Write(ctx, p.Path, p.Raw, p.Version)
+	if err != nil {
+		return nil, conflictError(err)
+	}
+	t.s.SyncIndexAsync("memory.write")
+	return res, nil
+}
+
+type forgetParams struct {
+	Path    string `json:"path" desc:"relative to the data directory"`
+	Version string `json:"version" desc:"the version memory.read returned; empty: any" default:""`
+}
+
+func (t *tab) forget(ctx context.Context, p forgetParams) (any, error) {
+	to, err := t.b.Forget(ctx, p.Path, p.Version)
+	if err != nil {
+		return nil, conflictError(err)
+	}
+	t.s.SyncIndexAsync("memory.forget")
+	return map[string]string{"archivedTo": to}, nil
+}
+
+type pinParams struct {
+	Path    string `json:"path" desc:"relative to the data directory"`
+	Pinned  bool   `json:"pinned" desc:"true keeps it out of decay and retirement"`
+	Version string `json:"version" desc:"the version memory.read returned; empty: any" default:""`
+}
+
+func (t *tab) pin(ctx context.Context, p pinParams) (any, error) {
+	v, err := t.b.Pin(ctx, p.Path, p.Pinned, p.Version)
+	if err != nil {
+		return nil, conflictError(err)
+	}
+	return map[string]string{"version": v}, nil
+}
+
+// conflictError turns a browse.Conflict into CodeConflict with the file's
+// text and version now; other errors pass on to mapError.
+func conflictError(err error) error {
+	c, ok := browse.IsConflict(err)
+	if !ok {
+		return err
+	}
+	return rpc.Errorf(CodeConflict, "conflict: %s changed on disk since it was read", c.Path).
+		WithData(map[string]string{"current": c.Current, "version": c.Version})
+}
+
+type dreamsParams struct {
+	Limit int `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
+}
+
+func (t *tab) dreams(_ context.Context, p dreamsParams) (any, error) {
+	ds, err := t.b.Dreams(p.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("memory.dreams: %w", err)
+	}
+	return map[string]any{"dreams": ds}, nil
+}
+
+type tabSessionParams struct {
+	SessionID string `json:"sessionId" desc:"host session id"`
+}
+
+func (t *tab) session(_ context.Context, p tabSessionParams) (any, error) {
+	if len(p.SessionID) > browse.MaxSessionIDBytes {
+		return nil, rpc.InvalidParams("sessionId is over %d bytes", browse.MaxSessionIDBytes)
+	}
+	return map[string]any{"events": t.sessions.Events(p.SessionID)}, nil
+}
+
+// healthResult is memory.health's answer.
+type healthResult struct {
+	Doctor      []Finding      `json:"doctor"`
+	Index       *IndexStats    `json:"index"`
+	Entries     map[string]int `json:"entries"`
+	PendingLogs int            `json:"pendingLogs"`
+	LogTail     []string       `json:"logTail"`
+	LogError    string         `json:"logError,omitempty"` // why the log could not be read
+}
+
+// health is doctor's findings (Doctor, as `doctor --json` gives them), the
+// counts of `stats` (CollectStats) and the log's tail.
+func (t *tab) health(ctx context.Context, _ noParams) (any, error) {
+	findings, err := Doctor(ctx, t.s.store)
+	if err != nil {
+		return nil, err
+	}
+	if findings == nil {
+		findings = []Finding{}
+	}
+	st, err := t.s.CollectStats(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("memory.health: %w", err)
+	}
+	res := healthResult{Doctor: findings, Index: st.Index, Entries: st.Entries, PendingLogs: st.PendingLogs, LogTail: []string{}}
+	if tail, err := t.b.LogTail(); err != nil {
+		// A log the boundary refuses must not hide the rest of the report.
+		res.LogError = err.Error()
+	} else {
+		res.LogTail = tail
+	}
+	return res, nil
+}
+
+// toolTrace is what one work-tool call surfaced, for the session ring; its
+// methods do nothing on a nil trace (a call not made through tools.call).
+type toolTrace struct {
+	kind  string // recall | intention; "" ⇒ nothing to record
+	query string
+	text  string
+	hits  []index.Hit
+}
+
+func (t *toolTrace) recall(query string, hits []index.Hit) {
+	if t != nil {
+		t.kind, t.query, t.hits = "recall", query, hits
+	}
+}
+
+func (t *toolTrace) intention(it *memory.Intention) {
+	if t != nil && it != nil {
+		t.kind, t.query, t.text = "intention", it.ID, it.What
+	}
+}
+
+// noteTool records a traced work-tool call in its session's ring.
+func (t *tab) noteTool(sessionID, tool string, tr *toolTrace) {
+	if tr == nil || tr.kind == "" || sessionID == "" {
+		return
+	}
+	ev := browse.Event{Time: t.s.now(), Kind: tr.kind, Tool: tool, Query: tr.query, Text: tr.text}
+	shown := index.Shown(tr.hits)
+	for i, h := range tr.hits {
+		ev.Items = append(ev.Items, browse.EventItem{Name: h.Doc.Name, Path: t.s.store.Rel(h.Doc.Path),
+			Score: math.Round(h.Hybrid*1000) / 1000, Why: shown[i].Why()})
+	}
+	t.sessions.Add(sessionID, ev)
+}
+
+// noteHint records a hint the gate gave (an empty one is not an event).
+func (t *tab) noteHint(sessionID, method, cue string, res assoc.Result) {
+	if res.Hint == "" || sessionID == "" {
+		return
+	}
+	ev := browse.Event{Time: t.s.now(), Kind: "hint", Tool: method, Query: cue, Text: res.Hint}
+	for _, it := range res.Items {
+		ev.Items = append(ev.Items, browse.EventItem{Name: it.Name, Path: t.s.store.Rel(it.Path), Score: it.Score, Why: it.Why})
+	}
+	t.sessions.Add(sessionID, ev)
+}
