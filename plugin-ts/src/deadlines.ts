@@ -28,6 +28,8 @@ export const DEADLINES = {
   assoc: 500,
   /** Hot: each capture op when a turn ends or the session is flushed. */
   capture: 800,
+  /** The web Memory tab's reads and edits: a person waits on them, but nothing in a turn does. */
+  tab: 10_000,
   /** The half-open probe: a `ping` the breaker sends before it restarts a sidecar that keeps missing. */
   probe: 1_000,
 } as const;
