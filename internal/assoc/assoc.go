@@ -120,6 +120,9 @@ type Item struct {
 	Score          float64 `json:"score"`
 	AppliesWhen    string  `json:"applies_when"`
 	NotAppliesWhen string  `json:"not_applies_when"`
+	// Why is the gate's reason for the item in words (present.Hit.Why),
+	// for the Memory tab; not part of the compat result.
+	Why string `json:"-"`
 }
 
 // Result is what assoc.thought and assoc.action return.
@@ -414,10 +417,11 @@ func (g *Gate) cachedCues() int { return len(g.cues) }
 func (g *Gate) render(hits []index.Hit) Result {
 	res := empty()
 	var lines []string
-	for _, h := range hits {
+	shown := index.Shown(hits)
+	for i, h := range hits {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,
-			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen})
+			Type: d.Type, Score: round3(h.Hybrid), AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen, Why: shown[i].Why()})
 		path := d.Path
 		if g.cfg.ShowPath != nil {
 			path = g.cfg.ShowPath(path)

@@ -43,6 +43,9 @@ const (
 	// MaxRecallPoints bounds the recall days a series shows (the newest);
 	// the journal holds up to 40k hits until a dream folds it.
 	MaxRecallPoints = 60
+	// MaxDreams is the most dreams memory.dreams returns (each carries up to
+	// a 64 KiB diff and its diary).
+	MaxDreams = 50
 )
 
 // ErrBadPath is a path the tab may not use (outside the data directory, not

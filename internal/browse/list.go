@@ -99,7 +99,7 @@ func (q *ListQuery) check() (filter, error) {
 		to   *time.Time
 	}{{"since", q.Since, &f.since}, {"until", q.Until, &f.until}} {
 		if v := strings.TrimSpace(d.val); v != "" {
-			t, err := time.ParseInLocation(dates.Layout, v, time.Local)
+			t, err := time.Parse(dates.Layout, v) // a calendar day, compared as civil days
 			if err != nil {
 				return f, invalid("%s %q is not a YYYY-MM-DD date", d.name, d.val)
 			}
@@ -281,7 +281,7 @@ func (f filter) keep(e *memory.Entry) bool {
 	if f.since.IsZero() && f.until.IsZero() {
 		return true
 	}
-	at := dayOf(e)
+	at := civil(dayOf(e))
 	return (f.since.IsZero() || !at.Before(f.since)) && (f.until.IsZero() || at.Before(f.until))
 }
 

@@ -32,6 +32,7 @@
 //	tools.go                 the memory write and read tools over memory.Store
 //	sessionlogs.go           pending session logs: read_session_log, mark_log_processed
 //	dreamlogs.go             the dream diary: write_dream_log, review_dream_history
+//	runlog.go                the run record: what each write tool changed (paths, unified diffs), kept by dreamlog
 //	directive.go             telling an injected instruction from a procedure the user taught
 //	limits.go                every bound (a tool answer past MaxReadRunes: present.ClipAnswer)
 //	dreamtest/               a scripted fake chat model for tests

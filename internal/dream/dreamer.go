@@ -88,6 +88,11 @@ type Status struct {
 	Sleeping    bool   `json:"sleeping"`
 	PendingLogs int    `json:"pendingLogs"`
 	LLM         string `json:"llm"`
+	// While sleeping, once the model is woken: the model turn under way,
+	// the dream's turn budget and when the dream started.
+	Step      int        `json:"step,omitempty"`
+	MaxSteps  int        `json:"maxSteps,omitempty"`
+	StartedAt *time.Time `json:"startedAt,omitempty"`
 }
 
 // Config wires a Dreamer to memory and a model.
@@ -121,6 +126,11 @@ type Dreamer struct {
 	mu      sync.Mutex
 	running bool
 	stop    context.CancelFunc
+	// progress is the running dream's step, budget and start (sleep.status); guarded by mu.
+	progress struct {
+		step, max int
+		started   time.Time
+	}
 	// cancelled is the cooperative flag checked around every model and tool call.
 	cancelled atomic.Bool
 }
@@ -157,13 +167,17 @@ func (d *Dreamer) LLM() string {
 // Status reports whether a dream is running, the pending log count and the backend.
 func (d *Dreamer) Status(ctx context.Context) Status {
 	d.mu.Lock()
-	running := d.running
+	running, prog := d.running, d.progress
 	d.mu.Unlock()
 	n, err := d.tools.pendingCount(ctx)
 	if err != nil {
 		d.log.Warn("sleep.status: count pending logs", "err", err)
 	}
-	return Status{Sleeping: running, PendingLogs: n, LLM: d.LLM()}
+	st := Status{Sleeping: running, PendingLogs: n, LLM: d.LLM()}
+	if running && prog.max > 0 {
+		st.Step, st.MaxSteps, st.StartedAt = prog.step, prog.max, &prog.started
+	}
+	return st
 }
 
 // Cancel asks the running dream to stop; it returns at once. The dream ends
@@ -237,6 +251,7 @@ func (d *Dreamer) run(ctx context.Context, trigger, chatID string) Result {
 		stop()
 		d.mu.Lock()
 		d.running, d.stop = false, nil
+		d.progress.step, d.progress.max = 0, 0
 		d.mu.Unlock()
 	}()
 	// Recall hits since the last dream become score and stability first, so
@@ -252,13 +267,24 @@ func (d *Dreamer) run(ctx context.Context, trigger, chatID string) Result {
 		trigger = "manual"
 	}
 	r := &run{d: d, ctx: runCtx, trigger: trigger, chatID: chatID, start: d.cfg.Now()}
+	r.rl = newRunLog(d.tools, trigger, r.start)
 	res := r.dream()
+	if res.Status != StatusSkipped {
+		r.rl.write(res, satAdd(r.usage.PromptTokens, r.usage.CompletionTokens), d.cfg.Now())
+	}
 	if r.changed && d.cfg.OnChanged != nil {
 		// The caller's ctx, not runCtx: a cancelled dream still syncs what it wrote.
 		d.cfg.OnChanged(context.WithoutCancel(ctx))
 	}
 	d.log.Info("dream finished", "status", res.Status, "reason", res.Reason, "steps", r.steps, "changed", r.changed)
 	return res
+}
+
+// setProgress notes the running dream's step for sleep.status.
+func (d *Dreamer) setProgress(step, max int, started time.Time) {
+	d.mu.Lock()
+	d.progress.step, d.progress.max, d.progress.started = step, max, started
+	d.mu.Unlock()
 }
 
 // errInterrupted ends a dream when the cancel flag or the context stops it.
@@ -278,6 +304,7 @@ type run struct {
 	// the ones that did not, so the result can say a dream achieved nothing.
 	writes int
 	failed []string
+	rl     *runLog // what this dream changed, for its run record
 }
 
 func (r *run) interrupted() bool {
@@ -338,6 +365,7 @@ func (r *run) dream() Result {
 		work = work[:r.d.cfg.MaxLogs]
 	}
 	maxIters := MaxIterations(len(work), r.d.cfg.MaxIters)
+	r.d.setProgress(0, maxIters, r.start)
 	r.d.log.Info("dream started", "trigger", r.trigger, "logs", len(work), "max_iters", maxIters)
 
 	conv := newConversation(4 + 4*maxIters)
@@ -349,6 +377,7 @@ func (r *run) dream() Result {
 		if r.interrupted() {
 			return r.interruptedResult("before a model call")
 		}
+		r.d.setProgress(iter+1, maxIters, r.start)
 		reply, usage, err := r.chat(conv.msgs, tools)
 		if r.interrupted() {
 			// A late answer of an abandoned call is ignored.
@@ -379,7 +408,11 @@ func (r *run) dream() Result {
 			if r.interrupted() {
 				return r.interruptedResult("before a tool call")
 			}
+			snap := r.rl.before(r.ctx, call.Function.Name, call.Function.Arguments)
 			out := tb.exec(r.ctx, call)
+			if out.Changed {
+				r.rl.after(r.ctx, snap)
+			}
 			r.steps++
 			r.noteWrite(call.Function.Name, out)
 			idx := conv.add(Message{Role: "tool", ToolCallID: call.ID, Content: out.Text})

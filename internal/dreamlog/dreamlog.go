@@ -1,7 +1,15 @@
 // Package dreamlog owns memory/dream-log: the diary each dream writes as
 // YYYY-MM-DD_dream_NNN.md (front-matter first, never overwritten), listed
 // newest first for the next dream and for dream_status. It works over the
-// memory store's boundary, lock and atomic redacted create (Store).
+// memory store's boundary, lock and atomic redacted create (Store). Beside
+// the diaries, the dreamer keeps a machine record of each run: what it
+// created, updated and archived, with a unified diff.
+//
+// Files, by job:
+//
+//	dreamlog.go  the diaries: Write, List, Read
+//	runs.go      the run records in dream-log/.runs/: WriteRun, Runs
+//	diff.go      Unified: the bounded unified diff a run record carries
 package dreamlog
 
 import (

@@ -48,6 +48,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 	if err != nil {
 		return "", err
 	}
+	env.trace.recall(a.Query, nil)
 	query := strings.TrimSpace(a.Query)
 	var curSel, oldSel []turn
 	if query == "" {

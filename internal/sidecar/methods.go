@@ -375,11 +375,19 @@ type actionParams struct {
 }
 
 func (s *Server) assocThought(ctx context.Context, p thoughtParams) (any, error) {
-	return s.assoc.thought(ctx, p)
+	res, err := s.assoc.thought(ctx, p)
+	if err == nil {
+		s.tab.noteHint(p.SessionID, "assoc.thought", p.Cue, res)
+	}
+	return res, err
 }
 
 func (s *Server) assocAction(ctx context.Context, p actionParams) (any, error) {
-	return s.assoc.action(ctx, p)
+	res, err := s.assoc.action(ctx, p)
+	if err == nil {
+		s.tab.noteHint(p.SessionID, "assoc.action", p.ToolName+" "+string(p.Args), res)
+	}
+	return res, err
 }
 
 func (s *Server) assocReset(_ context.Context, p sessionParams) (any, error) {
@@ -399,7 +407,11 @@ type callParams struct {
 }
 
 func (s *Server) toolsCall(ctx context.Context, p callParams) (any, error) {
-	text, err := s.tools.Call(ctx, p.Name, ToolEnv{SessionID: p.SessionID, UserID: p.UserID}, p.Args)
+	trace := &toolTrace{}
+	text, err := s.tools.Call(ctx, p.Name, ToolEnv{SessionID: p.SessionID, UserID: p.UserID, trace: trace}, p.Args)
+	if err == nil {
+		s.tab.noteTool(p.SessionID, p.Name, trace)
+	}
 	if err != nil {
 		if mapped := mapError(err); mapped != err {
 			return nil, mapped

@@ -3,8 +3,12 @@ package sidecar
 import (
 	"context"
 	"fmt"
+	"math"
 
+	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
 )
 
@@ -34,6 +38,7 @@ func (t *tab) methods() map[string]rpc.Handler {
 		"memory.pin":     method("memory.pin", t.pin),
 		"memory.session": method("memory.session", t.session),
 		"memory.health":  method("memory.health", t.health),
+		"memory.dreams":  method("memory.dreams", t.dreams),
 	}
 }
 
@@ -115,6 +120,18 @@ func conflictError(err error) error {
 		WithData(map[string]string{"current": c.Current, "version": c.Version})
 }
 
+type dreamsParams struct {
+	Limit int `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
+}
+
+func (t *tab) dreams(_ context.Context, p dreamsParams) (any, error) {
+	ds, err := t.b.Dreams(p.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("memory.dreams: %w", err)
+	}
+	return map[string]any{"dreams": ds}, nil
+}
+
 type tabSessionParams struct {
 	SessionID string `json:"sessionId" desc:"host session id"`
 }
@@ -133,6 +150,7 @@ type healthResult struct {
 	Entries     map[string]int `json:"entries"`
 	PendingLogs int            `json:"pendingLogs"`
 	LogTail     []string       `json:"logTail"`
+	LogError    string         `json:"logError,omitempty"` // why the log could not be read
 }
 
 // health is doctor's findings (Doctor, as `doctor --json` gives them), the
@@ -149,9 +167,59 @@ func (t *tab) health(ctx context.Context, _ noParams) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("memory.health: %w", err)
 	}
-	tail, err := t.b.LogTail()
-	if err != nil {
-		return nil, err
+	res := healthResult{Doctor: findings, Index: st.Index, Entries: st.Entries, PendingLogs: st.PendingLogs, LogTail: []string{}}
+	if tail, err := t.b.LogTail(); err != nil {
+		// A log the boundary refuses must not hide the rest of the report.
+		res.LogError = err.Error()
+	} else {
+		res.LogTail = tail
 	}
-	return healthResult{Doctor: findings, Index: st.Index, Entries: st.Entries, PendingLogs: st.PendingLogs, LogTail: tail}, nil
+	return res, nil
+}
+
+// toolTrace is what one work-tool call surfaced, for the session ring; its
+// methods do nothing on a nil trace (a call not made through tools.call).
+type toolTrace struct {
+	kind  string // recall | intention; "" ⇒ nothing to record
+	query string
+	text  string
+	hits  []index.Hit
+}
+
+func (t *toolTrace) recall(query string, hits []index.Hit) {
+	if t != nil {
+		t.kind, t.query, t.hits = "recall", query, hits
+	}
+}
+
+func (t *toolTrace) intention(it *memory.Intention) {
+	if t != nil && it != nil {
+		t.kind, t.query, t.text = "intention", it.ID, it.What
+	}
+}
+
+// noteTool records a traced work-tool call in its session's ring.
+func (t *tab) noteTool(sessionID, tool string, tr *toolTrace) {
+	if tr == nil || tr.kind == "" || sessionID == "" {
+		return
+	}
+	ev := browse.Event{Time: t.s.now(), Kind: tr.kind, Tool: tool, Query: tr.query, Text: tr.text}
+	shown := index.Shown(tr.hits)
+	for i, h := range tr.hits {
+		ev.Items = append(ev.Items, browse.EventItem{Name: h.Doc.Name, Path: t.s.store.Rel(h.Doc.Path),
+			Score: math.Round(h.Hybrid*1000) / 1000, Why: shown[i].Why()})
+	}
+	t.sessions.Add(sessionID, ev)
+}
+
+// noteHint records a hint the gate gave (an empty one is not an event).
+func (t *tab) noteHint(sessionID, method, cue string, res assoc.Result) {
+	if res.Hint == "" || sessionID == "" {
+		return
+	}
+	ev := browse.Event{Time: t.s.now(), Kind: "hint", Tool: method, Query: cue, Text: res.Hint}
+	for _, it := range res.Items {
+		ev.Items = append(ev.Items, browse.EventItem{Name: it.Name, Path: t.s.store.Rel(it.Path), Score: it.Score, Why: it.Why})
+	}
+	t.sessions.Add(sessionID, ev)
 }

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/dream/dreamtest"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -264,5 +268,235 @@ func TestMemoryPinAndForget(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("archive listing %+v", archived.Entries)
+	}
+}
+
+// TestMemorySession: the hints and work-tool calls of one session, newest
+// first, each item with its score and why; another session's are not shown.
+func TestMemorySession(t *testing.T) {
+	srv, _ := tabServer(t)
+	ctx := context.Background()
+	if _, err := srv.syncedIndex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ method, params string }{
+		{"tools.call", `{"name":"recall_memories","args":{"query":"BuildKit cache mounts"},"sessionId":"s1"}`},
+		{"assoc.thought", `{"sessionId":"s1","cue":"docker build cache mounts need BuildKit on the CI runner"}`},
+		{"tools.call", `{"name":"add_intention","args":{"what":"rotate the CI cache","due":"2099-01-01"},"sessionId":"s1"}`},
+		{"tools.call", `{"name":"recall_memories","args":{"query":"gateway 503"},"sessionId":"s2"}`},
+	} {
+		if err := call(t, srv, c.method, c.params, nil); err != nil {
+			t.Fatalf("%s: %v", c.method, err)
+		}
+	}
+	var got struct{ Events []browse.Event }
+	if err := call(t, srv, "memory.session", `{"sessionId":"s1"}`, &got); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range got.Events {
+		kinds = append(kinds, ev.Kind+":"+ev.Tool)
+	}
+	want := []string{"intention:add_intention", "hint:assoc.thought", "recall:recall_memories"}
+	if strings.Join(kinds, ",") != strings.Join(want, ",") {
+		t.Fatalf("events %v, want %v", kinds, want)
+	}
+	if h := got.Events[1]; h.Text == "" || len(h.Items) == 0 || h.Items[0].Why == "" || h.Items[0].Path != "memory/knowledge/docker-build-cache/SKILL.md" {
+		t.Errorf("hint event %+v", h)
+	}
+	rec := got.Events[len(got.Events)-1]
+	if rec.Query != "BuildKit cache mounts" || len(rec.Items) == 0 || rec.Items[0].Path != "memory/knowledge/docker-build-cache/SKILL.md" ||
+		rec.Items[0].Why == "" || rec.Items[0].Score <= 0 {
+		t.Errorf("recall event %+v", rec)
+	}
+	if it := got.Events[0]; !strings.HasPrefix(it.Query, "pi-") || it.Text != "rotate the CI cache" {
+		t.Errorf("intention event %+v", it)
+	}
+	if err := call(t, srv, "memory.session", `{"sessionId":"nobody"}`, &got); err != nil || len(got.Events) != 0 {
+		t.Errorf("unknown session: %v %+v", err, got.Events)
+	}
+}
+
+func TestMemoryHealth(t *testing.T) {
+	srv, dir := tabServer(t)
+	var lines []string
+	for i := 0; i < 150; i++ {
+		lines = append(lines, fmt.Sprintf("time=x level=INFO msg=line%d", i))
+	}
+	lines = append(lines, "level=WARN msg=leak aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+	if err := os.WriteFile(filepath.Join(dir, "somni.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var h struct {
+		Doctor      []Finding
+		Index       *IndexStats
+		PendingLogs int
+		LogTail     []string
+		LogError    string
+	}
+	if err := call(t, srv, "memory.health", `{}`, &h); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range h.Doctor {
+		found = found || f.Kind == "unparsable" && strings.HasSuffix(f.Path, filepath.Join("broken-yaml", "SKILL.md"))
+	}
+	if !found || h.Index == nil || h.Index.Entries == 0 {
+		t.Errorf("doctor %+v index %+v", h.Doctor, h.Index)
+	}
+	if len(h.LogTail) != browse.MaxLogTailLines || h.LogTail[0] != "time=x level=INFO msg=line51" {
+		t.Errorf("tail of %d lines from %q", len(h.LogTail), h.LogTail[0])
+	}
+	if last := h.LogTail[len(h.LogTail)-1]; strings.Contains(last, "wJalrXUtnFEMI") {
+		t.Errorf("secret in the log tail: %s", last)
+	}
+	// A log that is a link out of the data directory is refused, not read.
+	outside := filepath.Join(t.TempDir(), "other.log")
+	if err := os.WriteFile(outside, []byte("private\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "somni.log")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "somni.log")); err != nil {
+		t.Fatal(err)
+	}
+	h.LogTail = nil
+	if err := call(t, srv, "memory.health", `{}`, &h); err != nil || !strings.Contains(h.LogError, "outside") || len(h.LogTail) != 0 || len(h.Doctor) == 0 {
+		t.Errorf("a log linked out: %v %+v", err, h)
+	}
+}
+
+// gatedModel holds its first answer until released, so a test can look at
+// sleep.status mid-dream.
+type gatedModel struct {
+	*dreamtest.Model
+	entered, release chan struct{}
+	once             sync.Once
+}
+
+func (g *gatedModel) Chat(ctx context.Context, msgs []dream.Message, tools []dream.Tool) (dream.Message, dream.Usage, error) {
+	g.once.Do(func() {
+		close(g.entered)
+		<-g.release
+	})
+	return g.Model.Chat(ctx, msgs, tools)
+}
+
+// TestMemoryDreams: sleep.status shows the running dream's progress (its
+// old fields unchanged), and memory.dreams the dreamer's own record of what
+// the dream changed, with its diary.
+func TestMemoryDreams(t *testing.T) {
+	model := &gatedModel{Model: dreamtest.NewModel(
+		dreamtest.Step{Calls: []dreamtest.Call{
+			{Name: "create_knowledge", Args: map[string]any{"name": "staging-db-port", "entry_type": "fact", "description": "staging database listens on 6543", "body": "Port 6543."}},
+			{Name: "write_dream_log", Args: map[string]any{"content": "---\ndream_id: x\ntrigger: idle\n---\n\n## Created\n- staging-db-port\n"}},
+			{Name: "mark_log_processed", Args: map[string]any{"path": "$LOG0"}},
+		}, Usage: dream.Usage{PromptTokens: 50, CompletionTokens: 5}},
+		dreamtest.Step{Content: "done"},
+	), entered: make(chan struct{}), release: make(chan struct{})}
+	srv, err := New(Config{DataDir: t.TempDir(), Embed: embedOff(), Logger: quiet(), HostModel: model, Now: func() time.Time { return tabNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	if _, err := srv.capture.Append("chat-a", "user", "Our staging database port is 6543.", "default", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.capture.Close("chat-a"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- call(t, srv, "sleep.run", `{"trigger":"idle"}`, nil) }()
+	<-model.entered
+	var st map[string]any
+	if err := call(t, srv, "sleep.status", `{}`, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st["sleeping"] != true || st["step"] != 1.0 || st["maxSteps"].(float64) < 30 || st["startedAt"] == nil || st["llm"] == nil {
+		t.Errorf("status mid-dream %v", st)
+	}
+	close(model.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	st = nil
+	if err := call(t, srv, "sleep.status", `{}`, &st); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := st["step"]; ok || st["sleeping"] != false {
+		t.Errorf("status after the dream %v", st)
+	}
+	var got struct{ Dreams []browse.Dream }
+	if err := call(t, srv, "memory.dreams", `{"limit":5}`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Dreams) != 1 {
+		t.Fatalf("dreams %+v", got.Dreams)
+	}
+	d := got.Dreams[0]
+	if strings.Join(d.Created, ",") != "memory/knowledge/staging-db-port/SKILL.md" || !strings.Contains(d.Diff, "+Port 6543.") ||
+		d.Status != "deep_sleep" || d.Tokens != 55 || d.Trigger != "idle" || !strings.Contains(d.Diary, "## Created") {
+		t.Errorf("dream %+v", d)
+	}
+}
+
+func TestMemoryListFilters(t *testing.T) {
+	srv, _ := tabServer(t)
+	tests := []struct {
+		params    string
+		wantCode  int64
+		wantTotal func(int) bool
+		wantPath  string // the first row's path, when set
+	}{
+		{`{"kind":"bogus"}`, rpc.CodeInvalidParams, nil, ""},
+		{`{"since":"yesterday"}`, rpc.CodeInvalidParams, nil, ""},
+		{`{"since":"2026-11-01","until":"2026-10-01"}`, rpc.CodeInvalidParams, nil, ""},
+		{`{"query":` + jsonString(strings.Repeat("q", browse.MaxQueryBytes+1)) + `}`, rpc.CodeInvalidParams, nil, ""},
+		{`{"kind":"episode","since":"2026-11-20","until":"2026-11-20"}`, 0, func(n int) bool { return n == 1 }, "memory/episodes/2026-11-20_001/SKILL.md"},
+		{`{"kind":"episode","until":"2026-01-01"}`, 0, func(n int) bool { return n == 0 }, ""},
+		{`{"tag":"no-such-tag"}`, 0, func(n int) bool { return n == 0 }, ""},
+		{`{"kind":"knowledge","limit":1,"offset":1}`, 0, func(n int) bool { return n >= 2 }, ""},
+		{`{"kind":"identity"}`, 0, func(n int) bool { return n >= 1 }, ""},
+		{`{"limit":500}`, 0, func(n int) bool { return n > 0 }, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.params, func(t *testing.T) {
+			var res browse.ListResult
+			err := call(t, srv, "memory.list", tc.params, &res)
+			if tc.wantCode != 0 {
+				if rpcCode(err) != tc.wantCode {
+					t.Fatalf("%v, want code %d", err, tc.wantCode)
+				}
+				return
+			}
+			if err != nil || !tc.wantTotal(res.Total) || len(res.Entries) > browse.MaxListLimit {
+				t.Fatalf("%v total %d entries %d", err, res.Total, len(res.Entries))
+			}
+			if tc.wantPath != "" && res.Entries[0].Path != tc.wantPath {
+				t.Errorf("first %s", res.Entries[0].Path)
+			}
+		})
+	}
+}
+
+func TestMemoryForgetIntention(t *testing.T) {
+	srv, dir := tabServer(t)
+	var list browse.ListResult
+	if err := call(t, srv, "memory.list", `{"kind":"intention"}`, &list); err != nil || len(list.Entries) == 0 {
+		t.Fatalf("%v %+v", err, list)
+	}
+	p := list.Entries[0].Path
+	var forgot struct {
+		ArchivedTo string `json:"archivedTo"`
+	}
+	if err := call(t, srv, "memory.forget", `{"path":"`+p+`"}`, &forgot); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(forgot.ArchivedTo, "memory/intentions/archived/") || !strings.HasSuffix(forgot.ArchivedTo, "/INTENT.md") {
+		t.Errorf("archivedTo %q", forgot.ArchivedTo)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(forgot.ArchivedTo))); err != nil || !strings.Contains(string(b), "(cancelled)") {
+		t.Errorf("%v\n%s", err, b)
 	}
 }

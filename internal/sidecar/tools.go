@@ -20,6 +20,7 @@ import (
 type ToolEnv struct {
 	SessionID string
 	UserID    string
+	trace     *toolTrace // what the call surfaced, for the Memory tab's session view (nil: not traced)
 }
 
 // recallBodyChars is how much of each entry's body a recall result shows:
@@ -55,13 +56,14 @@ type recallArgs struct {
 	Limit int    `json:"limit" desc:"1-20" default:"5" clamp:"1,20"`
 }
 
-func (s *Server) recallMemories(ctx context.Context, _ ToolEnv, a recallArgs) (string, error) {
+func (s *Server) recallMemories(ctx context.Context, env ToolEnv, a recallArgs) (string, error) {
 	types := ParseRecallTypes(a.Types)
 	hits, err := s.search(ctx, types.Narrow(index.Query{Text: a.Query, Limit: a.Limit}))
 	if err != nil {
 		return "", err
 	}
 	hits = types.Filter(hits, a.Limit)
+	env.trace.recall(a.Query, hits)
 	s.reinforce(hits)
 	if len(hits) == 0 {
 		return fmt.Sprintf("No memories match %s. Try other key terms, or answer without memory.", quoteQuery(a.Query)), nil
@@ -77,7 +79,7 @@ type episodeArgs struct {
 	Limit int    `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
 }
 
-func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (string, error) {
+func (s *Server) searchEpisodes(ctx context.Context, env ToolEnv, a episodeArgs) (string, error) {
 	since, sinceEcho, err := s.dayArg("since", a.Since)
 	if err != nil {
 		return "", err
@@ -98,6 +100,7 @@ func (s *Server) searchEpisodes(ctx context.Context, _ ToolEnv, a episodeArgs) (
 	if err != nil {
 		return "", err
 	}
+	env.trace.recall(a.Query, hits)
 	scope := describeFilters(sinceEcho, untilEcho, strings.TrimSpace(a.Tags))
 	return s.searchResult(hits, a.Query, "episodes"+scope, "newest first", "No episodes found"+scope+"."), nil
 }
@@ -108,7 +111,7 @@ type knowledgeArgs struct {
 	Limit     int    `json:"limit" desc:"1-20" default:"10" clamp:"1,20"`
 }
 
-func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs) (string, error) {
+func (s *Server) searchKnowledge(ctx context.Context, env ToolEnv, a knowledgeArgs) (string, error) {
 	q := index.Query{Text: a.Query, Kinds: []string{index.KindKnowledge}, EntryType: strings.TrimSpace(a.EntryType), Limit: a.Limit}
 	// An empty query lists the strongest entries (knowledge has no date);
 	// only ranked results count as use.
@@ -116,6 +119,7 @@ func (s *Server) searchKnowledge(ctx context.Context, _ ToolEnv, a knowledgeArgs
 	if err != nil {
 		return "", err
 	}
+	env.trace.recall(a.Query, hits)
 	what := "knowledge entries"
 	if q.EntryType != "" {
 		what = "knowledge entries of type " + quoteQuery(q.EntryType)
@@ -226,7 +230,7 @@ type addIntentionArgs struct {
 	Source   string `json:"source" desc:"origin, e.g. the user's words" default:""`
 }
 
-func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs) (string, error) {
+func (s *Server) addIntention(ctx context.Context, env ToolEnv, a addIntentionArgs) (string, error) {
 	// Resolved before anything is written: a due date that is not one
 	// leaves memory untouched.
 	due, dueEcho, err := s.dayArg("due", a.Due)
@@ -246,6 +250,7 @@ func (s *Server) addIntention(ctx context.Context, _ ToolEnv, a addIntentionArgs
 	if err != nil {
 		return "", err
 	}
+	env.trace.intention(it)
 	return "Added intention " + describeIntentionDue(it, dueEcho), nil
 }
 
@@ -253,15 +258,15 @@ type intentionIDArgs struct {
 	IntentionID string `json:"intention_id" desc:"e.g. pi-20260101-001"`
 }
 
-func (s *Server) completeIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {
-	return s.closeIntention(ctx, a.IntentionID, "Completed", s.store.Intentions().Complete)
+func (s *Server) completeIntention(ctx context.Context, env ToolEnv, a intentionIDArgs) (string, error) {
+	return s.closeIntention(ctx, env, a.IntentionID, "Completed", s.store.Intentions().Complete)
 }
 
-func (s *Server) cancelIntention(ctx context.Context, _ ToolEnv, a intentionIDArgs) (string, error) {
-	return s.closeIntention(ctx, a.IntentionID, "Cancelled", s.store.Intentions().Cancel)
+func (s *Server) cancelIntention(ctx context.Context, env ToolEnv, a intentionIDArgs) (string, error) {
+	return s.closeIntention(ctx, env, a.IntentionID, "Cancelled", s.store.Intentions().Cancel)
 }
 
-func (s *Server) closeIntention(ctx context.Context, id, verb string, close func(context.Context, string) (*memory.Intention, error)) (string, error) {
+func (s *Server) closeIntention(ctx context.Context, env ToolEnv, id, verb string, close func(context.Context, string) (*memory.Intention, error)) (string, error) {
 	id = strings.TrimSpace(id)
 	if !memory.ValidIntentionID(id) {
 		return "", &toolspec.ArgError{Arg: "intention_id", Msg: quoteQuery(id) + " is not an intention id (pi-YYYYMMDD-NNN)"}
@@ -273,6 +278,7 @@ func (s *Server) closeIntention(ctx context.Context, id, verb string, close func
 	if err != nil {
 		return "", err
 	}
+	env.trace.intention(it)
 	return verb + " intention " + describeIntention(it), nil
 }
 
