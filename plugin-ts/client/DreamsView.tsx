@@ -13,14 +13,18 @@ export function DreamsView({ api, t, open }: ViewProps) {
   useEffect(() => {
     let stop = false;
     let wasSleeping = false;
+    let lastSeen = '';
     const tick = async () => {
       try {
         const s = await api.dreamStatus();
         if (stop) return;
         setStatus(s);
-        // A dream that just ended has a new entry in the list.
-        if (wasSleeping && !s.sleeping) reload();
+        // A dream that just ended has a new entry in the list; a short one may end between two polls,
+        // so a new outcome counts as an end too.
+        const outcome = s.last ? JSON.stringify(s.last) : '';
+        if ((wasSleeping && !s.sleeping) || (outcome && outcome !== lastSeen)) reload();
         wasSleeping = s.sleeping;
+        lastSeen = outcome;
       } catch (e) {
         if (!stop) setErr(e instanceof Error ? e.message : String(e));
       }

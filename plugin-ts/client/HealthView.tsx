@@ -27,6 +27,7 @@ export function HealthView({ api, t }: ViewProps) {
           </tbody></table>
           <p>{t('health.pending', { n: value.pendingLogs })}</p>
           <h4>{t('health.log')}</h4>
+          {value.logError && <div className="somni-error">{value.logError}</div>}
           <pre className="somni-pre somni-card">{value.logTail.join('\n')}</pre>
         </>
       )}

@@ -111,6 +111,8 @@ export interface MemoryHealth {
   entries: { [kind: string]: number };
   pendingLogs: number;
   logTail: string[];
+  /** Why the log's tail could not be read, when it could not. */
+  logError?: string;
 }
 export interface DreamStatus {
   sleeping: boolean;

@@ -230,7 +230,7 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'memory.dreams': (raw) => ({ dreams: records(object('memory.dreams', raw).dreams).map(toDream) }),
   'memory.health': (raw) => {
     const r = object('memory.health', raw);
-    return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail) };
+    return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}) };
   },
 };
 
