@@ -104,8 +104,9 @@ export function memoryHandlers(deps: MemoryApiDeps) {
   const T = DEADLINES.tab;
   const { call } = deps;
   let last: DreamStatus['last'];
+  // All async: a refused argument is a rejected call, whoever calls.
   return {
-    list(q: { [K in keyof MemoryListQuery]: unknown }) {
+    async list(q: { [K in keyof MemoryListQuery]: unknown }) {
       return call('memory.list', compact({
         kind: arg.str('kind', q.kind, 64),
         query: arg.str('query', q.query, MEMORY_LIMITS.queryChars),
@@ -117,7 +118,7 @@ export function memoryHandlers(deps: MemoryApiDeps) {
         offset: arg.int('offset', q.offset, Number.MAX_SAFE_INTEGER),
       }), T);
     },
-    read: (path: unknown) => call('memory.read', { path: arg.path(path) }, T),
+    read: async (path: unknown) => call('memory.read', { path: arg.path(path) }, T),
     async write(path: unknown, raw: unknown, version: unknown): Promise<MemoryWriteResult> {
       const params = { path: arg.path(path), raw: arg.str('raw', raw, MEMORY_LIMITS.rawChars, true) as string, version: arg.str('version', version, 256) ?? '' };
       try {
@@ -129,15 +130,15 @@ export function memoryHandlers(deps: MemoryApiDeps) {
         throw err;
       }
     },
-    forget: (path: unknown, version: unknown) => call('memory.forget', compact({ path: arg.path(path), version: arg.str('version', version, 256) }), T),
-    pin(path: unknown, pinned: unknown, version: unknown) {
+    forget: async (path: unknown, version: unknown) => call('memory.forget', compact({ path: arg.path(path), version: arg.str('version', version, 256) }), T),
+    async pin(path: unknown, pinned: unknown, version: unknown) {
       const p = arg.bool('pinned', pinned);
       if (p === undefined) throw new Error('pinned is required');
       return call('memory.pin', compact({ path: arg.path(path), pinned: p, version: arg.str('version', version, 256) }), T);
     },
-    session: (sessionId: unknown) => call('memory.session', { sessionId: arg.str('sessionId', sessionId, 256, true) as string }, T),
-    dreams: (limit: unknown) => call('memory.dreams', compact({ limit: arg.int('limit', limit, MEMORY_LIMITS.dreamLimit) }), T),
-    health: () => call('memory.health', {}, T),
+    session: async (sessionId: unknown) => call('memory.session', { sessionId: arg.str('sessionId', sessionId, 256, true) as string }, T),
+    dreams: async (limit: unknown) => call('memory.dreams', compact({ limit: arg.int('limit', limit, MEMORY_LIMITS.dreamLimit) }), T),
+    health: async () => call('memory.health', {}, T),
     dreamStart(): { started: boolean; reason: string } {
       if (deps.dreamRunning()) return { started: false, reason: 'A dream is already running.' };
       last = undefined;

@@ -347,6 +347,32 @@ await check('Health: doctor, index counts, pending logs and the log tail', async
   await shot('health');
 });
 
+await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
+  await page.evaluateOnNewDocument(() => {
+    Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] });
+    Object.defineProperty(navigator, 'language', { get: () => 'zh-CN' });
+  });
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+  await page.goto(web.base, { waitUntil: 'networkidle2' });
+  await sleep(1000);
+  // The first-run notice, if shown again, in whichever language.
+  await page.evaluate(() => { const b = document.querySelector('[role=dialog] button'); if (b instanceof HTMLElement) b.click(); });
+  await waitText('the session in the sidebar', /Please read the staging notes/).catch(async () => {
+    await page.evaluate(() => { const el = [...document.querySelectorAll('div,span,button')].find((e) => /^(Ungrouped|未分组)$/.test(e.textContent?.trim() ?? '')); if (el instanceof HTMLElement) el.click(); });
+    await waitText('the session in the sidebar', /Please read the staging notes/);
+  });
+  await clickText('Please read the staging notes');
+  await waitText('the Chinese tab label', /记忆/);
+  await clickText('记忆', '[role=tab],button,div,span');
+  await page.waitForSelector(memTab('[data-kind="hint"]'), { timeout: 15_000 });
+  const nav = await page.$eval(memTab('.somni-nav'), (e) => e.textContent ?? '');
+  expect(nav.includes('本会话') && nav.includes('浏览'), `the views' names read: ${nav}`);
+  const colours = await page.$eval(memTab('[data-kind="hint"]'), (e) => getComputedStyle(e).color);
+  await page.screenshot({ path: join(SHOTS, 'session-dark-zh.png') });
+  const [r, g, b] = (colours.match(/\d+/g) ?? []).map(Number);
+  expect((r ?? 0) + (g ?? 0) + (b ?? 0) > 3 * 128, `the text colour under the dark theme is ${colours}: not light`);
+});
+
 await check('no page errors during the run', async () => {
   expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
 });
