@@ -13,6 +13,7 @@ export function HealthView({ api, t }: ViewProps) {
       {value && (
         <>
           <h4>{t('health.doctor')}</h4>
+          {value.doctor.length === 0 && <div className="somni-ok">{t('health.clean')}</div>}
           {value.doctor.map((f, i) => (
             <div className="somni-card somni-small" key={i}>
               {f !== null && typeof f === 'object' && !Array.isArray(f)
@@ -20,15 +21,18 @@ export function HealthView({ api, t }: ViewProps) {
                 : text(f)}
             </div>
           ))}
-          <h4>{t('health.index')}</h4>
+          <h4>{t('health.entries')}</h4>
           <table className="somni-table"><tbody>
             {Object.entries(value.entries).map(([k, v]) => <tr key={`e-${k}`}><td className="somni-muted">{k}</td><td>{v}</td></tr>)}
+          </tbody></table>
+          <h4>{t('health.index')}</h4>
+          <table className="somni-table"><tbody>
             {Object.entries(value.index).map(([k, v]) => <tr key={k}><td className="somni-muted">{k}</td><td>{text(v)}</td></tr>)}
           </tbody></table>
           <p>{t('health.pending', { n: value.pendingLogs })}</p>
           <h4>{t('health.log')}</h4>
           {value.logError && <div className="somni-error">{value.logError}</div>}
-          <pre className="somni-pre somni-card">{value.logTail.join('\n')}</pre>
+          {value.logTail.length > 0 ? <pre className="somni-pre somni-card">{value.logTail.join('\n')}</pre> : <div className="somni-muted">{t('empty')}</div>}
         </>
       )}
     </div>

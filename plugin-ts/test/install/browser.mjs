@@ -121,10 +121,13 @@ const memory = (name, description, body) => {
 };
 memory('staging-postgres', 'Staging Postgres host and port', 'Staging Postgres: host `pg-stage-7`, port 6543.');
 memory('coffee-pref', 'How the user takes coffee', 'The user takes coffee with oat milk, no sugar.');
+// A hand-edited file with markup in it: the tab must show it as text.
+memory('html-note', 'A note with markup in it', 'Markup: <img src=x onerror="window.__somniPwned=1"> <script>window.__somniPwned=2</script> and [a link](javascript:window.__somniPwned=3).');
 mkdirSync(join(work, 'docs'), { recursive: true });
 writeFileSync(join(work, 'docs/staging-postgres-notes.md'), 'Connection notes.\n');
 const PG = 'memory/knowledge/staging-postgres/SKILL.md';
 const COFFEE = 'memory/knowledge/coffee-pref/SKILL.md';
+const HTML_NOTE = 'memory/knowledge/html-note/SKILL.md';
 
 // --- the model: agent turns follow `script`; the dreamer writes one memory
 let script = [];
@@ -313,6 +316,28 @@ await check('Edit while the file changes on disk: both versions are shown, nothi
   await waitText('saved after the conflict', /Saved/);
   const now = readFileSync(join(dataDir, PG), 'utf8');
   expect(now.includes('port 6545'), `on disk after "Keep mine": ${now}`);
+});
+
+await check('Entry: raw HTML and script links in a memory file are shown as text, never run', async () => {
+  await openEntry(HTML_NOTE);
+  const found = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => ({
+    tags: e.querySelectorAll('img,script,iframe,[onerror]').length,
+    hrefs: [...e.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+    text: e.textContent ?? '',
+  }));
+  const pwned = await page.evaluate(() => /** @type {any} */ (window).__somniPwned);
+  expect(found.tags === 0 && pwned === undefined, `markup became elements: ${JSON.stringify(found)}, __somniPwned=${pwned}`);
+  expect(found.text.includes('<img src=x') && found.hrefs.every((h) => !/^javascript:/i.test(h ?? '')), `the body reads: ${JSON.stringify(found)}`);
+});
+
+await check('Pin / Unpin: the entry is pinned on disk and the button says Unpin', async () => {
+  await openEntry(PG);
+  await clickText('Pin');
+  await waitText('the Unpin button', /Unpin/);
+  const r = await api('read', { path: PG });
+  expect(r.result.ok && r.result.value.pinned === true, `read after Pin: ${JSON.stringify(r.result).slice(0, 300)}`);
+  await clickText('Unpin');
+  await waitFor('unpinned', async () => (await api('read', { path: PG })).result.value?.pinned === false, 10_000);
 });
 
 await check('Forget: the entry moves to the archive', async () => {
