@@ -132,8 +132,11 @@ const HTML_NOTE = 'memory/knowledge/html-note/SKILL.md';
 // --- the model: agent turns follow `script`; the dreamer writes one memory
 let script = [];
 let dreamSteps = 0;
+/** While set, the dreamer's model answers this late (a dream long enough to cancel). */
+let dreamDelayMs = 0;
 const model = await startFakeModel((req) => {
   if (toolNames(req).includes('create_knowledge')) {
+    if (dreamDelayMs) return { delayMs: dreamDelayMs, content: 'Dream complete.' };
     return dreamSteps++ === 0
       ? { toolCalls: [{ name: 'create_knowledge', arguments: { name: 'deploy-window', entry_type: 'fact', description: 'When deploys may run', body: 'Deploys run Tuesdays and Thursdays after 14:00.' } }] }
       : { content: 'Dream complete.' };
@@ -364,6 +367,23 @@ await check('Dreams: "Dream now" runs a dream over this session and the tab show
     const r = await api('dreams', {});
     expect(false, `no diff naming the new memory in the Dreams view; somniMemory/dreams answers ${JSON.stringify(r.result).slice(0, 800)}`);
   }
+});
+
+await check('Dreams: a running dream shows its progress and Cancel stops it', async () => {
+  // Something new to dream about, and a dreamer slow enough to be caught running.
+  await turn('Note that the deploy freeze starts on Friday.', [() => ({ content: 'Noted.' })]);
+  dreamDelayMs = 20_000;
+  const before = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '').catch(() => '');
+  await page.click(memTab('[data-testid="somni-dream-now"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-dreaming"]'), { timeout: 15_000 });
+  await shot('dreams-running');
+  const t0 = Date.now();
+  await clickText('Cancel');
+  await page.waitForSelector(memTab('[data-testid="somni-dream-last"]'), { timeout: 20_000 });
+  const after = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '');
+  dreamDelayMs = 0;
+  expect(after !== before && !/deep_sleep/.test(after), `after Cancel the last dream reads: ${after} (before: ${before})`);
+  expect(Date.now() - t0 < 15_000, `the dream took ${Date.now() - t0} ms to stop after Cancel`);
 });
 
 await check('Health: doctor, index counts, pending logs and the log tail', async () => {
