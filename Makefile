@@ -6,7 +6,7 @@ SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
 export SOMNI_VERSION
 LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build check test test-tools test-go test-plugin test-mcp-npm test-install test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
+.PHONY: all build check test test-tools test-go test-plugin test-mcp-npm test-install test-browser test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
@@ -22,7 +22,7 @@ fmt:
 fmt-check:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: test-tools build fmt-check vet test-go test-plugin test-mcp-npm test-install test-qemu
+test: test-tools build fmt-check vet test-go test-plugin test-mcp-npm test-install test-browser test-qemu
 
 # What the suite needs beyond `make models` (apt's qemu and file, the pinned registry and MCP client,
 # ONNX Runtime tarballs): checked, and installed when missing, by the script CI uses too.
@@ -53,6 +53,10 @@ test-mcp-npm:
 # The packages as a user gets them: a local registry, `dsh plugin add dsh-somni`, one turn, upgrade, removal.
 test-install:
 	bash scripts/test-install.sh
+
+# The web client's Memory tab of the installed plugin in headless Chromium (screenshots in docs/screenshots).
+test-browser:
+	bash scripts/test-browser.sh
 
 # The dist linux-arm64 package under qemu-aarch64 (needs qemu-user-static and the arm64 cross
 # libc/libstdc++); runs on the dist/ test-install built.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The tools the whole suite needs beyond `make models` and the plugin toolchain, installed the same
-# way for CI (.ci/run) and for `make test` on a newcomer's machine: Debian's file, qemu-aarch64 and the
+# way for CI (.ci/run) and for `make test` on a newcomer's machine: Debian's file, chromium and a CJK font (test-browser), qemu-aarch64 and the
 # arm64 runtime libraries (test-qemu), the pinned verdaccio registry (test-install), the pinned MCP
 # TypeScript SDK (test-mcp-npm), and the ONNX Runtime tarballs the packages are built from.
 # Idempotent: what is present is checked and skipped, so a second run costs about a second.
@@ -8,7 +8,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
-apt_pkgs=(file qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross)
+apt_pkgs=(file chromium fonts-wqy-zenhei qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross)
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -13,6 +13,9 @@ if [ -x "$SIDECAR_BIN" ]; then
   node scripts/gen-tool-schemas.mjs "$SIDECAR_BIN" src/tool-schemas.ts
 fi
 node node_modules/typescript/bin/tsc -p tsconfig.json
+# The Memory tab's browser bundle (lib/client.js): type-checked on its own (DOM, JSX), bundled by esbuild.
+node node_modules/typescript/bin/tsc -p client/tsconfig.json
+node scripts/build-client.mjs
 if [ -x "$SIDECAR_BIN" ]; then
   mkdir -p bin && cp "$SIDECAR_BIN" bin/somni-sidecar
 fi

@@ -40,6 +40,8 @@ export const DEADLINES = {
    * otherwise stop the sidecar mid-dream. A nap reads one session's log, a few model turns.
    */
   napSettle: 60_000,
+  /** The web Memory tab's reads and edits: a person waits on them, but nothing in a turn does. */
+  tab: 10_000,
   /** The half-open probe: a `ping` the breaker sends before it restarts a sidecar that keeps missing. */
   probe: 1_000,
 } as const;

@@ -102,6 +102,11 @@ export class DreamScheduler {
     return this.run('idle', true);
   }
 
+  /** True while a dream (manual or automatic) is under way. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
   /**
    * Runs a dream now (the `dream_now` tool); refuses while one runs.
    * @param trigger - recorded by the sidecar.

@@ -5,6 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
+import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, Plain, SessionMemoryEvent } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -77,12 +78,32 @@ export interface MethodTable {
   'assoc.reset': { params: { sessionId: string }; result: Obj };
   'tools.list': { params: Empty; result: { tools: SidecarTool[] } };
   'tools.call': { params: { name: string; args: { [key: string]: Json }; sessionId?: string }; result: { result: Json } };
-  'sleep.status': { params: Empty; result: { pendingLogs: number } };
+  'sleep.status': { params: Empty; result: SleepStatus };
   'session.digest': { params: { sessionId: string; maxChars: number }; result: Digest };
   /** With `sessionId` (a nap): that session's live log is closed and only its pending logs are dreamt over. */
   'sleep.run': { params: { trigger: string; sessionId?: string }; result: SleepRun };
   'sleep.cancel': { params: Empty; result: Obj };
+  'memory.list': { params: { kind?: string; query?: string; tag?: string; since?: string; until?: string; archived?: boolean; limit?: number; offset?: number }; result: MemoryList };
+  'memory.read': { params: { path: string }; result: MemoryEntry };
+  'memory.write': { params: { path: string; raw: string; version: string }; result: { version: string; redacted: boolean } };
+  'memory.forget': { params: { path: string; version?: string }; result: { archivedTo: string } };
+  'memory.pin': { params: { path: string; pinned: boolean; version?: string }; result: { version: string } };
+  'memory.session': { params: { sessionId: string }; result: { events: SessionMemoryEvent[] } };
+  'memory.dreams': { params: { limit?: number }; result: { dreams: Dream[] } };
+  'memory.health': { params: Empty; result: MemoryHealth };
 }
+
+/** `sleep.status` result; `sleeping`, `step`, `maxSteps` and `startedAt` only from sidecars that send them. */
+export interface SleepStatus {
+  pendingLogs: number;
+  sleeping?: boolean;
+  step?: number;
+  maxSteps?: number;
+  startedAt?: string;
+}
+
+/** The JSON-RPC error code the sidecar answers a `memory.write` conflict with; its `data` is `{current, version}`. */
+export const CONFLICT_CODE = -32010;
 /** A method the plugin calls on the sidecar. */
 export type Method = keyof MethodTable;
 export type ParamsOf<M extends Method> = MethodTable[M]['params'];
@@ -105,7 +126,17 @@ function object(method: string, raw: Json): { [key: string]: Json } {
   return raw;
 }
 const s = (v: Json | undefined): string => (typeof v === 'string' ? v : '');
-const n = (v: Json | undefined): number => (typeof v === 'number' ? v : 0);
+const n = (v: Json | undefined): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const b = (v: Json | undefined): boolean => v === true;
+const strings = (v: Json | undefined): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const records = (v: Json | undefined): { [key: string]: Json }[] => (Array.isArray(v) ? v.filter(isRecord) : []);
+/** An optional finite number: absent stays absent (JSON-safe for the browser). */
+const on = (v: Json | undefined): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const os = (v: Json | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+/** Drops undefined fields: results go to the browser as JSON and the gateway checks they are JSON-safe. */
+function defined<O extends object>(o: O): O {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as O;
+}
 
 /** Sanitises a sidecar parameter schema to the harness's enforced JSON-Schema subset. */
 const KEEP = new Set(['type', 'properties', 'required', 'additionalProperties', 'items', 'enum', 'const', 'oneOf', 'description', 'title', 'default', 'examples']);
@@ -189,7 +220,10 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
     const r = object('session.digest', raw);
     return { text: s(r.text), intentions: n(r.intentions), memories: n(r.memories), statements: n(r.statements) };
   },
-  'sleep.status': (raw) => ({ pendingLogs: n(object('sleep.status', raw).pendingLogs) }),
+  'sleep.status': (raw) => {
+    const r = object('sleep.status', raw);
+    return defined({ pendingLogs: n(r.pendingLogs), sleeping: typeof r.sleeping === 'boolean' ? r.sleeping : undefined, step: on(r.step), maxSteps: on(r.maxSteps), startedAt: os(r.startedAt) });
+  },
   'sleep.run': (raw) => {
     const r = object('sleep.run', raw);
     const usage = r.token_usage;
@@ -197,7 +231,67 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
     return { status: s(r.status), summary: s(r.summary), reason: s(r.reason), ...(total === undefined ? {} : { token_usage: { total_tokens: total } }) };
   },
   'sleep.cancel': acknowledgement('sleep.cancel'),
+  'memory.list': (raw) => {
+    const r = object('memory.list', raw);
+    return { total: n(r.total), entries: records(r.entries).map(toListEntry) };
+  },
+  'memory.read': (raw) => toMemoryEntry(object('memory.read', raw)),
+  'memory.write': (raw) => {
+    const r = object('memory.write', raw);
+    // The sidecar counts the secrets its write redacted; the tab only says whether it did.
+    return { version: s(r.version), redacted: b(r.redacted) || n(r.redacted) > 0 };
+  },
+  'memory.forget': (raw) => ({ archivedTo: s(object('memory.forget', raw).archivedTo) }),
+  'memory.pin': (raw) => ({ version: s(object('memory.pin', raw).version) }),
+  'memory.session': (raw) => ({ events: records(object('memory.session', raw).events).map(toSessionEvent) }),
+  'memory.dreams': (raw) => ({ dreams: records(object('memory.dreams', raw).dreams).map(toDream) }),
+  'memory.health': (raw) => {
+    const r = object('memory.health', raw);
+    return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}) };
+  },
 };
+
+function toListEntry(e: { [key: string]: Json }): MemoryListEntry {
+  const hit = isRecord(e.hit) ? { score: n(e.hit.score), why: s(e.hit.why) } : undefined;
+  return defined({
+    path: s(e.path), name: s(e.name), kind: s(e.kind), type: s(e.type), description: s(e.description),
+    score: on(e.score), stability: on(e.stability), lastUsed: os(e.lastUsed), created: os(e.created),
+    tags: strings(e.tags), pinned: b(e.pinned), archived: b(e.archived), hit,
+  });
+}
+function toMemoryEntry(r: { [key: string]: Json }): MemoryEntry {
+  return {
+    path: s(r.path), kind: s(r.kind), name: s(r.name), raw: s(r.raw), version: s(r.version),
+    frontMatter: records(r.frontMatter).map((f) => ({ key: s(f.key), value: typeof f.value === 'string' ? f.value : JSON.stringify(f.value ?? '') })),
+    body: s(r.body), pinned: b(r.pinned), archived: b(r.archived),
+    strength: records(r.strength).map((p) => ({ day: s(p.day), value: n(p.value) })),
+  };
+}
+function toSessionEvent(e: { [key: string]: Json }): SessionMemoryEvent {
+  return {
+    time: s(e.time), kind: s(e.kind), tool: s(e.tool), query: s(e.query), text: s(e.text),
+    items: records(e.items).map((i) => ({ name: s(i.name), path: s(i.path), score: n(i.score), why: s(i.why) })),
+  };
+}
+function toDream(d: { [key: string]: Json }): Dream {
+  return {
+    id: s(d.id), path: s(d.path), trigger: s(d.trigger), started: s(d.started), durationMs: n(d.durationMs), tokens: n(d.tokens),
+    status: s(d.status), created: strings(d.created), updated: strings(d.updated), archived: strings(d.archived), diff: s(d.diff), diary: s(d.diary),
+  };
+}
+function counts(v: Json | undefined): { [key: string]: number } {
+  return isRecord(v) ? Object.fromEntries(Object.entries(v).map(([k, c]) => [k, n(c)])) : {};
+}
+/** Any JSON as the browser may take it: non-finite numbers become null. */
+function plain(v: Json): Plain {
+  if (Array.isArray(v)) return v.map(plain);
+  if (isRecord(v)) return plainRecord(v);
+  if (typeof v === 'number') return Number.isFinite(v) ? v : null;
+  return v;
+}
+function plainRecord(r: { [key: string]: Json }): { [key: string]: Plain } {
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)]));
+}
 
 /** Every method of the table (the fake/real shape test walks them). */
 export const METHODS = Object.keys(DECODE) as Method[];

@@ -11,10 +11,13 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 export class RpcError extends Error {
   /** JSON-RPC error code, or a local code: -1 closed, -2 timeout, -3 aborted. */
   readonly code: number;
-  constructor(message: string, code: number) {
+  /** The error's `data` as the sidecar sent it (a write conflict carries the file on disk there). */
+  readonly data: Json | undefined;
+  constructor(message: string, code: number, data?: Json) {
     super(message);
     this.name = 'RpcError';
     this.code = code;
+    this.data = data;
   }
 }
 /** Local error codes (not on the wire). */
@@ -199,10 +202,10 @@ export class RpcPeer {
     const p = this.settle(m.id);
     if (!p) return; // late reply after a timeout: nothing waits for it any more
     if (m.error !== undefined && m.error !== null) {
-      const e = m.error as { code?: unknown; message?: unknown };
+      const e = m.error as { code?: unknown; message?: unknown; data?: Json };
       const code = typeof e.code === 'number' ? e.code : -32603;
       const text = typeof e.message === 'string' ? e.message : JSON.stringify(m.error);
-      p.reject(new RpcError(`${p.method}: ${text}`, code));
+      p.reject(new RpcError(`${p.method}: ${text}`, code, e.data));
     } else {
       p.resolve(m.result ?? null);
     }

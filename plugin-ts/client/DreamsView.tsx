@@ -1,0 +1,89 @@
+/** Dreams: each one's diary, duration, tokens, what it changed and its diff; Dream now / Cancel. */
+import { useEffect, useState } from 'react';
+import type { DreamStatus } from '../src/memory-wire.js';
+import { Status, fmtTime, useLoad, type ViewProps } from './common.js';
+
+const POLL_MS = 1_000;
+
+export function DreamsView({ api, t, open }: ViewProps) {
+  const { value, error, loading, reload } = useLoad(() => api.dreams(30), [api]);
+  const [status, setStatus] = useState<DreamStatus | null>(null);
+  const [err, setErr] = useState('');
+  const sleeping = status?.sleeping === true;
+  useEffect(() => {
+    let stop = false;
+    let wasSleeping = false;
+    let lastSeen = '';
+    const tick = async () => {
+      try {
+        const s = await api.dreamStatus();
+        if (stop) return;
+        setStatus(s);
+        // A dream that just ended has a new entry in the list; a short one may end between two polls,
+        // so a new outcome counts as an end too.
+        const outcome = s.last ? JSON.stringify(s.last) : '';
+        if ((wasSleeping && !s.sleeping) || (outcome && outcome !== lastSeen)) reload();
+        wasSleeping = s.sleeping;
+        lastSeen = outcome;
+      } catch (e) {
+        if (!stop) setErr(e instanceof Error ? e.message : String(e));
+      }
+    };
+    void tick();
+    const timer = setInterval(tick, POLL_MS);
+    return () => { stop = true; clearInterval(timer); };
+  }, [api, reload]);
+  const start = async () => {
+    setErr('');
+    try {
+      const r = await api.dreamStart();
+      if (!r.started) setErr(r.reason);
+      setStatus(await api.dreamStatus());
+    } catch (e) {
+      setErr(e instanceof Error ? e.message : String(e));
+    }
+  };
+  const dreams = value?.dreams ?? [];
+  return (
+    <div data-testid="somni-dreams">
+      <div className="somni-row">
+        <button className="somni-btn" disabled={sleeping} onClick={start} data-testid="somni-dream-now">{t('dreams.now')}</button>
+        {sleeping && <button className="somni-btn" onClick={() => void api.dreamCancel().catch((e: unknown) => setErr(String(e)))}>{t('dreams.cancel')}</button>}
+        <button className="somni-btn" onClick={reload}>{t('refresh')}</button>
+        {sleeping && <span data-testid="somni-dreaming">{status?.step !== undefined && status.maxSteps ? t('dreams.running', { step: status.step, max: status.maxSteps }) : t('dreams.runningNoStep')}</span>}
+        {status && !sleeping && <span className="somni-muted somni-small">{t('dreams.pending', { n: status.pendingLogs })}</span>}
+      </div>
+      {status?.last && !sleeping && <div className="somni-muted somni-small" data-testid="somni-dream-last">{t('dreams.last', { status: status.last.status, summary: status.last.summary || status.last.reason })}</div>}
+      {err && <div className="somni-error" role="alert">{err}</div>}
+      <Status t={t} error={error} loading={loading} empty={dreams.length === 0} />
+      {dreams.map((d) => (
+        <div className="somni-card" key={d.id} data-testid="somni-dream">
+          <div className="somni-row">
+            <strong>{fmtTime(d.started)}</strong>
+            <span className="somni-badge">{d.trigger}</span>
+            <span className="somni-badge">{d.status}</span>
+            <span className="somni-muted somni-small">{t('dreams.duration', { s: (d.durationMs / 1000).toFixed(1) })} · {t('dreams.tokens', { n: d.tokens })}</span>
+          </div>
+          {(['created', 'updated', 'archived'] as const).map((k) => d[k].length > 0 && (
+            <div className="somni-row somni-small" key={k}>
+              <span className="somni-muted">{t(`dreams.${k}`)}:</span>
+              {d[k].map((p) => <button key={p} className="somni-link" onClick={() => open(p)}>{p}</button>)}
+            </div>
+          ))}
+          {d.diary && <details open><summary className="somni-small">{t('dreams.diary')}</summary><div className="somni-pre">{d.diary}</div></details>}
+          {d.diff && <details open><summary className="somni-small">{t('dreams.diff')}</summary><Diff text={d.diff} /></details>}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function Diff({ text }: { text: string }) {
+  return (
+    <pre className="somni-pre" data-testid="somni-diff">
+      {text.split('\n').map((line, i) => (
+        <div key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'somni-diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'somni-diff-del' : undefined}>{line || ' '}</div>
+      ))}
+    </pre>
+  );
+}

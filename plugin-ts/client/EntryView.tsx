@@ -1,0 +1,108 @@
+/**
+ * One memory: rendered Markdown and front-matter, its strength, Edit (with a side-by-side conflict
+ * when the file changed on disk meanwhile: nothing the user typed is lost), Forget, Pin/Unpin.
+ */
+import { useState } from 'react';
+import type { MemoryEntry } from '../src/memory-wire.js';
+import { Status, useLoad, type ViewProps } from './common.js';
+import { renderMarkdown } from './markdown.js';
+import { Sparkline } from './Sparkline.js';
+
+type Edit = { draft: string; base: string; conflict?: { current: string; version: string } };
+
+export function EntryView({ api, t, path, back }: ViewProps & { path: string; back: () => void }) {
+  const { value: entry, error, loading, reload } = useLoad(() => api.read(path), [api, path]);
+  const [edit, setEdit] = useState<Edit | null>(null);
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const act = async (fn: () => Promise<string | void>) => {
+    setBusy(true);
+    setNote(null);
+    try {
+      const msg = await fn();
+      if (msg) setNote({ ok: true, text: msg });
+    } catch (err) {
+      setNote({ ok: false, text: err instanceof Error ? err.message : String(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const save = (raw: string, version: string) =>
+    act(async () => {
+      const r = await api.write(path, raw, version);
+      if (r.status === 'conflict') {
+        setEdit({ draft: raw, base: version, conflict: { current: r.current, version: r.version } });
+        return;
+      }
+      setEdit(null);
+      reload();
+      return r.redacted ? t('entry.redacted') : t('entry.saved');
+    });
+  return (
+    <div data-testid="somni-entry">
+      <div className="somni-row">
+        <button className="somni-btn" onClick={back}>{t('entry.back')}</button>
+        <span className="somni-small somni-muted">{path}</span>
+      </div>
+      <Status t={t} error={error} loading={loading} empty={!entry} />
+      {note && <div className={note.ok ? 'somni-ok' : 'somni-error'} role="status">{note.text}</div>}
+      {entry && !edit && (
+        <Shown entry={entry} t={t} busy={busy}
+          onEdit={() => setEdit({ draft: entry.raw, base: entry.version })}
+          onPin={() => act(async () => { await api.pin(path, !entry.pinned, entry.version); reload(); })}
+          onForget={() => {
+            if (!window.confirm(t('entry.forgetConfirm'))) return;
+            void act(async () => { const r = await api.forget(path, entry.version); reload(); return t('entry.forgotten', { path: r.archivedTo }); });
+          }} />
+      )}
+      {entry && edit && !edit.conflict && (
+        <div>
+          <textarea className="somni-textarea" data-testid="somni-editor" value={edit.draft} onChange={(e) => setEdit({ ...edit, draft: e.target.value })} />
+          <div className="somni-row">
+            <button className="somni-btn" disabled={busy} onClick={() => save(edit.draft, edit.base)}>{t('entry.save')}</button>
+            <button className="somni-btn" disabled={busy} onClick={() => setEdit(null)}>{t('entry.cancel')}</button>
+          </div>
+        </div>
+      )}
+      {edit?.conflict && (
+        <div data-testid="somni-conflict">
+          <div className="somni-error" role="alert">{t('entry.conflict')}</div>
+          <div className="somni-side">
+            <div><div className="somni-small somni-muted">{t('entry.yours')}</div>
+              <textarea className="somni-textarea" data-testid="somni-mine" value={edit.draft} onChange={(e) => setEdit({ ...edit, draft: e.target.value })} /></div>
+            <div><div className="somni-small somni-muted">{t('entry.disk')}</div>
+              <pre className="somni-pre somni-card" data-testid="somni-disk">{edit.conflict.current}</pre></div>
+          </div>
+          <div className="somni-row">
+            <button className="somni-btn" disabled={busy} onClick={() => edit.conflict && save(edit.draft, edit.conflict.version)}>{t('entry.keepMine')}</button>
+            <button className="somni-btn" disabled={busy} onClick={() => { setEdit(null); reload(); }}>{t('entry.takeDisk')}</button>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function Shown({ entry, t, busy, onEdit, onPin, onForget }: { entry: MemoryEntry; t: ViewProps['t']; busy: boolean; onEdit: () => void; onPin: () => void; onForget: () => void }) {
+  return (
+    <div>
+      <div className="somni-row" style={{ margin: '8px 0' }}>
+        <strong style={{ fontSize: 15 }}>{entry.name}</strong>
+        <span className="somni-badge">{entry.kind}</span>
+        {entry.archived && <span className="somni-badge">{t('browse.archived')}</span>}
+        <span className="somni-spacer" />
+        {!entry.archived && <button className="somni-btn" disabled={busy} onClick={onEdit}>{t('entry.edit')}</button>}
+        {!entry.archived && <button className="somni-btn" disabled={busy} onClick={onPin}>{entry.pinned ? t('entry.unpin') : t('entry.pin')}</button>}
+        {!entry.archived && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
+      </div>
+      {entry.strength.length > 0 && (
+        <div className="somni-row somni-small"><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
+      )}
+      <dl className="somni-fm">
+        {entry.frontMatter.map((f) => [<dt key={`k-${f.key}`}>{f.key}</dt>, <dd key={`v-${f.key}`}>{f.value}</dd>])}
+      </dl>
+      {/* renderMarkdown escapes raw HTML and unsafe links: the file is user-editable. */}
+      <div className="somni-md" data-testid="somni-body" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.body) }} />
+    </div>
+  );
+}

@@ -1,0 +1,40 @@
+/** Health: the doctor's findings, index counts, pending logs and the log's tail. */
+import type { Plain } from '../src/memory-wire.js';
+import { Status, useLoad, type ViewProps } from './common.js';
+
+const text = (v: Plain): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export function HealthView({ api, t }: ViewProps) {
+  const { value, error, loading, reload } = useLoad(() => api.health(), [api]);
+  return (
+    <div data-testid="somni-health">
+      <div className="somni-row"><button className="somni-btn" onClick={reload}>{t('refresh')}</button></div>
+      <Status t={t} error={error} loading={loading} empty={!value} />
+      {value && (
+        <>
+          <h4>{t('health.doctor')}</h4>
+          {value.doctor.length === 0 && <div className="somni-ok">{t('health.clean')}</div>}
+          {value.doctor.map((f, i) => (
+            <div className="somni-card somni-small" key={i}>
+              {f !== null && typeof f === 'object' && !Array.isArray(f)
+                ? Object.entries(f).map(([k, v]) => <div key={k}><span className="somni-muted">{k}: </span>{text(v)}</div>)
+                : text(f)}
+            </div>
+          ))}
+          <h4>{t('health.entries')}</h4>
+          <table className="somni-table"><tbody>
+            {Object.entries(value.entries).map(([k, v]) => <tr key={`e-${k}`}><td className="somni-muted">{k}</td><td>{v}</td></tr>)}
+          </tbody></table>
+          <h4>{t('health.index')}</h4>
+          <table className="somni-table"><tbody>
+            {Object.entries(value.index).map(([k, v]) => <tr key={k}><td className="somni-muted">{k}</td><td>{text(v)}</td></tr>)}
+          </tbody></table>
+          <p>{t('health.pending', { n: value.pendingLogs })}</p>
+          <h4>{t('health.log')}</h4>
+          {value.logError && <div className="somni-error">{value.logError}</div>}
+          {value.logTail.length > 0 ? <pre className="somni-pre somni-card">{value.logTail.join('\n')}</pre> : <div className="somni-muted">{t('empty')}</div>}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+/** The Memory tab: a small navigator over the views; an entry opens over whichever view linked it. */
+import { useState } from 'react';
+import type { MemoryApi } from './api.js';
+import { BrowseView } from './BrowseView.js';
+import { DreamsView } from './DreamsView.js';
+import { EntryView } from './EntryView.js';
+import { HealthView } from './HealthView.js';
+import type { Key, T } from './locale.js';
+import { SessionView } from './SessionView.js';
+
+type Pane = 'session' | 'browse' | 'dreams' | 'health';
+const PANES: Pane[] = ['session', 'browse', 'dreams', 'health'];
+
+export interface MemoryViewProps {
+  sessionId: string;
+  t: T;
+  api: MemoryApi;
+}
+
+export function MemoryView({ sessionId, t, api }: MemoryViewProps) {
+  const [pane, setPane] = useState<Pane>('session');
+  const [path, setPath] = useState<string | null>(null);
+  const open = (p: string) => p && setPath(p);
+  const props = { api, t, open };
+  return (
+    <div className="somni-root" data-testid="somni-memory">
+      <nav className="somni-nav" role="tablist">
+        {PANES.map((p) => (
+          <button key={p} role="tab" aria-selected={!path && pane === p} data-pane={p} onClick={() => { setPane(p); setPath(null); }}>
+            {t(`nav.${p}` as Key)}
+          </button>
+        ))}
+      </nav>
+      {path ? <EntryView {...props} path={path} back={() => setPath(null)} />
+        : pane === 'session' ? <SessionView {...props} sessionId={sessionId} />
+        : pane === 'browse' ? <BrowseView {...props} />
+        : pane === 'dreams' ? <DreamsView {...props} />
+        : <HealthView {...props} />}
+    </div>
+  );
+}

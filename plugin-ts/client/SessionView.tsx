@@ -1,0 +1,50 @@
+/** This session's memory: hints shown, recalls and their results, intentions touched; newest first. */
+import { useEffect } from 'react';
+import { Status, fmtScore, fmtTime, type ViewProps } from './common.js';
+import { useLoad } from './common.js';
+import type { Key } from './locale.js';
+
+const POLL_MS = 5_000;
+
+export function SessionView({ api, t, open, sessionId }: ViewProps & { sessionId: string }) {
+  const { value, error, loading, reload } = useLoad(() => api.session(sessionId), [api, sessionId]);
+  useEffect(() => {
+    const timer = setInterval(reload, POLL_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
+  const events = value?.events ?? [];
+  return (
+    <div data-testid="somni-session">
+      <div className="somni-row">
+        <button className="somni-btn" onClick={reload}>{t('refresh')}</button>
+      </div>
+      <Status t={t} error={error} loading={loading} empty={events.length === 0} />
+      {events.map((e, i) => (
+        <div className="somni-card" key={`${e.time}-${i}`} data-kind={e.kind}>
+          <div className="somni-row">
+            <span className={`somni-badge somni-badge-${e.kind}`}>{labelOf(e.kind, t)}</span>
+            {e.tool && <span className="somni-small">{e.tool}</span>}
+            <span className="somni-spacer" />
+            <span className="somni-muted somni-small">{fmtTime(e.time)}</span>
+          </div>
+          {e.query && <div className="somni-muted somni-small">{t('session.query', { query: e.query })}</div>}
+          {e.text && <div className="somni-pre">{e.text}</div>}
+          {e.items.map((it) => (
+            <div className="somni-row somni-small" key={it.path || it.name}>
+              <button className="somni-link" onClick={() => open(it.path)} disabled={!it.path}>{it.name || it.path}</button>
+              <span className="somni-muted">{t('session.score', { score: fmtScore(it.score) })}</span>
+              {it.why && <span className="somni-muted">{t('session.why', { why: it.why })}</span>}
+            </div>
+          ))}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+function labelOf(kind: string, t: (k: Key) => string): string {
+  if (kind === 'hint') return t('session.hint');
+  if (kind === 'recall') return t('session.recall');
+  if (kind === 'intention') return t('session.intention');
+  return kind;
+}

@@ -1,0 +1,58 @@
+/**
+ * The tab's calls to the host half (`somniMemory/*` over `/api`), typed by the shared wire. Each call
+ * resolves to a value or throws an Error carrying the host's message: views show it as it is.
+ */
+import { MEMORY_NAMESPACE } from '../src/memory-wire.js';
+import type { DreamStatus, Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, SessionMemoryEvent } from '../src/memory-wire.js';
+
+/** The web client's `ctx.connection.rpc` as far as the tab uses it. */
+export interface ClientRpc {
+  call(channel: string, endpoint: string, payload: unknown, signal?: AbortSignal): Promise<RpcResult>;
+}
+export type RpcResult = { ok: true; value: unknown } | { ok: false; error: { code?: string; message?: string } };
+
+export interface MemoryApi {
+  list(q: MemoryListQuery): Promise<MemoryList>;
+  read(path: string): Promise<MemoryEntry>;
+  write(path: string, raw: string, version: string): Promise<MemoryWriteResult>;
+  forget(path: string, version?: string): Promise<{ archivedTo: string }>;
+  pin(path: string, pinned: boolean, version?: string): Promise<{ version: string }>;
+  session(sessionId: string): Promise<{ events: SessionMemoryEvent[] }>;
+  dreams(limit?: number): Promise<{ dreams: Dream[] }>;
+  health(): Promise<MemoryHealth>;
+  dreamStart(): Promise<{ started: boolean; reason: string }>;
+  dreamStatus(): Promise<DreamStatus>;
+  dreamCancel(): Promise<{ cancelled: boolean }>;
+}
+
+/** Drops undefined fields: the gateway rejects unknown wire names, never missing ones. */
+function args(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+export function memoryApi(rpc: ClientRpc): MemoryApi {
+  // The views trust the host's checked shapes: the host half decodes every sidecar reply (methods.ts).
+  const call = async <T>(method: string, a: Record<string, unknown>): Promise<T> => {
+    let r: RpcResult;
+    try {
+      r = await rpc.call('/api', `${MEMORY_NAMESPACE}/${method}`, { args: args(a) });
+    } catch (err) {
+      throw new Error(err instanceof Error ? err.message : String(err));
+    }
+    if (!r.ok) throw new Error(r.error.message || r.error.code || 'request failed');
+    return r.value as T;
+  };
+  return {
+    list: (q) => call('list', { ...q }),
+    read: (path) => call('read', { path }),
+    write: (path, raw, version) => call('write', { path, raw, version }),
+    forget: (path, version) => call('forget', { path, version }),
+    pin: (path, pinned, version) => call('pin', { path, pinned, version }),
+    session: (sessionId) => call('session', { sessionId }),
+    dreams: (limit) => call('dreams', { limit }),
+    health: () => call('health', {}),
+    dreamStart: () => call('dreamStart', {}),
+    dreamStatus: () => call('dreamStatus', {}),
+    dreamCancel: () => call('dreamCancel', {}),
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The Memory tab's wire: what the host's `somniMemory/*` Remote methods take and return. Shared by
+ * the host half (memory-api.ts) and the browser bundle (client/), so both sides name one shape.
+ * Types and constants only: the browser bundle imports this file too.
+ */
+
+/** The Typert namespace: the browser calls `/api/somniMemory/<method>`. */
+export const MEMORY_NAMESPACE = 'somniMemory';
+
+/**
+ * What the host accepts from the browser. The sidecar enforces the data-dir boundary itself; these
+ * bounds keep an oversized request from ever crossing the pipe and say why in the error.
+ */
+export const MEMORY_LIMITS = {
+  /** A memory file's raw text (front-matter + body) on write. */
+  rawChars: 256 * 1024,
+  /** A path relative to the data dir. */
+  pathChars: 512,
+  /** A search query or tag filter. */
+  queryChars: 1024,
+  /** Entries per list page. */
+  listLimit: 200,
+  /** Dreams listed at most. */
+  dreamLimit: 100,
+} as const;
+
+export interface MemoryHit {
+  score: number;
+  why: string;
+}
+export interface MemoryListEntry {
+  path: string;
+  name: string;
+  kind: string;
+  type: string;
+  description: string;
+  score?: number;
+  stability?: number;
+  lastUsed?: string;
+  created?: string;
+  tags: string[];
+  pinned: boolean;
+  archived: boolean;
+  hit?: MemoryHit;
+}
+export interface MemoryList {
+  total: number;
+  entries: MemoryListEntry[];
+}
+export interface MemoryListQuery {
+  kind?: string;
+  query?: string;
+  tag?: string;
+  since?: string;
+  until?: string;
+  archived?: boolean;
+  limit?: number;
+  offset?: number;
+}
+export interface MemoryEntry {
+  path: string;
+  kind: string;
+  name: string;
+  raw: string;
+  version: string;
+  frontMatter: { key: string; value: string }[];
+  body: string;
+  pinned: boolean;
+  archived: boolean;
+  strength: { day: string; value: number }[];
+}
+/** A write either lands or meets a newer file on disk, whose text comes back so nothing is lost. */
+export type MemoryWriteResult =
+  | { status: 'written'; version: string; redacted: boolean }
+  | { status: 'conflict'; current: string; version: string };
+
+export interface SessionMemoryItem {
+  name: string;
+  path: string;
+  score: number;
+  why: string;
+}
+export interface SessionMemoryEvent {
+  time: string;
+  kind: 'hint' | 'recall' | 'intention' | string;
+  tool: string;
+  query: string;
+  text: string;
+  items: SessionMemoryItem[];
+}
+export interface Dream {
+  id: string;
+  path: string;
+  trigger: string;
+  started: string;
+  durationMs: number;
+  tokens: number;
+  status: string;
+  created: string[];
+  updated: string[];
+  archived: string[];
+  diff: string;
+  diary: string;
+}
+/** A JSON value the tab renders generically (doctor findings and index counts vary by sidecar version). */
+export type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };
+export interface MemoryHealth {
+  doctor: Plain[];
+  index: { [key: string]: Plain };
+  /** Entries by kind. */
+  entries: { [kind: string]: number };
+  pendingLogs: number;
+  logTail: string[];
+  /** Why the log's tail could not be read, when it could not. */
+  logError?: string;
+}
+export interface DreamStatus {
+  sleeping: boolean;
+  pendingLogs: number;
+  step?: number;
+  maxSteps?: number;
+  startedAt?: string;
+  /** The outcome of the last dream this host started from the tab, once it ended. */
+  last?: { status: string; summary: string; reason: string };
+}

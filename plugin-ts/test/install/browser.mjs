@@ -1,0 +1,452 @@
+#!/usr/bin/env node
+// The browser test: the Memory tab of the INSTALLED dsh-somni in the real DSH web client, driven in
+// headless Chromium. The packages of dist/ are published to a throwaway verdaccio (no uplinks) and
+// installed with `dsh plugin --profile web add dsh-somni` on a fresh DSH_HOME; the model is a
+// recording fake; memories are files under the data dir. A turn raises a hint; the tab shows it with
+// its reason; search finds an entry; an edit lands on disk and the next recall returns the new text;
+// an edit racing a change on disk shows both versions and keeps the user's; forget archives; a dream
+// started from the tab runs and is listed. Screenshots of each view go to docs/screenshots/.
+// Also, at the /api level (what curl sees): a path out of the data dir and an oversized body are
+// refused with clear errors.
+// Env: SOMNI_VERDACCIO (verdaccio executable), SOMNI_DIST_DIR (default dist/), SOMNI_CHROMIUM
+// (default /usr/bin/chromium), BROWSER_KEEP=1 keeps the temp dir, SOMNI_SCREENSHOTS (default docs/screenshots).
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer from 'puppeteer-core';
+import { startFakeModel, toolNames } from '../e2e/fake-model.mjs';
+import { checkRunner, expect, lastToolResult, listFiles, sleep, waitFor } from '../e2e/harness.mjs';
+import { startDshWeb } from '../e2e/web.mjs';
+
+const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const REPO = resolve(PLUGIN_DIR, '..');
+const DIST = resolve(process.env.SOMNI_DIST_DIR || join(REPO, 'dist'));
+const VERDACCIO = process.env.SOMNI_VERDACCIO;
+const CHROMIUM = process.env.SOMNI_CHROMIUM || '/usr/bin/chromium';
+const SHOTS = resolve(process.env.SOMNI_SCREENSHOTS || join(REPO, 'docs/screenshots'));
+const { results, check } = checkRunner();
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), 'somni-browser-')));
+const dir = (...p) => {
+  const d = join(root, ...p);
+  mkdirSync(d, { recursive: true });
+  return d;
+};
+console.log(`browser: dist ${DIST}\n         temp ${root}`);
+
+/** Runs a command; resolves {code, stdout, stderr}. Never rejects. */
+function run(cmd, args, o = {}) {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 300_000);
+    child.on('error', (err) => (stderr += String(err)));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}
+const tail = (s, n = 1500) => (s.length > n ? `…${s.slice(-n)}` : s);
+async function freePort() {
+  return new Promise((done, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+}
+
+// --- the registry and the install, as scripts/test-install.sh's run.mjs does it
+const port = await freePort();
+const REG = `http://127.0.0.1:${port}/`;
+const home = dir('user-home');
+const dshHome = join(home, '.dsh');
+const work = dir('user-home', 'projects', 'app');
+const dataDir = join(dshHome, 'somni');
+const baseEnv = {};
+for (const k of ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_EXTRA_CA_CERTS']) if (process.env[k]) baseEnv[k] = process.env[k];
+const env = { ...baseEnv, HOME: home, DSH_HOME: dshHome, DSH_TELEMETRY_DISABLED: '1', npm_config_registry: REG, npm_config_update_notifier: 'false', FAKE_LLM_KEY: 'fake' };
+let registry;
+process.on('exit', () => registry?.kill());
+
+await check('dist published to a local verdaccio and `dsh plugin --profile web add dsh-somni` installs it', async () => {
+  expect(VERDACCIO && existsSync(VERDACCIO), `SOMNI_VERDACCIO=${VERDACCIO} is not an executable (scripts/dist/setup-registry.sh installs it)`);
+  const tgzs = existsSync(DIST) ? readdirSync(DIST).filter((f) => /^dsh-somni.*\.tgz$/.test(f)) : [];
+  expect(tgzs.some((f) => /^dsh-somni-\d/.test(f)), `no dsh-somni-<version>.tgz in ${DIST}: run make dist`);
+  const regDir = dir('registry');
+  writeFileSync(join(regDir, 'config.yaml'), `storage: ${JSON.stringify(dir('registry', 'storage'))}
+auth: {htpasswd: {file: ${JSON.stringify(join(regDir, 'htpasswd'))}, max_users: 1}}
+uplinks: {}
+packages: {'**': {access: $all, publish: $authenticated}}
+max_body_size: 200mb
+log: {type: stdout, format: pretty, level: warn}
+`);
+  let regLog = '';
+  registry = spawn(VERDACCIO, ['--config', join(regDir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], { cwd: regDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir('registry-home') } });
+  registry.stdout.on('data', (d) => (regLog += d));
+  registry.stderr.on('data', (d) => (regLog += d));
+  await waitFor('verdaccio', async () => (await fetch(`${REG}-/ping`).catch(() => null))?.ok, 20_000).catch(() => expect(false, `registry did not answer: ${tail(regLog)}`));
+  const res = await fetch(`${REG}-/user/org.couchdb.user:somni`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'somni', password: 'somni-browser-test' }) });
+  const { token } = await res.json();
+  expect(token, `user creation: ${res.status}`);
+  const pubHome = dir('publisher-home');
+  writeFileSync(join(pubHome, '.npmrc'), `//127.0.0.1:${port}/:_authToken=${token}\n`);
+  for (const f of tgzs) {
+    const r = await run('npm', ['publish', join(DIST, f), '--registry', REG], { env: { ...env, HOME: pubHome }, cwd: pubHome });
+    expect(r.code === 0, `npm publish ${f}: ${tail(r.stderr)}`);
+  }
+  writeFileSync(join(home, '.npmrc'), `registry=${REG}\n`);
+  const r = await run('dsh', ['plugin', '--profile', 'web', 'add', 'dsh-somni'], { cwd: work, env });
+  expect(r.code === 0, `dsh plugin add: exit ${r.code}: ${tail(r.stderr + r.stdout)}`);
+  const pkg = JSON.parse(readFileSync(join(dshHome, 'profiles/web/node_modules/dsh-somni/package.json'), 'utf8'));
+  expect(pkg.exports?.['./client'] && pkg.dsh?.client?.platform === 'web', `the installed package declares no web client: ${JSON.stringify(pkg.exports)}`);
+  expect(existsSync(join(dshHome, 'profiles/web/node_modules/dsh-somni/lib/client.js')), 'lib/client.js is not in the installed package');
+});
+
+// --- memories the user already has, and the workspace a turn touches
+const KNOW = join(dataDir, 'memory', 'knowledge');
+const memory = (name, description, body) => {
+  mkdirSync(join(KNOW, name), { recursive: true });
+  writeFileSync(join(KNOW, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: fact\n---\n${body}\n`);
+};
+memory('staging-postgres', 'Staging Postgres host and port', 'Staging Postgres: host `pg-stage-7`, port 6543.');
+memory('coffee-pref', 'How the user takes coffee', 'The user takes coffee with oat milk, no sugar.');
+// A hand-edited file with markup in it: the tab must show it as text.
+memory('html-note', 'A note with markup in it', 'Markup: <img src=x onerror="window.__somniPwned=1"> <script>window.__somniPwned=2</script> and [a link](javascript:window.__somniPwned=3).');
+mkdirSync(join(work, 'docs'), { recursive: true });
+writeFileSync(join(work, 'docs/staging-postgres-notes.md'), 'Connection notes.\n');
+const PG = 'memory/knowledge/staging-postgres/SKILL.md';
+const COFFEE = 'memory/knowledge/coffee-pref/SKILL.md';
+const HTML_NOTE = 'memory/knowledge/html-note/SKILL.md';
+
+// --- the model: agent turns follow `script`; the dreamer writes one memory
+let script = [];
+let dreamSteps = 0;
+/** While set, the dreamer's model answers this late (a dream long enough to cancel). */
+let dreamDelayMs = 0;
+const model = await startFakeModel((req) => {
+  if (toolNames(req).includes('create_knowledge')) {
+    if (dreamDelayMs) return { delayMs: dreamDelayMs, content: 'Dream complete.' };
+    return dreamSteps++ === 0
+      ? { toolCalls: [{ name: 'create_knowledge', arguments: { name: 'deploy-window', entry_type: 'fact', description: 'When deploys may run', body: 'Deploys run Tuesdays and Thursdays after 14:00.' } }] }
+      : { content: 'Dream complete.' };
+  }
+  const step = script.shift();
+  return step ? step(req) : { content: 'Done.' };
+});
+const patch = join(root, 'model.patch.yml');
+writeFileSync(patch, `- id: llm-deepseek
+  config:
+    baseURL: ${JSON.stringify(model.url)}
+    apiKeyEnv: FAKE_LLM_KEY
+    thinking: disabled
+    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096}]
+- id: agent-default-model
+  config: {provider: deepseek-official, model: fake-model}
+- id: session-title-llm
+  disabled: true
+- id: dsh-somni
+  config: {embed: {provider: hash}, dream: {enabled: false}}
+`);
+
+const web = await startDshWeb({ home: dshHome, patch, cwd: work, env: { ...env, HOME: home } });
+console.log(`         web ${web.base}`);
+const { sessionId } = await web.rpc('session.create', { cwd: work });
+const hintOf = (req) => (req.messages ?? []).filter((m) => m.role === 'user').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).find((t) => t.includes('【记忆提示】')) ?? '';
+
+/** One user turn whose agent requests `steps` answer in order; resolves with the requests it made. */
+async function turn(text, steps) {
+  const reqs = [];
+  script = steps.map((s) => (req) => (reqs.push(req), s(req)));
+  const before = (await web.events(sessionId)).filter((e) => e.type === 'turn/end').length;
+  await web.prompt(sessionId, text);
+  await web.turnsEnded(sessionId, before + 1, 90_000);
+  return reqs;
+}
+
+await check('a turn that reads the notes file gets a 【记忆提示】 hint naming staging-postgres', async () => {
+  const reqs = await turn('Please read the staging notes for me.', [
+    () => ({ toolCalls: [{ name: 'read', arguments: { file_path: join(work, 'docs/staging-postgres-notes.md') } }] }),
+    () => ({ content: 'Read them.' }),
+  ]);
+  expect(reqs.length >= 2, `the model was asked ${reqs.length} times`);
+  expect(hintOf(reqs[1]).includes('staging-postgres'), `no hint in the second request: ${JSON.stringify(reqs[1]?.messages?.slice(-3)).slice(0, 800)}`);
+});
+
+/** POSTs one Remote call the way the web client does; returns the RpcResult. */
+async function api(method, args) {
+  const res = await fetch(`${web.base}/api/somniMemory/${method}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'client-request', rpcId: randomUUID(), method: `somniMemory/${method}`, payload: { args } }),
+  });
+  const body = await res.json().catch(() => ({}));
+  return { status: res.status, result: body.result ?? body };
+}
+// --- the browser
+mkdirSync(SHOTS, { recursive: true });
+const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+process.on('exit', () => browser.process()?.kill('SIGKILL'));
+const page = await browser.newPage();
+await page.setViewport({ width: 1280, height: 860 });
+const pageErrors = [];
+page.on('pageerror', (e) => pageErrors.push(e.message));
+page.on('dialog', (d) => void d.accept());
+const shot = (name) => page.screenshot({ path: join(SHOTS, `${name}.png`) });
+/** Clicks the last visible element whose own text is exactly `text`. */
+async function clickText(text, selector = 'button,a,[role=button],[role=tab],div,span') {
+  const ok = await page.evaluate((text, selector) => {
+    const visible = [...document.querySelectorAll(selector)].filter((e) => e instanceof HTMLElement && e.offsetParent !== null);
+    const exact = visible.filter((e) => e.textContent?.trim() === text);
+    // A row whose label shares its element with other text (a sidebar title and its time): the innermost holder.
+    const holders = visible.filter((e) => e.textContent?.includes(text) && ![...e.children].some((c) => c.textContent?.includes(text)));
+    const el = exact[exact.length - 1] ?? holders[holders.length - 1];
+    if (el instanceof HTMLElement) el.click();
+    return Boolean(el);
+  }, text, selector);
+  expect(ok, `nothing to click reading "${text}"`);
+}
+const bodyText = () => page.evaluate(() => document.body.innerText);
+async function waitText(what, re, ms = 20_000) {
+  await waitFor(what, async () => re.test(await bodyText()), ms).catch(async () => expect(false, `${what}: not on the page; it reads: ${(await bodyText()).slice(0, 1200)}`));
+}
+const memTab = (sel) => `[data-testid="somni-memory"] ${sel}`;
+
+await check('the web client boots with the plugin and a session shows the tabs Chat · Trajectory · Memory', async () => {
+  await page.goto(web.base, { waitUntil: 'networkidle2' });
+  await waitText('the first-run notice', /Continue/);
+  await clickText('Continue');
+  await clickText('Ungrouped');
+  await waitText('the session in the sidebar', /Please read the staging notes/);
+  await clickText('Please read the staging notes');
+  await waitText('the session tabs', /Chat\s+Trajectory\s+Memory/);
+  await clickText('Memory', '[role=tab],button,div,span');
+  await page.waitForSelector(memTab('[data-testid="somni-session"]'), { timeout: 15_000 });
+  expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
+});
+
+await check('This session: the hint is listed with its text, score and reason', async () => {
+  await page.waitForSelector(memTab('[data-kind="hint"]'), { timeout: 15_000 }).catch(async () => {
+    const r = await api('session', { sessionId });
+    expect(false, `no hint card; somniMemory/session for ${sessionId} answers ${JSON.stringify(r.result).slice(0, 600)}`);
+  });
+  const card = await page.$eval(memTab('[data-kind="hint"]'), (e) => e.textContent ?? '');
+  expect(card.includes('staging-postgres') && /why:/.test(card) && /score \d/.test(card), `the hint card reads: ${card.slice(0, 500)}`);
+  await shot('session');
+});
+
+await check('Browse & search: "postgres" finds staging-postgres with the hit\'s reason', async () => {
+  await clickText('Browse');
+  await page.waitForSelector(memTab('[data-testid="somni-browse"] input'));
+  await page.type(memTab('[data-testid="somni-browse"] input'), 'postgres');
+  await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${PG}"] [data-testid="somni-hit"]`), { timeout: 15_000 });
+  const why = await page.$eval(memTab(`[data-path="${PG}"] [data-testid="somni-hit"]`), (e) => e.textContent ?? '');
+  expect(/why:.*postgres/i.test(why), `the hit reads: ${why}`);
+  await shot('browse');
+});
+
+/** Opens an entry from Browse (unfiltered list). */
+async function openEntry(path) {
+  await clickText('Browse');
+  await page.waitForSelector(memTab(`[data-path="${path}"] .somni-link`), { timeout: 15_000 });
+  await page.click(memTab(`[data-path="${path}"] .somni-link`));
+  await page.waitForSelector(memTab('[data-testid="somni-body"]'), { timeout: 15_000 });
+}
+/** Replaces the editor's text (React reads the input event). */
+async function setEditor(selector, text) {
+  await page.$eval(selector, (el, text) => {
+    const ta = /** @type {HTMLTextAreaElement} */ (el);
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')?.set?.call(ta, text);
+    ta.dispatchEvent(new Event('input', { bubbles: true }));
+  }, text);
+}
+
+await check('Entry: the body is rendered Markdown with its front-matter', async () => {
+  await openEntry(PG);
+  const html = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => e.innerHTML);
+  expect(/<code>pg-stage-7<\/code>/.test(html), `body: ${html.slice(0, 300)}`);
+  await waitText('front-matter', /description\s*Staging Postgres host and port/);
+  await shot('entry');
+});
+
+await check('Edit: the file on disk changes and the next recall returns the new text', async () => {
+  await clickText('Edit');
+  await page.waitForSelector(memTab('[data-testid="somni-editor"]'));
+  const raw = await page.$eval(memTab('[data-testid="somni-editor"]'), (e) => /** @type {HTMLTextAreaElement} */ (e).value);
+  await setEditor(memTab('[data-testid="somni-editor"]'), raw.replace('port 6543', 'port 6544'));
+  await clickText('Save');
+  await waitText('saved', /Saved/);
+  const disk = readFileSync(join(dataDir, PG), 'utf8');
+  expect(disk.includes('port 6544') && !disk.includes('6543'), `on disk: ${disk}`);
+  const reqs = await turn('What is the staging postgres port?', [
+    () => ({ toolCalls: [{ name: 'recall_memories', arguments: { query: 'staging postgres port' } }] }),
+    () => ({ content: 'It is in memory.' }),
+  ]);
+  const out = lastToolResult(reqs[1] ?? {});
+  expect(out.includes('6544') && !out.includes('6543'), `recall returned: ${out.slice(0, 600)}`);
+});
+
+await check('Edit while the file changes on disk: both versions are shown, nothing is lost, "Keep mine" writes the user\'s', async () => {
+  await openEntry(PG);
+  await clickText('Edit');
+  await page.waitForSelector(memTab('[data-testid="somni-editor"]'));
+  const raw = await page.$eval(memTab('[data-testid="somni-editor"]'), (e) => /** @type {HTMLTextAreaElement} */ (e).value);
+  const mine = raw.replace('port 6544', 'port 6545');
+  await setEditor(memTab('[data-testid="somni-editor"]'), mine);
+  // Meanwhile someone else (the dreamer, another editor) changes the file.
+  const disk = readFileSync(join(dataDir, PG), 'utf8');
+  writeFileSync(join(dataDir, PG), disk.replace(/\n*$/, '\nAlso reachable as pg-stage-7.internal.\n'));
+  await clickText('Save');
+  await page.waitForSelector(memTab('[data-testid="somni-conflict"]'), { timeout: 15_000 });
+  const shownDisk = await page.$eval(memTab('[data-testid="somni-disk"]'), (e) => e.textContent ?? '');
+  const shownMine = await page.$eval(memTab('[data-testid="somni-mine"]'), (e) => /** @type {HTMLTextAreaElement} */ (e).value);
+  expect(shownDisk.includes('pg-stage-7.internal'), `the disk side reads: ${shownDisk}`);
+  expect(shownMine.includes('port 6545'), `the user's side reads: ${shownMine}`);
+  expect(readFileSync(join(dataDir, PG), 'utf8').includes('pg-stage-7.internal'), 'the other change was overwritten before the user chose');
+  await shot('conflict');
+  await clickText('Keep mine');
+  await waitText('saved after the conflict', /Saved/);
+  const now = readFileSync(join(dataDir, PG), 'utf8');
+  expect(now.includes('port 6545'), `on disk after "Keep mine": ${now}`);
+});
+
+await check('Entry: raw HTML and script links in a memory file are shown as text, never run', async () => {
+  await openEntry(HTML_NOTE);
+  const found = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => ({
+    tags: e.querySelectorAll('img,script,iframe,[onerror]').length,
+    hrefs: [...e.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+    text: e.textContent ?? '',
+  }));
+  const pwned = await page.evaluate(() => /** @type {any} */ (window).__somniPwned);
+  expect(found.tags === 0 && pwned === undefined, `markup became elements: ${JSON.stringify(found)}, __somniPwned=${pwned}`);
+  expect(found.text.includes('<img src=x') && found.hrefs.every((h) => !/^javascript:/i.test(h ?? '')), `the body reads: ${JSON.stringify(found)}`);
+});
+
+await check('Pin / Unpin: the entry is pinned on disk and the button says Unpin', async () => {
+  await openEntry(PG);
+  await clickText('Pin');
+  await waitText('the Unpin button', /Unpin/);
+  const r = await api('read', { path: PG });
+  expect(r.result.ok && r.result.value.pinned === true, `read after Pin: ${JSON.stringify(r.result).slice(0, 300)}`);
+  await clickText('Unpin');
+  await waitFor('unpinned', async () => (await api('read', { path: PG })).result.value?.pinned === false, 10_000);
+});
+
+await check('Forget: the entry moves to the archive', async () => {
+  await openEntry(COFFEE);
+  await clickText('Forget');
+  await waitText('the archive path', /Moved to the archive: \S+/);
+  expect(!existsSync(join(dataDir, COFFEE)), `${COFFEE} is still there`);
+  const archived = listFiles(dataDir).filter((f) => f.includes('coffee-pref') && f !== COFFEE);
+  expect(archived.length > 0, `no archived copy of coffee-pref under ${dataDir}`);
+});
+
+await check('Dreams: "Dream now" runs a dream over this session and the tab shows its outcome and diff', async () => {
+  await clickText('Dreams');
+  await page.waitForSelector(memTab('[data-testid="somni-dream-now"]'));
+  await page.click(memTab('[data-testid="somni-dream-now"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-dream-last"]'), { timeout: 120_000 });
+  const last = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '');
+  expect(/deep_sleep/.test(last), `the last dream reads: ${last}`);
+  expect(existsSync(join(KNOW, 'deploy-window', 'SKILL.md')), 'the dream did not write deploy-window');
+  await page.waitForSelector(memTab('[data-testid="somni-dream"]'), { timeout: 15_000 }).catch(() => {});
+  const diff = await page.$eval(memTab('[data-testid="somni-diff"]'), (e) => e.textContent ?? '').catch(() => '');
+  await shot('dreams');
+  if (!(diff.includes('deploy-window') || diff.includes('Tuesdays'))) {
+    const r = await api('dreams', {});
+    expect(false, `no diff naming the new memory in the Dreams view; somniMemory/dreams answers ${JSON.stringify(r.result).slice(0, 800)}`);
+  }
+});
+
+await check('Dreams: a running dream shows its progress and Cancel stops it', async () => {
+  // Something new to dream about, and a dreamer slow enough to be caught running.
+  await turn('Note that the deploy freeze starts on Friday.', [() => ({ content: 'Noted.' })]);
+  dreamDelayMs = 20_000;
+  const before = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '').catch(() => '');
+  await page.click(memTab('[data-testid="somni-dream-now"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-dreaming"]'), { timeout: 15_000 });
+  await shot('dreams-running');
+  const t0 = Date.now();
+  await clickText('Cancel');
+  await page.waitForSelector(memTab('[data-testid="somni-dream-last"]'), { timeout: 20_000 });
+  const after = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '');
+  dreamDelayMs = 0;
+  expect(after !== before && !/deep_sleep/.test(after), `after Cancel the last dream reads: ${after} (before: ${before})`);
+  expect(Date.now() - t0 < 15_000, `the dream took ${Date.now() - t0} ms to stop after Cancel`);
+});
+
+await check('Health: doctor, index counts, pending logs and the log tail', async () => {
+  await clickText('Health');
+  await waitText('index counts', /Pending logs: \d+/);
+  await shot('health');
+});
+
+await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
+  await page.evaluateOnNewDocument(() => {
+    Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] });
+    Object.defineProperty(navigator, 'language', { get: () => 'zh-CN' });
+  });
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
+  await page.goto(web.base, { waitUntil: 'networkidle2' });
+  await sleep(1000);
+  // The first-run notice, if shown again, in whichever language.
+  await page.evaluate(() => { const b = document.querySelector('[role=dialog] button'); if (b instanceof HTMLElement) b.click(); });
+  await waitText('the session in the sidebar', /Please read the staging notes/).catch(async () => {
+    await page.evaluate(() => { const el = [...document.querySelectorAll('div,span,button')].find((e) => /^(Ungrouped|未分组)$/.test(e.textContent?.trim() ?? '')); if (el instanceof HTMLElement) el.click(); });
+    await waitText('the session in the sidebar', /Please read the staging notes/);
+  });
+  await clickText('Please read the staging notes');
+  await waitText('the Chinese tab label', /记忆/);
+  await clickText('记忆', '[role=tab],button,div,span');
+  await page.waitForSelector(memTab('[data-kind="hint"]'), { timeout: 15_000 });
+  const nav = await page.$eval(memTab('.somni-nav'), (e) => e.textContent ?? '');
+  expect(nav.includes('本会话') && nav.includes('浏览'), `the views' names read: ${nav}`);
+  const colours = await page.$eval(memTab('[data-kind="hint"]'), (e) => getComputedStyle(e).color);
+  await page.screenshot({ path: join(SHOTS, 'session-dark-zh.png') });
+  const [r, g, b] = (colours.match(/\d+/g) ?? []).map(Number);
+  expect((r ?? 0) + (g ?? 0) + (b ?? 0) > 3 * 128, `the text colour under the dark theme is ${colours}: not light`);
+});
+
+await check('no page errors during the run', async () => {
+  expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
+});
+
+// --- /api as curl sees it: the host refuses what it must, with clear errors
+await check('/api: a path out of the data dir is refused with a clear error', async () => {
+  for (const path of ['../../etc/passwd', '/etc/passwd', 'memory/../../outside.md']) {
+    const r = await api('read', { path });
+    expect(r.result.ok === false && /outside the data directory|bad path|absolute/i.test(r.result.error?.message ?? ''), `read ${path}: ${JSON.stringify(r).slice(0, 400)}`);
+  }
+  const w = await api('write', { path: '../escape.md', raw: 'x', version: 'v' });
+  expect(w.result.ok === false && /outside the data directory|bad path/i.test(w.result.error?.message ?? ''), `write ../escape.md: ${JSON.stringify(w).slice(0, 400)}`);
+  expect(!existsSync(join(dshHome, 'escape.md')), 'a file was written outside the data dir');
+});
+await check('/api: an oversized body and an overlong path are refused with clear errors', async () => {
+  const big = await api('write', { path: PG, raw: 'x'.repeat(300 * 1024), version: 'v' });
+  expect(big.result.ok === false && /raw is \d+ characters; the limit is \d+/.test(big.result.error?.message ?? '') || big.status === 413, `300 KiB raw: ${JSON.stringify(big).slice(0, 400)}`);
+  const long = await api('read', { path: `memory/${'a'.repeat(600)}.md` });
+  expect(long.result.ok === false && /path is \d+ characters; the limit is \d+/.test(long.result.error?.message ?? ''), `600-char path: ${JSON.stringify(long).slice(0, 400)}`);
+  const extra = await api('read', { path: PG, evil: 1 });
+  expect(extra.result.ok === false, `an unknown argument was accepted: ${JSON.stringify(extra).slice(0, 300)}`);
+});
+
+await browser.close();
+await web.stop();
+await model.close();
+registry?.kill();
+const failed = results.filter((r) => !r.ok);
+if (failed.length) console.log(`\nfailed:\n${failed.map((f) => `  - ${f.name}: ${f.err instanceof Error ? f.err.message : String(f.err)}`).join('\n')}`);
+if (!process.env.BROWSER_KEEP) rmSync(root, { recursive: true, force: true });
+console.log(`browser: ${results.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length ? 1 : 0);
