@@ -16,5 +16,5 @@
 //	edit.go      memory.write / memory.pin / memory.forget: compare-and-swap edits through memory.Editor
 //	dreams.go    memory.dreams: each dream's run record (what the dreamer saw change) and its diary
 //	sessions.go  memory.session: what one live session was hinted and recalled (a bounded ring)
-//	logtail.go   memory.health's log tail: the last lines of somni.log, through the boundary, redacted
+//	logtail.go   memory.health's log tail: the last lines of logs/somni.log, through the boundary, redacted
 package browse

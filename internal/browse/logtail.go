@@ -13,9 +13,10 @@ import (
 )
 
 const (
-	// LogFile is the sidecar's log in the data directory (the plugin sends
-	// the sidecar's stderr there).
-	LogFile = "somni.log"
+	// LogFile is the log in the data directory (slash-separated): the
+	// plugin writes its own lines and the sidecar's stderr there
+	// (plugin-ts/src/logfile.ts).
+	LogFile = "logs/somni.log"
 	// MaxLogTailLines is how many of its last lines memory.health shows.
 	MaxLogTailLines = 100
 	// logTailBytes is how much of the log's end is read for them: 100
@@ -23,7 +24,7 @@ const (
 	logTailBytes = 64 << 10
 )
 
-// LogTail returns the last MaxLogTailLines lines of <data-dir>/somni.log,
+// LogTail returns the last MaxLogTailLines lines of <data-dir>/logs/somni.log,
 // read through a boundary rooted at the data directory (a somni.log that is
 // a link out is refused) and redacted; none when there is no log.
 func (b *Browser) LogTail() ([]string, error) {
@@ -31,7 +32,7 @@ func (b *Browser) LogTail() ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browse: log tail: %w", err)
 	}
-	p := filepath.Join(b.store.DataDir(), LogFile)
+	p := filepath.Join(b.store.DataDir(), filepath.FromSlash(LogFile))
 	f, err := fsys.OpenRead(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return []string{}, nil

@@ -324,7 +324,10 @@ func TestMemoryHealth(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("time=x level=INFO msg=line%d", i))
 	}
 	lines = append(lines, "level=WARN msg=leak aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
-	if err := os.WriteFile(filepath.Join(dir, "somni.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "logs", "somni.log"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var h struct {
@@ -355,10 +358,10 @@ func TestMemoryHealth(t *testing.T) {
 	if err := os.WriteFile(outside, []byte("private\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(dir, "somni.log")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "logs", "somni.log")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(outside, filepath.Join(dir, "somni.log")); err != nil {
+	if err := os.Symlink(outside, filepath.Join(dir, "logs", "somni.log")); err != nil {
 		t.Fatal(err)
 	}
 	h.LogTail = nil
