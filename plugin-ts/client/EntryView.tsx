@@ -96,7 +96,7 @@ function Shown({ entry, t, busy, onEdit, onPin, onForget }: { entry: MemoryEntry
         {!entry.archived && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
       </div>
       {entry.strength.length > 0 && (
-        <div className="somni-row somni-small"><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
+        <div className="somni-row somni-small" style={{ alignItems: 'center' }}><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
       )}
       <dl className="somni-fm">
         {entry.frontMatter.map((f) => [<dt key={`k-${f.key}`}>{f.key}</dt>, <dd key={`v-${f.key}`}>{f.value}</dd>])}

@@ -67,7 +67,8 @@ export interface MemoryEntry {
   body: string;
   pinned: boolean;
   archived: boolean;
-  strength: { day: string; value: number }[];
+  /** Score by day: the past from the file and the usage journal, then the lifecycle's decay ahead (`projected`). */
+  strength: { day: string; value: number; event: string; projected: boolean }[];
 }
 /** A write either lands or meets a newer file on disk, whose text comes back so nothing is lost. */
 export type MemoryWriteResult =

@@ -264,7 +264,7 @@ function toMemoryEntry(r: { [key: string]: Json }): MemoryEntry {
     path: s(r.path), kind: s(r.kind), name: s(r.name), raw: s(r.raw), version: s(r.version),
     frontMatter: records(r.frontMatter).map((f) => ({ key: s(f.key), value: typeof f.value === 'string' ? f.value : JSON.stringify(f.value ?? '') })),
     body: s(r.body), pinned: b(r.pinned), archived: b(r.archived),
-    strength: records(r.strength).map((p) => ({ day: s(p.day), value: n(p.value) })),
+    strength: records(r.strength).map((p) => ({ day: s(p.day), value: n(p.value), event: s(p.event), projected: p.projected === true })),
   };
 }
 function toSessionEvent(e: { [key: string]: Json }): SessionMemoryEvent {

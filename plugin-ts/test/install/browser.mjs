@@ -115,9 +115,10 @@ log: {type: stdout, format: pretty, level: warn}
 
 // --- memories the user already has, and the workspace a turn touches
 const KNOW = join(dataDir, 'memory', 'knowledge');
+// With the lifecycle numbers a dream writes (score, stability, dates), so the tab has a strength to draw.
 const memory = (name, description, body) => {
   mkdirSync(join(KNOW, name), { recursive: true });
-  writeFileSync(join(KNOW, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\nmetadata:\n  type: fact\n---\n${body}\n`);
+  writeFileSync(join(KNOW, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\ntype: fact\nstability: 1\nscore: 0.8\ncreated: 2026-10-01\nlast_used: 2026-11-20\nlast_decay: 2026-11-25\n---\n${body}\n`);
 };
 memory('staging-postgres', 'Staging Postgres host and port', 'Staging Postgres: host `pg-stage-7`, port 6543.');
 memory('coffee-pref', 'How the user takes coffee', 'The user takes coffee with oat milk, no sugar.');
@@ -277,6 +278,9 @@ await check('Entry: the body is rendered Markdown with its front-matter', async 
   const html = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => e.innerHTML);
   expect(/<code>pg-stage-7<\/code>/.test(html), `body: ${html.slice(0, 300)}`);
   await waitText('front-matter', /description\s*Staging Postgres host and port/);
+  // Its strength: the past from the file, then the lifecycle's decay ahead, on a time axis.
+  const parts = await page.$$eval(memTab('.somni-spark [data-part]'), (els) => els.map((e) => e.getAttribute('data-part')));
+  expect(parts.includes('past') && parts.includes('projected') && parts.includes('today'), `the strength line has parts ${JSON.stringify(parts)}`);
   await shot('entry');
 });
 
@@ -389,6 +393,9 @@ await check('Dreams: a running dream shows its progress and Cancel stops it', as
 await check('Health: doctor, index counts, pending logs and the log tail', async () => {
   await clickText('Health');
   await waitText('index counts', /Pending logs: \d+/);
+  // The tail of logs/somni.log, where the plugin writes its lines and the sidecar's stderr.
+  const tail = await page.$eval(memTab('[data-testid="somni-health"] pre'), (e) => e.textContent ?? '').catch(() => '');
+  expect(/somni/i.test(tail), `the log tail reads: ${tail.slice(0, 300)}`);
   await shot('health');
 });
 
