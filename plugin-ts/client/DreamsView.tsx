@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { DreamStatus } from '../src/memory-wire.js';
 import { Status, fmtTime, useLoad, type ViewProps } from './common.js';
+import { renderMarkdown } from './markdown.js';
 
 const POLL_MS = 1_000;
 
@@ -70,7 +71,8 @@ export function DreamsView({ api, t, open }: ViewProps) {
               {d[k].map((p) => <button key={p} className="somni-link" onClick={() => open(p)}>{p}</button>)}
             </div>
           ))}
-          {d.diary && <details open><summary className="somni-small">{t('dreams.diary')}</summary><div className="somni-pre">{d.diary}</div></details>}
+          {/* The diary is the model's Markdown: rendered like an entry's body (raw HTML escaped), its front-matter left out. */}
+          {d.diary && <details open><summary className="somni-small">{t('dreams.diary')}</summary><div className="somni-md" data-testid="somni-diary" dangerouslySetInnerHTML={{ __html: renderMarkdown(withoutFrontMatter(d.diary)) }} /></details>}
           {d.diff && <details open><summary className="somni-small">{t('dreams.diff')}</summary><Diff text={d.diff} /></details>}
         </div>
       ))}
@@ -86,4 +88,10 @@ function Diff({ text }: { text: string }) {
       ))}
     </pre>
   );
+}
+
+/** A diary's text after its front-matter block (the text as it is when it has none). */
+function withoutFrontMatter(text: string): string {
+  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n?/.exec(text);
+  return m ? text.slice(m[0].length) : text;
 }

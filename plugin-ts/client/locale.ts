@@ -48,7 +48,7 @@ export const en = {
   'dreams.cancel': 'Cancel',
   'dreams.running': 'Dreaming… step {step} of {max}',
   'dreams.runningNoStep': 'Dreaming…',
-  'dreams.pending': '{n} session logs waiting',
+  'dreams.pending': 'Session logs waiting for a dream: {n}',
   'dreams.last': 'Last dream: {status} {summary}',
   'dreams.duration': '{s} s',
   'dreams.tokens': '{n} tokens',

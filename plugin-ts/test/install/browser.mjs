@@ -116,12 +116,12 @@ log: {type: stdout, format: pretty, level: warn}
 // --- memories the user already has, and the workspace a turn touches
 const KNOW = join(dataDir, 'memory', 'knowledge');
 // With the lifecycle numbers a dream writes (score, stability, dates), so the tab has a strength to draw.
-const memory = (name, description, body) => {
+const memory = (name, description, body, extra = '') => {
   mkdirSync(join(KNOW, name), { recursive: true });
-  writeFileSync(join(KNOW, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\ntype: fact\nstability: 1\nscore: 0.8\ncreated: 2026-10-01\nlast_used: 2026-11-20\nlast_decay: 2026-11-25\n---\n${body}\n`);
+  writeFileSync(join(KNOW, name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${description}\ntype: fact\nstability: 1\nscore: 0.8\ncreated: 2026-10-01\nlast_used: 2026-11-20\nlast_decay: 2026-11-25\n${extra}---\n${body}\n`);
 };
 memory('staging-postgres', 'Staging Postgres host and port', 'Staging Postgres: host `pg-stage-7`, port 6543.');
-memory('coffee-pref', 'How the user takes coffee', 'The user takes coffee with oat milk, no sugar.');
+memory('coffee-pref', 'How the user takes coffee', 'The user takes coffee with oat milk, no sugar.', 'tags: [drinks, preferences]\n');
 // A hand-edited file with markup in it: the tab must show it as text.
 memory('html-note', 'A note with markup in it', 'Markup: <img src=x onerror="window.__somniPwned=1"> <script>window.__somniPwned=2</script> and [a link](javascript:window.__somniPwned=3).');
 mkdirSync(join(work, 'docs'), { recursive: true });
@@ -130,7 +130,8 @@ const PG = 'memory/knowledge/staging-postgres/SKILL.md';
 const COFFEE = 'memory/knowledge/coffee-pref/SKILL.md';
 const HTML_NOTE = 'memory/knowledge/html-note/SKILL.md';
 
-// --- the model: agent turns follow `script`; the dreamer writes one memory
+// --- the model: agent turns follow `script`; the dreamer writes one memory and its diary
+const DIARY = '---\ntrigger: tab\n---\n\n## Created\n- `deploy-window` (fact): deploys run Tuesdays and Thursdays after 14:00, from this session.\n';
 let script = [];
 let dreamSteps = 0;
 /** While set, the dreamer's model answers this late (a dream long enough to cancel). */
@@ -139,7 +140,12 @@ const model = await startFakeModel((req) => {
   if (toolNames(req).includes('create_knowledge')) {
     if (dreamDelayMs) return { delayMs: dreamDelayMs, content: 'Dream complete.' };
     return dreamSteps++ === 0
-      ? { toolCalls: [{ name: 'create_knowledge', arguments: { name: 'deploy-window', entry_type: 'fact', description: 'When deploys may run', body: 'Deploys run Tuesdays and Thursdays after 14:00.' } }] }
+      ? {
+          toolCalls: [
+            { name: 'create_knowledge', arguments: { name: 'deploy-window', entry_type: 'fact', description: 'When deploys may run', body: 'Deploys run Tuesdays and Thursdays after 14:00.' } },
+            { name: 'write_dream_log', arguments: { content: DIARY } },
+          ],
+        }
       : { content: 'Dream complete.' };
   }
   const step = script.shift();
@@ -257,6 +263,32 @@ await check('Browse & search: "postgres" finds staging-postgres with the hit\'s 
   await shot('browse');
 });
 
+/** Empties one of Browse's inputs (React reads the input event). */
+async function clearInput(selector) {
+  await page.$eval(selector, (el) => {
+    const input = /** @type {HTMLInputElement} */ (el);
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(input, '');
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+}
+const TAG_INPUT = memTab('[data-testid="somni-browse"] input[aria-label="Tag"]');
+
+await check('Browse: the tag filter lists only the entries with that tag', async () => {
+  await clearInput(memTab('[data-testid="somni-browse"] input'));
+  await page.type(TAG_INPUT, 'drinks');
+  await clickText('Search');
+  await waitFor('the filtered list', async () => {
+    const paths = await page.$$eval(memTab('[data-testid="somni-browse"] [data-path]'), (els) => els.map((e) => e.getAttribute('data-path')));
+    return paths.length === 1 && paths[0] === COFFEE;
+  }, 15_000).catch(async () => {
+    const paths = await page.$$eval(memTab('[data-testid="somni-browse"] [data-path]'), (els) => els.map((e) => e.getAttribute('data-path')));
+    expect(false, `tag "drinks" lists ${JSON.stringify(paths)}, want only ${COFFEE}`);
+  });
+  await clearInput(TAG_INPUT);
+  await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
+});
+
 /** Opens an entry from Browse (unfiltered list). */
 async function openEntry(path) {
   await clickText('Browse');
@@ -366,6 +398,7 @@ await check('Dreams: "Dream now" runs a dream over this session and the tab show
   expect(existsSync(join(KNOW, 'deploy-window', 'SKILL.md')), 'the dream did not write deploy-window');
   await page.waitForSelector(memTab('[data-testid="somni-dream"]'), { timeout: 15_000 }).catch(() => {});
   const diff = await page.$eval(memTab('[data-testid="somni-diff"]'), (e) => e.textContent ?? '').catch(() => '');
+  await waitText('the dream\'s diary', /deploys run Tuesdays and Thursdays after 14:00, from this session/);
   await shot('dreams');
   if (!(diff.includes('deploy-window') || diff.includes('Tuesdays'))) {
     const r = await api('dreams', {});
@@ -380,6 +413,8 @@ await check('Dreams: a running dream shows its progress and Cancel stops it', as
   const before = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '').catch(() => '');
   await page.click(memTab('[data-testid="somni-dream-now"]'));
   await page.waitForSelector(memTab('[data-testid="somni-dreaming"]'), { timeout: 15_000 });
+  // Its progress: the model turn it is on, of its budget (polled from sleep.status).
+  await waitText('the dream\'s progress', /Dreaming… step 1 of \d+/);
   await shot('dreams-running');
   const t0 = Date.now();
   await clickText('Cancel');
