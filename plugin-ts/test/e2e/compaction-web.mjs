@@ -7,11 +7,11 @@
 // the recall tool still finds the corrected fact in the compacted part, and the session log
 // holds each message once.
 // Usage: node test/e2e/compaction-web.mjs   (SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
-import { checkRunner, expect, lastToolResult, listFiles, sidecarBinary, writePatch } from './harness.mjs';
+import { checkRunner, expect, finishRun, lastToolResult, listFiles, sidecarBinary, writePatch } from './harness.mjs';
 import { startDshWeb } from './web.mjs';
 
 const binary = sidecarBinary();
@@ -148,8 +148,4 @@ await check('the session log holds each message once, and no summary', async () 
 });
 
 await model.close();
-const failed = results.filter((r) => !r.ok);
-if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
-else rmSync(root, { recursive: true, force: true });
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length > 0 ? 1 : 0);
+finishRun(results, root);

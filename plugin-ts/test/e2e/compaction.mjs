@@ -11,11 +11,11 @@
 // Run 2 (dream.napOnCompaction): the compaction is followed by a nap whose fake dreamer writes the
 // fact as knowledge before the session goes on; a later full dream must not see the napped part.
 // Usage: node test/e2e/compaction.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
-import { allText, checkRunner, expect, lastToolResult, listFiles, readMatching, runDsh, scriptedTurns, sidecarBinary, sleep, waitFor, writePatch } from './harness.mjs';
+import { allText, checkRunner, expect, finishRun, lastToolResult, listFiles, readMatching, runDsh, scriptedTurns, sidecarBinary, sleep, waitFor, writePatch } from './harness.mjs';
 
 const binary = sidecarBinary();
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-compaction-'));
@@ -263,8 +263,4 @@ await check('run 2: host exits cleanly', async () => {
   expect(h.code === 0, `host exit ${h.code}: ${h.stderr.slice(-2000)}`);
 });
 
-const failed = results.filter((r) => !r.ok);
-if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
-else rmSync(root, { recursive: true, force: true });
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length > 0 ? 1 : 0);
+finishRun(results, root);

@@ -1,7 +1,7 @@
 // Helpers shared by the e2e tests, the install test and the demo: a check runner, run one headless
 // DSH turn with the plugin mounted, find the sidecar's process, and list memory files.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -101,6 +101,24 @@ export function sidecarBinary() {
 const y = (v) => JSON.stringify(v);
 
 /**
+ * The patch rows that point the harness at the fake model (`fake-model.mjs`) as its default model;
+ * every test that boots the harness, mounted by path or installed, uses these.
+ * @param {string} modelUrl
+ * @param {boolean} [imageInput] - let the model take images (read_image refuses otherwise)
+ */
+export function fakeModelRows(modelUrl, imageInput = false) {
+  return `- id: llm-deepseek
+  config:
+    baseURL: ${y(modelUrl)}
+    apiKeyEnv: FAKE_LLM_KEY
+    thinking: disabled
+    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096${imageInput ? ', inputModalities: [text, image]' : ''}}]
+- id: agent-default-model
+  config: {provider: deepseek-official, model: fake-model}
+`;
+}
+
+/**
  * Writes a cordis patch pointing the harness at a model and mounting the plugin by absolute path.
  * @param {string} file - where to write it.
  * With `controlUrl`, the one-shot headless runner is replaced by the long-lived e2e driver plugin.
@@ -111,14 +129,7 @@ const y = (v) => JSON.stringify(v);
 export function writePatch(file, o) {
   const rows = [];
   if (!o.realModel) {
-    rows.push(`- id: llm-deepseek
-  config:
-    baseURL: ${y(o.modelUrl)}
-    apiKeyEnv: FAKE_LLM_KEY
-    thinking: disabled
-    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096${o.imageInput ? ', inputModalities: [text, image]' : ''}}]
-- id: agent-default-model
-  config: {provider: deepseek-official, model: fake-model}`);
+    rows.push(fakeModelRows(o.modelUrl, o.imageInput).trimEnd());
   }
   rows.push(`- id: session-title-llm
   disabled: true
@@ -214,4 +225,17 @@ export function lastToolResult(req) {
   const t = (req.messages ?? []).filter((m) => m.role === 'tool');
   const m = t[t.length - 1];
   return m ? (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)) : '';
+}
+
+/**
+ * Ends a test file: removes its temp dir unless a check failed or `E2E_KEEP` is set (then says where it
+ * is), prints the "<label>: N passed, N failed" line the test scripts count, and exits non-zero on a failure.
+ * @param {{ok: boolean}[]} results @param {string} root @param {string} [label]
+ */
+export function finishRun(results, root, label = 'e2e') {
+  const failed = results.filter((r) => !r.ok);
+  if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
+  else rmSync(root, { recursive: true, force: true });
+  console.log(`${label}: ${results.length - failed.length} passed, ${failed.length} failed`);
+  process.exit(failed.length > 0 ? 1 : 0);
 }

@@ -6,11 +6,11 @@
 // whose model calls that tool once: the next model request must carry a hint naming the memory the
 // call touches. An ordinary call gets none.
 // Usage: node test/e2e/hints.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, lastToolResult, listFiles, runDsh, sleep, writePatch, checkRunner, expect, sidecarBinary } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, lastToolResult, listFiles, runDsh, sleep, writePatch, checkRunner, expect, finishRun, sidecarBinary } from './harness.mjs';
 
 const binary = sidecarBinary();
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-hints-'));
@@ -141,8 +141,4 @@ await check('host exits cleanly', async () => {
 });
 
 await model.close();
-const failed = results.filter((r) => !r.ok);
-if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
-else rmSync(root, { recursive: true, force: true });
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length > 0 ? 1 : 0);
+finishRun(results, root);

@@ -6,11 +6,11 @@
 // now the turn must end well under that, the sidecar be restarted, the user told once, and the
 // conversation of the hung turn reach the memory log after the restart (capture is queued, not lost).
 // Usage: node test/e2e/hung-sidecar.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf } from './fake-model.mjs';
-import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, scriptedTurns, waitFor, sidecarBinary } from './harness.mjs';
+import { PLUGIN_DIR, REPO_DIR, listFiles, readMatching, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, scriptedTurns, waitFor, sidecarBinary, finishRun } from './harness.mjs';
 
 const binary = sidecarBinary();
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-hung-'));
@@ -98,9 +98,5 @@ await check('host exits cleanly with one stderr line about the hang', async () =
 });
 
 await model.close();
-const failed = results.filter((r) => !r.ok);
 console.log(`\ne2e: the hung turn took ${hungTurn?.ms ?? '?'} ms; memory files: ${listFiles(join(data, 'memory')).join(', ')}`);
-if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
-else rmSync(root, { recursive: true, force: true });
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length > 0 ? 1 : 0);
+finishRun(results, root);

@@ -3,11 +3,11 @@
 // real somni-sidecar and a scripted fake model on 127.0.0.1. Each check asserts on what a user would
 // see: the model's received requests, the harness's printed answer, and files in the memory folder.
 // Usage: node test/e2e/run.mjs   (env SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, systemOf, textsOf, toolNames } from './fake-model.mjs';
-import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, sidecarBinary, scriptedTurns, waitFor } from './harness.mjs';
+import { allText, lastToolResult, listFiles, PLUGIN_DIR, readMatching, REPO_DIR, runDsh, sidecarPids, sleep, writePatch, checkRunner, expect, finishRun, sidecarBinary, scriptedTurns, waitFor } from './harness.mjs';
 
 const SLOW_SIDECAR = join(PLUGIN_DIR, 'test/fixtures/slow-tools-sidecar.mjs');
 
@@ -506,11 +506,7 @@ await check('live host: exits cleanly and leaves no sidecar behind', async () =>
 const liveMs = Date.now() - liveT0;
 
 await model.close();
-const failed = results.filter((r) => !r.ok);
 const turns = [s1, s2, s3, s4].filter(Boolean).map((s) => s.ms);
 console.log(`\ne2e: headless turns took ${turns.join(', ')} ms; the live host ran ${liveMs} ms`);
 console.log(`      memory files: ${listFiles(memory).join(', ')}`);
-if (process.env.E2E_KEEP || failed.length > 0) console.log(`      kept ${root}`);
-else rmSync(root, { recursive: true, force: true });
-console.log(`e2e: ${results.length - failed.length} passed, ${failed.length} failed`);
-process.exit(failed.length > 0 ? 1 : 0);
+finishRun(results, root);

@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { startFakeModel, toolNames } from '../e2e/fake-model.mjs';
-import { checkRunner, expect, lastToolResult, listFiles, sleep, waitFor } from '../e2e/harness.mjs';
+import { checkRunner, expect, fakeModelRows, lastToolResult, listFiles, sleep, waitFor } from '../e2e/harness.mjs';
 import { startDshWeb } from '../e2e/web.mjs';
 
 const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -152,15 +152,7 @@ const model = await startFakeModel((req) => {
   return step ? step(req) : { content: 'Done.' };
 });
 const patch = join(root, 'model.patch.yml');
-writeFileSync(patch, `- id: llm-deepseek
-  config:
-    baseURL: ${JSON.stringify(model.url)}
-    apiKeyEnv: FAKE_LLM_KEY
-    thinking: disabled
-    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096}]
-- id: agent-default-model
-  config: {provider: deepseek-official, model: fake-model}
-- id: session-title-llm
+writeFileSync(patch, `${fakeModelRows(model.url)}- id: session-title-llm
   disabled: true
 - id: dsh-somni
   config: {embed: {provider: hash}, dream: {enabled: false}}

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModel, toolNames } from '../e2e/fake-model.mjs';
-import { lastToolResult, checkRunner, expect } from '../e2e/harness.mjs';
+import { lastToolResult, checkRunner, expect, fakeModelRows } from '../e2e/harness.mjs';
 
 const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const REPO = resolve(PLUGIN_DIR, '..');
@@ -233,15 +233,7 @@ await check('the bundle patch layer is active: profile bundles and --dump-config
 // --- one headless turn: only the fake model patch; the plugin comes from the profile's bundle layer.
 const model = await startFakeModel(() => ({ content: 'ok' }));
 function writeModelPatch(file) {
-  writeFileSync(file, `- id: llm-deepseek
-  config:
-    baseURL: ${JSON.stringify(model.url)}
-    apiKeyEnv: FAKE_LLM_KEY
-    thinking: disabled
-    models: [{id: fake-model, contextWindow: 128000, maxTokens: 4096}]
-- id: agent-default-model
-  config: {provider: deepseek-official, model: fake-model}
-- id: session-title-llm
+  writeFileSync(file, `${fakeModelRows(model.url)}- id: session-title-llm
   disabled: true
 `);
   return file;
