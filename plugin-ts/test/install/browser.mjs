@@ -10,10 +10,8 @@
 // refused with clear errors.
 // Env: SOMNI_VERDACCIO (verdaccio executable), SOMNI_DIST_DIR (default dist/), SOMNI_CHROMIUM
 // (default /usr/bin/chromium), BROWSER_KEEP=1 keeps the temp dir, SOMNI_SCREENSHOTS (default docs/screenshots).
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +19,7 @@ import puppeteer from 'puppeteer-core';
 import { startFakeModel, toolNames } from '../e2e/fake-model.mjs';
 import { checkRunner, expect, fakeModelRows, lastToolResult, listFiles, sleep, waitFor } from '../e2e/harness.mjs';
 import { startDshWeb } from '../e2e/web.mjs';
+import { runCommand as run, startRegistry, tail, userEnv } from './registry.mjs';
 
 const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const REPO = resolve(PLUGIN_DIR, '..');
@@ -38,69 +37,23 @@ const dir = (...p) => {
 };
 console.log(`browser: dist ${DIST}\n         temp ${root}`);
 
-/** Runs a command; resolves {code, stdout, stderr}. Never rejects. */
-function run(cmd, args, o = {}) {
-  return new Promise((done) => {
-    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 300_000);
-    child.on('error', (err) => (stderr += String(err)));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code: code ?? 1, stdout, stderr });
-    });
-  });
-}
-const tail = (s, n = 1500) => (s.length > n ? `…${s.slice(-n)}` : s);
-async function freePort() {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-}
-
-// --- the registry and the install, as scripts/test-install.sh's run.mjs does it
-const port = await freePort();
-const REG = `http://127.0.0.1:${port}/`;
+// --- the registry and the install, as a user gets them (registry.mjs, shared with the install test)
 const home = dir('user-home');
 const dshHome = join(home, '.dsh');
 const work = dir('user-home', 'projects', 'app');
 const dataDir = join(dshHome, 'somni');
-const baseEnv = {};
-for (const k of ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_EXTRA_CA_CERTS']) if (process.env[k]) baseEnv[k] = process.env[k];
-const env = { ...baseEnv, HOME: home, DSH_HOME: dshHome, DSH_TELEMETRY_DISABLED: '1', npm_config_registry: REG, npm_config_update_notifier: 'false', FAKE_LLM_KEY: 'fake' };
+/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
 let registry;
-process.on('exit', () => registry?.kill());
+let env = userEnv(home, dshHome, '');
 
 await check('dist published to a local verdaccio and `dsh plugin --profile web add dsh-somni` installs it', async () => {
   expect(VERDACCIO && existsSync(VERDACCIO), `SOMNI_VERDACCIO=${VERDACCIO} is not an executable (scripts/dist/setup-registry.sh installs it)`);
   const tgzs = existsSync(DIST) ? readdirSync(DIST).filter((f) => /^dsh-somni.*\.tgz$/.test(f)) : [];
   expect(tgzs.some((f) => /^dsh-somni-\d/.test(f)), `no dsh-somni-<version>.tgz in ${DIST}: run make dist`);
-  const regDir = dir('registry');
-  writeFileSync(join(regDir, 'config.yaml'), `storage: ${JSON.stringify(dir('registry', 'storage'))}
-auth: {htpasswd: {file: ${JSON.stringify(join(regDir, 'htpasswd'))}, max_users: 1}}
-uplinks: {}
-packages: {'**': {access: $all, publish: $authenticated}}
-max_body_size: 200mb
-log: {type: stdout, format: pretty, level: warn}
-`);
-  let regLog = '';
-  registry = spawn(VERDACCIO, ['--config', join(regDir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], { cwd: regDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir('registry-home') } });
-  registry.stdout.on('data', (d) => (regLog += d));
-  registry.stderr.on('data', (d) => (regLog += d));
-  await waitFor('verdaccio', async () => (await fetch(`${REG}-/ping`).catch(() => null))?.ok, 20_000).catch(() => expect(false, `registry did not answer: ${tail(regLog)}`));
-  const res = await fetch(`${REG}-/user/org.couchdb.user:somni`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'somni', password: 'somni-browser-test' }) });
-  const { token } = await res.json();
-  expect(token, `user creation: ${res.status}`);
-  const pubHome = dir('publisher-home');
-  writeFileSync(join(pubHome, '.npmrc'), `//127.0.0.1:${port}/:_authToken=${token}\n`);
+  registry = await startRegistry(VERDACCIO, dir('registry'));
+  const REG = registry.url;
+  env = userEnv(home, dshHome, REG);
+  const pubHome = registry.publisherHome;
   for (const f of tgzs) {
     const r = await run('npm', ['publish', join(DIST, f), '--registry', REG], { env: { ...env, HOME: pubHome }, cwd: pubHome });
     expect(r.code === 0, `npm publish ${f}: ${tail(r.stderr)}`);
@@ -478,7 +431,7 @@ await check('/api: an oversized body and an overlong path are refused with clear
 await browser.close();
 await web.stop();
 await model.close();
-registry?.kill();
+registry?.stop();
 const failed = results.filter((r) => !r.ok);
 if (failed.length) console.log(`\nfailed:\n${failed.map((f) => `  - ${f.name}: ${f.err instanceof Error ? f.err.message : String(f.err)}`).join('\n')}`);
 if (!process.env.BROWSER_KEEP) rmSync(root, { recursive: true, force: true });

@@ -9,12 +9,12 @@
 // SOMNI_DIST_NEXT_DIR (the same at the next version, for the upgrade), INSTALL_KEEP=1 keeps the temp dir.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModel, toolNames } from '../e2e/fake-model.mjs';
 import { lastToolResult, checkRunner, expect, fakeModelRows } from '../e2e/harness.mjs';
+import { userEnv as freshUserEnv, runCommand as run, startRegistry, tail } from './registry.mjs';
 
 const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const REPO = resolve(PLUGIN_DIR, '..');
@@ -33,24 +33,6 @@ function measure(what, value) {
   console.log(`  ---- ${what}: ${value}`);
 }
 
-/** Runs a command; resolves {code, stdout, stderr, ms}. Never rejects. */
-function run(cmd, args, o = {}) {
-  return new Promise((done) => {
-    const t0 = Date.now();
-    const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 300_000);
-    child.on('error', (err) => (stderr += String(err)));
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      done({ code: code ?? (signal ? 128 : 1), stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
-}
-const tail = (s, n = 1500) => (s.length > n ? `…${s.slice(-n)}` : s);
 /** The harness's boot error in a failed turn's stderr: its `Error:` lines, else the tail. */
 const why = (s) => [...new Set(s.split('\n').filter((l) => /Error:/.test(l)).map((l) => l.trim()))].join(' | ').slice(0, 800) || tail(s, 600);
 const readJson = (p) => JSON.parse(readFileSync(p, 'utf8'));
@@ -80,54 +62,21 @@ const dir = (...p) => {
 };
 console.log(`install: dist ${DIST} (${v1.version || 'none'})${DIST_NEXT ? `, next ${DIST_NEXT} (${v2.version || 'none'})` : ''}\n         temp ${root}`);
 
-// --- the registry
-async function freePort() {
-  return new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-}
-const regDir = dir('registry');
-const storage = dir('registry', 'storage');
-writeFileSync(join(regDir, 'config.yaml'), `# Throwaway registry of the install test: no uplinks, so nothing but what the test publishes resolves.
-storage: ${JSON.stringify(storage)}
-auth:
-  htpasswd:
-    file: ${JSON.stringify(join(regDir, 'htpasswd'))}
-    max_users: 1
-uplinks: {}
-packages:
-  '**':
-    access: $all
-    publish: $authenticated
-max_body_size: 200mb
-log: {type: stdout, format: pretty, level: warn}
-`);
-const port = await freePort();
-const REG = `http://127.0.0.1:${port}/`;
+// --- the registry (started by the first check)
+/** @type {Awaited<ReturnType<typeof startRegistry>> | undefined} */
 let registry;
-let regLog = '';
-process.on('exit', () => registry?.kill()); // never leave the registry behind, even on a crash
-
-/** The environment of a user on a fresh machine: PATH (node, pnpm, dsh), a temp HOME, the registry. */
-function userEnv(home, dshHome, extra = {}) {
-  const env = {};
-  for (const k of ['PATH', 'LANG', 'LC_ALL', 'TZ', 'NODE_EXTRA_CA_CERTS']) if (process.env[k]) env[k] = process.env[k];
-  return { ...env, HOME: home, DSH_HOME: dshHome, DSH_TELEMETRY_DISABLED: '1', npm_config_registry: REG, npm_config_update_notifier: 'false', FAKE_LLM_KEY: 'fake', ...extra };
-}
+let REG = '';
+/** The environment of a user on a fresh machine (see registry.mjs), against this test's registry. */
+const userEnv = (home, dshHome, extra = {}) => freshUserEnv(home, dshHome, REG, extra);
 
 /** Package names in the registry's storage folder. */
 function stored() {
-  return readdirSync(storage).filter((n) => !n.startsWith('.')).sort();
+  return readdirSync(registry?.storage ?? '').filter((n) => !n.startsWith('.')).sort();
 }
 
 /** Publishes every tarball of a dist set (a publisher with a token, separate from the user). */
 async function publish(set) {
-  const home = dir('publisher-home');
+  const home = registry?.publisherHome ?? '';
   const out = [];
   for (const [name, file] of Object.entries(set.files)) {
     const r = await run('npm', ['publish', file, '--registry', REG], { env: userEnv(home, dir('publisher-dsh')), cwd: home });
@@ -139,22 +88,8 @@ async function publish(set) {
 
 await check('verdaccio starts on 127.0.0.1 and takes a publisher', async () => {
   expect(VERDACCIO && existsSync(VERDACCIO), `SOMNI_VERDACCIO=${VERDACCIO} is not an executable (scripts/dist/setup-registry.sh installs it)`);
-  registry = spawn(VERDACCIO, ['--config', join(regDir, 'config.yaml'), '--listen', `127.0.0.1:${port}`], { cwd: regDir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HOME: dir('registry-home') } });
-  registry.stdout.on('data', (d) => (regLog += d));
-  registry.stderr.on('data', (d) => (regLog += d));
-  let up = false;
-  for (let i = 0; i < 100 && !up; i++) {
-    try {
-      up = (await fetch(`${REG}-/ping`)).ok;
-    } catch {
-      await sleep(100);
-    }
-  }
-  expect(up, `registry did not answer on ${REG}: ${tail(regLog)}`);
-  const res = await fetch(`${REG}-/user/org.couchdb.user:somni`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'somni', password: 'somni-install-test' }) });
-  const body = await res.json();
-  expect(res.ok && body.token, `user creation: ${res.status} ${JSON.stringify(body)}`);
-  writeFileSync(join(dir('publisher-home'), '.npmrc'), `//127.0.0.1:${port}/:_authToken=${body.token}\n`);
+  registry = await startRegistry(VERDACCIO, dir('registry'));
+  REG = registry.url;
 });
 
 let publishMs = 0;
@@ -538,7 +473,7 @@ for (const p of PLATFORMS) {
 }
 
 // --- report
-registry?.kill();
+registry?.stop();
 await model.close();
 const failed = results.filter((r) => !r.ok);
 console.log('\nmeasured:');
