@@ -24,6 +24,7 @@ export function SessionView({ api, t, open, sessionId }: ViewProps & { sessionId
           <div className="somni-row">
             <span className={`somni-badge somni-badge-${e.kind}`}>{labelOf(e.kind, t)}</span>
             {e.tool && <span className="somni-small">{e.tool}</span>}
+            {e.turn !== undefined && <span className="somni-muted somni-small" data-testid="somni-turn">{t('session.turn', { n: e.turn, said: e.turnSaid ?? '' })}</span>}
             <span className="somni-spacer" />
             <span className="somni-muted somni-small">{fmtTime(e.time)}</span>
           </div>

@@ -28,7 +28,7 @@ import { llmChatHandler } from './llm-bridge.js';
 import { levelWord, LogFile, logFilePath, teeLog } from './logfile.js';
 import { Notices } from './notice.js';
 import { servesUi, TerminalLine } from './terminal.js';
-import { registerMemoryApi } from './memory-api.js';
+import { registerMemoryApi, turnMarks } from './memory-api.js';
 import { LLM_CHAT, toSidecarTools, type Call, type CallOf, type SidecarTool } from './methods.js';
 import { PromptCache, SECTIONS } from './prompt.js';
 import type { RequestHandler } from './rpc.js';
@@ -736,7 +736,17 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
   base.terminal.watch();
   // The web Memory tab's host half; it injects nothing, so headless boots the same.
-  void registerMemoryApi(ctx, { call, runDream: (trigger) => scheduler.runNow(trigger), dreamRunning: () => scheduler.busy, log });
+  void registerMemoryApi(ctx, {
+    call,
+    runDream: (trigger) => scheduler.runNow(trigger),
+    dreamRunning: () => scheduler.busy,
+    // Only a session the host holds live: the tab must not resume a cold one just to number its turns.
+    turns: (sessionId) => {
+      const agent = typeof ctx.agents?.get === 'function' ? ctx.agents.get(sessionId as Parameters<typeof ctx.agents.get>[0]) : undefined;
+      return agent ? turnMarks(agent.session.events) : [];
+    },
+    log,
+  });
 
   ctx.effect(() => async () => {
     scheduler.stopTimer();

@@ -15,10 +15,13 @@ import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import type { Context } from '@deepseek-ai/cordis';
+import type { SessionEvent } from '@deepseek-ai/dsh-session';
+import { blocksText } from './capture.js';
+import { clip } from './clip.js';
 import { DEADLINES } from './deadlines.js';
 import type { DreamOutcome } from './dream.js';
 import { MEMORY_LIMITS, MEMORY_NAMESPACE } from './memory-wire.js';
-import type { DreamStatus, MemoryListQuery, MemoryWriteResult } from './memory-wire.js';
+import type { DreamStatus, MemoryListQuery, MemoryWriteResult, SessionMemoryEvent, TurnMark } from './memory-wire.js';
 import { CONFLICT_CODE, type CallOf } from './methods.js';
 import { RpcError, type Json } from './rpc.js';
 
@@ -36,7 +39,41 @@ export interface MemoryApiDeps {
   /** Starts a dream through the plugin's scheduler (shared with dream_now and the idle timer). */
   runDream: (trigger: string) => Promise<DreamOutcome>;
   dreamRunning: () => boolean;
+  /** The live session's turns, oldest first (none for a session the host does not hold). */
+  turns: (sessionId: string) => TurnMark[];
   log: { warn(f: string, ...a: unknown[]): void };
+}
+
+/**
+ * A session's turns from its event log: each `turn/start`, and the first text the person typed in that
+ * turn (injected messages — hints, notices, checkpoints — are not what the user said).
+ */
+export function turnMarks(events: readonly SessionEvent[]): TurnMark[] {
+  const out: TurnMark[] = [];
+  for (const e of events) {
+    if (e.type === 'turn/start') out.push({ start: e.time, said: '' });
+    else if (e.type === 'user/message' && e.data.source.kind === 'user' && out.length > 0 && out[out.length - 1]!.said === '') {
+      out[out.length - 1]!.said = blocksText(e.data.content).split(/\s+/).filter(Boolean).join(' ');
+    }
+  }
+  return out;
+}
+
+/** How much of what the user said a session event's turn link repeats. */
+const TURN_SAID_CHARS = 80;
+
+/**
+ * Links each event to the turn it happened in: the last turn that started at or before it. The sidecar
+ * keeps times, the harness keeps turns; both clocks are this machine's.
+ */
+export function withTurns(events: readonly SessionMemoryEvent[], turns: readonly TurnMark[]): SessionMemoryEvent[] {
+  return events.map((e) => {
+    const at = Date.parse(e.time);
+    let i = -1;
+    for (let k = 0; k < turns.length && turns[k]!.start <= at; k++) i = k;
+    if (i < 0) return e;
+    return { ...e, turn: i + 1, turnSaid: clip(turns[i]!.said, TURN_SAID_CHARS, 'ellipsis') };
+  });
 }
 
 /** Loads the harness's dsh-typert-protocol, or undefined (with why) when it cannot be found. */
@@ -136,7 +173,11 @@ export function memoryHandlers(deps: MemoryApiDeps) {
       if (p === undefined) throw new Error('pinned is required');
       return call('memory.pin', compact({ path: arg.path(path), pinned: p, version: arg.str('version', version, 256) }), T);
     },
-    session: async (sessionId: unknown) => call('memory.session', { sessionId: arg.str('sessionId', sessionId, 256, true) as string }, T),
+    async session(sessionId: unknown) {
+      const id = arg.str('sessionId', sessionId, 256, true) as string;
+      const r = await call('memory.session', { sessionId: id }, T);
+      return { events: withTurns(r.events, deps.turns(id)) };
+    },
     dreams: async (limit: unknown) => call('memory.dreams', compact({ limit: arg.int('limit', limit, MEMORY_LIMITS.dreamLimit) }), T),
     health: async () => call('memory.health', {}, T),
     dreamStart(): { started: boolean; reason: string } {

@@ -88,6 +88,14 @@ export interface SessionMemoryEvent {
   query: string;
   text: string;
   items: SessionMemoryItem[];
+  /** The session's turn it happened in (1-based) and the start of what the user said then; added by the host half. */
+  turn?: number;
+  turnSaid?: string;
+}
+/** One turn of a live session as the harness logged it: when it started and what the user said. */
+export interface TurnMark {
+  start: number;
+  said: string;
 }
 export interface Dream {
   id: string;

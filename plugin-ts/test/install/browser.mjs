@@ -194,6 +194,8 @@ await check('This session: the hint is listed with its text, score and reason', 
   });
   const card = await page.$eval(memTab('[data-kind="hint"]'), (e) => e.textContent ?? '');
   expect(card.includes('staging-postgres') && /why:/.test(card) && /score \d/.test(card), `the hint card reads: ${card.slice(0, 500)}`);
+  // Linked to the turn it came in: the first turn, and what the user said there.
+  expect(/turn 1: “Please read the staging notes/.test(card), `the hint card names no turn: ${card.slice(0, 500)}`);
   await shot('session');
 });
 

@@ -4,7 +4,7 @@
 // started from the tab runs in the background.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryHandlers } from '../../lib/memory-api.js';
+import { memoryHandlers, turnMarks, withTurns } from '../../lib/memory-api.js';
 import { MEMORY_LIMITS } from '../../lib/memory-wire.js';
 import { RpcError } from '../../lib/rpc.js';
 
@@ -24,6 +24,7 @@ function handlers(answer, running = false) {
       return { status: 'deep_sleep', text: 'Dream finished.' };
     },
     dreamRunning: () => running,
+    turns: () => [{ start: Date.parse('2026-12-04T10:00:00Z'), said: 'Please read the staging notes' }],
     log: { warn() {} },
   });
   return { h, calls, dreams };
@@ -71,4 +72,38 @@ test('Dream now starts in the background; a second start while one runs is refus
   assert.equal(st.last?.status, 'deep_sleep');
   const busy = handlers(() => ({}), true);
   assert.equal(busy.h.dreamStart().started, false);
+});
+
+test('turnMarks: each turn/start with the first words the person typed in it, not injected messages', () => {
+  const msg = (/** @type {string} */ kind, /** @type {string} */ text) => ({ content: [{ type: 'text', text }], source: kind === 'user' ? { kind: 'user' } : { kind: 'plugin', plugin: 'dsh-somni', form: 'recall' } });
+  const events = /** @type {any[]} */ ([
+    { type: 'turn/start', time: 1000, data: {} },
+    { type: 'user/message', time: 1001, data: msg('plugin', '【记忆提示】 a hint') },
+    { type: 'user/message', time: 1002, data: msg('user', 'Please read\n the   staging notes') },
+    { type: 'user/message', time: 1003, data: msg('user', 'and a second message') },
+    { type: 'turn/start', time: 2000, data: {} },
+    { type: 'turn/start', time: 3000, data: {} },
+    { type: 'user/message', time: 3001, data: msg('user', 'third') },
+  ]);
+  assert.deepEqual(turnMarks(events), [
+    { start: 1000, said: 'Please read the staging notes' },
+    { start: 2000, said: '' },
+    { start: 3000, said: 'third' },
+  ]);
+});
+
+test('withTurns: an event belongs to the last turn that started at or before it; before any turn it has none', () => {
+  const turns = [{ start: Date.parse('2026-12-04T10:00:00Z'), said: 'x'.repeat(100) }, { start: Date.parse('2026-12-04T10:05:00Z'), said: 'second' }];
+  const ev = (/** @type {string} */ time) => ({ time, kind: 'hint', tool: '', query: '', text: '', items: [] });
+  const got = withTurns([ev('2026-12-04T09:59:00Z'), ev('2026-12-04T10:00:00Z'), ev('2026-12-04T10:07:30Z')], turns);
+  assert.equal(got[0]?.turn, undefined);
+  assert.equal(got[1]?.turn, 1);
+  assert.equal(got[1]?.turnSaid, `${'x'.repeat(80)}…`);
+  assert.deepEqual([got[2]?.turn, got[2]?.turnSaid], [2, 'second']);
+});
+
+test('session: the sidecar\'s events come back linked to the host\'s turns', async () => {
+  const { h } = handlers(() => ({ events: [{ time: '2026-12-04T10:01:00Z', kind: 'hint', tool: 'assoc.action', query: 'q', text: 't', items: [] }] }));
+  const r = await h.session('session-1');
+  assert.deepEqual([r.events[0]?.turn, r.events[0]?.turnSaid], [1, 'Please read the staging notes']);
 });
