@@ -151,7 +151,6 @@ type Gate struct {
 type session struct {
 	id     string
 	hinted map[string]bool // paths already hinted
-	order  []string        // the same paths, oldest hint first (what a compaction digest lists)
 }
 
 type cachedCue struct {
@@ -190,18 +189,6 @@ func (g *Gate) Reset(sessionID string) {
 		g.lru.Remove(el)
 		delete(g.sessions, sessionID)
 	}
-}
-
-// Hinted returns the paths hinted in a session since its last Reset,
-// oldest first (nil for a session the gate does not know).
-func (g *Gate) Hinted(sessionID string) []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	el, ok := g.sessions[sessionID]
-	if !ok {
-		return nil
-	}
-	return append([]string(nil), el.Value.(*session).order...)
 }
 
 // Thought gates a hint for the latest user message.
@@ -264,7 +251,6 @@ func (g *Gate) gate(ctx context.Context, sessionID string, cues ...string) (Resu
 	picked := Pick(cands, g.cfg)
 	for _, h := range picked {
 		s.hinted[h.Doc.Path] = true
-		s.order = append(s.order, h.Doc.Path)
 	}
 	g.mu.Unlock()
 	if len(picked) == 0 {

@@ -9,7 +9,7 @@
 //
 //	digest.go    Digest, its parts and Render: the block, its framing and its budget
 //	classify.go  Classify and Sentences: which sentences a user said are facts, preferences, decisions or corrections
-//	turns.go     Statements, and the pointers read from tool records (intention ids, memory files)
+//	turns.go     Statements, and the intention ids read from tool records
 package digest
 
 import (
@@ -33,7 +33,7 @@ const (
 	statementRunes   = 220
 	descriptionRunes = 140
 	maxIntentions    = 8
-	maxMemories      = 8
+	MaxMemories      = 8 // what the block lists; a caller gathers no more
 	maxStatements    = 16
 )
 
@@ -123,7 +123,7 @@ func (d Digest) Render(maxRunes int) (string, Counts) {
 			intents = append(intents, line)
 		}
 	}
-	for _, m := range d.Memories[:min(len(d.Memories), maxMemories)] {
+	for _, m := range d.Memories[:min(len(d.Memories), MaxMemories)] {
 		if line := memoryLine(m); take(line, memoriesTitle, len(mems)) {
 			mems = append(mems, line)
 		}

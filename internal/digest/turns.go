@@ -123,30 +123,11 @@ var intentionID = regexp.MustCompile(`\bpi-\d{8}-\d{3}\b`)
 // intentionTools are the tools whose records name the intentions a session touched.
 var intentionTools = []string{"add_intention", "complete_intention", "cancel_intention"}
 
-// recallTools are the tools whose results list memories by file.
-var recallTools = []string{"recall_memories", "search_knowledge", "search_episodes"}
-
-// hitFile is the file at the end of a recall result's hit header
-// ("1. name (kind, date, score) · memory/knowledge/x/SKILL.md").
-var hitFile = regexp.MustCompile(`· ([^\s·]+?/(?:SKILL|INTENT)\.md)`)
-
 // IntentionIDs returns the intention ids the session's intention tool calls
 // named, first mention first.
 func IntentionIDs(turns []Turn) []string {
 	return fromTools(turns, intentionTools, func(t Turn) []string {
 		return intentionID.FindAllString(t.Call+" "+t.Result, -1)
-	})
-}
-
-// RecalledFiles returns the files the session's recall tools returned,
-// first recall first.
-func RecalledFiles(turns []Turn) []string {
-	return fromTools(turns, recallTools, func(t Turn) []string {
-		var out []string
-		for _, m := range hitFile.FindAllStringSubmatch(t.Result, -1) {
-			out = append(out, m[1])
-		}
-		return out
 	})
 }
 

@@ -44,11 +44,3 @@ func (a *assocGate) reset(sessionID string) {
 		g.Reset(sessionID)
 	}
 }
-
-// hinted returns what was hinted in a session since its last reset.
-func (a *assocGate) hinted(sessionID string) []string {
-	if g := a.gate.Load(); g != nil {
-		return g.Hinted(sessionID)
-	}
-	return nil
-}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"github.com/somni-dev/somni/internal/browse"
 	"github.com/somni-dev/somni/internal/digest"
 	"github.com/somni-dev/somni/internal/memory"
 )
@@ -22,8 +23,8 @@ type digestResult struct {
 
 // sessionDigest answers session.digest: the block the plugin adds to a
 // compaction summary, from the session's captured log (what the user
-// stated, the intentions and memories its tool calls named) and the hints
-// the gate showed it. It reads; it writes nothing and calls no model.
+// stated, the intentions its tool calls named) and the session's ring (what
+// was hinted and recalled). It reads; it writes nothing and calls no model.
 func (s *Server) sessionDigest(ctx context.Context, p digestParams) (any, error) {
 	current, _, err := s.gatherTurns(ctx, p.SessionID)
 	if err != nil {
@@ -37,7 +38,7 @@ func (s *Server) sessionDigest(ctx context.Context, p digestParams) (any, error)
 	if d.Intentions, err = digestIntentions(ctx, s.store, digest.IntentionIDs(turns)); err != nil {
 		return nil, fmt.Errorf("session.digest: %w", err)
 	}
-	d.Memories = digestMemories(s.store, s.log, s.assoc.hinted(p.SessionID), digest.RecalledFiles(turns))
+	d.Memories = digestMemories(s.store, s.log, s.tab.sessions.Events(p.SessionID))
 	text, c := d.Render(p.MaxChars)
 	return digestResult{Text: text, Counts: c}, nil
 }
@@ -76,30 +77,47 @@ func digestIntentions(ctx context.Context, st *memory.Store, ids []string) ([]di
 	return out, nil
 }
 
-// digestMemories names the hinted files (absolute, from the gate) and the
-// recalled ones (as recall showed them, relative to the data dir), each once,
-// with the name and description the file has now.
-func digestMemories(st *memory.Store, log *slog.Logger, hinted, recalled []string) []digest.Memory {
+// Per recall, the hits the digest counts as used: the top ones, as many as
+// the hint gate shows at most (a recall's tail is what the model skimmed past).
+const recallHitsUsed = 2
+
+// digestMemories names the memories the session's ring says surfaced (the one
+// record of what was hinted and recalled in a session, which the Memory tab
+// shows too): every hinted one and the top hits of each recall, each once,
+// newest first up to the digest's cap, with the name and description the file
+// has now. events come newest first, as Sessions.Events gives them.
+func digestMemories(st *memory.Store, log *slog.Logger, events []browse.Event) []digest.Memory {
 	var out []digest.Memory
 	seen := map[string]bool{}
-	add := func(abs, how string) {
-		if seen[abs] {
-			return
+	for _, ev := range events {
+		items, how := ev.Items, "hinted"
+		switch ev.Kind {
+		case "hint":
+		case "recall":
+			items, how = items[:min(len(items), recallHitsUsed)], "recalled"
+		default:
+			continue
 		}
-		seen[abs] = true
-		e, err := st.Load(abs)
-		if err != nil {
-			log.Debug("session.digest: skip memory", "path", st.Rel(abs), "err", err)
-			return
+		for _, it := range items {
+			if len(out) == digest.MaxMemories {
+				break
+			}
+			if seen[it.Path] || it.Path == "" {
+				continue
+			}
+			seen[it.Path] = true
+			// Load checks the file is inside the memory roots: a recorded name cannot reach out of the data dir.
+			e, err := st.Load(filepath.Join(st.DataDir(), filepath.FromSlash(it.Path)))
+			if err != nil {
+				log.Debug("session.digest: skip memory", "path", it.Path, "err", err)
+				continue
+			}
+			out = append(out, digest.Memory{Name: e.Name, Path: it.Path, Description: e.Description(), How: how})
 		}
-		out = append(out, digest.Memory{Name: e.Name, Path: st.Rel(abs), Description: e.Description(), How: how})
 	}
-	for _, p := range hinted {
-		add(p, "hinted")
-	}
-	for _, rel := range recalled {
-		// Load checks the file is inside the memory roots: a logged name cannot reach out of the data dir.
-		add(filepath.Join(st.DataDir(), filepath.FromSlash(rel)), "recalled")
+	// The ring is newest first; the block reads in session order.
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -33,13 +34,15 @@ func TestSessionDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// A tool call as the plugin logs it: "name(args)" and the result text.
+	// A tool call as the plugin makes it (tools.call, which the session's
+	// ring records) and logs it: "name(args)" and the result text.
 	use := func(session, tool, args string) string {
 		t.Helper()
-		out, err := srv.tools.Call(ctx, tool, ToolEnv{SessionID: session}, []byte(args))
+		res, err := srv.Methods()["tools.call"](ctx, json.RawMessage(`{"sessionId":`+strconv.Quote(session)+`,"name":`+strconv.Quote(tool)+`,"args":`+args+`}`))
 		if err != nil {
 			t.Fatal(err)
 		}
+		out := res.(map[string]string)["result"]
 		if err := srv.capture.Tool(session, tool+"("+args+")", out, ""); err != nil {
 			t.Fatal(err)
 		}
