@@ -178,9 +178,7 @@ func (s *Store) CleanTemps() int {
 func (s *Store) NextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
 	next := 1
 	for _, d := range dirs {
-		// Names only: session capture asks at every log rotation, and a
-		// listing that stats each entry costs one syscall per file here.
-		names, _ := s.fs.ReadDirNames(d)
+		names, _ := s.fs.ReadDirNames(d) // no stat per entry: asked at every session-log rotation
 		for _, name := range names {
 			if m := re.FindStringSubmatch(name); m != nil && m[1] == day {
 				if n, err := strconv.Atoi(m[2]); err == nil && n >= next {
