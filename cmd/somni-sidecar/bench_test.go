@@ -189,12 +189,15 @@ func BenchmarkPingRoundTrip(b *testing.B) {
 // BenchmarkSessionAppend pipelines session.append requests (as a host
 // streaming conversations does) round-robin over several sessions and
 // reports appends per second. Appends are ordered per session, so sessions
-// proceed side by side; each rotates its log every ~24 KiB (a finalise
-// with fsync).
+// proceed side by side; each rotates its log every ~24 KiB (four fsyncs:
+// the next log's header and folder, the full log's header rewrite and
+// folder). Target (issue 23): appends/s ≥ 51000, 3× the Python sidecar's
+// 13–17k/s, with the release build (SOMNI_BENCH_BIN, as scripts/bench.sh
+// passes it), -benchtime 20000x to match the outside measurement.
 func BenchmarkSessionAppend(b *testing.B) {
 	for _, sessions := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
-			side, _ := spawnLine(b, binPath, sidecarArgs(b.TempDir())...)
+			side, _ := spawnLine(b, benchBin(), sidecarArgs(b.TempDir())...)
 			defer side.stop()
 			side.roundTrip(b, pingLine)
 			text := strings.Repeat("a realistic chat message with some words in it, ", 3) + "然后是一些中文内容。"
@@ -220,7 +223,7 @@ func BenchmarkSessionAppend(b *testing.B) {
 			el := time.Since(t0)
 			b.StopTimer()
 			b.ReportMetric(0, "ns/op")
-			b.ReportMetric(float64(b.N)/el.Seconds(), "appends/s") // target > 20000
+			b.ReportMetric(float64(b.N)/el.Seconds(), "appends/s")
 		})
 	}
 }

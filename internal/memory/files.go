@@ -178,9 +178,9 @@ func (s *Store) CleanTemps() int {
 func (s *Store) NextDailyNumber(re *regexp.Regexp, day string, dirs ...string) int {
 	next := 1
 	for _, d := range dirs {
-		des, _ := s.fs.ReadDir(d)
-		for _, de := range des {
-			if m := re.FindStringSubmatch(de.Name()); m != nil && m[1] == day {
+		names, _ := s.fs.ReadDirNames(d) // no stat per entry: asked at every session-log rotation
+		for _, name := range names {
+			if m := re.FindStringSubmatch(name); m != nil && m[1] == day {
 				if n, err := strconv.Atoi(m[2]); err == nil && n >= next {
 					next = n + 1
 				}

@@ -148,6 +148,30 @@ func (f *FS) ReadDir(p string) ([]fs.DirEntry, error) {
 	return des, mapErr("readdir", p, err)
 }
 
+// ReadDirNames lists the names in directory p sorted, as ReadDir does, but
+// stats nothing: inside an os.Root, ReadDir lstats every entry (a lazy stat
+// cannot be done there), so a caller that only reads names (the next free
+// daily number, at every session-log rotation) would pay one fstatat per
+// file in the folder.
+func (f *FS) ReadDirNames(p string) ([]string, error) {
+	r, rel, err := f.open("readdir", p)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	d, err := r.Open(rel)
+	if err != nil {
+		return nil, mapErr("readdir", p, err)
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, mapErr("readdir", p, err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
 // WalkDir walks the tree at start like filepath.WalkDir, with absolute paths,
 // never descending through a link (a linked directory is reported as a link).
 func (f *FS) WalkDir(start string, fn fs.WalkDirFunc) error {

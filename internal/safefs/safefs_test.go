@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -207,5 +208,43 @@ func TestRemoveStaleTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(young); err != nil {
 		t.Fatal("young temp removed")
+	}
+}
+
+// TestReadDirNames lists the same names as ReadDir, sorted, with ReadDir's
+// errors: a missing directory, one reached through a link out of the root.
+func TestReadDirNames(t *testing.T) {
+	f, root, outside := newFS(t)
+	for _, name := range []string{"b.md", "a.md", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(root, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	des, err := f.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, de := range des {
+		want = append(want, de.Name())
+	}
+	got, err := f.ReadDirNames(root)
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("ReadDirNames = %v, %v; ReadDir names %v", got, err, want)
+	}
+	if _, err := f.ReadDirNames(filepath.Join(root, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing directory: %v", err)
+	}
+	if _, err := f.ReadDirNames(filepath.Join(root, "dirlink")); !errors.Is(err, ErrOutside) {
+		t.Fatalf("linked directory out of the root: %v", err)
+	}
+	if _, err := f.ReadDirNames(outside); !errors.Is(err, ErrOutside) {
+		t.Fatalf("not under any root: %v", err)
 	}
 }

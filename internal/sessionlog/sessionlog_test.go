@@ -348,3 +348,54 @@ func TestCaptureDropsInvisible(t *testing.T) {
 		})
 	}
 }
+
+// TestRotatedLogReadyWhenListed: whoever lists or archives logs right after
+// the Append that rotated a live session's log sees that log finalised
+// (status, message_count) and can archive it at once. A rotation that moves
+// the finalisation's fsyncs off the append's path must keep this (one was
+// tried: with ext4's journal serialising the fsyncs it gained nothing).
+func TestRotatedLogReadyWhenListed(t *testing.T) {
+	for round := 0; round < 20; round++ {
+		s := newTestLogs(t)
+		c := s.Capture()
+		var rotated string
+		for i := 0; rotated == "" && i < 100; i++ {
+			if _, err := c.Append("s", "user", strings.Repeat("y", 3000), "", "", ""); err != nil {
+				t.Fatal(err)
+			}
+			if pending, err := s.Pending(); err != nil {
+				t.Fatal(err)
+			} else if len(pending) > 0 {
+				rotated = pending[0]
+			}
+		}
+		if rotated == "" {
+			t.Fatal("no rotation")
+		}
+		l, err := s.Read(rotated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Status() != StatusPending || l.Meta.Value("message_count") != fmt.Sprint(len(l.Blocks)) {
+			t.Fatalf("listed before finalised: status %q, count %q, blocks %d", l.Status(), l.Meta.Value("message_count"), len(l.Blocks))
+		}
+		// Rotate again and archive at once: MarkProcessed waits for the finalisation too.
+		for i := 0; i < 10; i++ {
+			if _, err := c.Append("s", "user", strings.Repeat("z", 3000), "", "", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pending, err := s.Pending()
+		if err != nil || len(pending) < 2 {
+			t.Fatalf("pending %v %v", pending, err)
+		}
+		for _, p := range pending {
+			if _, err := s.MarkProcessed(p); err != nil {
+				t.Fatalf("archive %s: %v", p, err)
+			}
+		}
+		if _, err := c.Close("s"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
