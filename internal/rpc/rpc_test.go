@@ -559,6 +559,48 @@ func TestEOFLetsInFlightRequestsReply(t *testing.T) {
 	}
 }
 
+// A burst of keyed requests shares reply writes; input that ends right after
+// the burst must still get every reply (the handlers' work is done, so an
+// answer the peer never reads would report a write as lost).
+func TestEOFAfterABurstGetsEveryReply(t *testing.T) {
+	const n = 3000
+	keyOf := func(params json.RawMessage) string {
+		var p struct{ K string }
+		_ = json.Unmarshal(params, &p)
+		return p.K
+	}
+	methods := map[string]Handler{
+		"append": func(_ context.Context, params json.RawMessage) (any, error) { return params, nil },
+	}
+	for round := 0; round < 40; round++ {
+		p := startPeer(t, methods, WithSerialByKey(keyOf, "append"))
+		go func() {
+			var b strings.Builder
+			for i := 0; i < n; i++ {
+				fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"append","params":{"k":"s%d"}}`+"\n", i+1, i%2)
+			}
+			_, _ = io.WriteString(p.in, b.String())
+			p.in.Close()
+		}()
+		got := 0
+		for {
+			line, err := p.out.ReadString('\n')
+			if err != nil {
+				break
+			}
+			if strings.Contains(line, `"result"`) {
+				got++
+			}
+			if got == n {
+				break
+			}
+		}
+		if got != n {
+			t.Fatalf("round %d: %d of %d replies before the output ended", round, got, n)
+		}
+	}
+}
+
 // A rejected request must not leak into the next frame: here the next frame
 // is the peer's reply to a pending reverse call.
 func TestRejectedFrameDoesNotLeak(t *testing.T) {

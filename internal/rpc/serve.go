@@ -57,7 +57,13 @@ func (c *Conn) handle(req *request) {
 	c.wg.Add(1)
 	// b collects the reply when run is part of a keyed lane's burst.
 	run := func(b *replyBatch) {
-		defer c.wg.Done()
+		if b != nil {
+			// In flight until its batch is written: input that ends now must
+			// not close the stream under replies still waiting in the batch.
+			defer b.hold(c.wg.Done)
+		} else {
+			defer c.wg.Done()
+		}
 		defer cancel()
 		result, err := c.invoke(reqCtx, h, req.method, params)
 		if !req.notif {
@@ -166,8 +172,21 @@ func (c *Conn) replyFrame(req *request, result any, err error, b *replyBatch) {
 // replyBatch collects the replies of one lane's burst (a host streaming
 // appends) so they cost one write instead of one each.
 type replyBatch struct {
-	buf []byte // frames joined by newlines
-	n   int
+	buf  []byte // frames joined by newlines
+	n    int
+	held []func() // what runs once the frames are written (or dropped): each request's end
+}
+
+// hold defers f until the batch is flushed.
+func (b *replyBatch) hold(f func()) { b.held = append(b.held, f) }
+
+// release runs what the batch held.
+func (b *replyBatch) release() {
+	held := b.held
+	b.held = nil
+	for _, f := range held {
+		f()
+	}
 }
 
 func (b *replyBatch) add(frame []byte) {
@@ -180,6 +199,7 @@ func (b *replyBatch) add(frame []byte) {
 
 // flushBatch writes what b collected and empties it.
 func (c *Conn) flushBatch(b *replyBatch) {
+	defer b.release()
 	if b.n == 0 {
 		return
 	}
