@@ -174,6 +174,9 @@ func New(cfg Config) (*Server, error) {
 		}
 		if ctx.Err() == nil {
 			st.CleanTemps()
+			// the walk's garbage, after the startup sync's own was handed
+			// back (logSynced): 50k notes held 16 MB more without this
+			debug.FreeOSMemory()
 		}
 	}))
 	// Every capture and log line needs the rule set; compiled here, the first
