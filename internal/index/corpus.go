@@ -6,7 +6,6 @@ import (
 	"math"
 	"path"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/textcut"
@@ -82,7 +81,7 @@ func newEntry(d Doc) *entry {
 	// turn's "session 3, 2023-11-04 19:30") in another script
 	e.cjk = textseg.MostlyCJK(cmp.Or(body, d.Description+"\n"+d.Name))
 	e.days = entryDays(d)
-	e.lowerOK = isLower(d.Name) && isLower(d.Description) && isLower(d.Body)
+	e.lowerOK = textseg.IsLower(d.Name) && textseg.IsLower(d.Description) && textseg.IsLower(d.Body)
 	if strings.TrimSpace(d.Context) != "" {
 		e.ctxKey = textKey(EmbedText(Doc{Body: d.Context}))
 	}
@@ -148,41 +147,13 @@ func (c *corpus) postings(t string) []posting {
 func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
 	for _, f := range [...]string{e.doc.Name, e.doc.Description, e.doc.Body} {
 		if !e.lowerOK {
-			f = lowerIfNeeded(f)
+			f = textseg.LowerIfNeeded(f)
 		}
 		if match(f, sub) {
 			return true
 		}
 	}
 	return false
-}
-
-// lowerIfNeeded is strings.ToLower without the copy for text that has
-// nothing to lower (most of it: CJK, or already lowercase).
-func lowerIfNeeded(s string) string {
-	if isLower(s) {
-		return s
-	}
-	return strings.ToLower(s)
-}
-
-// isLower reports whether strings.ToLower(s) == s, without building it.
-func isLower(s string) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 'A' && c <= 'Z' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || unicode.ToLower(r) != r {
-			return false // ToLower would replace the invalid byte, or lower the rune
-		}
-		i += n
-	}
-	return true
 }
 
 // corpus is a slot-addressed doc set with postings and link maps; the

@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
@@ -114,14 +113,5 @@ func TestCJKMatchCountedOnce(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestIsLower: isLower answers what comparing with strings.ToLower would.
-func TestIsLower(t *testing.T) {
-	for _, s := range []string{"", "plain words", "Capital", "数据库 备份", "ÉCOLE", "école", "İ", "\xff bad byte", "\uFFFD", "mixed 数据 Q1"} {
-		if got, want := isLower(s), strings.ToLower(s) == s; got != want {
-			t.Errorf("isLower(%q) = %v, want %v", s, got, want)
-		}
 	}
 }

@@ -5,7 +5,8 @@
 // 2–4-character windows; no term straddles two scripts. Cutting text to a
 // budget is package textcut's job, not segmentation.
 //
-//	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols
+//	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols;
+//	            IsLower, LowerIfNeeded: case folding without a copy when there is nothing to fold
 //	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
 package textseg
 
@@ -529,4 +530,32 @@ func firstRune(s string) rune {
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
+}
+
+// LowerIfNeeded is strings.ToLower without the copy for text that has
+// nothing to lower (most of it: CJK, or already lowercase).
+func LowerIfNeeded(s string) string {
+	if IsLower(s) {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
+// IsLower reports whether strings.ToLower(s) == s, without building it.
+func IsLower(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unicode.ToLower(r) != r {
+			return false // ToLower would replace the invalid byte, or lower the rune
+		}
+		i += n
+	}
+	return true
 }
