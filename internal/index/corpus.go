@@ -2,6 +2,9 @@ package index
 
 import (
 	"cmp"
+	"sync"
+
+	"github.com/somni-dev/somni/internal/index/cache"
 	"hash/maphash"
 	"math"
 	"path"
@@ -74,7 +77,7 @@ func newEntry(d Doc) *entry {
 			e.dl += f.w
 		}
 	}
-	e.textKey = textKey(EmbedText(d))
+	e.setKeys()
 	body := strings.TrimSpace(d.Body)
 	e.asks = strings.HasSuffix(body, "?") || strings.HasSuffix(body, "？")
 	// the body is the content; name and description may be labels (a
@@ -82,10 +85,55 @@ func newEntry(d Doc) *entry {
 	e.cjk = textseg.MostlyCJK(cmp.Or(body, d.Description+"\n"+d.Name))
 	e.days = entryDays(d)
 	e.lowerOK = textseg.IsLower(d.Name) && textseg.IsLower(d.Description) && textseg.IsLower(d.Body)
-	if strings.TrimSpace(d.Context) != "" {
-		e.ctxKey = textKey(EmbedText(Doc{Body: d.Context}))
-	}
 	return e
+}
+
+// setKeys sets textKey and ctxKey, which live in memory only (keySeed).
+func (e *entry) setKeys() {
+	e.textKey = textKey(EmbedText(e.doc))
+	if strings.TrimSpace(e.doc.Context) != "" {
+		e.ctxKey = textKey(EmbedText(Doc{Body: e.doc.Context}))
+	}
+}
+
+// lexVersion numbers the counting newEntry does (textseg, entryDays, the
+// field weights): a change must bump it, or restarts would read views
+// counted the old way from the cache (TestLexViewGolden tells when).
+const lexVersion = 1
+
+var lexStamp = sync.OnceValue(func() uint64 { return cache.LexStamp(lexVersion) })
+
+// lexOf is e's lexical view for the cache; nil once put consumed its terms.
+func lexOf(e *entry) []byte {
+	if e.newTF == nil {
+		return nil
+	}
+	days := make([][2]int32, len(e.days))
+	for i, d := range e.days {
+		days[i] = [2]int32{d.from, d.to}
+	}
+	return cache.EncodeLex(lexStamp(), e.dl, [3]bool{e.asks, e.cjk, e.lowerOK}, days, e.newTF)
+}
+
+// putLex posts e's terms at slot s from its cached lexical view, if it
+// has one counted the way newEntry counts now, and fills in the rest.
+func (c *corpus) putLex(e *entry, s int32, lex []byte) bool {
+	var days []dayRange
+	dl, flags, ok := cache.DecodeLex(lex, lexStamp(), func(from, to int32) { days = append(days, dayRange{from, to}) },
+		func(t []byte, tf float32) {
+			id, ok := c.termIDs[string(t)]
+			if !ok {
+				id = int32(len(c.lists))
+				c.termIDs[string(t)] = id
+				c.lists = append(c.lists, nil)
+			}
+			c.lists[id] = append(c.lists[id], posting{s, tf})
+		})
+	if ok {
+		e.dl, e.days, e.asks, e.cjk, e.lowerOK = dl, days, flags[0], flags[1], flags[2]
+		e.setKeys()
+	}
+	return ok
 }
 
 // keySeed seeds textKey; keys live in memory only, so a per-process seed is fine.
@@ -192,8 +240,9 @@ func linkKeys(d Doc) []string {
 	return keys
 }
 
-// put inserts or replaces the entry for e.doc.Path.
-func (c *corpus) put(e *entry) {
+// put inserts or replaces the entry for e.doc.Path; lex is its cached
+// lexical view, if any (lexOf).
+func (c *corpus) put(e *entry, lex []byte) {
 	c.remove(e.doc.Path)
 	var s int32
 	if n := len(c.free); n > 0 {
@@ -206,7 +255,7 @@ func (c *corpus) put(e *entry) {
 	}
 	c.bySlot[e.doc.Path] = s
 	tfs := e.newTF
-	if tfs == nil {
+	if tfs == nil && !c.putLex(e, s, lex) {
 		// counted here, not when it was made (rows read from the cache,
 		// files loaded by a sync, a copy of an entry put before): a
 		// load of 10k entries then holds one term map at a time instead

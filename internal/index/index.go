@@ -118,7 +118,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.fs = fsys
 	}
-	st, entries, err := openCache(ctx, opts.Path, ix.log)
+	st, entries, lexes, err := openCache(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +138,11 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			}
 		}
 	}()
-	for _, e := range entries {
+	for i, e := range entries {
 		if e.embedder != ix.embID {
 			e.vec = nil // another embedder's space: useless until re-embedded
 		}
-		ix.c.put(e)
+		ix.c.put(e, lexes[i])
 	}
 	ix.c.compact()
 	<-watched
@@ -575,7 +575,7 @@ func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 		}
 	}
 	for _, e := range b.upserts {
-		ix.c.put(e)
+		ix.c.put(e, nil)
 	}
 	if len(b.upserts) >= compactAfter {
 		ix.c.compact()
