@@ -498,25 +498,6 @@ func newLexQuery(q string) *lexQuery {
 	return lq
 }
 
-// segment is the best total value of non-overlapping windows of run,
-// where val(i) is the value of term i (0 when not held); best is scratch
-// of at least len(run)+1.
-func segment(run [][4]int16, val func(i int16) float64, best []float64) float64 {
-	best[len(run)] = 0
-	for p := len(run) - 1; p >= 0; p-- {
-		b := best[p+1] // position p left uncovered
-		for n := 1; n <= 4 && p+n <= len(run); n++ {
-			if i := run[p][n-1]; i >= 0 {
-				if v := val(i); v > 0 {
-					b = max(b, v+best[p+n])
-				}
-			}
-		}
-		best[p] = b
-	}
-	return best[0]
-}
-
 // ideal is the query's best possible BM25 sum, Σ idf·(k1+1): every term
 // outside CJK runs, plus each run's best segmentation into windows some
 // entry holds. Windows no entry holds (segmentation artefacts such as
@@ -547,7 +528,7 @@ func (c *corpus) ideal(lq *lexQuery, best []float64, chars bool) float64 {
 		return 0
 	}
 	for _, run := range lq.runs {
-		sum += segment(run, val, best)
+		sum += textseg.Segment(run, val, best)
 	}
 	return sum
 }
@@ -652,7 +633,7 @@ func (c *corpus) segmentDocs(lq *lexQuery, ls *lexScores, wins []winHit, best []
 			vals[w.term] = float64(w.v)
 		}
 		for _, run := range lq.runs {
-			ls.score[s] += segment(run, val, best)
+			ls.score[s] += textseg.Segment(run, val, best)
 		}
 		for _, w := range ws {
 			vals[w.term] = 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // TestSegment checks the dynamic programme that scores one CJK run by its
@@ -32,7 +33,7 @@ func TestSegment(t *testing.T) {
 	best := make([]float64, len(run)+1)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := segment(run, func(i int16) float64 { return tc.vals[i] }, best)
+			got := textseg.Segment(run, func(i int16) float64 { return tc.vals[i] }, best)
 			if math.Abs(got-tc.want) > 1e-9 {
 				t.Fatalf("segment = %v, want %v", got, tc.want)
 			}

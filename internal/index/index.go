@@ -138,13 +138,21 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 			}
 		}
 	}()
+	var backfill []cache.Row // views missing (an older cache) or stale: counted here, stored for the next start
 	for i, e := range entries {
 		if e.embedder != ix.embID {
 			e.vec = nil // another embedder's space: useless until re-embedded
 		}
+		if !cache.LexValid(lexes[i], lexStamp()) {
+			lexes[i] = lexOf(newEntry(e.doc))
+			backfill = append(backfill, cache.Row{Path: e.doc.Path, DocHash: e.docHash, Lex: lexes[i]})
+		}
 		ix.c.put(e, lexes[i])
 	}
 	ix.c.compact()
+	if err := st.WriteLex(ctx, backfill); err != nil {
+		ix.log.Warn("index: lexical views not stored; the next start counts them again", "err", err)
+	}
 	<-watched
 	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
 	// Entries loaded without a current vector are queued by the first

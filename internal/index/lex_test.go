@@ -160,9 +160,20 @@ func TestLexViewCached(t *testing.T) {
 	if err := db.QueryRow(`SELECT score FROM entries WHERE path = ?`, d.Path).Scan(&score); err != nil || score != d.Score {
 		t.Fatalf("the reinforced row holds score %v (%v), want %v", score, err, d.Score)
 	}
-	db.Close()
 	if valid != len(docs) {
 		t.Fatalf("%d valid views stored, want %d", valid, len(docs))
+	}
+	// a cache written before views existed gets them on its next open
+	if _, err := db.Exec(`DELETE FROM lex`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ix = open()
+	ix.Close()
+	db, _ = sql.Open("sqlite", dbPath)
+	defer db.Close()
+	if err := db.QueryRow(`SELECT count(*) FROM lex l JOIN entries e ON e.path = l.path AND e.doc_hash = l.doc_hash`).Scan(&valid); err != nil || valid != len(docs) {
+		t.Fatalf("%d views after reopening a cache without them (%v), want %d", valid, err, len(docs))
 	}
 	ix = open()
 	defer ix.Close()

@@ -1,7 +1,9 @@
 package cache
 
 import (
+	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"time"
@@ -80,6 +82,32 @@ func DecodeLex(b []byte, stamp uint64, day func(from, to int32), term func(t []b
 		flags[i] = b[12]&(1<<i) != 0
 	}
 	return math.Float32frombits(binary.LittleEndian.Uint32(b[8:])), flags, true
+}
+
+// LexValid reports whether b is a whole view written under stamp.
+func LexValid(b []byte, stamp uint64) bool { return walkLex(b, stamp, nil, nil) }
+
+// WriteLex stores views of rows already written (Path, DocHash, Lex), in
+// one transaction: rows another process rewrote meanwhile hold another
+// doc_hash, so their views stay unread.
+func (s *Store) WriteLex(ctx context.Context, rows []Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: begin: %w", err)
+	}
+	defer tx.Rollback()
+	for i := range rows {
+		if err := writeLex(ctx, tx, &rows[i]); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: commit lexical views: %w", err)
+	}
+	return nil
 }
 
 // walkLex parses a view, calling day and term when they are not nil.
