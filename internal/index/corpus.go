@@ -3,6 +3,7 @@ package index
 import (
 	"cmp"
 	"sync"
+	"time"
 
 	"github.com/somni-dev/somni/internal/index/cache"
 	"hash/maphash"
@@ -61,11 +62,13 @@ type entry struct {
 	asks            bool       // the body ends with a question mark
 	cjk             bool       // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
 	days            []dayRange // the days it is about (entryDays)
-	// persistence facts (Index only)
-	ref       FileRef
-	docHash   digest // of every Doc field: a change rewrites the row
-	embedHash digest // of EmbedText: a change re-embeds
-	embedder  string // ID of the embedder that produced vec
+	// persistence facts (Index only). The scan facts it was loaded with
+	// are two numbers, its path and kind being the doc's: a whole FileRef
+	// kept entries in Go's 448-byte size class, these in the 384-byte one.
+	mtime, size int64
+	docHash     digest // of every Doc field: a change rewrites the row
+	embedHash   digest // of EmbedText: a change re-embeds
+	embedder    string // ID of the embedder that produced vec
 }
 
 // newEntry derives the lexical view of d.
@@ -135,6 +138,12 @@ func (c *corpus) putLex(e *entry, s int32, lex []byte) bool {
 	}
 	return ok
 }
+
+// ref is the scan facts e was loaded with; setRef records them.
+func (e *entry) ref() FileRef {
+	return FileRef{Path: e.doc.Path, Kind: e.doc.Kind, ModTime: time.Unix(0, e.mtime), Size: e.size}
+}
+func (e *entry) setRef(r FileRef) { e.mtime, e.size = r.ModTime.UnixNano(), r.Size }
 
 // keySeed seeds textKey; keys live in memory only, so a per-process seed is fine.
 var keySeed = maphash.MakeSeed()

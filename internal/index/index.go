@@ -339,7 +339,7 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 		seen[r.Path] = true
 		force := hasKey(named, r.Path)
 		e := ix.c.get(r.Path)
-		if e != nil && sameRef(e.ref, r) && !force {
+		if e != nil && sameRef(e.ref(), r) && !force {
 			if !ix.off && !ix.current(e) {
 				plan.stale = append(plan.stale, e.doc.Path)
 			}
@@ -466,7 +466,7 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 		docHash := hashDoc(doc)
 		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
 			t := *old
-			t.ref = r
+			t.setRef(r)
 			b.touched = append(b.touched, &t)
 			continue
 		}
@@ -476,12 +476,14 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 			// entry's lexical view, vector (or its place in the queue)
 			// and links, swap the number
 			t := *old
-			t.doc.Score, t.ref, t.docHash = doc.Score, r, docHash
+			t.doc.Score, t.docHash = doc.Score, docHash
+			t.setRef(r)
 			b.rescored = append(b.rescored, &t)
 			continue
 		}
 		ne := newEntry(doc) // counted here, outside the lock searches wait on
-		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
+		ne.docHash, ne.embedHash = docHash, embedHash
+		ne.setRef(r)
 		switch m := leaving[embedHash]; {
 		case old != nil && old.embedHash == embedHash && ix.current(old):
 			ne.vec, ne.embedder = old.vec, old.embedder
