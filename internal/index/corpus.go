@@ -2,16 +2,15 @@ package index
 
 import (
 	"cmp"
-	"sync"
-	"time"
-
-	"github.com/somni-dev/somni/internal/index/cache"
 	"hash/maphash"
 	"math"
 	"path"
 	"strings"
+	"sync"
+	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/textseg"
 )
@@ -62,9 +61,8 @@ type entry struct {
 	asks            bool       // the body ends with a question mark
 	cjk             bool       // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
 	days            []dayRange // the days it is about (entryDays)
-	// persistence facts (Index only). The scan facts it was loaded with
-	// are two numbers, its path and kind being the doc's: a whole FileRef
-	// kept entries in Go's 448-byte size class, these in the 384-byte one.
+	// persistence facts (Index only); the scan facts as two numbers (path and kind
+	// are the doc's): with a whole FileRef an entry took 448 bytes, now 384
 	mtime, size int64
 	docHash     digest // of every Doc field: a change rewrites the row
 	embedHash   digest // of EmbedText: a change re-embeds

@@ -124,9 +124,8 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	}
 	ix.st = st
 	ix.changes.MarkFull() // nothing scanned yet: the first search scans everything
-	// Watching walks every folder (syscalls), counting rows is CPU: they
-	// overlap (50k notes: a 0.6 s walk beside 1.3 s of counting), and end
-	// before Open returns, so the first scan starts after the watches.
+	// Watching walks every folder (50k notes: 0.6 s) beside posting rows; both
+	// end before Open returns, so the first scan starts after the watches.
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
