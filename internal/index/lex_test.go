@@ -36,6 +36,9 @@ func TestLexViewRoundTrip(t *testing.T) {
 	for _, d := range lexProbeDocs() {
 		counted.put(newEntry(d), nil)
 		lex := lexOf(newEntry(d))
+		if cap(lex) != len(lex) {
+			t.Errorf("%s: view of %d bytes holds %d", d.Path, len(lex), cap(lex))
+		}
 		if _, _, ok := cache.DecodeLex(lex, lexStamp(), nil, nil); !ok {
 			t.Fatalf("%s: view not read back", d.Path)
 		}

@@ -41,9 +41,11 @@ func LexStamp(version uint32) uint64 {
 // EncodeLex serialises a view: stamp, dl, flags (three bits, the caller's),
 // days, then each term with its frequency (in the map's order, which the index never depends on).
 func EncodeLex(stamp uint64, dl float32, flags [3]bool, days [][2]int32, terms map[string]float32) []byte {
-	n := 8 + 4 + 1 + 2*binary.MaxVarintLen64 + 8*len(days)
+	// sized exactly: a first start holds every new entry's view until its
+	// rows are written, and varints sized at their maximum doubled that
+	n := 8 + 4 + 1 + uvarintLen(len(days)) + 8*len(days) + uvarintLen(len(terms))
 	for t := range terms {
-		n += binary.MaxVarintLen64 + len(t) + 4
+		n += uvarintLen(len(t)) + len(t) + 4
 	}
 	b := make([]byte, 0, n)
 	b = binary.LittleEndian.AppendUint64(b, stamp)
@@ -67,6 +69,11 @@ func EncodeLex(stamp uint64, dl float32, flags [3]bool, days [][2]int32, terms m
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(tf))
 	}
 	return b
+}
+
+func uvarintLen(v int) int {
+	var b [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(b[:], uint64(v))
 }
 
 // DecodeLex reads a view written under stamp, calling day and term for
