@@ -55,7 +55,7 @@
 // not here, so there is one copy to keep true. The
 // SQLite file stores entries, vectors and links so a restart re-embeds
 // nothing, and each entry's lexical view (term frequencies, length, days;
-// cache/lex.go) so it re-tokenizes nothing: Open posts the stored terms
+// package cache) so it re-tokenizes nothing: Open posts the stored terms
 // (corpus.putLex), counting only entries lacking a current view, then stores it.
 //
 // Field weights: name 3, description 2, body 1, Context 0.5 (text around an
