@@ -15,6 +15,7 @@
 //	cli.go                           the recall, doctor, stats and embed subcommands
 //	mcp.go                           the mcp subcommand
 //	stdout_unix.go, stdout_other.go  keeping stdout for protocol frames only
+//	memprofile_unix.go, memprofile_other.go  SOMNI_MEMPROFILE: a heap profile on SIGUSR1
 package main
 
 import (
@@ -59,6 +60,7 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
+	watchMemProfile()
 	// SOMNI_CPUPROFILE=file profiles a whole run (for `make bench` triage).
 	if p := os.Getenv("SOMNI_CPUPROFILE"); p != "" {
 		if f, err := os.Create(p); err == nil {

@@ -17,7 +17,7 @@
 //
 // Map:
 //   - embed.go        the Embedder interface, Calibration and the capability
-//     interfaces with their helpers; normalize.
+//     interfaces with their helpers; normalize; Dot, the cosine the index ranks by.
 //   - config.go       Config (the --embed flags and SOMNI_EMBED_* environment)
 //     and New, which falls back to hash when the local model cannot load.
 //   - embed_off.go    "off": no vectors, keyword recall only.

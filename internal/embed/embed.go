@@ -165,6 +165,26 @@ func Describe(e Embedder) string {
 	return e.ID()
 }
 
+// Dot is the cosine of two L2-normalised vectors (0 when their lengths
+// differ): the one the index ranks with, unrolled by four.
+func Dot(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
+}
+
 // normalize scales v to unit length in place (zero stays zero).
 func normalize(v []float32) {
 	var s float64

@@ -34,7 +34,7 @@ func TestContextCos(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.vec = v[0]
-		c.put(e)
+		c.put(e, nil)
 	}
 	own := make([]float64, len(c.slots))
 	for s := range own {

@@ -6,9 +6,11 @@ import (
 	"math"
 	"path"
 	"strings"
-	"unicode"
+	"sync"
+	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/textseg"
 )
@@ -59,11 +61,12 @@ type entry struct {
 	asks            bool       // the body ends with a question mark
 	cjk             bool       // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
 	days            []dayRange // the days it is about (entryDays)
-	// persistence facts (Index only)
-	ref       FileRef
-	docHash   digest // of every Doc field: a change rewrites the row
-	embedHash digest // of EmbedText: a change re-embeds
-	embedder  string // ID of the embedder that produced vec
+	// persistence facts (Index only); the scan facts as two numbers (path and kind
+	// are the doc's): with a whole FileRef an entry took 448 bytes, now 384
+	mtime, size int64
+	docHash     digest // of every Doc field: a change rewrites the row
+	embedHash   digest // of EmbedText: a change re-embeds
+	embedder    string // ID of the embedder that produced vec
 }
 
 // newEntry derives the lexical view of d.
@@ -75,19 +78,70 @@ func newEntry(d Doc) *entry {
 			e.dl += f.w
 		}
 	}
-	e.textKey = textKey(EmbedText(d))
+	e.setKeys()
 	body := strings.TrimSpace(d.Body)
 	e.asks = strings.HasSuffix(body, "?") || strings.HasSuffix(body, "？")
 	// the body is the content; name and description may be labels (a
 	// turn's "session 3, 2023-11-04 19:30") in another script
 	e.cjk = textseg.MostlyCJK(cmp.Or(body, d.Description+"\n"+d.Name))
 	e.days = entryDays(d)
-	e.lowerOK = isLower(d.Name) && isLower(d.Description) && isLower(d.Body)
-	if strings.TrimSpace(d.Context) != "" {
-		e.ctxKey = textKey(EmbedText(Doc{Body: d.Context}))
-	}
+	e.lowerOK = textseg.IsLower(d.Name) && textseg.IsLower(d.Description) && textseg.IsLower(d.Body)
 	return e
 }
+
+// setKeys sets textKey and ctxKey, which live in memory only (keySeed).
+func (e *entry) setKeys() {
+	e.textKey = textKey(EmbedText(e.doc))
+	if strings.TrimSpace(e.doc.Context) != "" {
+		e.ctxKey = textKey(EmbedText(Doc{Body: e.doc.Context}))
+	}
+}
+
+// lexVersion numbers the counting newEntry does (textseg, entryDays, the
+// field weights): a change must bump it, or restarts would read views
+// counted the old way from the cache (TestLexViewGolden tells when).
+const lexVersion = 1
+
+var lexStamp = sync.OnceValue(func() uint64 { return cache.LexStamp(lexVersion) })
+
+// lexOf is e's lexical view for the cache; nil once put consumed its terms.
+func lexOf(e *entry) []byte {
+	if e.newTF == nil {
+		return nil
+	}
+	days := make([][2]int32, len(e.days))
+	for i, d := range e.days {
+		days[i] = [2]int32{d.from, d.to}
+	}
+	return cache.EncodeLex(lexStamp(), e.dl, [3]bool{e.asks, e.cjk, e.lowerOK}, days, e.newTF)
+}
+
+// putLex posts e's terms at slot s from its cached lexical view, if it
+// has one counted the way newEntry counts now, and fills in the rest.
+func (c *corpus) putLex(e *entry, s int32, lex []byte) bool {
+	var days []dayRange
+	dl, flags, ok := cache.DecodeLex(lex, lexStamp(), func(from, to int32) { days = append(days, dayRange{from, to}) },
+		func(t []byte, tf float32) {
+			id, ok := c.termIDs[string(t)]
+			if !ok {
+				id = int32(len(c.lists))
+				c.termIDs[string(t)] = id
+				c.lists = append(c.lists, nil)
+			}
+			c.lists[id] = append(c.lists[id], posting{s, tf})
+		})
+	if ok {
+		e.dl, e.days, e.asks, e.cjk, e.lowerOK = dl, days, flags[0], flags[1], flags[2]
+		e.setKeys()
+	}
+	return ok
+}
+
+// ref is the scan facts e was loaded with; setRef records them.
+func (e *entry) ref() FileRef {
+	return FileRef{Path: e.doc.Path, Kind: e.doc.Kind, ModTime: time.Unix(0, e.mtime), Size: e.size}
+}
+func (e *entry) setRef(r FileRef) { e.mtime, e.size = r.ModTime.UnixNano(), r.Size }
 
 // keySeed seeds textKey; keys live in memory only, so a per-process seed is fine.
 var keySeed = maphash.MakeSeed()
@@ -148,41 +202,13 @@ func (c *corpus) postings(t string) []posting {
 func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
 	for _, f := range [...]string{e.doc.Name, e.doc.Description, e.doc.Body} {
 		if !e.lowerOK {
-			f = lowerIfNeeded(f)
+			f = textseg.LowerIfNeeded(f)
 		}
 		if match(f, sub) {
 			return true
 		}
 	}
 	return false
-}
-
-// lowerIfNeeded is strings.ToLower without the copy for text that has
-// nothing to lower (most of it: CJK, or already lowercase).
-func lowerIfNeeded(s string) string {
-	if isLower(s) {
-		return s
-	}
-	return strings.ToLower(s)
-}
-
-// isLower reports whether strings.ToLower(s) == s, without building it.
-func isLower(s string) bool {
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 'A' && c <= 'Z' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || unicode.ToLower(r) != r {
-			return false // ToLower would replace the invalid byte, or lower the rune
-		}
-		i += n
-	}
-	return true
 }
 
 // corpus is a slot-addressed doc set with postings and link maps; the
@@ -221,8 +247,9 @@ func linkKeys(d Doc) []string {
 	return keys
 }
 
-// put inserts or replaces the entry for e.doc.Path.
-func (c *corpus) put(e *entry) {
+// put inserts or replaces the entry for e.doc.Path; lex is its cached
+// lexical view, if any (lexOf).
+func (c *corpus) put(e *entry, lex []byte) {
 	c.remove(e.doc.Path)
 	var s int32
 	if n := len(c.free); n > 0 {
@@ -235,7 +262,7 @@ func (c *corpus) put(e *entry) {
 	}
 	c.bySlot[e.doc.Path] = s
 	tfs := e.newTF
-	if tfs == nil {
+	if tfs == nil && !c.putLex(e, s, lex) {
 		// counted here, not when it was made (rows read from the cache,
 		// files loaded by a sync, a copy of an entry put before): a
 		// load of 10k entries then holds one term map at a time instead
@@ -478,25 +505,6 @@ func newLexQuery(q string) *lexQuery {
 	return lq
 }
 
-// segment is the best total value of non-overlapping windows of run,
-// where val(i) is the value of term i (0 when not held); best is scratch
-// of at least len(run)+1.
-func segment(run [][4]int16, val func(i int16) float64, best []float64) float64 {
-	best[len(run)] = 0
-	for p := len(run) - 1; p >= 0; p-- {
-		b := best[p+1] // position p left uncovered
-		for n := 1; n <= 4 && p+n <= len(run); n++ {
-			if i := run[p][n-1]; i >= 0 {
-				if v := val(i); v > 0 {
-					b = max(b, v+best[p+n])
-				}
-			}
-		}
-		best[p] = b
-	}
-	return best[0]
-}
-
 // ideal is the query's best possible BM25 sum, Σ idf·(k1+1): every term
 // outside CJK runs, plus each run's best segmentation into windows some
 // entry holds. Windows no entry holds (segmentation artefacts such as
@@ -527,7 +535,7 @@ func (c *corpus) ideal(lq *lexQuery, best []float64, chars bool) float64 {
 		return 0
 	}
 	for _, run := range lq.runs {
-		sum += segment(run, val, best)
+		sum += textseg.Segment(run, val, best)
 	}
 	return sum
 }
@@ -632,7 +640,7 @@ func (c *corpus) segmentDocs(lq *lexQuery, ls *lexScores, wins []winHit, best []
 			vals[w.term] = float64(w.v)
 		}
 		for _, run := range lq.runs {
-			ls.score[s] += segment(run, val, best)
+			ls.score[s] += textseg.Segment(run, val, best)
 		}
 		for _, w := range ws {
 			vals[w.term] = 0

@@ -3,10 +3,10 @@ package index
 import (
 	"context"
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // TestSegment checks the dynamic programme that scores one CJK run by its
@@ -33,7 +33,7 @@ func TestSegment(t *testing.T) {
 	best := make([]float64, len(run)+1)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := segment(run, func(i int16) float64 { return tc.vals[i] }, best)
+			got := textseg.Segment(run, func(i int16) float64 { return tc.vals[i] }, best)
 			if math.Abs(got-tc.want) > 1e-9 {
 				t.Fatalf("segment = %v, want %v", got, tc.want)
 			}
@@ -114,14 +114,5 @@ func TestCJKMatchCountedOnce(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestIsLower: isLower answers what comparing with strings.ToLower would.
-func TestIsLower(t *testing.T) {
-	for _, s := range []string{"", "plain words", "Capital", "数据库 备份", "ÉCOLE", "école", "İ", "\xff bad byte", "\uFFFD", "mixed 数据 Q1"} {
-		if got, want := isLower(s), strings.ToLower(s) == s; got != want {
-			t.Errorf("isLower(%q) = %v, want %v", s, got, want)
-		}
 	}
 }

@@ -88,7 +88,7 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 	}
 	c := newCorpus()
 	for _, d := range docs {
-		c.put(newEntry(d))
+		c.put(newEntry(d), nil)
 	}
 	if w := c.termWeight("maya"); w > 0.3 {
 		t.Errorf("termWeight(maya) = %.2f, want a name on every entry to weigh under 0.3", w)
@@ -102,7 +102,7 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 	weighted, _ := sc.embedQuery(context.Background(), q, c.termWeight)
 	nameOnly, _ := embed.Hash().Embed(context.Background(), []string{EmbedText(docs[1])})
 	floor := embed.CalibrationOf(embed.Hash()).Floor
-	if p, w := dot(plain, nameOnly[0]), dot(weighted, nameOnly[0]); p < floor || w >= floor {
+	if p, w := embed.Dot(plain, nameOnly[0]), embed.Dot(weighted, nameOnly[0]); p < floor || w >= floor {
 		t.Errorf("cosine with an entry sharing only the name: plain %.3f, weighted %.3f; want the weighting to take it from above the floor %.2f to below", p, w, floor)
 	}
 	hits, err := sc.ScoreDocs(context.Background(), Query{Text: q, Limit: 3}, docs)
@@ -122,13 +122,13 @@ func TestUnembeddedEntriesRankByKeyword(t *testing.T) {
 	withVec := newEntry(Doc{Path: "embedded", Body: "notes about staging deploys"})
 	withVec.vec = make([]float32, embed.HashDim)
 	withVec.vec[0] = 1
-	c.put(withVec)
-	c.put(newEntry(Doc{Path: "pending", Body: "staging postgres port is 6543"}))
+	c.put(withVec, nil)
+	c.put(newEntry(Doc{Path: "pending", Body: "staging postgres port is 6543"}), nil)
 	for i := 0; i < 5; i++ {
 		e := newEntry(Doc{Path: fmt.Sprintf("f%d", i), Body: fmt.Sprintf("filler %d", i)})
 		e.vec = make([]float32, embed.HashDim)
 		e.vec[1] = 1
-		c.put(e)
+		c.put(e, nil)
 	}
 	sc := NewScorer(embed.Hash(), nil)
 	qvec := make([]float32, embed.HashDim)

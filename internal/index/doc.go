@@ -15,7 +15,8 @@
 //     them per batch; WaitEmbedded waits for it. Searches never wait for
 //     it: entries not embedded yet score by keyword meanwhile.
 //   - store.go     entries to and from the rows of the SQLite file, which
-//     package cache (internal/index/cache) keeps: entries, vectors, links, state.
+//     package cache (internal/index/cache) keeps: entries, vectors, lexical
+//     views, links, state.
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
 //   - dated.go     what an entry and a query say about time (day ranges).
@@ -53,7 +54,9 @@
 // live in the README's "Measuring" table (index search at 10k entries),
 // not here, so there is one copy to keep true. The
 // SQLite file stores entries, vectors and links so a restart re-embeds
-// nothing; the term statistics are rebuilt in memory on Open.
+// nothing, and each entry's lexical view (term frequencies, length, days;
+// package cache) so it re-tokenizes nothing: Open posts the stored terms
+// (corpus.putLex), counting only entries lacking a current view, then stores it.
 //
 // Field weights: name 3, description 2, body 1, Context 0.5 (text around an
 // entry, e.g. the turn a conversation reply answers; see TurnDocs).

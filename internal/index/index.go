@@ -118,29 +118,42 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.fs = fsys
 	}
-	st, entries, err := openCache(ctx, opts.Path, ix.log)
+	st, entries, lexes, err := openCache(ctx, opts.Path, ix.log)
 	if err != nil {
 		return nil, err
 	}
 	ix.st = st
-	for _, e := range entries {
+	ix.changes.MarkFull() // nothing scanned yet: the first search scans everything
+	// Watching walks every folder (50k notes: 0.6 s) beside posting rows; both
+	// end before Open returns, so the first scan starts after the watches.
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		if len(opts.WatchDirs) > 0 {
+			w, err := watch.Start(opts.WatchDirs, ix.log, &ix.changes)
+			if ix.w = w; err != nil { // nil with an error
+				ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
+					"err", err, "scan_interval", opts.ScanInterval)
+			}
+		}
+	}()
+	var backfill []cache.Row // views missing (an older cache) or stale: counted here, stored for the next start
+	for i, e := range entries {
 		if e.embedder != ix.embID {
 			e.vec = nil // another embedder's space: useless until re-embedded
 		}
-		ix.c.put(e)
+		if !cache.LexValid(lexes[i], lexStamp()) {
+			lexes[i] = lexOf(newEntry(e.doc))
+			backfill = append(backfill, cache.Row{Path: e.doc.Path, DocHash: e.docHash, Lex: lexes[i]})
+		}
+		ix.c.put(e, lexes[i])
 	}
 	ix.c.compact()
-	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
-	ix.changes.MarkFull() // nothing scanned yet: the first search scans everything
-	if len(opts.WatchDirs) > 0 {
-		w, err := watch.Start(opts.WatchDirs, ix.log, &ix.changes)
-		if err != nil {
-			ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
-				"err", err, "scan_interval", opts.ScanInterval)
-		} else {
-			ix.w = w
-		}
+	if err := st.WriteLex(ctx, backfill); err != nil {
+		ix.log.Warn("index: lexical views not stored; the next start counts them again", "err", err)
 	}
+	<-watched
+	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
 	// Entries loaded without a current vector are queued by the first
 	// full sync (plan.stale), once it knows which of them still exist.
 	ix.startEmbedder()
@@ -325,7 +338,7 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 		seen[r.Path] = true
 		force := hasKey(named, r.Path)
 		e := ix.c.get(r.Path)
-		if e != nil && sameRef(e.ref, r) && !force {
+		if e != nil && sameRef(e.ref(), r) && !force {
 			if !ix.off && !ix.current(e) {
 				plan.stale = append(plan.stale, e.doc.Path)
 			}
@@ -452,7 +465,7 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 		docHash := hashDoc(doc)
 		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
 			t := *old
-			t.ref = r
+			t.setRef(r)
 			b.touched = append(b.touched, &t)
 			continue
 		}
@@ -462,12 +475,14 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 			// entry's lexical view, vector (or its place in the queue)
 			// and links, swap the number
 			t := *old
-			t.doc.Score, t.ref, t.docHash = doc.Score, r, docHash
+			t.doc.Score, t.docHash = doc.Score, docHash
+			t.setRef(r)
 			b.rescored = append(b.rescored, &t)
 			continue
 		}
 		ne := newEntry(doc) // counted here, outside the lock searches wait on
-		ne.ref, ne.docHash, ne.embedHash = r, docHash, embedHash
+		ne.docHash, ne.embedHash = docHash, embedHash
+		ne.setRef(r)
 		switch m := leaving[embedHash]; {
 		case old != nil && old.embedHash == embedHash && ix.current(old):
 			ne.vec, ne.embedder = old.vec, old.embedder
@@ -569,7 +584,7 @@ func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 		}
 	}
 	for _, e := range b.upserts {
-		ix.c.put(e)
+		ix.c.put(e, nil)
 	}
 	if len(b.upserts) >= compactAfter {
 		ix.c.compact()

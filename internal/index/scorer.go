@@ -243,7 +243,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		if d.Path == "" {
 			d.Path = fmt.Sprintf("#%d", i)
 		}
-		c.put(newEntry(d))
+		c.put(newEntry(d), nil)
 	}
 	qvec := q.Vector
 	if !embed.IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.down() {
@@ -365,25 +365,6 @@ func passes(q *Query, d *Doc) bool {
 		}
 	}
 	return true
-}
-
-// dot is the cosine of two L2-normalised vectors.
-func dot(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
 }
 
 // cand is a scored slot during ranking. It holds no pointers, so a query
@@ -532,7 +513,7 @@ func (r *ranking) agreement() float64 {
 		r.own = make([]float64, len(r.c.slots))
 		for s, e := range r.c.slots {
 			if e != nil && e.vec != nil {
-				r.own[s] = dot(r.qvec, e.vec)
+				r.own[s] = embed.Dot(r.qvec, e.vec)
 			}
 		}
 	}
@@ -583,7 +564,7 @@ func (r *ranking) semantic() {
 		r.own = make([]float64, len(c.slots))
 		for s, e := range c.slots {
 			if e != nil && e.vec != nil {
-				r.own[s] = dot(qvec, e.vec)
+				r.own[s] = embed.Dot(qvec, e.vec)
 			}
 		}
 	}
@@ -594,7 +575,7 @@ func (r *ranking) semantic() {
 		}
 		var cos, ctx float64
 		if own == nil { // no contexts: the plain scan, kept free of calls
-			cos = dot(qvec, e.vec)
+			cos = embed.Dot(qvec, e.vec)
 		} else {
 			cos, ctx = own[s], contextCos(c, e, own)
 		}
@@ -611,7 +592,7 @@ func (r *ranking) semantic() {
 // cosines is slot s's own and context cosine (see semantic).
 func (r *ranking) cosines(s int32, e *entry) (cos, ctx float64) {
 	if r.own == nil {
-		return dot(r.qvec, e.vec), 0
+		return embed.Dot(r.qvec, e.vec), 0
 	}
 	return r.own[s], contextCos(r.c, e, r.own)
 }

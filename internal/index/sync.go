@@ -211,7 +211,7 @@ func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 	defer ix.mu.RUnlock()
 	for p, dir := range paths {
 		if e := ix.c.get(p); e != nil {
-			covered[p] = e.ref
+			covered[p] = e.ref()
 		} else if f, ok := ix.failed[p]; ok {
 			covered[p] = f
 		}
@@ -222,7 +222,7 @@ func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 	if len(dirs) > 0 {
 		for p, s := range ix.c.bySlot {
 			if watch.UnderAny(p, dirs) {
-				covered[p] = ix.c.slots[s].ref
+				covered[p] = ix.c.slots[s].ref()
 			}
 		}
 		for p, f := range ix.failed {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	ahocorasick "github.com/BobuSumisu/aho-corasick"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
@@ -92,4 +94,45 @@ func gitleaksDetector(t *testing.T) *detect.Detector {
 	}
 	d.MaxDecodeDepth = 0
 	return d
+}
+
+// TestSubstrSetMatchesTrie holds substrSet to the Aho-Corasick trie it
+// replaced for stopwords: every rule's stopwords, probed with each word
+// alone, inside other text, cut short, and with the corpus's secrets.
+func TestSubstrSetMatchesTrie(t *testing.T) {
+	var c glConfig
+	if err := toml.NewDecoder(bytes.NewReader(gitleaksTOML)).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	var probes []string
+	for _, l := range testutil.SecretCorpus(t, "secrets.jsonl") {
+		probes = append(probes, strings.ToLower(l.Text))
+	}
+	lists := 0
+	for _, r := range c.Rules {
+		for _, a := range r.Allowlists {
+			if len(a.StopWords) == 0 {
+				continue
+			}
+			lists++
+			var words []string
+			for _, w := range a.StopWords {
+				words = append(words, strings.ToLower(w))
+			}
+			trie := ahocorasick.NewTrieBuilder().AddStrings(words).Build()
+			set := newSubstrSet(words)
+			ps := append([]string(nil), probes...)
+			for _, w := range words {
+				ps = append(ps, w, "x9"+w+"q", w[:len(w)/2], w[1:])
+			}
+			for _, p := range ps {
+				if want := trie.MatchFirstString(p) != nil; set.in(p) != want {
+					t.Errorf("rule %s: %q: set %v, trie %v", r.ID, p, !want, want)
+				}
+			}
+		}
+	}
+	if lists == 0 {
+		t.Fatal("no stopword lists in the rule set")
+	}
 }

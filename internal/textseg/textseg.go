@@ -5,7 +5,9 @@
 // 2–4-character windows; no term straddles two scripts. Cutting text to a
 // budget is package textcut's job, not segmentation.
 //
-//	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols
+//	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols;
+//	            IsLower, LowerIfNeeded: case folding without a copy when there is nothing to fold;
+//	            Segment: the best segmentation of a CJK run into windows of known value
 //	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
 package textseg
 
@@ -529,4 +531,53 @@ func firstRune(s string) rune {
 	}
 	r, _ := utf8.DecodeRuneInString(s)
 	return r
+}
+
+// LowerIfNeeded is strings.ToLower without the copy for text that has
+// nothing to lower (most of it: CJK, or already lowercase).
+func LowerIfNeeded(s string) string {
+	if IsLower(s) {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
+// IsLower reports whether strings.ToLower(s) == s, without building it.
+func IsLower(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 'A' && c <= 'Z' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || unicode.ToLower(r) != r {
+			return false // ToLower would replace the invalid byte, or lower the rune
+		}
+		i += n
+	}
+	return true
+}
+
+// Segment is the best total value of non-overlapping windows of a CJK
+// run, where run[p][n-1] is the term index of the n-char window at p (-1
+// for none) and val(i) the value of term i (0 when not held); best is
+// scratch of at least len(run)+1. The index scores a query's CJK run by it
+// (a word segmenter whose dictionary is the doc's windows).
+func Segment(run [][4]int16, val func(i int16) float64, best []float64) float64 {
+	best[len(run)] = 0
+	for p := len(run) - 1; p >= 0; p-- {
+		b := best[p+1] // position p left uncovered
+		for n := 1; n <= 4 && p+n <= len(run); n++ {
+			if i := run[p][n-1]; i >= 0 {
+				if v := val(i); v > 0 {
+					b = max(b, v+best[p+n])
+				}
+			}
+		}
+		best[p] = b
+	}
+	return best[0]
 }

@@ -2,6 +2,7 @@ package textseg
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -171,6 +172,15 @@ func TestMostlyCJK(t *testing.T) {
 	for _, tc := range tests {
 		if got := MostlyCJK(tc.text); got != tc.want {
 			t.Errorf("MostlyCJK(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestIsLower: IsLower answers what comparing with strings.ToLower would.
+func TestIsLower(t *testing.T) {
+	for _, s := range []string{"", "plain words", "Capital", "数据库 备份", "ÉCOLE", "école", "İ", "\xff bad byte", "\uFFFD", "mixed 数据 Q1"} {
+		if got, want := IsLower(s), strings.ToLower(s) == s; got != want {
+			t.Errorf("IsLower(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

@@ -15,6 +15,8 @@ import (
 )
 
 // schemaVersion changes whenever the tables change; a mismatch rebuilds.
+// A table added with CREATE TABLE IF NOT EXISTS that older files may lack
+// (lex, whose rows only save work) needs no new version.
 const schemaVersion = "2" // 2: entries.context
 
 const schemaSQL = `
@@ -34,6 +36,7 @@ CREATE TABLE IF NOT EXISTS links(
 	PRIMARY KEY(src, target));
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_target ON links(target COLLATE NOCASE);
+CREATE TABLE IF NOT EXISTS lex(path TEXT PRIMARY KEY, doc_hash TEXT NOT NULL, data BLOB NOT NULL);
 `
 
 // Store is the SQLite side of the index: a derived cache that can be

@@ -11,4 +11,6 @@
 //     schema, Gone, Close, SetState.
 //   - rows.go   Row and its reads and writes: loading every row, one sync's
 //     Write, score-only WriteLight, the embedder's WriteVectors, Links.
+//   - lex.go    an entry's lexical view (term frequencies, days) stored beside
+//     its row, so a restart does not tokenize every entry again.
 package cache
