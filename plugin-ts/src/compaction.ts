@@ -20,6 +20,7 @@ import type { GenerateOptions, Message, StreamChunk } from '@deepseek-ai/dsh-llm
 import type { SessionEvent, SessionHeader } from '@deepseek-ai/dsh-session';
 import { blocksText, isSubagent } from './capture.js';
 import { clip } from './clip.js';
+import { withTimeout } from './deadlines.js';
 import type { DreamOutcome } from './dream.js';
 import type { CallOf } from './methods.js';
 
@@ -52,23 +53,6 @@ export function digestBudget(messages: readonly Message[]): number {
   for (const m of shadowed) chars += blocksText(m.content).length;
   const budget = Math.min(DIGEST_MAX_CHARS, Math.floor(chars / DIGEST_SHARE_DIVISOR));
   return budget >= DIGEST_MIN_CHARS ? budget : 0;
-}
-
-/** Resolves with `p`'s value, or undefined after `ms` or when `p` fails. */
-function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(undefined), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      () => {
-        clearTimeout(t);
-        resolve(undefined);
-      },
-    );
-  });
 }
 
 /**
@@ -158,7 +142,7 @@ export class CompactionMemory {
     if (maxChars === 0) return native;
     const started = Date.now();
     const asked = this.deps.flush(sessionId).then(() => this.deps.call('session.digest', { sessionId, maxChars }, this.deps.digestMs, options.signal));
-    const digest = within(asked, this.deps.digestMs).then((d) => {
+    const digest = withTimeout(asked, this.deps.digestMs).then((d) => {
       if (!d) {
         this.deps.log.info('compaction of %s: no memory digest (the sidecar failed or did not answer within %d ms)', sessionId, this.deps.digestMs);
         return undefined;
@@ -193,7 +177,7 @@ export class CompactionMemory {
 
   /** Waits (at most `ms`) for the naps in progress, so a one-shot run does not cut one off. */
   async settle(ms: number): Promise<void> {
-    if (this.naps.size > 0) await within(Promise.allSettled([...this.naps]), ms);
+    if (this.naps.size > 0) await withTimeout(Promise.allSettled([...this.naps]), ms);
   }
 
   private headerOf(sessionId: SessionId): SessionHeader | undefined {

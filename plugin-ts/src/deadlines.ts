@@ -52,3 +52,23 @@ export const DEADLINES = {
  * is not answering. Three misses cost a turn at most about 2 s before nothing waits any more.
  */
 export const BREAKER_MISSES = 3;
+
+/**
+ * Resolves with `p`'s value, or undefined after `ms` or when `p` fails: the one way the plugin waits on
+ * something it can do without (a prompt refresh, a digest, a nap) without ever failing its caller.
+ */
+export function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(undefined), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      () => {
+        clearTimeout(t);
+        resolve(undefined);
+      },
+    );
+  });
+}

@@ -21,7 +21,7 @@ import { HotPath } from './breaker.js';
 import { Capture, isSubagent } from './capture.js';
 import { CompactionMemory } from './compaction.js';
 import { CAPTURE_MAX_CHARS, Config, resolveConfig, type SomniConfig } from './config.js';
-import { DEADLINES } from './deadlines.js';
+import { DEADLINES, withTimeout } from './deadlines.js';
 import { DreamScheduler } from './dream.js';
 import { explainStartFailure, resolveInstall, type Install, type Problem } from './install.js';
 import { llmChatHandler } from './llm-bridge.js';
@@ -102,16 +102,6 @@ export function sidecarEnv(config: SomniConfig, env: NodeJS.ProcessEnv = process
   const ek = config.embed.apiKeyEnv ? env[config.embed.apiKeyEnv] : undefined;
   if (ek) out.SOMNI_EMBED_API_KEY = ek;
   return out;
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const t = setTimeout(() => resolve(undefined), ms);
-    p.then(
-      (v) => { clearTimeout(t); resolve(v); },
-      () => { clearTimeout(t); resolve(undefined); },
-    );
-  });
 }
 
 /**
