@@ -140,11 +140,7 @@ func (b *Browser) Forget(ctx context.Context, rel, version string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	var check func([]byte) error
-	if version != "" {
-		check = b.expect(f, version)
-	}
-	dest, err := b.ed.ArchiveEntry(ctx, f.abs, check)
+	dest, err := b.ed.ArchiveEntry(ctx, f.abs, b.expect(f, version)) // "" accepts whatever is there
 	if _, ok := IsConflict(err); ok {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package dream
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -151,7 +152,7 @@ func (l *runLog) note(list *[]string, p string, before, after []byte) {
 	d := dreamlog.Unified(rel, string(before), string(after))
 	if l.diff.Len()+len(d) > dreamlog.MaxRunDiffBytes {
 		l.cut = true
-		l.diff.WriteString("… (the rest of this dream's diff is past its 64 KiB bound)\n")
+		fmt.Fprintf(&l.diff, "… (the rest of this dream's diff is past its %d KiB bound)\n", dreamlog.MaxRunDiffBytes>>10)
 		return
 	}
 	l.diff.WriteString(d)
