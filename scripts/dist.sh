@@ -97,6 +97,8 @@ for row in "${PLATFORMS[@]}"; do
   cp "$PKG/platform/package.json" "$dir/package.json"
   render "$PKG/platform/README.md" >"$dir/README.md"
   render "$PKG/platform/LICENSE-onnxruntime" >"$dir/LICENSE-onnxruntime"
+  # the binary embeds OpenCC's Traditional → Simplified character table (internal/textseg)
+  cp "$ROOT/internal/textseg/TSCharacters.LICENSE" "$dir/LICENSE-opencc"
   cp "$ROOT/plugin-ts/LICENSE" "$dir/LICENSE"
   (cd "$dir" && sha256sum "$binary" "$ortlib" >SHA256SUMS)
   (cd "$dir" && npm pkg set "name=dsh-somni-$name" "version=$VERSION" \

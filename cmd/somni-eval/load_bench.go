@@ -63,16 +63,26 @@ var madialUsers = map[int]string{1: "Bart", 2: "Lisa"}
 // `<Bart>: "Hey…"` or `<Bart>:"嘿…"`.
 var madialSpeaker = regexp.MustCompile(`^<([^>]+)>\s*[:：]\s*(.*)$`)
 
-// loadMADial reads MADial-Bench's files for lang (en, zh) from dir:
+// loadMADial reads MADial-Bench's files for lang (en, zh, or zh-Hant: the
+// Chinese files in Traditional characters, see converter) from dir:
 // testdata/recall/madial holds them unchanged, with their licence.
 func loadMADial(dir, lang string) (*benchmark, error) {
-	mems, err := readJSONLines[map[string]madialMemory](filepath.Join(dir, "MADial-Bench-"+lang+"-memory.json"))
+	conv, files, err := converter(lang)
 	if err != nil {
 		return nil, err
 	}
-	lines, err := readJSONLines[madialLine](filepath.Join(dir, "MADial-Bench-"+lang+"-dialogue.json"))
+	mems, err := readJSONLines[map[string]madialMemory](filepath.Join(dir, "MADial-Bench-"+files+"-memory.json"))
 	if err != nil {
 		return nil, err
+	}
+	lines, err := readJSONLines[madialLine](filepath.Join(dir, "MADial-Bench-"+files+"-dialogue.json"))
+	if err != nil {
+		return nil, err
+	}
+	if conv != nil {
+		if err := convertMADial(mems, lines, conv); err != nil {
+			return nil, fmt.Errorf("madial %s: %w", lang, err)
+		}
 	}
 	pools := map[int]*benchPool{}
 	for id, name := range madialUsers {
@@ -119,6 +129,32 @@ func loadMADial(dir, lang string) (*benchmark, error) {
 		b.pools = append(b.pools, p)
 	}
 	return b, nil
+}
+
+// convertMADial converts every text of the archive and the dialogues in place.
+func convertMADial(mems []map[string]madialMemory, lines []madialLine, conv func(string) (string, error)) error {
+	for _, m := range mems {
+		for id, mem := range m {
+			for _, s := range []*string{&mem.Scene, &mem.Emotion, &mem.Event} {
+				c, err := conv(*s)
+				if err != nil {
+					return err
+				}
+				*s = c
+			}
+			m[id] = mem
+		}
+	}
+	for i := range lines {
+		for j, s := range lines[i].Dialogue {
+			c, err := conv(s)
+			if err != nil {
+				return err
+			}
+			lines[i].Dialogue[j] = c
+		}
+	}
+	return nil
 }
 
 // madialOwner is the user an English event names.

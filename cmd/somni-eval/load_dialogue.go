@@ -54,19 +54,33 @@ func loadDialogues(dir string) ([]*dialogue, error) {
 		return nil, fmt.Errorf("list dialogues: %w", err)
 	}
 	sort.Strings(files)
-	var out []*dialogue
+	var out, hant []*dialogue
 	for _, f := range files {
-		d, err := loadDialogue(f)
+		d, err := loadDialogue(f, nil)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, d)
+		if d.lang != "zh" {
+			continue
+		}
+		// the Chinese dialogues again in Traditional characters (converter)
+		conv, _, err := converter(d.lang + hantSuffix)
+		if err != nil {
+			return nil, err
+		}
+		if d, err = loadDialogue(f, conv); err != nil {
+			return nil, err
+		}
+		d.lang += hantSuffix
+		hant = append(hant, d)
 	}
-	return out, nil
+	return append(out, hant...), nil
 }
 
-// loadDialogue parses one dialogue file (format: testdata/recall/README.md).
-func loadDialogue(file string) (*dialogue, error) {
+// loadDialogue parses one dialogue file (format: testdata/recall/README.md),
+// each line converted by conv first unless it is nil.
+func loadDialogue(file string, conv func(string) (string, error)) (*dialogue, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fmt.Errorf("read dialogue: %w", err)
@@ -77,7 +91,13 @@ func loadDialogue(file string) (*dialogue, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for ln := 1; sc.Scan(); ln++ {
-		if err := p.line(strings.TrimSpace(sc.Text())); err != nil {
+		line := sc.Text()
+		if conv != nil {
+			if line, err = conv(line); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", base, ln, err)
+			}
+		}
+		if err := p.line(strings.TrimSpace(line)); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", base, ln, err)
 		}
 	}

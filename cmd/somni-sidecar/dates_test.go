@@ -227,6 +227,8 @@ func TestBoundedRecall(t *testing.T) {
 	}{
 		{"只看 2026 年 3 月以前，我们搬家去了哪里？", []string{"move-hangzhou", "move-shanghai"}, []string{"move-beijing", "move-shenzhen"}},
 		{"where did we move house after March 2026?", []string{"move-shenzhen"}, []string{"move-hangzhou", "move-shanghai", "move-beijing"}},
+		// Traditional characters, Simplified notes: the bound word 以後 is read as 以后
+		{"2026 年 3 月以後，我們搬家去了哪裡？", []string{"move-shenzhen"}, []string{"move-hangzhou", "move-shanghai", "move-beijing"}},
 		{"where did we move house?", []string{"move-hangzhou", "move-shanghai", "move-beijing", "move-shenzhen"}, nil},
 	} {
 		out := s.tool("recall_memories", map[string]any{"query": tc.query})

@@ -157,7 +157,7 @@ func TestDoctorChecksInstall(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("doctor with the model missing: exit %d\n%s", code, out)
 	}
-	mustContain(t, "doctor", out, "install: embedder hash (word and character features, no model) standing in for the local model, degraded [hash-v1-", "install: local embedder unavailable", "1 problem(s)")
+	mustContain(t, "doctor", out, "install: embedder hash (word and character features, no model) standing in for the local model, degraded [hash-v2-", "install: local embedder unavailable", "1 problem(s)")
 }
 
 // waitFor polls cond for up to 30 s (the model loads in the background).

@@ -40,6 +40,12 @@ func TestFindBounds(t *testing.T) {
 		{"what did Maya do in March 2024?", "", "", 1},
 		{"三天前说了什么", "", "", 1},
 		{"before the move, what did we eat?", "", "", 0},
+		// Traditional Chinese reads as Simplified (textseg.FoldHan)
+		{"2026年3月以後我們改了什麼？", "2026-04-01", "", 0},
+		{"只看 2025 年 10 月之後的紀錄", "2025-11-01", "", 0},
+		{"上週說了什麼", "", "", 1},
+		{"三個月前的體檢", "", "", 1},
+		{"兩週前的會議", "", "", 1},
 	} {
 		bounds, rest := FindBounds(tc.text, ref)
 		if tc.since == "" && tc.until == "" {

@@ -82,6 +82,7 @@ func TestResolve(t *testing.T) {
 		{"下周一 on monday", "下周一", mon, "2026-12-14", ""},
 		{"下周日", "下周日", tue, "2026-12-13", ""},
 		{"上周五 on sunday", "上周五", sun, "2026-11-27", ""},
+		{"上週五 on sunday, Traditional", "上週五", sun, "2026-11-27", ""},
 		{"这周五 on sunday is past", "这周五", sun, "2026-12-04", ""},
 		{"周五 on friday is today", "周五", fri, "2026-12-04", ""},
 		{"星期天 on tuesday", "星期天", tue, "2026-12-06", ""},

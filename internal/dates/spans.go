@@ -1,6 +1,8 @@
 package dates
 
 import (
+	"github.com/somni-dev/somni/internal/textseg"
+
 	"regexp"
 	"sort"
 	"strconv"
@@ -38,7 +40,9 @@ func FindSpans(text string, ref time.Time) []Span {
 	if len(text) > maxSpanText {
 		text = text[:maxSpanText]
 	}
-	lower := strings.ToLower(text)
+	// Traditional Chinese is read as Simplified (上週 as 上周); folding keeps
+	// byte lengths, so offsets into lower index text too
+	lower := textseg.FoldHanString(strings.ToLower(text))
 	if len(lower) != len(text) {
 		text = lower // lowering changed byte lengths: offsets must index both
 	}

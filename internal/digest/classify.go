@@ -1,6 +1,8 @@
 package digest
 
 import (
+	"github.com/somni-dev/somni/internal/textseg"
+
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -65,7 +67,8 @@ var (
 
 // Classify reads one sentence.
 func Classify(sentence string) Kind {
-	s := strings.TrimSpace(sentence)
+	// Traditional Chinese is matched by the Simplified patterns (不對 as 不对)
+	s := textseg.FoldHanString(strings.TrimSpace(sentence))
 	n := utf8.RuneCountInString(s)
 	if n < minSentenceRunes || n > maxSentenceRunes {
 		return None

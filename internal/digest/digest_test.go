@@ -31,6 +31,8 @@ func TestClassify(t *testing.T) {
 		{"我们的测试数据库在 5432 端口。", Fact},
 		{"不对，端口是 6543，不是 5432。", Correction},
 		{"不是周二，而是周三开会。", Correction},
+		{"不對，端口是 6543，不是 5432。", Correction}, // Traditional
+		{"我們決定用 Postgres。", Decision},
 		{"我更喜欢用 Vim 写代码。", Preference},
 		{"以后请用中文回复我。", Preference},
 		{"我们决定用 Postgres。", Decision},

@@ -11,7 +11,7 @@ type Embedder interface {
 	// Embed returns one vector per text, in order. Implementations batch
 	// internally as they see fit and honour ctx cancellation.
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
-	// ID names the embedder and its model, e.g. "hash-v1", "http:bge-m3",
+	// ID names the embedder and its model, e.g. "hash-v2-256", "http:bge-m3",
 	// "local:use-lite". A changed ID makes the index re-embed everything.
 	ID() string
 	// Close releases native resources (ONNX sessions). Safe to call twice.

@@ -19,7 +19,9 @@ type hashEmbedder struct{}
 // Hash returns the feature-hashing embedder.
 func Hash() Embedder { return hashEmbedder{} }
 
-func (hashEmbedder) ID() string   { return fmt.Sprintf("hash-v1-%d", HashDim) }
+// ID is versioned with the features: v2 reads Traditional Chinese as
+// Simplified (textseg.FoldHan), so vectors stored by v1 are re-embedded.
+func (hashEmbedder) ID() string   { return fmt.Sprintf("hash-v2-%d", HashDim) }
 func (hashEmbedder) Close() error { return nil }
 func (hashEmbedder) Describe() string {
 	return "hash (word and character features, no model)"

@@ -16,10 +16,10 @@ import (
 
 // localTestUSELiteID is the ID of the fused USE-lite embedder that `make
 // models` sets up: with the CC-CEDICT glossary (local_fuse.go, local_gloss.go).
-const localTestUSELiteID = "local:use-lite+dense2+cedict1:hash-v1-256"
+const localTestUSELiteID = "local:use-lite+dense2+cedict1:hash-v2-256"
 
 // localTestPlainID is the ID of a USE-lite folder without the glossary.
-const localTestPlainID = "local:use-lite+dense2:hash-v1-256"
+const localTestPlainID = "local:use-lite+dense2:hash-v2-256"
 
 // localTestPlainDir is a use-lite folder holding the model and vocabulary
 // of models/use-lite but not its CC-CEDICT file.

@@ -100,7 +100,7 @@ func (e *entry) setKeys() {
 // lexVersion numbers the counting newEntry does (textseg, entryDays, the
 // field weights): a change must bump it, or restarts would read views
 // counted the old way from the cache (TestLexViewGolden tells when).
-const lexVersion = 1
+const lexVersion = 2
 
 var lexStamp = sync.OnceValue(func() uint64 { return cache.LexStamp(lexVersion) })
 

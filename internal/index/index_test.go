@@ -117,6 +117,9 @@ func TestSearch(t *testing.T) {
 			{query: "UNLEASH_TOKEN", first: "feature-flags"},
 			{query: "怎么回滚生产部署", first: "部署流程"},
 			{query: "用户喝什么咖啡", first: "咖啡偏好"},
+			// Traditional Chinese finds a Simplified note (textseg.FoldHan)
+			{query: "預發環境驗證", first: "部署流程"},
+			{query: "用戶喝什麼咖啡", first: "咖啡偏好"},
 			{query: "Postgres shared_buffers", first: "pg-tuning"},
 			{query: "billing dashboards", q: Query{EntryType: "fact", Kinds: []string{"knowledge"}}, first: "billing-dashboards"},
 			{query: "token rotation unleash", q: Query{Kinds: []string{"skills"}}, first: "feature-flags"},

@@ -15,13 +15,14 @@ type queryRun struct {
 	word string // as written, where lowercasing kept the byte offsets
 	cjk  bool   // matched by windows: shown as the stretches they cover
 	term string // a word's index term ("postgr" for "Postgres"), "" if none
-	lr   []rune // the lowercased run (CJK)
+	lr   []rune // the lowercased, folded run (CJK), which terms are found in
+	wr   []rune // the run as written, rune for rune beside lr, which is shown
 }
 
 // NewSurface reads q once, for all the matches shown against it.
 func NewSurface(q string) *Surface {
 	qw := &Surface{}
-	lower := strings.ToLower(q)
+	lower := FoldHanString(strings.ToLower(q))
 	sameOffsets := len(lower) == len(q)
 	at := 0
 	for _, r := range Runs(q) {
@@ -34,7 +35,10 @@ func NewSurface(q string) *Surface {
 		}
 		run := queryRun{word: word, cjk: r.CJK}
 		if r.CJK {
-			run.lr = []rune(r.Text)
+			run.lr, run.wr = []rune(r.Text), []rune(word)
+			if len(run.wr) != len(run.lr) {
+				run.wr = run.lr
+			}
 		} else if ts := Tokenize(r.Text); len(ts) == 1 {
 			run.term = ts[0]
 		}
@@ -91,7 +95,7 @@ func (qw *Surface) Words(terms []string) []string {
 			for j < len(covered) && covered[j] {
 				j++
 			}
-			add(string(r.lr[i:j]))
+			add(string(r.wr[i:j]))
 			i = j
 		}
 	}

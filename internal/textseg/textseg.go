@@ -8,6 +8,7 @@
 //	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols;
 //	            IsLower, LowerIfNeeded: case folding without a copy when there is nothing to fold;
 //	            Segment: the best segmentation of a CJK run into windows of known value
+//	hanfold.go  FoldHan: Traditional Chinese read as Simplified (OpenCC's character table), offsets kept
 //	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
 package textseg
 
@@ -93,8 +94,9 @@ type Run struct {
 	CJK bool
 }
 
-// Runs lowercases s and cuts it into single-script runs; whitespace,
-// punctuation (ASCII and CJK: ，、。？！：；…) and symbols separate runs.
+// Runs lowercases s, folds Traditional Chinese to Simplified (FoldHan)
+// and cuts it into single-script runs; whitespace, punctuation (ASCII and
+// CJK: ，、。？！：；…) and symbols separate runs.
 func Runs(s string) []Run {
 	var out []Run
 	var b strings.Builder
@@ -106,7 +108,7 @@ func Runs(s string) []Run {
 		}
 	}
 	for _, r := range s {
-		r = unicode.ToLower(r)
+		r = FoldHan(unicode.ToLower(r))
 		sc := scriptOf(r)
 		if sc != cur {
 			flush()

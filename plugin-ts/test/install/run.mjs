@@ -464,6 +464,7 @@ for (const p of PLATFORMS) {
       expect(libRe.test(lf), `file ${pj.somni.ortLib}: ${lf}`);
     }
     expect(existsSync(join(d, 'package', 'LICENSE-onnxruntime')) && /Microsoft Corporation/.test(readFileSync(join(d, 'package', 'LICENSE-onnxruntime'), 'utf8')), 'LICENSE-onnxruntime missing');
+    expect(existsSync(join(d, 'package', 'LICENSE-opencc')) && /Apache License/.test(readFileSync(join(d, 'package', 'LICENSE-opencc'), 'utf8')), 'LICENSE-opencc missing');
     const m = spawnSync('go', ['version', '-m', bin], { encoding: 'utf8' });
     expect(m.status === 0, `go version -m: ${m.stderr}`);
     const info = m.stdout;
