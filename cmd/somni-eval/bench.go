@@ -48,7 +48,7 @@ func (bs *benchScores) rowOf(name string) *benchRow {
 
 // runBenchmarks loads the public benchmarks in dir and prints, per
 // benchmark and language, every system's table beside BM25's.
-func runBenchmarks(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, dir string, embs []embed.Embedder, listHalf string) error {
+func runBenchmarks(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, dir string, embs []embed.Embedder, listHalf string, sum *summary) error {
 	for _, lang := range []string{"en", "zh", "zh" + hantSuffix} {
 		b, err := loadMADial(dir, lang)
 		if err != nil {
@@ -59,6 +59,7 @@ func runBenchmarks(ctx context.Context, w io.Writer, logger *slog.Logger, cfg co
 			return err
 		}
 		reportBenchmark(w, bs, listHalf)
+		sum.addBenchmark(bs)
 	}
 	return nil
 }

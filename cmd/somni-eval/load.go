@@ -77,6 +77,9 @@ type evalQuery struct {
 	Q    string   `json:"q"`
 	Gold []string `json:"gold"` // doc paths after loading
 	Half string   `json:"-"`    // halfTune or halfHeld (assignHalves)
+	// Source is the text the half is hashed from when Q was converted
+	// (a Traditional copy keeps its Simplified question's half)
+	Source string `json:"-"`
 	// Tool and Args make the query a tool call (tool-calls.json): hints go
 	// through assoc.Gate.Action and Q is its cue (assoc.ActionCue).
 	Tool string          `json:"tool"`
@@ -87,6 +90,9 @@ type evalQuery struct {
 // tool call the tool name and its arguments re-encoded with sorted keys,
 // so the half does not depend on how the cue is derived.
 func (q evalQuery) halfKey() string {
+	if q.Source != "" {
+		return q.Source
+	}
 	if q.Tool == "" {
 		return q.Q
 	}

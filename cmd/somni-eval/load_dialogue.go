@@ -69,11 +69,18 @@ func loadDialogues(dir string) ([]*dialogue, error) {
 		if err != nil {
 			return nil, err
 		}
-		if d, err = loadDialogue(f, conv); err != nil {
+		h, err := loadDialogue(f, conv)
+		if err != nil {
 			return nil, err
 		}
-		d.lang += hantSuffix
-		hant = append(hant, d)
+		if len(h.qs) != len(d.qs) {
+			return nil, fmt.Errorf("%s: %d questions in Traditional, %d as written", f, len(h.qs), len(d.qs))
+		}
+		for i := range h.qs {
+			h.qs[i].Source = d.qs[i].Q // the same half as the question it was converted from
+		}
+		h.lang += hantSuffix
+		hant = append(hant, h)
 	}
 	return append(out, hant...), nil
 }

@@ -2,7 +2,9 @@
 // testdata/recall: hit@k per query tier, associative-hint precision and
 // false hints, for every available embedder beside a plain BM25 baseline
 // computed in the same run; on a public benchmark it did not write
-// (MADial-Bench, English and Chinese) first. `make eval` runs it.
+// (MADial-Bench, English and Chinese) first; the Chinese sets are measured
+// again in Traditional characters; a summary table of the held-out half
+// ends the report. `make eval` runs it.
 //
 // Files by layer, each reading only what the one before hands it:
 //
@@ -16,6 +18,8 @@
 //	score.go          hit@k, hint and R@k tallies per system and half
 //	report.go         the markdown tables and their cells
 //	bench.go          the public benchmarks' hit@5, hit@10, R@5, ×BM25 and hints, scored and reported
+//	hant.go           the Chinese sets again in Traditional characters (OpenCC s2twp)
+//	summary.go        the closing table: every set × language × embedder, held-out, beside BM25
 //	diagnose.go       -explain, -margins and -calibrate listings for tuning
 package main
 

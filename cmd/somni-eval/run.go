@@ -41,8 +41,13 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) erro
 		sets[strings.TrimSpace(name)] = true
 	}
 	fmt.Fprint(w, "# somni recall eval\n\n")
+	sum := &summary{}
+	if listHalf != halfTune {
+		// the summary is of the held-out half: printed last, after every set's own tables
+		defer sum.report(w)
+	}
 	if sets["bench"] {
-		if err := runBenchmarks(ctx, w, logger, cfg, filepath.Join(cfg.dataDir, "madial"), embs, listHalf); err != nil {
+		if err := runBenchmarks(ctx, w, logger, cfg, filepath.Join(cfg.dataDir, "madial"), embs, listHalf, sum); err != nil {
 			return err
 		}
 	}
@@ -51,7 +56,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) erro
 		if err != nil {
 			return err
 		}
-		if err := runDialogues(ctx, w, logger, cfg, ds, embs, listHalf); err != nil {
+		if err := runDialogues(ctx, w, logger, cfg, ds, embs, listHalf, sum); err != nil {
 			return err
 		}
 	}
@@ -100,17 +105,17 @@ func runNotes(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config,
 // their own conversation, on its `now`) once per system and prints R@5 /
 // R@10 per question kind, with each system's R@5 over BM25's; once with
 // every turn a knowledge entry, once as the session log holds them.
-func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, ds []*dialogue, embs []embed.Embedder, listHalf string) error {
+func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, ds []*dialogue, embs []embed.Embedder, listHalf string, sum *summary) error {
 	if len(ds) == 0 {
 		return nil
 	}
 	for _, rep := range []struct {
-		title string
-		docs  func(*dialogue) []index.Doc
+		title, set string
+		docs       func(*dialogue) []index.Doc
 	}{
-		{"one knowledge entry each", func(d *dialogue) []index.Doc { return d.docs }},
+		{"one knowledge entry each", "dialogues, a turn an entry", func(d *dialogue) []index.Doc { return d.docs }},
 		{"as session-log turns, each with the turn before it as context (search_recent_conversation)",
-			func(d *dialogue) []index.Doc { return index.TurnDocs(d.turns) }},
+			"dialogues, session-log turns", func(d *dialogue) []index.Doc { return index.TurnDocs(d.turns) }},
 	} {
 		for _, lang := range dialogueLangs(ds) {
 			var of []*dialogue
@@ -124,6 +129,7 @@ func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg con
 				return err
 			}
 			reportDialogues(w, sc, len(of), lang+", "+rep.title, listHalf)
+			sum.addDialogues(sc, rep.set, lang)
 		}
 	}
 	return nil

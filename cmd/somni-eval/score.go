@@ -203,12 +203,14 @@ func countHint(w io.Writer, ts []*tally, name string, q evalQuery, hint assoc.Re
 // recallTally is R@5 and R@10 (the share of a question's evidence turns
 // found in the top k, averaged over questions) per kind.
 type recallTally struct {
-	r5, r10 map[string]float64
-	n       map[string]int
+	r5, r10     map[string]float64
+	hit5, hit10 map[string]int // questions with an evidence turn in the top 5, 10
+	n           map[string]int
 }
 
 func newRecallTally() *recallTally {
-	return &recallTally{r5: map[string]float64{}, r10: map[string]float64{}, n: map[string]int{}}
+	return &recallTally{r5: map[string]float64{}, r10: map[string]float64{}, hit5: map[string]int{},
+		hit10: map[string]int{}, n: map[string]int{}}
 }
 
 func (t *recallTally) add(kind string, top []string, gold []string) {
@@ -216,6 +218,12 @@ func (t *recallTally) add(kind string, top []string, gold []string) {
 	for _, key := range []string{kind, "all"} {
 		t.r5[key] += found(5)
 		t.r10[key] += found(10)
+		if anyIn(head(top, 5), gold) {
+			t.hit5[key]++
+		}
+		if anyIn(head(top, 10), gold) {
+			t.hit10[key]++
+		}
 		t.n[key]++
 	}
 }
