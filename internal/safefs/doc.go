@@ -20,5 +20,8 @@
 // both returning the Version written; rename, append opens), swap_linux.go / swap_other.go (how Replace
 // swaps the new bytes in: renameat2 RENAME_EXCHANGE where the kernel has it,
 // so a file replaced by someone else between check and swap is put back),
-// nonblock_unix.go / nonblock_other.go (opening without blocking on a FIFO).
+// nonblock_unix.go / nonblock_other.go (opening without blocking on a FIFO),
+// walk_unix.go / walk_other.go (how WalkDir descends: by directory
+// descriptor with O_NOFOLLOW where the system has openat, through the root
+// elsewhere).
 package safefs

@@ -181,13 +181,7 @@ func (f *FS) WalkDir(start string, fn fs.WalkDirFunc) error {
 	}
 	defer r.Close()
 	root, _, _ := f.split(start)
-	return fs.WalkDir(r.FS(), filepath.ToSlash(rel), func(p string, d fs.DirEntry, err error) error {
-		abs := filepath.Join(root, filepath.FromSlash(p))
-		if err != nil {
-			err = mapErr("walk", abs, err)
-		}
-		return fn(abs, d, err)
-	})
+	return walkRoot(r, root, rel, fn)
 }
 
 // MkdirAll creates directory p and its parents inside the root (the root

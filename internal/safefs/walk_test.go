@@ -1,0 +1,132 @@
+//go:build unix
+
+package safefs
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestWalkDirMatchesFSWalkDir holds WalkDir to fs.WalkDir's order and
+// skip rules over a tree with links in and out of the root, and checks
+// that no link is descended and each entry's Info is its own (a link is
+// reported as a link, never as what it points to).
+func TestWalkDirMatchesFSWalkDir(t *testing.T) {
+	f, root, outside := newFS(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"a/b/c", "a/skip/deep", "d", "e"} {
+		must(os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	for _, p := range []string{"a/x.md", "a/b/SKILL.md", "a/b/c/SKILL.md", "a/skip/deep/SKILL.md", "d/1.md", "d/2.md", "d/3.md", "e/z.md"} {
+		must(os.WriteFile(filepath.Join(root, p), []byte(p), 0o644))
+	}
+	must(os.Symlink(outside, filepath.Join(root, "a", "out")))  // a folder outside
+	must(os.Symlink("../d", filepath.Join(root, "a", "inlink"))) // a folder inside
+	must(os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "e", "secret.md")))
+	for _, tc := range []struct {
+		name string
+		fn   func(rel string, d fs.DirEntry) error
+	}{
+		{"everything", func(string, fs.DirEntry) error { return nil }},
+		{"SkipDir on a folder", func(rel string, d fs.DirEntry) error {
+			if rel == "a/skip" {
+				return filepath.SkipDir
+			}
+			return nil
+		}},
+		{"SkipDir on a file skips the rest of its folder", func(rel string, d fs.DirEntry) error {
+			if rel == "d/2.md" {
+				return filepath.SkipDir
+			}
+			return nil
+		}},
+		{"SkipAll", func(rel string, d fs.DirEntry) error {
+			if rel == "a/b/c" {
+				return fs.SkipAll
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			walk := func(do func(fs.WalkDirFunc) error, rel func(string) string) []string {
+				var seen []string
+				must(do(func(p string, d fs.DirEntry, err error) error {
+					if err != nil {
+						t.Fatalf("%s: %v", p, err)
+					}
+					r := rel(p)
+					info, err := d.Info()
+					if err != nil {
+						t.Fatalf("%s: Info: %v", r, err)
+					}
+					seen = append(seen, r+" "+info.Mode().Type().String())
+					return tc.fn(r, d)
+				}))
+				return seen
+			}
+			got := walk(func(fn fs.WalkDirFunc) error { return f.WalkDir(root, fn) },
+				func(p string) string { r, _ := filepath.Rel(root, p); return filepath.ToSlash(r) })
+			want := walk(func(fn fs.WalkDirFunc) error { return fs.WalkDir(os.DirFS(root), ".", fn) },
+				func(p string) string { return p })
+			if !slices.Equal(got, want) {
+				t.Fatalf("WalkDir visited\n%s\nfs.WalkDir visits\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			for _, s := range got {
+				if strings.HasPrefix(s, "a/out/") || strings.HasPrefix(s, "a/inlink/") {
+					t.Errorf("descended through a link: %s", s)
+				}
+			}
+		})
+	}
+}
+
+// TestWalkDirStartInsideLink: a start reached through a link that stays
+// inside the root is walked (as os.Root resolves it); one that leads out is
+// refused.
+func TestWalkDirStart(t *testing.T) {
+	f, root, outside := newFS(t)
+	if err := os.MkdirAll(filepath.Join(root, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "real", "n.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("real", filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := f.WalkDir(filepath.Join(root, "alias"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		got = append(got, filepath.Base(p))
+		return nil
+	})
+	if err != nil || !slices.Equal(got, []string{"alias", "n.md"}) {
+		t.Fatalf("walk through an inside link: %v %v", got, err)
+	}
+	var refused error
+	_ = f.WalkDir(filepath.Join(root, "escape"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			refused = err
+		} else {
+			t.Errorf("read %s outside the root", p)
+		}
+		return nil
+	})
+	if !IsRefusal(refused) {
+		t.Fatalf("start outside the root: %v, want a refusal", refused)
+	}
+}

@@ -1,0 +1,155 @@
+//go:build unix
+
+package safefs
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// walkTree walks dir (an open directory inside the root, at abs) the way
+// fs.WalkDir does, but descends by file descriptor: each subdirectory is
+// opened relative to its parent's descriptor with O_NOFOLLOW, one openat,
+// and an entry's Info is an fstatat on that descriptor. An os.Root walk
+// resolves every directory from the root again, component by component;
+// on 50k entry folders that was 0.78 s of a restart's 1.8 s. The boundary
+// holds as with os.Root: no component is ever followed as a link (a
+// directory swapped for a link between listing and opening fails to open
+// and is reported to fn as an error).
+func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc) error {
+	ents, err := dir.ReadDir(-1)
+	if err != nil {
+		// as fs.WalkDir: the directory is reported a second time, with the error
+		if err := fn(abs, dirEntryOf(dir, abs), mapErr("walk", abs, err)); err != nil && err != filepath.SkipDir {
+			return err
+		}
+	}
+	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	fd := int(dir.Fd())
+	for _, e := range ents {
+		child := filepath.Join(abs, e.Name())
+		de := &fdEntry{dirfd: fd, name: e.Name(), typ: e.Type()}
+		if err := fn(child, de, nil); err != nil {
+			if err == filepath.SkipDir {
+				if e.IsDir() {
+					continue
+				}
+				return nil // a file's SkipDir skips the rest of its directory
+			}
+			return err
+		}
+		if !e.IsDir() {
+			continue
+		}
+		cfd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			if err := fn(child, de, mapErr("walk", child, &fs.PathError{Op: "openat", Path: child, Err: err})); err != nil && err != filepath.SkipDir {
+				return err
+			}
+			continue
+		}
+		sub := os.NewFile(uintptr(cfd), child)
+		err = walkTree(sub, child, fn)
+		sub.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dirEntryOf is the entry fn is given for a directory it was already told
+// of, when reading it fails.
+func dirEntryOf(dir *os.File, abs string) fs.DirEntry {
+	return &fdEntry{dirfd: -1, name: filepath.Base(abs), typ: fs.ModeDir, file: dir}
+}
+
+// fdEntry is a directory entry whose Info is read relative to its parent's
+// descriptor, never through a path: valid while fn runs (the walk closes
+// the descriptor once the directory is done).
+type fdEntry struct {
+	dirfd int
+	name  string
+	typ   fs.FileMode
+	file  *os.File // set instead of dirfd for the directory itself
+}
+
+func (e *fdEntry) Name() string      { return e.name }
+func (e *fdEntry) IsDir() bool       { return e.typ.IsDir() }
+func (e *fdEntry) Type() fs.FileMode { return e.typ }
+
+func (e *fdEntry) Info() (fs.FileInfo, error) {
+	if e.file != nil {
+		return e.file.Stat()
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(e.dirfd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil, &fs.PathError{Op: "lstat", Path: e.name, Err: fs.ErrNotExist}
+		}
+		return nil, &fs.PathError{Op: "lstat", Path: e.name, Err: err}
+	}
+	return &statInfo{name: e.name, st: st}, nil
+}
+
+// statInfo is an fs.FileInfo over a Stat_t.
+type statInfo struct {
+	name string
+	st   unix.Stat_t
+}
+
+func (s *statInfo) Name() string       { return s.name }
+func (s *statInfo) Size() int64        { return s.st.Size }
+func (s *statInfo) ModTime() time.Time { return time.Unix(s.st.Mtim.Unix()) }
+func (s *statInfo) IsDir() bool        { return s.Mode().IsDir() }
+func (s *statInfo) Sys() any           { return &s.st }
+
+func (s *statInfo) Mode() fs.FileMode {
+	m := fs.FileMode(s.st.Mode & 0o777)
+	switch s.st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		m |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		m |= fs.ModeSocket
+	case unix.S_IFCHR:
+		m |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		m |= fs.ModeDevice
+	}
+	return m
+}
+
+// walkRoot is WalkDir inside r: the start (rel, which may be reached
+// through a link that stays inside the root) is opened through the root,
+// everything under it by descriptor (walkTree).
+func walkRoot(r *os.Root, root, rel string, fn fs.WalkDirFunc) error {
+	abs := filepath.Join(root, rel)
+	dir, err := r.Open(rel)
+	if err != nil {
+		return fn(abs, nil, mapErr("walk", abs, err))
+	}
+	defer dir.Close()
+	info, err := dir.Stat()
+	if err != nil {
+		return fn(abs, nil, mapErr("walk", abs, err))
+	}
+	err = fn(abs, fs.FileInfoToDirEntry(info), nil)
+	if err == nil && info.IsDir() {
+		err = walkTree(dir, abs, fn)
+	}
+	if err == filepath.SkipDir || err == fs.SkipAll {
+		return nil
+	}
+	return err
+}
