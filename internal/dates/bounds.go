@@ -54,7 +54,7 @@ var (
 // asks to leave out what lies outside the bound, not about the day it
 // names.
 func FindBounds(text string, ref time.Time) (bounds []Bound, rest []Span) {
-	lower := textseg.FoldHanString(strings.ToLower(text))
+	lower := textseg.FoldString(strings.ToLower(text))
 	for _, s := range FindSpans(text, ref) {
 		a, b := s.Start, s.End
 		w, ok := boundAt(lower[:a], lower[b:])

@@ -46,6 +46,9 @@ func TestFindBounds(t *testing.T) {
 		{"上週說了什麼", "", "", 1},
 		{"三個月前的體檢", "", "", 1},
 		{"兩週前的會議", "", "", 1},
+		// full-width digits, as Chinese input methods type them
+		{"只看２０２６年３月以前的", "", "2026-03-01", 0},
+		{"３天前說了什麼", "", "", 1},
 	} {
 		bounds, rest := FindBounds(tc.text, ref)
 		if tc.since == "" && tc.until == "" {

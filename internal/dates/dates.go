@@ -215,7 +215,7 @@ func stripFillers(s string) string {
 // normalize lowercases, folds spaces and drops fillers and trailing
 // punctuation, so the anchored rules below see just the date words.
 func normalize(s string) string {
-	s = textseg.FoldHanString(strings.ToLower(strings.Join(strings.Fields(s), " ")))
+	s = textseg.FoldString(strings.ToLower(strings.Join(strings.Fields(s), " ")))
 	s = strings.TrimRight(s, ".。!！?？,，;；")
 	return stripFillers(s)
 }

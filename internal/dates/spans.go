@@ -40,9 +40,9 @@ func FindSpans(text string, ref time.Time) []Span {
 	if len(text) > maxSpanText {
 		text = text[:maxSpanText]
 	}
-	// Traditional Chinese is read as Simplified (上週 as 上周); folding keeps
-	// byte lengths, so offsets into lower index text too
-	lower := textseg.FoldHanString(strings.ToLower(text))
+	// Traditional Chinese is read as Simplified (上週 as 上周), full-width
+	// digits as ASCII (２０２６年 as 2026年)
+	lower := textseg.FoldString(strings.ToLower(text))
 	if len(lower) != len(text) {
 		text = lower // lowering changed byte lengths: offsets must index both
 	}

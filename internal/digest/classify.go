@@ -68,7 +68,7 @@ var (
 // Classify reads one sentence.
 func Classify(sentence string) Kind {
 	// Traditional Chinese is matched by the Simplified patterns (不對 as 不对)
-	s := textseg.FoldHanString(strings.TrimSpace(sentence))
+	s := textseg.FoldString(strings.TrimSpace(sentence))
 	n := utf8.RuneCountInString(s)
 	if n < minSentenceRunes || n > maxSentenceRunes {
 		return None

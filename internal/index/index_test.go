@@ -120,6 +120,8 @@ func TestSearch(t *testing.T) {
 			// Traditional Chinese finds a Simplified note (textseg.FoldHan)
 			{query: "預發環境驗證", first: "部署流程"},
 			{query: "用戶喝什麼咖啡", first: "咖啡偏好"},
+			// full-width Latin letters, as an input method types them
+			{query: "Ｐｏｓｔｇｒｅｓ ｔｕｎｉｎｇ", first: "pg-tuning"},
 			{query: "Postgres shared_buffers", first: "pg-tuning"},
 			{query: "billing dashboards", q: Query{EntryType: "fact", Kinds: []string{"knowledge"}}, first: "billing-dashboards"},
 			{query: "token rotation unleash", q: Query{Kinds: []string{"skills"}}, first: "feature-flags"},

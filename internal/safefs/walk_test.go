@@ -29,7 +29,7 @@ func TestWalkDirMatchesFSWalkDir(t *testing.T) {
 	for _, p := range []string{"a/x.md", "a/b/SKILL.md", "a/b/c/SKILL.md", "a/skip/deep/SKILL.md", "d/1.md", "d/2.md", "d/3.md", "e/z.md"} {
 		must(os.WriteFile(filepath.Join(root, p), []byte(p), 0o644))
 	}
-	must(os.Symlink(outside, filepath.Join(root, "a", "out")))  // a folder outside
+	must(os.Symlink(outside, filepath.Join(root, "a", "out")))   // a folder outside
 	must(os.Symlink("../d", filepath.Join(root, "a", "inlink"))) // a folder inside
 	must(os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "e", "secret.md")))
 	for _, tc := range []struct {

@@ -22,7 +22,7 @@ type queryRun struct {
 // NewSurface reads q once, for all the matches shown against it.
 func NewSurface(q string) *Surface {
 	qw := &Surface{}
-	lower := FoldHanString(strings.ToLower(q))
+	lower := FoldString(strings.ToLower(q))
 	sameOffsets := len(lower) == len(q)
 	at := 0
 	for _, r := range Runs(q) {

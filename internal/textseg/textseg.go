@@ -8,7 +8,7 @@
 //	textseg.go  Tokenize, IndexTerms, Runs, Symbols, MostlyCJK: the tokenizer and exact symbols;
 //	            IsLower, LowerIfNeeded: case folding without a copy when there is nothing to fold;
 //	            Segment: the best segmentation of a CJK run into windows of known value
-//	hanfold.go  FoldHan: Traditional Chinese read as Simplified (OpenCC's character table), offsets kept
+//	fold.go     Fold: full-width forms read as ASCII, Traditional Chinese as Simplified (OpenCC's character table)
 //	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
 package textseg
 
@@ -94,8 +94,8 @@ type Run struct {
 	CJK bool
 }
 
-// Runs lowercases s, folds Traditional Chinese to Simplified (FoldHan)
-// and cuts it into single-script runs; whitespace, punctuation (ASCII and
+// Runs lowercases s, folds full-width forms to ASCII and Traditional
+// Chinese to Simplified (Fold) and cuts it into single-script runs; whitespace, punctuation (ASCII and
 // CJK: ，、。？！：；…) and symbols separate runs.
 func Runs(s string) []Run {
 	var out []Run
@@ -108,7 +108,7 @@ func Runs(s string) []Run {
 		}
 	}
 	for _, r := range s {
-		r = FoldHan(unicode.ToLower(r))
+		r = Fold(unicode.ToLower(r))
 		sc := scriptOf(r)
 		if sc != cur {
 			flush()

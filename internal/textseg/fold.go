@@ -19,7 +19,7 @@ var tsCharacters string
 // hanFold maps a Traditional character to its common Simplified form,
 // where both take the same number of UTF-8 bytes (every pair in the Basic
 // Multilingual Plane does; the few that leave it are skipped), so folding
-// never moves a byte offset. Built on first use: a process that never
+// a Traditional text never moves a byte offset. Built on first use: a process that never
 // reads Chinese never parses the table.
 var hanFold = sync.OnceValue(func() map[rune]rune {
 	m := make(map[rune]rune, 4096)
@@ -54,20 +54,40 @@ func FoldHan(r rune) rune {
 	return r
 }
 
-// FoldHanString is s with FoldHan applied to every rune. Byte offsets into
-// s stay valid in the result (a folded pair has the same UTF-8 length), so
-// spans found in the folded text point into s too. s is returned as it is
-// when nothing folds.
-func FoldHanString(s string) string {
+// foldWidth is r with a full-width form replaced by its ASCII one (Ｐ → P,
+// ２ → 2, the ideographic space → a space), as Lucene's CJK width filter
+// does: Chinese and Japanese input methods type "２０２６年３月" and
+// "ＰＯＳＴＧＲＥＳ", which must meet "2026年3月" and "postgres".
+func foldWidth(r rune) rune {
+	switch {
+	case r >= 0xFF01 && r <= 0xFF5E:
+		return r - 0xFEE0
+	case r == 0x3000:
+		return ' '
+	}
+	return r
+}
+
+// Fold is one rune as somni reads text: full-width forms as ASCII
+// (foldWidth), Traditional Chinese as Simplified (FoldHan). Case is the
+// caller's: Runs lowercases too.
+func Fold(r rune) rune { return FoldHan(foldWidth(r)) }
+
+// FoldString is s with Fold applied to every rune; s itself when nothing
+// folds. A full-width form is 3 bytes and its ASCII one 1, so offsets into
+// s index the result only when their lengths are equal: callers that keep
+// offsets compare them (a Traditional character and its Simplified form
+// are always the same length).
+func FoldString(s string) string {
 	for i, r := range s {
-		if f := FoldHan(r); f != r {
-			b := []byte(s)
-			for j, r := range s[i:] {
-				if f := FoldHan(r); f != r {
-					utf8.EncodeRune(b[i+j:], f)
-				}
+		if Fold(r) != r {
+			var b strings.Builder
+			b.Grow(len(s))
+			b.WriteString(s[:i])
+			for _, r := range s[i:] {
+				b.WriteRune(Fold(r))
 			}
-			return string(b)
+			return b.String()
 		}
 	}
 	return s

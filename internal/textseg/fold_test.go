@@ -8,22 +8,21 @@ import (
 	"github.com/longbridgeapp/opencc"
 )
 
-func TestFoldHan(t *testing.T) {
+func TestFold(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"上週我說了什麼", "上周我说了什么"},
 		{"三個月前", "三个月前"},
 		{"2026年3月以後", "2026年3月以后"},
 		{"從2025年1月開始", "从2025年1月开始"},
-		{"簡體字不變：数据库", "简体字不变：数据库"},
+		{"簡體字不變：数据库", "简体字不变:数据库"},
 		{"English stays, 以後 folds", "English stays, 以后 folds"},
+		{"只看２０２６年３月以前", "只看2026年3月以前"},
+		{"ＰＯＳＴＧＲＥＳ　ｐｏｒｔ：６５４３", "POSTGRES port:6543"},
 		{"", ""},
 	} {
-		got := FoldHanString(tc.in)
+		got := FoldString(tc.in)
 		if got != tc.want {
-			t.Errorf("FoldHanString(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if len(got) != len(tc.in) {
-			t.Errorf("FoldHanString(%q) moved offsets: %d bytes → %d", tc.in, len(tc.in), len(got))
+			t.Errorf("FoldString(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -41,6 +40,9 @@ func TestFoldHanTerms(t *testing.T) {
 		if slices.Contains(Tokenize(pair[0]), "我们") {
 			t.Errorf("a Traditional stopword is kept: %v", Tokenize(pair[0]))
 		}
+	}
+	if a, b := IndexTerms("ＰＯＳＴＧＲＥＳ　ｐｏｒｔ ６５４３"), IndexTerms("postgres port 6543"); !slices.Equal(a, b) {
+		t.Errorf("full-width terms %v, ASCII %v", a, b)
 	}
 	// the evidence shown is the query as written, not its folded form
 	q := "資料庫遷移"
