@@ -142,6 +142,9 @@ func BenchmarkSync(b *testing.B) {
 			b.Fatal(err)
 		}
 		ix.Sync(context.Background())
+		if err := ix.WaitEmbedded(context.Background()); err != nil { // vectors stored, or the reopen queues them again
+			b.Fatal(err)
+		}
 		ix.Close()
 		for b.Loop() {
 			ix, err := Open(context.Background(), opts)
