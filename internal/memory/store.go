@@ -216,7 +216,7 @@ func scanStart(r root, p string) (string, bool) {
 // walkRoot visits every entry file of r at or below start (r.dir for the
 // whole root), skipping archived/ and hidden directories.
 func (s *Store) walkRoot(ctx context.Context, r root, start string, visit func(string, fs.FileInfo)) error {
-	err := s.fs.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
+	err := s.fs.WalkNamed(start, r.file, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil

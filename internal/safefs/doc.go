@@ -21,7 +21,9 @@
 // swaps the new bytes in: renameat2 RENAME_EXCHANGE where the kernel has it,
 // so a file replaced by someone else between check and swap is put back),
 // nonblock_unix.go / nonblock_other.go (opening without blocking on a FIFO),
-// walk_unix.go / walk_other.go (how WalkDir descends: by directory
-// descriptor with O_NOFOLLOW where the system has openat, through the root
-// elsewhere).
+// walk_unix.go / walk_other.go (how WalkDir and WalkNamed descend: by
+// directory descriptor with O_NOFOLLOW where the system has openat, through
+// the root elsewhere), leaf_linux.go / leaf_other.go (LeafCounting: which
+// file systems' link counts prove a folder has no subfolders, so WalkNamed
+// and the watcher look into it by name instead of listing it).
 package safefs

@@ -181,7 +181,22 @@ func (f *FS) WalkDir(start string, fn fs.WalkDirFunc) error {
 	}
 	defer r.Close()
 	root, _, _ := f.split(start)
-	return walkRoot(r, root, rel, fn)
+	return walkRoot(r, root, rel, "", fn)
+}
+
+// WalkNamed is WalkDir reporting only the folders and the files called
+// name (the memory layout's SKILL.md). It may skip listing a folder the
+// file system says has no subfolders and look name up in it instead, so a
+// tree of 50k entry folders is read with one lookup each rather than a
+// listing each.
+func (f *FS) WalkNamed(start, name string, fn fs.WalkDirFunc) error {
+	r, rel, err := f.open("walk", start)
+	if err != nil {
+		return fn(start, nil, err)
+	}
+	defer r.Close()
+	root, _, _ := f.split(start)
+	return walkRoot(r, root, rel, name, fn)
 }
 
 // MkdirAll creates directory p and its parents inside the root (the root

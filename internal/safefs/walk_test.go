@@ -130,3 +130,57 @@ func TestWalkDirStart(t *testing.T) {
 		t.Fatalf("start outside the root: %v, want a refusal", refused)
 	}
 }
+
+// TestWalkNamed: only folders and files of the name are reported, nested
+// ones too, whether folders are listed or, where link counts prove them
+// leaves, looked into by name; links are never descended.
+func TestWalkNamed(t *testing.T) {
+	f, root, outside := newFS(t)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"k/one", "k/two/nested", "k/empty", "k/.hidden"} {
+		must(os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	for _, p := range []string{"k/one/SKILL.md", "k/one/notes.md", "k/two/SKILL.md", "k/two/nested/SKILL.md", "k/SKILL.md", "k/.hidden/SKILL.md"} {
+		must(os.WriteFile(filepath.Join(root, p), []byte(p), 0o644))
+	}
+	must(os.MkdirAll(filepath.Join(outside, "evil"), 0o755))
+	must(os.WriteFile(filepath.Join(outside, "evil", "SKILL.md"), []byte("secret"), 0o644))
+	must(os.Symlink(filepath.Join(outside, "evil"), filepath.Join(root, "k", "linked")))
+	must(os.Symlink(filepath.Join(outside, "evil", "SKILL.md"), filepath.Join(root, "k", "empty", "SKILL.md")))
+	want := []string{"k d---------", "k/.hidden d---------", "k/.hidden/SKILL.md ----------", "k/SKILL.md ----------",
+		"k/empty d---------", "k/empty/SKILL.md L---------", "k/one d---------", "k/one/SKILL.md ----------",
+		"k/two d---------", "k/two/SKILL.md ----------", "k/two/nested d---------", "k/two/nested/SKILL.md ----------"}
+	collect := func(seen *[]string) fs.WalkDirFunc {
+		return func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			info, err := d.Info()
+			if err != nil {
+				t.Fatalf("%s: Info: %v", p, err)
+			}
+			r, _ := filepath.Rel(root, p)
+			*seen = append(*seen, filepath.ToSlash(r)+" "+info.Mode().Type().String())
+			return nil
+		}
+	}
+	var got []string
+	must(f.WalkNamed(filepath.Join(root, "k"), "SKILL.md", collect(&got)))
+	if !slices.Equal(got, want) {
+		t.Errorf("WalkNamed:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// the same with every leaf looked into by name, as on ext4, XFS or tmpfs
+	dir, err := os.Open(filepath.Join(root, "k"))
+	must(err)
+	defer dir.Close()
+	got = []string{"k d---------"}
+	must(walkTree(dir, filepath.Join(root, "k"), collect(&got), "SKILL.md", true))
+	if !slices.Equal(got, want) {
+		t.Errorf("WalkNamed by leaves:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -23,7 +23,12 @@ import (
 // holds as with os.Root: no component is ever followed as a link (a
 // directory swapped for a link between listing and opening fails to open
 // and is reported to fn as an error).
-func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc) error {
+//
+// With only set (WalkNamed), files not named only are not reported, and a
+// folder the file system says has no subfolders (LeafCounting) is not listed:
+// its only is looked up by name instead, one fstatat where listing costs
+// getdents.
+func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves bool) error {
 	ents, err := dir.ReadDir(-1)
 	if err != nil {
 		// as fs.WalkDir: the directory is reported a second time, with the error
@@ -34,6 +39,9 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc) error {
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	fd := int(dir.Fd())
 	for _, e := range ents {
+		if only != "" && !e.IsDir() && e.Name() != only {
+			continue
+		}
 		child := filepath.Join(abs, e.Name())
 		de := &fdEntry{dirfd: fd, name: e.Name(), typ: e.Type()}
 		if err := fn(child, de, nil); err != nil {
@@ -56,7 +64,11 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc) error {
 			continue
 		}
 		sub := os.NewFile(uintptr(cfd), child)
-		err = walkTree(sub, child, fn)
+		if only != "" && leaves && IsLeaf(cfd) {
+			err = visitNamed(cfd, child, only, fn)
+		} else {
+			err = walkTree(sub, child, fn, only, leaves)
+		}
 		sub.Close()
 		if err != nil {
 			return err
@@ -133,7 +145,7 @@ func (s *statInfo) Mode() fs.FileMode {
 // walkRoot is WalkDir inside r: the start (rel, which may be reached
 // through a link that stays inside the root) is opened through the root,
 // everything under it by descriptor (walkTree).
-func walkRoot(r *os.Root, root, rel string, fn fs.WalkDirFunc) error {
+func walkRoot(r *os.Root, root, rel, only string, fn fs.WalkDirFunc) error {
 	abs := filepath.Join(root, rel)
 	dir, err := r.Open(rel)
 	if err != nil {
@@ -146,9 +158,32 @@ func walkRoot(r *os.Root, root, rel string, fn fs.WalkDirFunc) error {
 	}
 	err = fn(abs, fs.FileInfoToDirEntry(info), nil)
 	if err == nil && info.IsDir() {
-		err = walkTree(dir, abs, fn)
+		err = walkTree(dir, abs, fn, only, only != "" && LeafCounting(int(dir.Fd())))
 	}
 	if err == filepath.SkipDir || err == fs.SkipAll {
+		return nil
+	}
+	return err
+}
+
+// IsLeaf reports whether the folder open as fd has no subfolders: its link
+// count is 2 (its name and its own "."), which proves it only where
+// LeafCounting holds.
+func IsLeaf(fd int) bool {
+	var st unix.Stat_t
+	return unix.Fstat(fd, &st) == nil && st.Nlink == 2
+}
+
+// visitNamed reports the file only in the leaf folder open as fd, if it is
+// there, as walkTree would have found it by listing.
+func visitNamed(fd int, abs, only string, fn fs.WalkDirFunc) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(fd, only, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return nil // not there (or gone): nothing to report, as a listing would not have it
+	}
+	info := &statInfo{name: only, st: st}
+	err := fn(filepath.Join(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.Mode().Type()}, nil)
+	if err == filepath.SkipDir {
 		return nil
 	}
 	return err

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/somni-dev/somni/internal/safefs"
 )
 
 // watchMask is every event that can change what a scan would report.
@@ -58,37 +60,73 @@ func Start(roots []string, log *slog.Logger, changes *Changes) (*Watcher, error)
 // addTree adds a watch on dir and every non-hidden directory below it.
 // Watching an already watched directory (one moved within the tree)
 // returns its descriptor again, and the path recorded for it is updated.
+// Folders are opened by descriptor below root, never through a link, and
+// on a file system whose link counts prove a folder has no subfolders
+// (safefs.LeafCounting) such a folder is watched without being listed:
+// 50k entry folders cost a watch each, not a listing each.
 func (w *Watcher) addTree(root string) error {
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			return err
-		}
-		if !d.IsDir() {
+	fd, err := unix.Open(root, dirFlags, 0)
+	if err != nil {
+		if gone(err) {
 			return nil
 		}
-		if p != root && strings.HasPrefix(d.Name(), ".") {
-			return filepath.SkipDir
+		return fmt.Errorf("watch %s: %w", root, err)
+	}
+	dir := os.NewFile(uintptr(fd), root)
+	defer dir.Close()
+	return w.addDir(dir, root, safefs.LeafCounting(fd))
+}
+
+// dirFlags open a folder to list and descend from, never through a link.
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+
+// gone reports an error of a folder removed or replaced by a link while
+// the tree was walked: there is nothing to watch.
+func gone(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
+}
+
+// addDir watches the folder open as dir at path, then its non-hidden
+// subfolders (a leaf, when leaves says link counts tell, has none).
+func (w *Watcher) addDir(dir *os.File, path string, leaves bool) error {
+	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), path, watchMask)
+	if err != nil {
+		if errors.Is(err, unix.ENOSPC) {
+			return fmt.Errorf("inotify watch budget exhausted at %s (raise fs.inotify.max_user_watches): %w", path, err)
 		}
-		wd, err := unix.InotifyAddWatch(int(w.f.Fd()), p, watchMask)
-		if err != nil {
-			if errors.Is(err, unix.ENOSPC) {
-				return fmt.Errorf("inotify watch budget exhausted at %s (raise fs.inotify.max_user_watches): %w", p, err)
-			}
-			if errors.Is(err, unix.ENOENT) {
-				return filepath.SkipDir // removed while we walked
-			}
-			return fmt.Errorf("watch %s: %w", p, err)
+		if gone(err) {
+			return nil // removed while we walked
 		}
-		w.mu.Lock()
-		w.wds[wd] = p
-		w.mu.Unlock()
+		return fmt.Errorf("watch %s: %w", path, err)
+	}
+	w.mu.Lock()
+	w.wds[wd] = path
+	w.mu.Unlock()
+	if leaves && safefs.IsLeaf(int(dir.Fd())) {
 		return nil
-	})
+	}
+	ents, err := dir.ReadDir(-1)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return fmt.Errorf("watch %s: %w", path, err)
+	}
+	for _, e := range ents {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		child := filepath.Join(path, e.Name())
+		cfd, err := unix.Openat(int(dir.Fd()), e.Name(), dirFlags, 0)
+		if err != nil {
+			if gone(err) {
+				continue
+			}
+			return fmt.Errorf("watch %s: %w", child, err)
+		}
+		sub := os.NewFile(uintptr(cfd), child)
+		err = w.addDir(sub, child, leaves)
+		sub.Close()
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
