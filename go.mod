@@ -5,6 +5,8 @@ go 1.26.8
 require (
 	github.com/BobuSumisu/aho-corasick v1.0.3
 	github.com/ebitengine/purego v0.11.3
+	github.com/kljensen/snowball v0.10.0
+	github.com/longbridgeapp/opencc v0.3.13
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/olebedev/when v1.1.0
 	github.com/pelletier/go-toml/v2 v2.2.3
@@ -53,7 +55,6 @@ require (
 	github.com/klauspost/pgzip v1.2.6 // indirect
 	github.com/liuzl/cedar-go v0.0.0-20170805034717-80a9c64b256d // indirect
 	github.com/liuzl/da v0.0.0-20180704015230-14771aad5b1d // indirect
-	github.com/longbridgeapp/opencc v0.3.13 // indirect
 	github.com/lucasb-eyer/go-colorful v1.2.0 // indirect
 	github.com/magiconair/properties v1.8.9 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
