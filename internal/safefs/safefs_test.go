@@ -13,6 +13,16 @@ import (
 	"time"
 )
 
+// mustOK returns a check that fails t at once on an error.
+func mustOK(t *testing.T) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func newFS(t *testing.T) (*FS, string, string) {
 	t.Helper()
 	base := t.TempDir()
@@ -36,12 +46,7 @@ func newFS(t *testing.T) (*FS, string, string) {
 // TestReadRule drives every kind of hostile path through ReadFile.
 func TestReadRule(t *testing.T) {
 	f, root, outside := newFS(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	must(os.WriteFile(filepath.Join(root, "ok.md"), []byte("fine"), 0o644))
 	must(os.Mkdir(filepath.Join(root, "sub"), 0o755))
 	must(os.Symlink("../ok.md", filepath.Join(root, "sub", "inside-link.md")))

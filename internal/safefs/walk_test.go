@@ -17,12 +17,7 @@ import (
 // reported as a link, never as what it points to).
 func TestWalkDirMatchesFSWalkDir(t *testing.T) {
 	f, root, outside := newFS(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	for _, d := range []string{"a/b/c", "a/skip/deep", "d", "e"} {
 		must(os.MkdirAll(filepath.Join(root, d), 0o755))
 	}
@@ -136,12 +131,7 @@ func TestWalkDirStart(t *testing.T) {
 // leaves, looked into by name; links are never descended.
 func TestWalkNamed(t *testing.T) {
 	f, root, outside := newFS(t)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := mustOK(t)
 	for _, d := range []string{"k/one", "k/two/nested", "k/empty", "k/.hidden"} {
 		must(os.MkdirAll(filepath.Join(root, d), 0o755))
 	}
