@@ -84,8 +84,14 @@ func FoldString(s string) string {
 			var b strings.Builder
 			b.Grow(len(s))
 			b.WriteString(s[:i])
-			for _, r := range s[i:] {
-				b.WriteRune(Fold(r))
+			for j := i; j < len(s); {
+				r, n := utf8.DecodeRuneInString(s[j:])
+				if r == utf8.RuneError && n == 1 {
+					b.WriteByte(s[j]) // a broken byte (a cut text) stays one byte
+				} else {
+					b.WriteRune(Fold(r))
+				}
+				j += n
 			}
 			return b.String()
 		}

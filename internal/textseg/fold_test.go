@@ -19,6 +19,7 @@ func TestFold(t *testing.T) {
 		{"只看２０２６年３月以前", "只看2026年3月以前"},
 		{"ＰＯＳＴＧＲＥＳ　ｐｏｒｔ：６５４３", "POSTGRES port:6543"},
 		{"", ""},
+		{"２０\xe5\x9b", "20\xe5\x9b"}, // a text cut inside a character keeps its broken bytes
 	} {
 		got := FoldString(tc.in)
 		if got != tc.want {
