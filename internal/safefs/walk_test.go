@@ -3,6 +3,8 @@
 package safefs
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -173,4 +175,78 @@ func TestWalkNamed(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("WalkNamed by leaves:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestWalkNamedManyFolders: a folder of more entries than one chunk opened
+// ahead is reported whole and in order, with SkipDir and an early stop
+// honoured, and no descriptor left open.
+func TestWalkNamedManyFolders(t *testing.T) {
+	_, root, _ := newFS(t)
+	must := mustOK(t)
+	const n = 3*prefetchChunk + 7
+	var want []string
+	for i := range n {
+		name := fmt.Sprintf("e%04d", i)
+		must(os.MkdirAll(filepath.Join(root, "k", name), 0o755))
+		want = append(want, "k/"+name)
+		if i%5 == 0 { // some folders hold no entry file
+			continue
+		}
+		must(os.WriteFile(filepath.Join(root, "k", name, "SKILL.md"), []byte(name), 0o644))
+		want = append(want, "k/"+name+"/SKILL.md")
+	}
+	fds := func() int {
+		des, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(des)
+	}
+	before := fds()
+	for _, leaves := range []bool{false, true} {
+		walk := func(fn func(rel string) error) []string {
+			dir, err := os.Open(filepath.Join(root, "k"))
+			must(err)
+			defer dir.Close()
+			seen := []string{}
+			err = walkTree(dir, filepath.Join(root, "k"), func(p string, d fs.DirEntry, err error) error {
+				must(err)
+				r, _ := filepath.Rel(root, p)
+				r = filepath.ToSlash(r)
+				seen = append(seen, r)
+				return fn(r)
+			}, "SKILL.md", leaves)
+			if err != nil && err.Error() != "stop" {
+				t.Fatal(err)
+			}
+			return seen
+		}
+		if got := walk(func(string) error { return nil }); !slices.Equal(got, want) {
+			t.Fatalf("leaves=%v: %d reported, want %d; first difference at %v", leaves, len(got), len(want), firstDiff(got, want))
+		}
+		got := walk(func(r string) error {
+			if r == "k/e0200" {
+				return filepath.SkipDir
+			}
+			if r == "k/e0300" {
+				return errors.New("stop")
+			}
+			return nil
+		})
+		if slices.Contains(got, "k/e0200/SKILL.md") || got[len(got)-1] != "k/e0300" {
+			t.Fatalf("leaves=%v: SkipDir or the stop not honoured, last %v", leaves, got[len(got)-1])
+		}
+	}
+	if after := fds(); after != before {
+		t.Fatalf("%d descriptors open after the walks, %d before", after, before)
+	}
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return a[i] + " / " + b[i]
+		}
+	}
+	return "the end"
 }

@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -24,10 +27,11 @@ import (
 // directory swapped for a link between listing and opening fails to open
 // and is reported to fn as an error).
 //
-// With only set (WalkNamed), files not named only are not reported, and a
-// folder the file system says has no subfolders (LeafCounting) is not listed:
-// its only is looked up by name instead, one fstatat where listing costs
-// getdents.
+// With only set (WalkNamed), files not named only are not reported, a
+// folder the file system says has no subfolders (LeafCounting) is not
+// listed (its only is looked up by name instead, one fstatat where listing
+// costs getdents), and subfolders are opened ahead, a chunk at a time, on
+// several threads (openAhead); fn is still called in order, on one.
 func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves bool) error {
 	ents, err := dir.ReadDir(-1)
 	if err != nil {
@@ -36,12 +40,39 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves b
 			return err
 		}
 	}
+	if only != "" {
+		ents = slices.DeleteFunc(ents, func(e fs.DirEntry) bool { return !e.IsDir() && e.Name() != only })
+	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	fd := int(dir.Fd())
-	for _, e := range ents {
-		if only != "" && !e.IsDir() && e.Name() != only {
-			continue
+	for len(ents) > 0 {
+		chunk := ents[:min(len(ents), prefetchChunk)]
+		ents = ents[len(chunk):]
+		subs := openAhead(fd, chunk, only, leaves)
+		err := walkChunk(fd, abs, chunk, subs, fn, only, leaves)
+		for _, o := range subs {
+			if o.fd >= 0 {
+				unix.Close(o.fd)
+			}
 		}
+		if err == errSkipRest {
+			return nil // a file's SkipDir skips the rest of its directory
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errSkipRest is a file's SkipDir, passed up from walkChunk.
+var errSkipRest = errors.New("skip the rest of the directory")
+
+// walkChunk reports ents (one chunk of a directory, in order) to fn and
+// descends into its subfolders, opened ahead in subs; each descriptor it
+// is done with is closed and set to -1.
+func walkChunk(fd int, abs string, ents []fs.DirEntry, subs []opened, fn fs.WalkDirFunc, only string, leaves bool) error {
+	for i, e := range ents {
 		child := filepath.Join(abs, e.Name())
 		de := &fdEntry{dirfd: fd, name: e.Name(), typ: e.Type()}
 		if err := fn(child, de, nil); err != nil {
@@ -49,32 +80,94 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves b
 				if e.IsDir() {
 					continue
 				}
-				return nil // a file's SkipDir skips the rest of its directory
+				return errSkipRest
 			}
 			return err
 		}
 		if !e.IsDir() {
 			continue
 		}
-		cfd, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if err != nil {
-			if err := fn(child, de, mapErr("walk", child, &fs.PathError{Op: "openat", Path: child, Err: err})); err != nil && err != filepath.SkipDir {
+		o := &subs[i]
+		if o.err != nil {
+			if err := fn(child, de, mapErr("walk", child, &fs.PathError{Op: "openat", Path: child, Err: o.err})); err != nil && err != filepath.SkipDir {
 				return err
 			}
 			continue
 		}
-		sub := os.NewFile(uintptr(cfd), child)
-		if only != "" && leaves && IsLeaf(cfd) {
-			err = visitNamed(cfd, child, only, fn)
+		var err error
+		if o.leaf {
+			err = visitNamed(o.fd, child, only, o.has, &o.st, fn)
 		} else {
+			sub := os.NewFile(uintptr(o.fd), child)
+			o.fd = -1 // sub owns it now
 			err = walkTree(sub, child, fn, only, leaves)
+			sub.Close()
 		}
-		sub.Close()
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// opened is a subfolder opened ahead of its turn: its descriptor (-1 when
+// it is not open), why it would not open, and for a leaf whether it holds
+// the file looked for, with that file's stat.
+type opened struct {
+	fd   int
+	err  error
+	leaf bool
+	has  bool
+	st   unix.Stat_t
+}
+
+// prefetchChunk is how many subfolders are opened ahead at once: each
+// holds a descriptor until its turn, far below any descriptor limit.
+const prefetchChunk = 128
+
+// openAhead opens the subfolders among ents relative to fd, on up to four
+// threads: the openat, fstat and fstatat of 50k entry folders are a
+// restart's longest wait, and each is independent of the others. Only a
+// named walk opens ahead; fn still sees every entry in order.
+func openAhead(fd int, ents []fs.DirEntry, only string, leaves bool) []opened {
+	out := make([]opened, len(ents))
+	open := func(i int) {
+		o := &out[i]
+		o.fd = -1
+		if !ents[i].IsDir() {
+			return
+		}
+		cfd, err := unix.Openat(fd, ents[i].Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			o.err = err
+			return
+		}
+		o.fd = cfd
+		if only != "" && leaves && IsLeaf(cfd) {
+			o.leaf = true
+			o.has = unix.Fstatat(cfd, only, &o.st, unix.AT_SYMLINK_NOFOLLOW) == nil
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), 4)
+	if only == "" || workers < 2 || len(ents) < 2*workers {
+		for i := range ents {
+			open(i)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(ents); i = int(next.Add(1)) - 1 {
+				open(i)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // dirEntryOf is the entry fn is given for a directory it was already told
@@ -90,7 +183,8 @@ type fdEntry struct {
 	dirfd int
 	name  string
 	typ   fs.FileMode
-	file  *os.File // set instead of dirfd for the directory itself
+	file  *os.File    // set instead of dirfd for the directory itself
+	info  fs.FileInfo // already read (a leaf's file), or nil
 }
 
 func (e *fdEntry) Name() string      { return e.name }
@@ -98,6 +192,9 @@ func (e *fdEntry) IsDir() bool       { return e.typ.IsDir() }
 func (e *fdEntry) Type() fs.FileMode { return e.typ }
 
 func (e *fdEntry) Info() (fs.FileInfo, error) {
+	if e.info != nil {
+		return e.info, nil
+	}
 	if e.file != nil {
 		return e.file.Stat()
 	}
@@ -174,15 +271,15 @@ func IsLeaf(fd int) bool {
 	return unix.Fstat(fd, &st) == nil && st.Nlink == 2
 }
 
-// visitNamed reports the file only in the leaf folder open as fd, if it is
-// there, as walkTree would have found it by listing.
-func visitNamed(fd int, abs, only string, fn fs.WalkDirFunc) error {
-	var st unix.Stat_t
-	if err := unix.Fstatat(fd, only, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return nil // not there (or gone): nothing to report, as a listing would not have it
+// visitNamed reports the file only in the leaf folder open as fd, if it
+// was there (has, with its stat st), as walkTree would have found it by
+// listing.
+func visitNamed(fd int, abs, only string, has bool, st *unix.Stat_t, fn fs.WalkDirFunc) error {
+	if !has {
+		return nil
 	}
-	info := &statInfo{name: only, st: st}
-	err := fn(filepath.Join(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.Mode().Type()}, nil)
+	info := &statInfo{name: only, st: *st}
+	err := fn(filepath.Join(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.Mode().Type(), info: info}, nil)
 	if err == filepath.SkipDir {
 		return nil
 	}
