@@ -187,7 +187,15 @@ export class Sidecar {
       if (this.state === 'failed' && this.unavailableReason) throw new SidecarUnavailable(`somni memory is off: ${this.unavailableReason}; ${method} not served`);
       throw new SidecarUnavailable(`somni sidecar is ${this.state === 'restarting' ? 'restarting' : this.state === 'failed' ? 'down (gave up restarting)' : this.state}; ${method} not served`);
     }
-    return peer.call(method, params, opts);
+    try {
+      return await peer.call(method, params, opts);
+    } catch (err) {
+      // The pipe closed under the call: a killed process whose stdin failed (EPIPE) before its exit
+      // was seen. That is the sidecar going away, so callers get the same account as for an exit,
+      // not the raw write error.
+      if (err instanceof RpcError && err.code === RPC_CLOSED) throw new SidecarUnavailable(`somni sidecar connection closed (${err.message}); ${method} not served`);
+      throw err;
+    }
   }
 
   /**

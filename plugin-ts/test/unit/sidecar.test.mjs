@@ -63,6 +63,16 @@ test('a crash rejects in-flight calls, restarts with backoff, and serves again',
   await sc.stop();
 });
 
+test('a call that meets a closed pipe before the exit is seen gets the unavailable account, not EPIPE', async () => {
+  const { sc } = make();
+  await sc.start();
+  await sc.callRaw('closeStdin', {});
+  await sleep(50);
+  await assert.rejects(sc.callRaw('ping', {}), (err) => err instanceof SidecarUnavailable && /not served/.test(err.message));
+  await waitFor(() => sc.isUp && sc.spawned === 2, 5000, 'restart after the exit');
+  await sc.stop();
+});
+
 test('gives up after three restarts when the binary keeps crashing', async () => {
   const { sc, log } = make({}, { FAKE_SIDECAR_MODE: 'crash-on-start' });
   await assert.rejects(sc.start(), SidecarUnavailable);
