@@ -1,11 +1,11 @@
 package dates
 
 import (
-	"github.com/somni-dev/somni/internal/textseg"
-
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Bound is an open-ended stretch of days a text limits itself to: "before

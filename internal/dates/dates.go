@@ -23,8 +23,6 @@
 package dates
 
 import (
-	"github.com/somni-dev/somni/internal/textseg"
-
 	"fmt"
 	"regexp"
 	"sort"
@@ -36,6 +34,8 @@ import (
 	"github.com/olebedev/when/rules"
 	"github.com/olebedev/when/rules/en"
 	"github.com/olebedev/when/rules/zh"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Accepted lists example forms, for tool descriptions and error messages.

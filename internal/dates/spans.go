@@ -1,8 +1,6 @@
 package dates
 
 import (
-	"github.com/somni-dev/somni/internal/textseg"
-
 	"regexp"
 	"sort"
 	"strconv"
@@ -10,6 +8,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Span is a stretch of calendar days a text names: From is the first

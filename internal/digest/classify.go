@@ -1,11 +1,11 @@
 package digest
 
 import (
-	"github.com/somni-dev/somni/internal/textseg"
-
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // Kind is what a sentence the user said reads as.

@@ -20,7 +20,8 @@ type hashEmbedder struct{}
 func Hash() Embedder { return hashEmbedder{} }
 
 // ID is versioned with the features: v2 reads Traditional Chinese as
-// Simplified (textseg.FoldHan), so vectors stored by v1 are re-embedded.
+// Simplified and full-width forms as ASCII (textseg.Fold) and stems English
+// with Snowball, so vectors stored by v1 are re-embedded.
 func (hashEmbedder) ID() string   { return fmt.Sprintf("hash-v2-%d", HashDim) }
 func (hashEmbedder) Close() error { return nil }
 func (hashEmbedder) Describe() string {
