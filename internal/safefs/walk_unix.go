@@ -137,7 +137,7 @@ func openAhead(fd int, ents []fs.DirEntry, only string, leaves bool) []opened {
 		if !ents[i].IsDir() {
 			return
 		}
-		cfd, err := unix.Openat(fd, ents[i].Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		cfd, err := OpenDirAt(fd, ents[i].Name())
 		if err != nil {
 			o.err = err
 			return
@@ -261,6 +261,14 @@ func walkRoot(r *os.Root, root, rel, only string, fn fs.WalkDirFunc) error {
 		return nil
 	}
 	return err
+}
+
+// OpenDirAt opens the folder name relative to the folder open as dirfd
+// (unix.AT_FDCWD: name is a path) to list and descend from, never through
+// a link in its last component: the one way a walk below a root, or the
+// watcher's, goes down a level.
+func OpenDirAt(dirfd int, name string) (int, error) {
+	return unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 }
 
 // IsLeaf reports whether the folder open as fd has no subfolders: its link

@@ -65,7 +65,7 @@ func Start(roots []string, log *slog.Logger, changes *Changes) (*Watcher, error)
 // (safefs.LeafCounting) such a folder is watched without being listed:
 // 50k entry folders cost a watch each, not a listing each.
 func (w *Watcher) addTree(root string) error {
-	fd, err := unix.Open(root, dirFlags, 0)
+	fd, err := safefs.OpenDirAt(unix.AT_FDCWD, root)
 	if err != nil {
 		if gone(err) {
 			return nil
@@ -76,9 +76,6 @@ func (w *Watcher) addTree(root string) error {
 	defer dir.Close()
 	return w.addDir(dir, root, safefs.LeafCounting(fd))
 }
-
-// dirFlags open a folder to list and descend from, never through a link.
-const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
 
 // gone reports an error of a folder removed or replaced by a link while
 // the tree was walked: there is nothing to watch.
@@ -114,7 +111,7 @@ func (w *Watcher) addDir(dir *os.File, path string, leaves bool) error {
 			continue
 		}
 		child := filepath.Join(path, e.Name())
-		cfd, err := unix.Openat(int(dir.Fd()), e.Name(), dirFlags, 0)
+		cfd, err := safefs.OpenDirAt(int(dir.Fd()), e.Name())
 		if err != nil {
 			if gone(err) {
 				continue
