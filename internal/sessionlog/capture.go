@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/memory"
@@ -23,6 +24,9 @@ type Capture struct {
 	// resumed (a close means the next message starts a new log, and a dream
 	// may be archiving it), only logs of an earlier process are.
 	mine map[string]bool
+	// finalizing holds the logs a rotation handed to the background, each
+	// with the channel closed once its header is final.
+	finalizing map[string]chan struct{}
 }
 
 type sessionWriter struct {
@@ -36,6 +40,16 @@ type sessionWriter struct {
 	count    int
 	lastPath string // most recent file, returned by Close
 	buf      []byte
+	// checkedAt is when path was last found by name (pathCheckEvery).
+	checkedAt time.Time
+	// spare is the successor made in the background once the log passed
+	// spareAt; nil before that and once used or dropped.
+	spare *spareLog
+	// fresh is set while the current file is one this writer made (not
+	// resumed): finalising records its first block's time (firstAt) as
+	// start_time, which a spare's header, made ahead, does not know.
+	fresh   bool
+	firstAt string
 	// closed is set by Close once the writer is finalised; an Append that finds it set starts a new
 	// writer. The writer stays in the session map until then, so release (MarkProcessed) always
 	// finds and waits for whoever holds a file.
@@ -47,7 +61,7 @@ func (l *Logs) Capture() *Capture {
 	l.capMu.Lock()
 	defer l.capMu.Unlock()
 	if l.capture == nil {
-		l.capture = &Capture{l: l, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}}
+		l.capture = &Capture{l: l, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}, finalizing: map[string]chan struct{}{}}
 	}
 	return l.capture
 }
@@ -126,12 +140,14 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 	b = append(b, '[')
 	b = append(b, tag...)
 	b = append(b, "] "...)
+	at := len(b)
 	b = c.l.st.Now().AppendFormat(b, logTimeLayout)
+	stamp := len(b)
 	b = append(b, '\n')
 	b = appendMessage(b, capMessage(redactHead(text, MessageMaxChars), utf8.RuneCountInString(text)))
 	b = append(b, "\n\n"...)
 	w.buf = b
-	if err := c.write(w, b); err != nil {
+	if err := c.write(w, b, b[at:stamp]); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -147,7 +163,9 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	defer w.mu.Unlock()
 	b := w.buf[:0]
 	b = append(b, "[tool] "...)
+	at := len(b)
 	b = c.l.st.Now().AppendFormat(b, logTimeLayout)
+	stamp := len(b)
 	b = append(b, '\n')
 	if r := markedLine(redactHead(reason, ToolResultMaxChars), ToolResultMaxChars); r != "" {
 		b = append(b, "reason: "...)
@@ -160,7 +178,7 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	b = append(b, markedLine(redactHead(result, ToolResultMaxChars), ToolResultMaxChars)...)
 	b = append(b, "\n\n"...)
 	w.buf = b
-	return c.write(w, b)
+	return c.write(w, b, b[at:stamp])
 }
 
 // Close finalises a session's log and forgets the session; it returns the last log path, "" when unknown.
@@ -179,12 +197,14 @@ func (c *Capture) Close(sessionID string) (string, error) {
 	// Finalise while still in the map: a MarkProcessed that snapshots the writers now waits for this
 	// instead of archiving the file under us (the finalise would then recreate it as a pending log).
 	_, err := c.finalize(w)
+	c.dropSpare(w)
 	w.closed.Store(true)
 	c.mu.Lock()
 	if c.sessions[sessionID] == w {
 		delete(c.sessions, sessionID)
 	}
 	c.mu.Unlock()
+	c.settle() // the logs its rotations handed off are final too
 	if err != nil {
 		return "", err
 	}
@@ -236,7 +256,8 @@ func (c *Capture) writers() []*sessionWriter {
 	return ws
 }
 
-// openPaths returns the files currently held open by live sessions.
+// openPaths returns the files live sessions hold: the logs being
+// written, their spares, and rotated logs still being finalised.
 func (c *Capture) openPaths() map[string]bool {
 	out := map[string]bool{}
 	for _, w := range c.writers() {
@@ -244,14 +265,25 @@ func (c *Capture) openPaths() map[string]bool {
 		if w.path != "" {
 			out[w.path] = true
 		}
+		if p := w.spare.name(); p != "" {
+			out[p] = true
+		}
 		w.mu.Unlock()
 	}
+	// After the writers: a rotation enters its log here before it leaves
+	// the writer, so a log moving between the two is seen in one of them.
+	c.mu.Lock()
+	for p := range c.finalizing {
+		out[p] = true
+	}
+	c.mu.Unlock()
 	return out
 }
 
 // release finalises the writer holding path (if any) so the file can be archived; the session continues
 // in a fresh file on its next message.
 func (c *Capture) release(path string) error {
+	c.settle()
 	for _, w := range c.writers() {
 		w.mu.Lock()
 		var err error

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/filelock"
@@ -14,19 +15,15 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 )
 
-// write appends one block, opening or rotating the file first. Caller holds w.mu.
-func (c *Capture) write(w *sessionWriter, block []byte) error {
+// write appends one block, opening or rotating the file first; stamp is
+// the block's time as written in its header line. Caller holds w.mu.
+func (c *Capture) write(w *sessionWriter, block, stamp []byte) error {
 	if w.f != nil {
-		// The dreamer (or a person) may have moved the file away: never recreate a headerless log.
-		// A stat by name of the file we hold open reads nothing through any
-		// link, and a per-append Root resolution would cost a third of capture.
-		if _, err := os.Lstat(w.path); err != nil {
+		if c.movedAway(w) {
 			_ = w.f.Close()
 			w.f, w.path = nil, ""
 		} else if w.size > SessionLogMaxBytes {
-			if _, err := c.finalize(w); err != nil {
-				return err
-			}
+			c.handOff(w)
 		}
 	}
 	if w.f == nil {
@@ -34,26 +31,72 @@ func (c *Capture) write(w *sessionWriter, block []byte) error {
 			return err
 		}
 	}
+	if w.count == 0 && w.firstAt == "" && w.fresh {
+		w.firstAt = string(stamp)
+	}
 	n, err := w.f.Write(block)
 	w.size += int64(n)
 	if err != nil {
 		return fmt.Errorf("sessionlog: append to %s: %w", w.path, err)
 	}
 	w.count++
+	if w.size > spareAt && w.spare == nil {
+		c.prepareSpare(w)
+	}
 	return nil
 }
 
-// open creates the next free YYYY-MM-DD_NNN.md (pending and archived numbers both count) with its header.
-func (c *Capture) open(w *sessionWriter) error {
-	dir := c.l.dir
-	if err := c.l.fs.MkdirAll(dir); err != nil {
-		return fmt.Errorf("sessionlog: create %s: %w", dir, err)
+// movedAway reports whether the live log's name no longer holds it: the
+// dreamer (or a person) may have moved the file away, and a headerless log
+// must never be recreated. A stat by name of the file we hold open reads
+// nothing through any link; it runs at most every pathCheckEvery, as one per
+// append cost a fifth of capture. Caller holds w.mu.
+func (c *Capture) movedAway(w *sessionWriter) bool {
+	now := time.Now()
+	if now.Sub(w.checkedAt) < pathCheckEvery {
+		return false
 	}
+	w.checkedAt = now
+	_, err := os.Lstat(w.path)
+	return err != nil
+}
+
+// open continues in the spare made for this session, resumes an earlier
+// process's log, or creates the next log. Caller holds w.mu.
+func (c *Capture) open(w *sessionWriter) error {
 	now := c.l.st.Now()
 	day := now.Format(dates.Layout)
-	if c.resume(w, day) {
+	if c.useSpare(w, day) {
 		return nil
 	}
+	if err := c.l.fs.MkdirAll(c.l.dir); err != nil {
+		return fmt.Errorf("sessionlog: create %s: %w", c.l.dir, err)
+	}
+	if c.resume(w, day) {
+		w.checkedAt = time.Now()
+		return nil
+	}
+	f, path, size, err := c.create(w.header(), now)
+	if err != nil {
+		return err
+	}
+	w.f, w.path, w.size, w.count, w.lastPath = f, path, size, 0, path
+	w.fresh, w.firstAt, w.checkedAt = true, "", time.Now()
+	return nil
+}
+
+// logHeader is what a new log's header says of its session.
+type logHeader struct{ userID, chatID, chatType string }
+
+func (w *sessionWriter) header() logHeader {
+	return logHeader{userID: w.userID, chatID: w.chatID, chatType: w.chatType}
+}
+
+// create makes the next free YYYY-MM-DD_NNN.md of now's day (pending and
+// archived numbers both count) with its header, locked, and claims it.
+func (c *Capture) create(h logHeader, now time.Time) (*os.File, string, int64, error) {
+	dir := c.l.dir
+	day := now.Format(dates.Layout)
 	for next := c.l.st.NextDailyNumber(sessionLogNameRe, day, dir, filepath.Join(dir, "archived")); ; next++ {
 		id := fmt.Sprintf("%s_%03d", day, next)
 		path := filepath.Join(dir, id+".md")
@@ -62,10 +105,10 @@ func (c *Capture) open(w *sessionWriter) error {
 		}
 		m := frontmatter.New()
 		m.Set("session_id", id)
-		m.Set("user", label(w.userID))
-		m.Set("chat_id", markedLine(w.chatID, 0))
-		if w.chatType != "" {
-			m.Set("chat_type", label(w.chatType))
+		m.Set("user", label(h.userID))
+		m.Set("chat_id", markedLine(h.chatID, 0))
+		if h.chatType != "" {
+			m.Set("chat_type", label(h.chatType))
 		}
 		m.SetPlain("start_time", now.Format(logTimeLayout))
 		header := frontmatter.Render(m, "")
@@ -78,11 +121,10 @@ func (c *Capture) open(w *sessionWriter) error {
 			continue // another session or process took it
 		}
 		if err != nil {
-			return fmt.Errorf("sessionlog: create session log %s: %w", path, err)
+			return nil, "", 0, fmt.Errorf("sessionlog: create session log %s: %w", path, err)
 		}
 		c.claim(path)
-		w.f, w.path, w.size, w.count, w.lastPath = f, path, int64(len(header)), 0, path
-		return nil
+		return f, path, int64(len(header)), nil
 	}
 }
 
@@ -91,31 +133,52 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 	if w.f == nil {
 		return "", nil
 	}
-	path, count := w.path, w.count
-	err := w.f.Close()
-	w.f, w.path, w.size, w.count = nil, "", 0, 0
-	if err != nil {
-		return path, fmt.Errorf("sessionlog: close session log %s: %w", path, err)
+	return c.finish(c.detach(w))
+}
+
+// finalJob is a log taken from its writer, to be finalised.
+type finalJob struct {
+	f       *os.File
+	path    string
+	count   int
+	end     time.Time
+	firstAt string // start_time to record, "" to keep the header's
+}
+
+// detach takes the current file from w. Caller holds w.mu.
+func (c *Capture) detach(w *sessionWriter) finalJob {
+	j := finalJob{f: w.f, path: w.path, count: w.count, end: c.l.st.Now(), firstAt: w.firstAt}
+	w.f, w.path, w.size, w.count, w.firstAt, w.fresh = nil, "", 0, 0, "", false
+	return j
+}
+
+// finish closes a detached log and rewrites its header final.
+func (c *Capture) finish(j finalJob) (string, error) {
+	if err := j.f.Close(); err != nil {
+		return j.path, fmt.Errorf("sessionlog: close session log %s: %w", j.path, err)
 	}
-	data, ver, err := c.l.fs.ReadVersion(path, memory.MaxLogBytes)
+	data, ver, err := c.l.fs.ReadVersion(j.path, memory.MaxLogBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil // archived under us: nothing to finalise
 		}
-		return path, fmt.Errorf("sessionlog: finalise %s: %w", path, err)
+		return j.path, fmt.Errorf("sessionlog: finalise %s: %w", j.path, err)
 	}
-	doc, err := frontmatter.Parse(path, data)
+	doc, err := frontmatter.Parse(j.path, data)
 	if err != nil {
-		c.l.log.Warn("memory: session log header unreadable, left as is", "file", path, "err", err)
-		return path, nil
+		c.l.log.Warn("memory: session log header unreadable, left as is", "file", j.path, "err", err)
+		return j.path, nil
 	}
-	doc.Meta.SetPlain("end_time", c.l.st.Now().Format(logTimeLayout))
-	doc.Meta.Set("message_count", strconv.Itoa(count))
+	if j.firstAt != "" {
+		doc.Meta.SetPlain("start_time", j.firstAt)
+	}
+	doc.Meta.SetPlain("end_time", j.end.Format(logTimeLayout))
+	doc.Meta.Set("message_count", strconv.Itoa(j.count))
 	doc.Meta.Set("status", StatusPending)
-	if _, err := c.l.replace(path, doc.Render(), ver); err != nil {
-		return path, err
+	if _, err := c.l.replace(j.path, doc.Render(), ver); err != nil {
+		return j.path, err
 	}
-	return path, nil
+	return j.path, nil
 }
 
 // resume continues a session in the log it was writing before this process
@@ -161,6 +224,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 		}
 		count, _ := strconv.Atoi(meta.Value("message_count"))
 		w.f, w.path, w.size, w.count, w.lastPath = f, p, info.Size(), count, p
+		w.fresh, w.firstAt = false, ""
 		c.l.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.l.st.Rel(p))
 		return true
 	}

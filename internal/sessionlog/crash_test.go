@@ -30,6 +30,9 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := New(st)
+		if _, err := l.Capture().RecoverCrashed(); err != nil {
+			t.Fatalf("round %d: recover: %v", round, err)
+		}
 		files, _ := l.Files(t.Context(), false)
 		if len(files) == 0 {
 			t.Fatalf("round %d: no session log (child stderr: %s)", round, childStderr)
@@ -38,6 +41,10 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 			log, err := l.Read(f)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// A log made ahead for the next rotation is removed, not left empty.
+			if len(log.Blocks) == 0 || log.Status() != StatusPending {
+				t.Fatalf("round %d: %s after recovery: %d blocks, status %q", round, f, len(log.Blocks), log.Status())
 			}
 			for i, b := range log.Blocks[:max(0, len(log.Blocks)-1)] {
 				if !strings.HasPrefix(b.Text, "message ") {

@@ -11,7 +11,9 @@
 //
 //	sessionlog.go       Logs and the Store it needs; limits, status values, file names
 //	capture.go          Logs.Capture(): Append/Tool/Close/CloseAll, the per-session writers
-//	capture_file.go     opening, rotating, finalising and resuming a log file; the writer's lock
+//	capture_file.go     opening, finalising and resuming a log file; the writer's lock
+//	capture_rotate.go   rotation off the append path: the successor made ahead, the full log
+//	                    finalised in the background (settle waits for it)
 //	files.go            Pending/MarkProcessed/Files: listing and archiving
 //	parse.go            Parse/Read for the dreamer and conversation search
 //	text.go             how captured text is cleared of invisible characters (Append and Tool

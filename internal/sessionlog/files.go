@@ -17,12 +17,16 @@ import (
 // Pending lists session-log/*.md not marked processed (headerless legacy logs included), oldest
 // first, skipping files a live session is still writing.
 func (l *Logs) Pending() ([]string, error) {
+	c := l.liveCapture()
+	if c != nil {
+		c.settle() // logs rotated just before are listed, finalised
+	}
 	logs, err := l.logFilesIn(l.dir)
 	if err != nil {
 		return nil, err
 	}
 	var open map[string]bool
-	if c := l.liveCapture(); c != nil {
+	if c != nil {
 		open = c.openPaths()
 	}
 	var out []string

@@ -17,10 +17,10 @@ import (
 // log with a header but no status, that no live writer holds. Its torn tail
 // is cut back to the last complete block, then it gets end_time (its last
 // write), message_count and status: pending, so the dreamer reads it like
-// any closed log. An append is one write(2), but the kernel may stop a
+// any closed log; one left without a block is removed. An append is one write(2), but the kernel may stop a
 // write at a page boundary when SIGKILL arrives, so a log can end inside a
 // block — even inside a UTF-8 character — that was never acknowledged.
-// It returns the paths it finalised; files it cannot parse are left alone.
+// It returns the paths it finalised or removed; files it cannot parse are left alone.
 func (c *Capture) RecoverCrashed() ([]string, error) {
 	logs, err := c.l.logFilesIn(c.l.dir)
 	if err != nil {
@@ -75,7 +75,20 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 		c.l.log.Warn("memory: crashed session log unreadable, left as is", "file", path, "err", err)
 		return false, nil
 	}
-	count := len(Parse(path, whole).Blocks)
+	blocks := Parse(path, whole).Blocks
+	count := len(blocks)
+	if count == 0 {
+		// Nothing was said in it (a log made ahead for a rotation, or killed
+		// before its first block): a dream has nothing to read there.
+		if err := c.l.fs.Remove(path); err != nil {
+			return false, fmt.Errorf("sessionlog: remove empty crashed log %s: %w", path, err)
+		}
+		c.l.log.Info("memory: removed an empty session log left open by a crash", "file", path)
+		return true, nil
+	}
+	if first := blocks[0].Time; first > doc.Meta.Value("start_time") {
+		doc.Meta.SetPlain("start_time", first) // made ahead of its first block
+	}
 	doc.Meta.SetPlain("end_time", info.ModTime().In(c.l.st.Now().Location()).Format(logTimeLayout))
 	doc.Meta.Set("message_count", strconv.Itoa(count))
 	doc.Meta.Set("status", StatusPending)

@@ -23,6 +23,7 @@ func TestRecoverCrashed(t *testing.T) {
 		wantCount string
 	}{
 		{"whole log left open", header + b1 + b2, true, b1 + b2, "2"},
+		{"made ahead of its first block", strings.Replace(header, "T09:00:00", "T08:59:30", 1) + b1, true, b1, "1"},
 		{"torn inside a block", header + b1 + b2 + torn, true, b1 + b2, "2"},
 		{"torn inside a character", header + b1 + tornRune, true, b1, "1"},
 		{"torn in the first block", header + tornRune, true, "", "0"},
@@ -48,7 +49,14 @@ func TestRecoverCrashed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := os.ReadFile(p)
+			got, readErr := os.ReadFile(p)
+			if tc.recovered && tc.wantCount == "0" {
+				// Nothing was said in it: removed, not left for a dream.
+				if len(done) != 1 || done[0] != p || !os.IsNotExist(readErr) {
+					t.Fatalf("empty crashed log: done %v, read %v\n%s", done, readErr, got)
+				}
+				return
+			}
 			if !tc.recovered {
 				if len(done) != 0 || string(got) != tc.content {
 					t.Fatalf("touched a log it must leave alone: %v\n%s", done, got)
@@ -65,6 +73,9 @@ func TestRecoverCrashed(t *testing.T) {
 			if doc.Meta.Value("session_id") != "2026-11-30_001" || doc.Meta.Value("status") != StatusPending ||
 				doc.Meta.Value("message_count") != tc.wantCount || doc.Meta.Value("end_time") == "" {
 				t.Errorf("header not finalised: %q", doc.Meta.Keys())
+			}
+			if b := Parse(p, got).Blocks; len(b) > 0 && doc.Meta.Value("start_time") != b[0].Time {
+				t.Errorf("start_time %s, first block %s", doc.Meta.Value("start_time"), b[0].Time)
 			}
 			if strings.TrimLeft(doc.Body, "\n") != tc.wantBody {
 				t.Errorf("body = %q, want %q", doc.Body, tc.wantBody)

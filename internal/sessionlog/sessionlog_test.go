@@ -351,9 +351,9 @@ func TestCaptureDropsInvisible(t *testing.T) {
 
 // TestRotatedLogReadyWhenListed: whoever lists or archives logs right after
 // the Append that rotated a live session's log sees that log finalised
-// (status, message_count) and can archive it at once. A rotation that moves
-// the finalisation's fsyncs off the append's path must keep this (one was
-// tried: with ext4's journal serialising the fsyncs it gained nothing).
+// (status, message_count) and can archive it at once, although rotation
+// finalises the full log in the background (Pending and MarkProcessed
+// settle first).
 func TestRotatedLogReadyWhenListed(t *testing.T) {
 	for round := 0; round < 20; round++ {
 		s := newTestLogs(t)
