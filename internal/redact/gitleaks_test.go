@@ -36,6 +36,68 @@ func TestGitleaksRules(t *testing.T) {
 	if len(rs.rules) != len(d.Config.Rules) || len(d.Config.Rules) < 150 {
 		t.Fatalf("%d rules loaded, gitleaks has %d", len(rs.rules), len(d.Config.Rules))
 	}
+	// Patterns are compiled on a rule's first run: every one must compile
+	// then, with the secret group gitleaks names.
+	for _, r := range rs.rules {
+		if r.regex != nil {
+			if re := r.regex(); r.secretGroup > re.NumSubexp() {
+				t.Errorf("rule %s: secret group %d of %d", r.id, r.secretGroup, re.NumSubexp())
+			}
+		}
+		for _, a := range append(r.allowlists, rs.global...) {
+			if a.regex != nil {
+				a.regex()
+			}
+		}
+	}
+}
+
+// TestPrefilterMatchesTrie holds the keyword prefilter to the trie
+// gitleaks uses: the same keywords found in every corpus text and in
+// texts where keywords overlap or nest.
+func TestPrefilterMatchesTrie(t *testing.T) {
+	rs := detector()
+	var c glConfig
+	if err := toml.NewDecoder(bytes.NewReader(gitleaksTOML)).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	index := map[string]int{}
+	var kws []string
+	for _, r := range c.Rules {
+		for _, k := range r.Keywords {
+			if k = strings.ToLower(k); index[k] == 0 {
+				kws = append(kws, k)
+				index[k] = len(kws)
+			}
+		}
+	}
+	trie := ahocorasick.NewTrieBuilder().AddStrings(kws).Build()
+	probes := []string{strings.Join(kws, ""), strings.Join(kws, " "), strings.ToUpper(strings.Join(kws, "x"))}
+	for _, f := range []string{"secrets.jsonl", "ordinary.jsonl"} {
+		for _, l := range testutil.SecretCorpus(t, f) {
+			probes = append(probes, l.Text)
+		}
+	}
+	for _, p := range probes {
+		lower := strings.ToLower(p)
+		var want, got []string
+		for _, m := range trie.MatchString(lower) {
+			if w := m.MatchString(); !slices.Contains(want, w) {
+				want = append(want, w)
+			}
+		}
+		it := rs.prefilter.IterOverlapping(lower)
+		for m := it.Next(); m != nil; m = it.Next() {
+			if k := kws[m.Pattern()]; !slices.Contains(got, k) {
+				got = append(got, k)
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%.80q: prefilter %q, trie %q", p, got, want)
+		}
+	}
 }
 
 // TestDetectorMatchesGitleaks holds the package's reading of the rules to gitleaks' own detector
