@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 	"github.com/pelletier/go-toml/v2"
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // gitleaksTOML is gitleaks' default rule set: config/gitleaks.toml of the module version go.mod
@@ -61,8 +61,8 @@ type (
 // glRules is the compiled rule set, read the way gitleaks v8's detector reads a fragment that has
 // no file path and no commit (DetectString).
 type glRules struct {
-	rules     []glRule
-	global    []*glAllow
+	rules  []glRule
+	global []*glAllow
 	// prefilter finds every rule keyword (lower case) in a text, overlaps
 	// included, as gitleaks' trie does. Its DFA holds the 244 keywords in
 	// about 550 KB; the BobuSumisu trie gitleaks uses kept a dense row per
@@ -89,9 +89,9 @@ type glRule struct {
 // conditions that fail under "AND".
 type glAllow struct {
 	and                  bool
-	target               string         // "" (the secret), "match" or "line"
+	target               string                // "" (the secret), "match" or "line"
 	regex                func() *regexp.Regexp // the regexes joined, as gitleaks joins them; compiled when first needed
-	hasRegexes, hasOther bool           // hasOther: commits or paths
+	hasRegexes, hasOther bool                  // hasOther: commits or paths
 	stopwords            *substrSet
 }
 
