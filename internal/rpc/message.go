@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/jsonfast"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -115,7 +116,7 @@ func vet(line []byte) (req *request, resp *response, id json.RawMessage, code in
 		return nil, nil, nil, CodeParseError, "parse error: frame is not a JSON object"
 	}
 	var p probe
-	if err := json.Unmarshal(line, &p); err != nil {
+	if err := jsonfast.Unmarshal(line, &p); err != nil {
 		return nil, nil, nil, CodeParseError, "parse error: " + err.Error()
 	}
 	id = p.ID

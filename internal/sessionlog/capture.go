@@ -27,6 +27,7 @@ type Capture struct {
 	// finalizing holds the logs a rotation handed to the background, each
 	// with the channel closed once its header is final.
 	finalizing map[string]chan struct{}
+	nextNumber dayNumber // see firstFreeNumber
 }
 
 type sessionWriter struct {

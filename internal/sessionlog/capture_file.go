@@ -97,7 +97,7 @@ func (w *sessionWriter) header() logHeader {
 func (c *Capture) create(h logHeader, now time.Time) (*os.File, string, int64, error) {
 	dir := c.l.dir
 	day := now.Format(dates.Layout)
-	for next := c.l.st.NextDailyNumber(sessionLogNameRe, day, dir, filepath.Join(dir, "archived")); ; next++ {
+	for next := c.firstFreeNumber(day); ; next++ {
 		id := fmt.Sprintf("%s_%03d", day, next)
 		path := filepath.Join(dir, id+".md")
 		if c.l.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
@@ -124,8 +124,32 @@ func (c *Capture) create(h logHeader, now time.Time) (*os.File, string, int64, e
 			return nil, "", 0, fmt.Errorf("sessionlog: create session log %s: %w", path, err)
 		}
 		c.claim(path)
+		c.mu.Lock()
+		c.nextNumber = dayNumber{day, max(c.nextNumber.n, next+1)}
+		c.mu.Unlock()
 		return f, path, int64(len(header)), nil
 	}
+}
+
+// dayNumber is the number after the last log this process created on day.
+type dayNumber struct {
+	day string
+	n   int
+}
+
+// firstFreeNumber is where the search for day's next log number starts:
+// after the last one this process created, or after the highest a listing
+// of session-log and its archive finds. A listing per rotation read every
+// log's name (hundreds, in a long burst); a number another process took
+// meanwhile is passed by create's exclusive link.
+func (c *Capture) firstFreeNumber(day string) int {
+	c.mu.Lock()
+	known := c.nextNumber
+	c.mu.Unlock()
+	if known.day == day {
+		return known.n
+	}
+	return c.l.st.NextDailyNumber(sessionLogNameRe, day, c.l.dir, filepath.Join(c.l.dir, "archived"))
 }
 
 // finalize closes the current file and records end_time, message_count and status: pending. Caller holds w.mu.

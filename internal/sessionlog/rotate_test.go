@@ -184,3 +184,48 @@ func TestLiveLogMovedByHand(t *testing.T) {
 		t.Errorf("moved file:\n%s", got)
 	}
 }
+
+// TestLogNumbersWithTwoWriters: two processes creating logs on one day
+// never share a number, and neither reuses an archived one, although each
+// remembers where it stopped instead of listing the folder every time.
+func TestLogNumbersWithTwoWriters(t *testing.T) {
+	a := newTestLogs(t)
+	b := secondLogs(t, a)
+	ca, cb := a.Capture(), b.Capture()
+	for i := 0; i < 6; i++ {
+		for w, c := range []*Capture{ca, cb} {
+			id := fmt.Sprintf("s%d-%d", i, w) // distinct: a session would go on in its earlier log
+			if _, err := c.Append(id, "user", "hello "+id, "", "", ""); err != nil {
+				t.Fatal(err)
+			}
+			p, err := c.Close(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i%2 == 0 {
+				if _, err := a.MarkProcessed(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, dir := range []string{a.dir, filepath.Join(a.dir, "archived")} {
+		des, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, de := range des {
+			if de.IsDir() {
+				continue
+			}
+			if seen[de.Name()] {
+				t.Errorf("%s is both pending and archived", de.Name())
+			}
+			seen[de.Name()] = true
+		}
+	}
+	if len(seen) != 12 {
+		t.Errorf("%d logs for 12 sessions: %v", len(seen), seen)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/jsonfast"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/ort"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -98,7 +99,7 @@ func sessionKey(params json.RawMessage) string {
 	var p struct {
 		SessionID json.RawMessage `json:"sessionId"`
 	}
-	if json.Unmarshal(params, &p) != nil {
+	if jsonfast.Unmarshal(params, &p) != nil {
 		return ""
 	}
 	var id string

@@ -42,6 +42,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/jsonfast"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -274,7 +275,7 @@ func (ps *Params[P]) Decode(args json.RawMessage) (P, error) {
 		if args[0] != '{' {
 			return out, &ArgError{Msg: "arguments must be a JSON object, got " + jsonKind(args)}
 		}
-		if err := json.Unmarshal(args, &m); err != nil {
+		if err := jsonfast.Unmarshal(args, &m); err != nil {
 			return out, &ArgError{Msg: "arguments are not valid JSON: " + err.Error()}
 		}
 	}
