@@ -352,34 +352,36 @@ func benchQueries(n int) []string {
 	return queries
 }
 
-// BenchmarkRSS10k reports the sidecar's resident memory with 10,000
-// knowledge files indexed and a few recalls answered, per embedder (local
-// only when the model is installed) and body length: rss-MB now, peak-MB
-// its high-water mark. words=15 is the size on which the build before
+// BenchmarkRSS reports the sidecar's resident memory with 2,000 and
+// 10,000 knowledge files indexed and a few recalls answered, per embedder
+// (local only when the model is installed; 10k only) and body length:
+// rss-MB now, peak-MB its high-water mark. words=15 is the size on which the build before
 // these measurements held 85–94 MB, as the outside measurement found; the
 // Python sidecar held about 51 MB there with keyword-only recall. This is
 // a start that reads the cache, of the release build scripts/bench.sh
 // passes in SOMNI_BENCH_BIN (what users run; the test build holds about
 // 5 MB more). first-peak-MB is the high-water mark of the start that
 // built the cache.
-func BenchmarkRSS10k(b *testing.B) {
-	const n = 10000
+func BenchmarkRSS(b *testing.B) {
 	embedders := []string{"off", "hash"}
 	if _, err := os.Stat(filepath.Join("..", "..", "models", "use-lite", "model.onnx")); err == nil {
 		embedders = append(embedders, "local")
 	}
+	// The Python sidecar's row: 2k short notes, keyword-only.
+	b.Run("notes=2000/words=15/embed=off", func(b *testing.B) { rssAt(b, 2000, corpusOf(b, 2000, 15), "off") })
+	const n = 10000
 	for _, bw := range []int{15, 80} {
 		for _, emb := range embedders {
 			if bw == 15 && emb != "off" {
 				continue // the comparison with the Python sidecar is keyword-only
 			}
-			b.Run(fmt.Sprintf("words=%d/embed=%s", bw, emb), func(b *testing.B) { rss10k(b, corpusOf(b, n, bw), emb) })
+			b.Run(fmt.Sprintf("notes=%d/words=%d/embed=%s", n, bw, emb), func(b *testing.B) { rssAt(b, n, corpusOf(b, n, bw), emb) })
 		}
 	}
 }
 
-func rss10k(b *testing.B, dir, emb string) {
-	const n = 10000
+// rssAt measures one start on dir, which holds n notes.
+func rssAt(b *testing.B, n int, dir, emb string) {
 	args := []string{"--data-dir", dir, "--embed", emb, "--log-level", "error"}
 	if emb == "local" {
 		args = append(args, "--embed-model-dir", filepath.Join("..", "..", "models", "use-lite"))

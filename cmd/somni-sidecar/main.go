@@ -52,7 +52,7 @@ import (
 // one. A sidecar's heap is almost all index, and the process holds about
 // heap × (1 + GOGC/100) resident between collections, which the runtime
 // hands back only slowly; collections of a 25 MB heap cost about 5 ms.
-// 10k files (make bench, BenchmarkRSS10k), resident after 50 recalls with
+// 10k files (make bench, BenchmarkRSS), resident after 50 recalls with
 // --embed off / hash: GOGC 100 77 / 99 MB, 50 70 / 87 MB, 25 65 / 82 MB.
 const gcPercent = 50
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -80,4 +81,18 @@ func BenchmarkChangeDetection(b *testing.B) {
 			}
 		}
 	})
+}
+
+// stale says whether a Search would sync before ranking.
+func (ix *Index) stale() bool {
+	iv := ix.opts.ScanInterval
+	if iv < 0 {
+		return false
+	}
+	last := ix.lastScanNS.Load()
+	age := time.Duration(ix.now().UnixNano() - last)
+	if ix.w != nil {
+		return ix.changes.Pending() || (last != 0 && age >= WatchSafetyInterval)
+	}
+	return age >= iv
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/textseg"
@@ -58,9 +59,9 @@ type entry struct {
 	// another entry's textKey borrows that entry's vector as its context
 	// vector (see contextCos), so a context costs no second embedding.
 	textKey, ctxKey uint64
-	asks            bool       // the body ends with a question mark
-	cjk             bool       // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
-	days            []dayRange // the days it is about (entryDays)
+	asks            bool         // the body ends with a question mark
+	cjk             bool         // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
+	days            []dates.Days // the days it is about (entryDays)
 	// persistence facts (Index only); the scan facts as two numbers (path and kind
 	// are the doc's): with a whole FileRef an entry took 448 bytes, now 384
 	mtime, size int64
@@ -111,7 +112,7 @@ func lexOf(e *entry) []byte {
 	}
 	days := make([][2]int32, len(e.days))
 	for i, d := range e.days {
-		days[i] = [2]int32{d.from, d.to}
+		days[i] = [2]int32{d.From, d.To}
 	}
 	return cache.EncodeLex(lexStamp(), e.dl, [3]bool{e.asks, e.cjk, e.lowerOK}, days, e.newTF)
 }
@@ -119,8 +120,8 @@ func lexOf(e *entry) []byte {
 // putLex posts e's terms at slot s from its cached lexical view, if it
 // has one counted the way newEntry counts now, and fills in the rest.
 func (c *corpus) putLex(e *entry, s int32, lex []byte) bool {
-	var days []dayRange
-	dl, flags, ok := cache.DecodeLex(lex, lexStamp(), func(from, to int32) { days = append(days, dayRange{from, to}) },
+	var days []dates.Days
+	dl, flags, ok := cache.DecodeLex(lex, lexStamp(), func(from, to int32) { days = append(days, dates.Days{From: from, To: to}) },
 		func(t []byte, tf float32) {
 			id, ok := c.termIDs[string(t)]
 			if !ok {

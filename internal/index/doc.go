@@ -19,7 +19,8 @@
 //     views, links, state.
 //   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
-//   - dated.go     what an entry and a query say about time (day ranges).
+//   - dated.go     what an entry says about time (dates.TextDays; the day
+//     ranges and their bounds live in package dates).
 //   - shown.go     hits as package present renders them for a model (Shown).
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, Query, Hit, Status, Options, Source.

@@ -645,3 +645,61 @@ func TestStatusReportsSemanticLayer(t *testing.T) {
 		ix.Close()
 	}
 }
+
+// TestFirstSyncUsesOpensListing: a watched index lists its Source while
+// Open reads the cache, after the watches are set, and the first full sync
+// uses that listing instead of listing again — unless a watch event came
+// after it began, which that listing may have missed.
+func TestFirstSyncUsesOpensListing(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		watched   bool
+		edit      bool  // a file written between Open and the first sync
+		wantScans int64 // Source scans after the first sync
+	}{
+		{"watched, nothing changed", true, false, 1},
+		{"watched, a file written after the listing", true, true, 2},
+		{"unwatched", false, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			seedNotes(t, root)
+			src := &countingSource{dirSource: dirSource{root}}
+			opts := Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: src, Logger: quietLogger()}
+			if tc.watched {
+				opts.WatchDirs = []string{root}
+			}
+			ix, err := Open(t.Context(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ix.Close()
+			if tc.watched && !ix.Watching() {
+				t.Fatal("watcher did not start")
+			}
+			if tc.edit {
+				gen := ix.changes.Gen()
+				mustWrite(t, root, "knowledge", "kafka-lag", "Kafka consumer lag", "consumer group payments lags after rebalance storms")
+				for deadline := time.Now().Add(5 * time.Second); ix.changes.Gen() == gen && time.Now().Before(deadline); {
+					time.Sleep(5 * time.Millisecond)
+				}
+			}
+			if _, err := ix.Sync(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if got := src.scans.Load(); got != tc.wantScans {
+				t.Errorf("%d scans of the Source, want %d", got, tc.wantScans)
+			}
+			hits, err := ix.Search(t.Context(), Query{Text: "redis eviction allkeys-lru"})
+			if err != nil || len(hits) == 0 || hits[0].Doc.Name != "redis-eviction" {
+				t.Fatalf("seeded note not found after the first sync: %q %v", names(hits), err)
+			}
+			if tc.edit {
+				hits, _ := ix.Search(t.Context(), Query{Text: "kafka rebalance"})
+				if len(hits) == 0 || hits[0].Doc.Name != "kafka-lag" {
+					t.Fatalf("the file written after the listing is not indexed: %q", names(hits))
+				}
+			}
+		})
+	}
+}

@@ -105,7 +105,7 @@ func TestLexViewGolden(t *testing.T) {
 		binary.LittleEndian.PutUint32(b[:], math.Float32bits(e.dl))
 		h.Write(b[:])
 		for _, r := range e.days {
-			binary.LittleEndian.PutUint32(b[:], uint32(r.from)^uint32(r.to)<<1)
+			binary.LittleEndian.PutUint32(b[:], uint32(r.From)^uint32(r.To)<<1)
 			h.Write(b[:])
 		}
 		h.Write([]byte{bit(e.asks), bit(e.cjk), bit(e.lowerOK)})

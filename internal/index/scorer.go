@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/textseg"
@@ -42,7 +43,7 @@ const (
 	// dateBonus is the evidence of being about a day the query asks
 	// about ("what did Maya do in March 2024?", "去年五月", "two weeks
 	// ago"): the entry's date or a date its text names falls in the
-	// query's span (entryDays, queryDays). Such entries also become
+	// query's span (entryDays, dates.QueryDays). Such entries also become
 	// candidates without sharing a word. Tuning half of the dialogue
 	// eval, temporal R@5 keyword-only / local: none 0.53 / 0.40; 0.1
 	// 0.60 / 0.49; 0.2 0.60 / 0.51 (0.67 / 0.61 once "early/mid/late"
@@ -435,7 +436,7 @@ type ranking struct {
 	syms []string  // the query's exact symbols, in order (cand.pinnedBy)
 	// bounds are the stretches the query limits itself to ("before March
 	// 2026"): entries placed outside them are left out (dated, score)
-	bounds []dayRange
+	bounds []dates.Days
 	// cjkTrust is the share of the semantic weight a mostly-CJK entry's
 	// cosine keeps for a mostly-CJK query (semWeight): 1, or for an
 	// embedder that distrusts its CJK vectors the larger of its CJKTrust
@@ -615,13 +616,13 @@ func (r *ranking) admit(s int32) *cand {
 // dated admits the date evidence: entries about a day the query asks
 // about, resolved against now.
 func (r *ranking) dated(now time.Time) {
-	qdays, bounds := queryDays(r.q.Text, now)
+	qdays, bounds := dates.QueryDays(r.q.Text, now)
 	r.bounds = bounds
 	if len(qdays) == 0 {
 		return
 	}
 	for s, e := range r.c.slots {
-		if e != nil && inDays(e.days, qdays) {
+		if e != nil && dates.AnyIn(e.days, qdays) {
 			r.admit(int32(s)).dated = true
 		}
 	}
@@ -656,7 +657,7 @@ func (r *ranking) score(k int) []*cand {
 	for i := range r.pool {
 		cd := &r.pool[i]
 		e := c.slots[cd.slot]
-		if !passes(q, &e.doc) || len(r.bounds) > 0 && !inBounds(e.days, r.bounds) {
+		if !passes(q, &e.doc) || len(r.bounds) > 0 && !dates.InBounds(e.days, r.bounds) {
 			continue
 		}
 		wCos := r.semWeight(e)

@@ -363,17 +363,3 @@ func (ix *Index) flushDeferred() {
 	}
 	ix.deferred = nil
 }
-
-// stale says whether a Search would sync before ranking.
-func (ix *Index) stale() bool {
-	iv := ix.opts.ScanInterval
-	if iv < 0 {
-		return false
-	}
-	last := ix.lastScanNS.Load()
-	age := time.Duration(ix.now().UnixNano() - last)
-	if ix.w != nil {
-		return ix.changes.Pending() || (last != 0 && age >= WatchSafetyInterval)
-	}
-	return age >= iv
-}

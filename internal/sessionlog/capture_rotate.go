@@ -63,7 +63,7 @@ func (c *Capture) useSpare(w *sessionWriter, day string) bool {
 		c.dropSpare(w) // made before midnight: a log is named for its first block's day
 		return false
 	}
-	if _, err := os.Lstat(sp.path); err != nil {
+	if !c.l.fs.Exists(sp.path) { // moved or removed by hand while it waited
 		_ = sp.f.Close()
 		w.spare = nil
 		return false

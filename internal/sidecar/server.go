@@ -457,7 +457,7 @@ func (s *Server) logSynced(reason string, stats index.SyncStats) {
 		// Opening the cache and loading files leave several times the
 		// index's size in garbage; the runtime returns it to the OS only
 		// slowly, and a sidecar lives beside the user's other programs.
-		// Measured at 10k entries (make bench, BenchmarkRSS10k, --embed
+		// Measured at 10k entries (make bench, BenchmarkRSS, --embed
 		// off): 62 MB resident after this against 98 MB without.
 		debug.FreeOSMemory()
 	}

@@ -18,6 +18,7 @@ type Changes struct {
 	full  bool
 	paths map[string]bool // path → it is a directory: its subtree changed
 	any   atomic.Bool     // lock-free check for the search path
+	gen   atomic.Uint64   // counts Adds, full or not: whether anything changed since a moment
 }
 
 // Add records that p changed; dir means everything below p may have.
@@ -25,6 +26,7 @@ func (c *Changes) Add(p string, dir bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.any.Store(true)
+	c.gen.Add(1)
 	if c.full {
 		return
 	}
@@ -66,6 +68,10 @@ func (c *Changes) Restore(full bool, paths map[string]bool) {
 		c.Add(p, dir)
 	}
 }
+
+// Gen is the number of changes recorded so far: two equal readings mean
+// nothing changed between them, even while everything is marked.
+func (c *Changes) Gen() uint64 { return c.gen.Load() }
 
 // Pending reports whether anything changed since the last Take.
 func (c *Changes) Pending() bool { return c.any.Load() }
