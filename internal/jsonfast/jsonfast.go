@@ -15,9 +15,14 @@ import (
 	segjson "github.com/segmentio/encoding/json"
 )
 
+// maxFastBytes: encoding/json refuses nesting deeper than 10,000 levels,
+// which the faster decoder accepts; an input that short cannot nest that
+// deep, and a longer one is decoded by encoding/json alone.
+const maxFastBytes = 10_000
+
 // Unmarshal is json.Unmarshal.
 func Unmarshal(data []byte, v any) error {
-	if segjson.Unmarshal(data, v) == nil {
+	if len(data) <= maxFastBytes && segjson.Unmarshal(data, v) == nil {
 		return nil
 	}
 	return json.Unmarshal(data, v)

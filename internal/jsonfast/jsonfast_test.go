@@ -3,6 +3,7 @@ package jsonfast
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,11 @@ func TestSameAsEncodingJSON(t *testing.T) {
 		`{"sessionId":5}`, `{"limit":"5"}`, `{"limit":1.5}`, `{"limit":99999999999999999999}`,
 		`{"score":1e400}`, `{"flag":"true"}`, `{"Tags":["a",1]}`, `{"Tags":null,"limit":null}`,
 		`{"sessionId":"s","extra":{"deep":[[[[]]]]}}`, "{\"sessionId\":\"a\tb\"}", "{\"sessionId\":\"\xff\xfe\"}",
+	}
+	// Nesting encoding/json refuses (over 10,000 levels), and just under it.
+	for _, depth := range []int{4999, 5001, 10_001, 20_000} {
+		inputs = append(inputs, `{"params":`+strings.Repeat(`{"a":`, depth)+"1"+strings.Repeat("}", depth)+"}",
+			strings.Repeat("[", depth)+strings.Repeat("]", depth))
 	}
 	for _, in := range inputs {
 		for _, mk := range []func() any{
