@@ -66,6 +66,7 @@ var detector = sync.OnceValue(func() *glRules {
 func Prepare() {
 	detector()
 	contextRules()
+	triggerFinder()
 	for _, re := range []func() *regexp.Regexp{cardRe, cardWords, cvvRe, versionRe, fieldRe, seedWords} {
 		re()
 	}

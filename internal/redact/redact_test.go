@@ -215,3 +215,32 @@ func TestBIP39List(t *testing.T) {
 		t.Fatalf("bip39-english.txt: %d words, differs from go-bip39's %d", len(got), len(wordlists.English))
 	}
 }
+
+// TestTriggerFinderMatchesLowerContains holds the one-pass trigger check to
+// what it replaced: lower-case the text, search it for each trigger.
+func TestTriggerFinderMatchesLowerContains(t *testing.T) {
+	want := func(text string) bool {
+		lower := strings.ToLower(text)
+		for _, tr := range contextTriggers {
+			if strings.Contains(lower, tr) {
+				return true
+			}
+		}
+		return false
+	}
+	texts := []string{"", "plain words only", "PASSWORD", "Pa\u0073s", "my \u212aEY is", "LOG\u0130N now", "\u0130", "秘钥在这里",
+		"ＰＡＳＳ full width", "x://y", "-U root", "MySQL", "ssh-KEYGEN", "sk-", ":AA", "令牌", "p", "pw", "Machine"}
+	for _, f := range []string{"secrets.jsonl", "ordinary.jsonl"} {
+		for _, l := range testutil.SecretCorpus(t, f) {
+			texts = append(texts, l.Text, strings.ToUpper(l.Text))
+		}
+	}
+	for _, tr := range contextTriggers {
+		texts = append(texts, tr, strings.ToUpper(tr), "x"+tr[:len(tr)-1])
+	}
+	for _, text := range texts {
+		if got := hasTrigger(text); got != want(text) {
+			t.Errorf("%.80q: hasTrigger %v, lower+contains %v", text, got, want(text))
+		}
+	}
+}

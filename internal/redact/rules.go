@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // Context rules cover what gitleaks does not see: it is tuned for source files, so a password said in
@@ -136,17 +138,31 @@ var contextTriggers = []string{"-----begin", "putty-user-key", "://", "authoriza
 // mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
 // long random-looking token, and skip every regex.
 func mayContainSecret(text string) bool {
-	if hasLongToken(text) {
-		return true
-	}
-	lower := strings.ToLower(text)
-	for _, t := range contextTriggers {
-		if strings.Contains(lower, t) {
-			return true
-		}
-	}
-	return digitCount(text) >= 13 || hasWordRun(text)
+	return hasLongToken(text) || hasTrigger(text) || digitCount(text) >= 13 || hasWordRun(text)
 }
+
+// hasTrigger reports whether the lower-cased text holds a context trigger. One pass of an automaton
+// folding ASCII case stands for lower-casing the text and searching it once per trigger (a tenth of
+// a pipelined capture's CPU, 35 passes over every message); the two letters outside ASCII that
+// lower-case into it (İ → i, the Kelvin sign → k) send the text the long way.
+func hasTrigger(text string) bool {
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		lower := strings.ToLower(text)
+		for _, t := range contextTriggers {
+			if strings.Contains(lower, t) {
+				return true
+			}
+		}
+		return false
+	}
+	return triggerFinder().Iter(text).Next() != nil
+}
+
+// triggerFinder finds contextTriggers, ASCII case folded.
+var triggerFinder = sync.OnceValue(func() ahocorasick.AhoCorasick {
+	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.StandardMatch, DFA: true})
+	return b.Build(contextTriggers)
+})
 
 // hasLongToken reports a run of token characters that could be a generated secret: 12+ with a digit,
 // or 20+ letters (AWS ids and Hugging Face tokens can lack digits). Every gitleaks rule worth running
