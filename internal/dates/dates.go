@@ -26,7 +26,6 @@ package dates
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +36,7 @@ import (
 	"github.com/olebedev/when/rules/en"
 	"github.com/olebedev/when/rules/zh"
 
+	"github.com/somni-dev/somni/internal/lazyre"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -96,7 +96,7 @@ const (
 )
 
 // amountRe is a number of some unit of time ("99999999999 days", "3周").
-var amountRe = lazyRegexp(`(\d+)\s*` + amountUnitPattern)
+var amountRe = lazyre.New(`(\d+)\s*` + amountUnitPattern)
 
 // unitDays is how many days one of a unit spans, at most.
 func unitDays(unit string) float64 {
@@ -193,12 +193,12 @@ func midnight(t time.Time) time.Time {
 
 // fillers are words around a date that do not change it ("due on friday",
 // "by tomorrow", "下周五之前").
-var fillerRe = lazyRegexp(`(?i)^(?:(?:on|by|before|until|till|due|at|the|around)\s+|在|到|于)+|(?:之前|以前)$`)
+var fillerRe = lazyre.New(`(?i)^(?:(?:on|by|before|until|till|due|at|the|around)\s+|在|到|于)+|(?:之前|以前)$`)
 
 // zhClockRe is a Chinese time of day after the date ("明天下午三点",
 // "周五上午10点半"). A date has no time, so it is dropped; when's own
 // Chinese time rules are left out because they panic (see parser).
-var zhClockRe = lazyRegexp(`(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?(?:[零一二两三四五六七八九十0-9]{1,3}[点點时](?:半|[零一二三四五六七八九十0-9]{1,3}分?)?)?$`)
+var zhClockRe = lazyre.New(`(?:上午|下午|晚上|早上|中午|凌晨|傍晚)?(?:[零一二两三四五六七八九十0-9]{1,3}[点點时](?:半|[零一二三四五六七八九十0-9]{1,3}分?)?)?$`)
 
 func stripFillers(s string) string {
 	s = strings.TrimSpace(s)
@@ -223,20 +223,20 @@ func normalize(s string) string {
 }
 
 var (
-	isoRe      = lazyRegexp(`^\d{4}-\d{1,2}-\d{1,2}$`)
-	monthEndRe = lazyRegexp(`^(?:(?:the )?end of (?:the |this )?month|eom|月底|月末|本月底|本月末|这个月底|这个月末)$`)
-	nextMEndRe = lazyRegexp(`^(?:(?:the )?end of next month|下个?月底|下个?月末)$`)
-	yearEndRe  = lazyRegexp(`^(?:(?:the )?end of (?:the |this )?year|eoy|年底|年末|今年底|今年年底)$`)
+	isoRe      = lazyre.New(`^\d{4}-\d{1,2}-\d{1,2}$`)
+	monthEndRe = lazyre.New(`^(?:(?:the )?end of (?:the |this )?month|eom|月底|月末|本月底|本月末|这个月底|这个月末)$`)
+	nextMEndRe = lazyre.New(`^(?:(?:the )?end of next month|下个?月底|下个?月末)$`)
+	yearEndRe  = lazyre.New(`^(?:(?:the )?end of (?:the |this )?year|eoy|年底|年末|今年底|今年年底)$`)
 	// 周五, 下周五, 上星期一, 这个礼拜天, 下下周三; also a bare 下周 (its Monday).
-	zhWeekRe = lazyRegexp(`^(上上|上|这|本|下下|下)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])?$`)
-	enWeekRe = lazyRegexp(`^(last|this|next) week$`)
+	zhWeekRe = lazyre.New(`^(上上|上|这|本|下下|下)?个?(?:周|星期|礼拜)([一二三四五六日天1-7])?$`)
+	enWeekRe = lazyre.New(`^(last|this|next) week$`)
 	// 三天前, 2周后, 两个月以后, 十天之前.
-	zhRelRe = lazyRegexp(`^([0-9]{1,3}|[零一二两三四五六七八九十]{1,3})\s*(天|日|周|星期|个?礼拜|个?月|年)(前|以前|之前|后|以后|之后)$`)
+	zhRelRe = lazyre.New(`^([0-9]{1,3}|[零一二两三四五六七八九十]{1,3})\s*(天|日|周|星期|个?礼拜|个?月|年)(前|以前|之前|后|以后|之后)$`)
 	// Month steps are ours: when's month arithmetic wraps modulo 12 without
 	// carrying the year ("in 1 month" said in December gives January of the
 	// same year).
-	enMonthsRe = lazyRegexp(`^(?:in (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months?|(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months? ago|(next|last) month)$`)
-	zhMonthRe  = lazyRegexp(`^(下下|上上|下|上)个?月$`)
+	enMonthsRe = lazyre.New(`^(?:in (\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months?|(\d{1,3}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve) months? ago|(next|last) month)$`)
+	zhMonthRe  = lazyre.New(`^(下下|上上|下|上)个?月$`)
 )
 
 var zhWeekday = map[string]int{"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "日": 7, "天": 7,
@@ -459,10 +459,4 @@ func library(s string, ref time.Time) (t time.Time, rest string, ok bool) {
 	}
 	rest = s[:r.Index] + " " + s[r.Index+len(r.Text):]
 	return r.Time.In(ref.Location()), rest, true
-}
-
-// lazyRegexp compiles pattern on first use, once: a start that never reads
-// a date does not pay for the package's patterns.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -1,9 +1,9 @@
 package digest
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/lazyre"
 	"github.com/somni-dev/somni/internal/textseg"
 )
 
@@ -58,14 +58,14 @@ func supersededLater(st Statement, later []Statement) bool {
 	if st.Kind == Correction {
 		return false
 	}
-	nums := number.FindAllString(st.Text, -1)
+	nums := number().FindAllString(st.Text, -1)
 	words := textseg.Tokenize(st.Text)
 	for _, c := range later {
 		if c.Kind != Correction {
 			continue
 		}
 		if len(nums) > 0 {
-			if containsAll(number.FindAllString(c.Text, -1), nums) {
+			if containsAll(number().FindAllString(c.Text, -1), nums) {
 				return true
 			}
 			continue
@@ -85,7 +85,7 @@ const (
 	supersedeShareTenths = 6
 )
 
-var number = regexp.MustCompile(`\d+(?:[.:,]\d+)*`)
+var number = lazyre.New(`\d+(?:[.:,]\d+)*`)
 
 func containsAll(have, want []string) bool {
 	set := map[string]bool{}
@@ -118,7 +118,7 @@ func shared(a, b []string) int {
 }
 
 // intentionID is the id add_intention gives (pi-YYYYMMDD-NNN).
-var intentionID = regexp.MustCompile(`\bpi-\d{8}-\d{3}\b`)
+var intentionID = lazyre.New(`\bpi-\d{8}-\d{3}\b`)
 
 // intentionTools are the tools whose records name the intentions a session touched.
 var intentionTools = []string{"add_intention", "complete_intention", "cancel_intention"}
@@ -127,7 +127,7 @@ var intentionTools = []string{"add_intention", "complete_intention", "cancel_int
 // named, first mention first.
 func IntentionIDs(turns []Turn) []string {
 	return fromTools(turns, intentionTools, func(t Turn) []string {
-		return intentionID.FindAllString(t.Call+" "+t.Result, -1)
+		return intentionID().FindAllString(t.Call+" "+t.Result, -1)
 	})
 }
 

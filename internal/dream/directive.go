@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/somni-dev/somni/internal/lazyre"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
@@ -80,9 +81,9 @@ var directiveRules = sync.OnceValue(func() []directiveRule {
 })
 
 var (
-	clauseSplit = lazyRegexp(`[.!?](\s+|$)|[。！？；;\n]`)
-	clauseHead  = lazyRegexp(`^(\s|[-*+•>#"'“‘「『` + "`" + `]|\d+[.)、]|(note|rule|important|reminder|tip|nb|注意|重要|规则|提示|备注)\s*[:：])+`)
-	pleaseHead  = lazyRegexp(`^(please\s+|pls\s+|请你?|麻烦你?)`)
+	clauseSplit = lazyre.New(`[.!?](\s+|$)|[。！？；;\n]`)
+	clauseHead  = lazyre.New(`^(\s|[-*+•>#"'“‘「『` + "`" + `]|\d+[.)、]|(note|rule|important|reminder|tip|nb|注意|重要|规则|提示|备注)\s*[:：])+`)
+	pleaseHead  = lazyre.New(`^(please\s+|pls\s+|请你?|麻烦你?)`)
 )
 
 // directiveIn returns the clause of text that reads as an instruction to the
@@ -153,9 +154,4 @@ func kindNoun(k memoryKind) string {
 		return "a profile"
 	}
 	return "knowledge"
-}
-
-// lazyRegexp compiles pattern on first use, once.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

@@ -1,11 +1,10 @@
 package present
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/somni-dev/somni/internal/lazyre"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -46,13 +45,13 @@ var tagSwaps = strings.NewReplacer(
 // chatToken matches a chat-template token such as <|im_start|> or
 // <|eot_id|>; it is spaced apart so it is no longer one. (A bare "|>", as
 // in an Elixir pipe, is left alone.)
-var chatToken = lazyRegexp(`<\|([^|<>\s]{0,32})\|>`)
+var chatToken = lazyre.New(`<\|([^|<>\s]{0,32})\|>`)
 
 // roleLine matches a line that opens like a turn of a chat transcript or a
 // system message: "SYSTEM:", "Assistant：", "[user]", "<system>",
 // "### Instruction:", "系统：", "【系统】", "<|im_start|>" and the like, after any Markdown
 // decoration ("> ", "# ", "**", "- ").
-var roleLine = lazyRegexp(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
+var roleLine = lazyre.New(`(?i)^[\s>#*_\-|` + "`" + `~]*(` +
 	`(system|user|assistant|developer|human|ai|model|tool|function|agent|bot|admin|administrator|operator|instructions?|new instructions?)(\s+(message|prompt|instructions?|note|notice|override))?\s*[:：]` +
 	`|\[\s*/?\s*(system|user|assistant|developer|human|tool|agent|inst|sys|memory)\b[^\]]*\]` +
 	`|</?\s*(system|user|assistant|developer|human|tool|agent|instructions?|memory|context|prompt|im_start|im_end)\b[^>]*>` +
@@ -83,11 +82,11 @@ func quoteLine(s string) string {
 
 // emphasis is Markdown's emphasis and code marks, which a reader looks
 // through: "**System**:" reads as "System:".
-var emphasis = lazyRegexp("[*_~`]+")
+var emphasis = lazyre.New("[*_~`]+")
 
 // listMarker is a run of list markers and decoration opening a line:
 // "1. ", "2) ", "(3) ", "a. ", "iv. ", "一、", "- 1. " …
-var listMarker = lazyRegexp(`^(?:[\s>#|+•·‣◦▪-]+|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,8}|[一二三四五六七八九十百]{1,4})[.)、．）])+`)
+var listMarker = lazyre.New(`^(?:[\s>#|+•·‣◦▪-]+|\(?(?:\d{1,9}|[A-Za-z]|[ivxlcdmIVXLCDM]{1,8}|[一二三四五六七八九十百]{1,4})[.)、．）])+`)
 
 // roleKey is a defanged line as a reader takes it in, for matching
 // roleLine: no emphasis marks and no list marker in front, so a header
@@ -141,10 +140,4 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
-}
-
-// lazyRegexp compiles pattern on first use, once: start-up does not pay for
-// patterns only recall and hints read.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }

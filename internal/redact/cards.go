@@ -2,6 +2,8 @@ package redact
 
 import (
 	"strings"
+
+	"github.com/somni-dev/somni/internal/lazyre"
 )
 
 // Payment card numbers: 13–19 digits that pass the Luhn check and start like a card network's
@@ -11,9 +13,9 @@ import (
 // text, since order ids and long numeric ids pass the Luhn check one time in ten. The security code
 // beside a card (cvv 123) goes with it. Networks' published test numbers are kept.
 var (
-	cardRe    = lazyRegexp(`\b\d{4}(?:[ -]?\d{2,6}){2,4}\b|\b\d{13,19}\b`)
-	cardWords = lazyRegexp(`(?i)card|visa|master|amex|discover|unionpay|cvv|cvc|\bcid\b|\bexp|卡|有效期|安全码|(?:^|\D)(?:0[1-9]|1[0-2])/\d{2}(?:\D|$)`)
-	cvvRe     = lazyRegexp(`(?i)(?:\b(?:cvv2?|cvc2?|csc|cid)\b|security code|安全码|校验码)\s*(?:is|:|：|=|为|是)?\s*["']?(?P<v>\d{3,4})\b`)
+	cardRe    = lazyre.New(`\b\d{4}(?:[ -]?\d{2,6}){2,4}\b|\b\d{13,19}\b`)
+	cardWords = lazyre.New(`(?i)card|visa|master|amex|discover|unionpay|cvv|cvc|\bcid\b|\bexp|卡|有效期|安全码|(?:^|\D)(?:0[1-9]|1[0-2])/\d{2}(?:\D|$)`)
+	cvvRe     = lazyre.New(`(?i)(?:\b(?:cvv2?|cvc2?|csc|cid)\b|security code|安全码|校验码)\s*(?:is|:|：|=|为|是)?\s*["']?(?P<v>\d{3,4})\b`)
 )
 
 // testCards are the networks' documented test numbers: docs and payment tests quote them.

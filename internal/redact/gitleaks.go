@@ -12,6 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
+
+	"github.com/somni-dev/somni/internal/lazyre"
 )
 
 // gitleaksTOML is gitleaks' default rule set: config/gitleaks.toml of the module version go.mod
@@ -134,7 +136,7 @@ func loadGitleaksRules() (*glRules, error) {
 			if n := re.MaxCap(); r.SecretGroup > n {
 				return nil, fmt.Errorf("redact: gitleaks rule %s: secret group %d of %d", r.ID, r.SecretGroup, n)
 			}
-			cr.regex = lazyRegexp(r.Regex)
+			cr.regex = lazyre.New(r.Regex)
 		}
 		if r.Path != "" {
 			if cr.path, err = regexp.Compile(r.Path); err != nil {
@@ -191,7 +193,7 @@ func compileAllow(a glAllowConfig) (*glAllow, error) {
 				return nil, fmt.Errorf("regex %q: %w", p, err)
 			}
 		}
-		al.regex = lazyRegexp("(?:" + strings.Join(a.Regexes, "|") + ")")
+		al.regex = lazyre.New("(?:" + strings.Join(a.Regexes, "|") + ")")
 	}
 	if len(a.StopWords) > 0 {
 		seen := map[string]bool{}
@@ -288,7 +290,7 @@ func (rs *glRules) detectRule(text string, r *glRule, newlines *[][]int) []glFin
 	return findings
 }
 
-var newlineIndex = lazyRegexp("\n")
+var newlineIndex = lazyre.New("\n")
 
 // allowed is gitleaks' checkFindingAllowed for a text without path or commit.
 func allowed(f glFinding, lists []*glAllow) bool {

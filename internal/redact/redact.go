@@ -205,10 +205,3 @@ func bracketToSpace(r rune) rune {
 	}
 	return r
 }
-
-// lazyRegexp compiles pattern on first use, once: a process that never
-// redacts (a CLI command, a sidecar before its first capture) does not pay
-// for the package's patterns at start-up.
-func lazyRegexp(pattern string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
-}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
+
+	"github.com/somni-dev/somni/internal/lazyre"
 )
 
 // Context rules cover what gitleaks does not see: it is tuned for source files, so a password said in
@@ -269,11 +271,11 @@ var notPasswords = map[string]bool{
 
 // versionRe is a version number (13.1.3, 0.1.0-rc.8): lock files pair them with package names that
 // contain "token" or "passwd".
-var versionRe = lazyRegexp(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?$`)
+var versionRe = lazyre.New(`^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]+)?$`)
 
 // fieldRe is code reading a field (cfg.httpKey, opts.signal): a value of a key named like a secret
 // in source code, not a secret.
-var fieldRe = lazyRegexp(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
+var fieldRe = lazyre.New(`^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$`)
 
 func acceptValue(v string, class valueClass) bool {
 	if v == "" || strings.HasPrefix(v, Marker) || strings.HasPrefix(v, "[REDACTED") {

@@ -5,6 +5,8 @@ import (
 	_ "embed"
 	"strings"
 	"sync"
+
+	"github.com/somni-dev/somni/internal/lazyre"
 )
 
 // bip39English is BIP39's English word list (bitcoin/bips bip-0039/english.txt, the list
@@ -22,7 +24,7 @@ var bip39English string
 var (
 	bip39Once  sync.Once
 	bip39Index map[string]int
-	seedWords  = lazyRegexp(`(?i)seed|mnemonic|recovery|phrase|wallet|backup|restore|ledger|metamask|助记词|钱包|恢复`)
+	seedWords  = lazyre.New(`(?i)seed|mnemonic|recovery|phrase|wallet|backup|restore|ledger|metamask|助记词|钱包|恢复`)
 )
 
 func bip39Words() map[string]int {
