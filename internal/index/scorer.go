@@ -416,7 +416,10 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	if spread > 0 && !q.NoSpread {
 		list = sc.spread(c, &q, list, r.idx)
 	}
-	return r.finish(list, limit)
+	hits := r.finish(list, limit) // copies what it keeps: the arrays can go
+	r.scratch.pool = r.pool[:0]
+	scratchPool.Put(r.scratch)
+	return hits
 }
 
 // ranking is one query's state while rank runs its phases over a corpus:
@@ -429,6 +432,9 @@ type ranking struct {
 	lq   *lexQuery
 	lex  *lexScores
 	lit  string
+	// scratch holds lex, idx and pool's arrays, back in scratchPool once
+	// the hits are out
+	scratch *scratch
 	// idx is dense over slots: -1 = not a candidate, else index into pool
 	idx  []int32
 	pool []cand
@@ -446,12 +452,14 @@ type ranking struct {
 
 func newRanking(c *corpus, q *Query, qvec []float32, cal embed.Calibration) *ranking {
 	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: newLexQuery(q.Text), lit: literalForm(q.Text), cjkTrust: 1}
-	r.lex = c.keyword(r.lq)
-	r.idx = make([]int32, len(c.slots))
+	r.scratch = scratchPool.Get().(*scratch)
+	r.lex = c.keyword(r.lq, r.scratch)
+	r.idx = zeroed(r.scratch.idx, len(c.slots))
+	r.scratch.idx = r.idx
 	for i := range r.idx {
 		r.idx[i] = -1
 	}
-	r.pool = make([]cand, 0, len(r.lex.touched)+16)
+	r.pool = r.scratch.pool[:0]
 	return r
 }
 
