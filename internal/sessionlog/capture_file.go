@@ -73,16 +73,22 @@ func (c *Capture) open(w *sessionWriter) error {
 		return fmt.Errorf("sessionlog: create %s: %w", c.l.dir, err)
 	}
 	if c.resume(w, day) {
-		w.checkedAt = time.Now()
 		return nil
 	}
 	f, path, size, err := c.create(w.header(), now)
 	if err != nil {
 		return err
 	}
-	w.f, w.path, w.size, w.count, w.lastPath = f, path, size, 0, path
-	w.fresh, w.firstAt, w.checkedAt = true, "", time.Now()
+	w.take(f, path, size, 0, true)
 	return nil
+}
+
+// take makes f (at path, size bytes, count blocks) w's current log; fresh:
+// w made it, so finalising records its first block's time as start_time.
+// Caller holds w.mu.
+func (w *sessionWriter) take(f *os.File, path string, size int64, count int, fresh bool) {
+	w.f, w.path, w.size, w.count, w.lastPath = f, path, size, count, path
+	w.fresh, w.firstAt, w.checkedAt = fresh, "", time.Now()
 }
 
 // logHeader is what a new log's header says of its session.
@@ -247,8 +253,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 			continue
 		}
 		count, _ := strconv.Atoi(meta.Value("message_count"))
-		w.f, w.path, w.size, w.count, w.lastPath = f, p, info.Size(), count, p
-		w.fresh, w.firstAt = false, ""
+		w.take(f, p, info.Size(), count, false)
 		c.l.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.l.st.Rel(p))
 		return true
 	}

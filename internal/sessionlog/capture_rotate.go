@@ -2,7 +2,6 @@ package sessionlog
 
 import (
 	"os"
-	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
 )
@@ -69,8 +68,7 @@ func (c *Capture) useSpare(w *sessionWriter, day string) bool {
 		return false
 	}
 	w.spare = nil
-	w.f, w.path, w.size, w.count, w.lastPath = sp.f, sp.path, sp.size, 0, sp.path
-	w.fresh, w.firstAt, w.checkedAt = true, "", time.Now()
+	w.take(sp.f, sp.path, sp.size, 0, true)
 	return true
 }
 
