@@ -6,7 +6,7 @@ SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
 export SOMNI_VERSION
 LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build check test test-tools test-go test-plugin test-mcp-npm test-install test-browser test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
+.PHONY: all build check test test-tools test-apt test-go test-plugin test-mcp-npm test-install test-browser screenshots test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
@@ -22,7 +22,10 @@ fmt:
 fmt-check:
 	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-test: test-tools build fmt-check vet test-go test-plugin test-mcp-npm test-install test-browser test-qemu
+# Every part below, each run whatever the ones before it did, then a table of all of them
+# (scripts/test.sh); the run must leave `git status` as it found it.
+test:
+	bash scripts/test.sh
 
 # What the suite needs beyond `make models` (apt's qemu and file, the pinned registry and MCP client,
 # ONNX Runtime tarballs): checked, and installed when missing, by the script CI uses too.
@@ -42,6 +45,10 @@ test-go:
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test -count=1 ./internal/ort ./internal/embed ./internal/index ./internal/sidecar
 
+# The apt helper models.sh and test-tools.sh install through, against a held dpkg lock (root only).
+test-apt:
+	bash scripts/test-apt.sh
+
 test-plugin:
 	bash plugin-ts/scripts/test.sh
 
@@ -54,9 +61,13 @@ test-mcp-npm:
 test-install:
 	bash scripts/test-install.sh
 
-# The web client's Memory tab of the installed plugin in headless Chromium (screenshots in docs/screenshots).
+# The web client's Memory tab of the installed plugin in headless Chromium (screenshots in the
+# gitignored .cache/screenshots; `make screenshots` refreshes the committed docs/screenshots on purpose).
 test-browser:
 	bash scripts/test-browser.sh
+
+screenshots:
+	SOMNI_SCREENSHOTS=$(CURDIR)/docs/screenshots bash scripts/test-browser.sh
 
 # The dist linux-arm64 package under qemu-aarch64 (needs qemu-user-static and the arm64 cross
 # libc/libstdc++); runs on the dist/ test-install built.

@@ -52,9 +52,11 @@ ensure_python() {
 	fi
 	log "installing python3-onnx python3-numpy (apt)"
 	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-get install -y -q python3-onnx python3-numpy >&2; then
-		apt-get update -q >&2 || unavailable "apt-get update failed"
-		apt-get install -y -q python3-onnx python3-numpy >&2 || die "apt-get install python3-onnx python3-numpy failed"
+	# shellcheck source=lib/apt.sh
+	. "$ROOT/scripts/lib/apt.sh"
+	if ! apt_get install -y -q python3-onnx python3-numpy; then
+		apt_get update -q || unavailable "apt-get update failed"
+		apt_get install -y -q python3-onnx python3-numpy || die "apt-get install python3-onnx python3-numpy failed"
 	fi
 	"$PY" -c 'import onnx, numpy' || die "$PY still cannot import onnx and numpy after installing them"
 }

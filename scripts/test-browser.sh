@@ -2,7 +2,8 @@
 # make test-browser: the web client's Memory tab of the installed dsh-somni, in headless Chromium
 # (plugin-ts/test/install/browser.mjs). Builds the packages for this machine's platform only into a
 # temp dir (fresh, whatever dist/ holds), installs the pinned verdaccio (cached), needs apt's chromium
-# (scripts/test-tools.sh installs it). Screenshots land in docs/screenshots/. The last line is
+# (scripts/test-tools.sh installs it). Screenshots land in .cache/screenshots/ (SOMNI_SCREENSHOTS, which
+# `make screenshots` points at the committed docs/screenshots/). The last line is
 # "browser: N passed, N failed"; the exit status is non-zero when anything failed.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

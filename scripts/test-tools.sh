@@ -29,8 +29,11 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
   echo "test-tools: installing ${missing[*]} from apt" >&2
   export DEBIAN_FRONTEND=noninteractive
-  "${as_root[@]}" apt-get install -y -q "${missing[@]}" >/dev/null ||
-    { "${as_root[@]}" apt-get update -q >/dev/null && "${as_root[@]}" apt-get install -y -q "${missing[@]}" >/dev/null; }
+  # shellcheck source=lib/apt.sh
+  . "$ROOT/scripts/lib/apt.sh"
+  apt_as=("${as_root[@]}")
+  apt_get install -y -q "${missing[@]}" >/dev/null ||
+    { apt_get update -q >/dev/null && apt_get install -y -q "${missing[@]}" >/dev/null; }
 fi
 bash "$ROOT/scripts/dist/setup-registry.sh" >/dev/null
 bash "$ROOT/scripts/mcp-npm/setup.sh" >/dev/null

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,16 +83,23 @@ func TestIndexSyncAnswersWhenEmbedded(t *testing.T) {
 	}
 }
 
-// TestRecallDuringEmbeddingBacklog: with the local model embedding 2,000
-// new files in the background, a recall answers at once. Measured on a
-// 2-core box, the recall round trip (its own query embedding included)
-// during the ≈ 7 s backlog: worst of ~60 recalls 14–35 ms in seven of
-// eight runs; one run had a single 369 ms recall (the model's batch
-// occupies both cores). The bound: under 100 ms, with at most one recall
-// over it, which still fails if queries wait for a batch (256 texts,
-// ≈ 0.85 s here) since then most of them would.
-func TestRecallDuringEmbeddingBacklog(t *testing.T) {
-	const n = 2000
+// backlogRecall is one recall answered while the local model was still
+// embedding a bulk import in the background.
+type backlogRecall struct {
+	took time.Duration
+	// batchLanded: a background batch was published between the recall's
+	// request and its reply. A recall queued behind the embedder's batch
+	// always sees one land (it waits for it); one that is not sees one only
+	// when a batch happens to end during it.
+	batchLanded bool
+}
+
+// recallsDuringBacklog starts the sidecar with the local model, imports n
+// notes and recalls one of them every 100 ms until index.sync (which
+// answers once all are embedded) returns: it samples every stage of the
+// backlog, not only its first batch. It skips when the model is missing.
+func recallsDuringBacklog(t testing.TB, n int) []backlogRecall {
+	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +107,7 @@ func TestRecallDuringEmbeddingBacklog(t *testing.T) {
 	model, lib := filepath.Join(root, "models", "use-lite"), filepath.Join(root, "models", "lib", "libonnxruntime.so.1")
 	for _, f := range []string{filepath.Join(model, "model.onnx"), lib} {
 		if _, err := os.Stat(f); err != nil {
-			t.Skipf("%s missing (run `make models`): the backlog test needs the local model", f)
+			t.Skipf("%s missing (run `make models`): the backlog needs the local model", f)
 		}
 	}
 	dir := t.TempDir()
@@ -108,56 +116,81 @@ func TestRecallDuringEmbeddingBacklog(t *testing.T) {
 	writeKnowledge(t, dir, n)
 	_, syncDone := s.send("index.sync", map[string]any{"reason": "bulk import"})
 	// the backlog: entries published, not yet embedded
-	deadline := time.Now().Add(20 * time.Second)
 	for p := s.pingIndex(); p.Index.Entries < n || p.Index.Pending == 0; p = s.pingIndex() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no backlog seen: %+v", *p.Index)
+		select {
+		case w := <-syncDone:
+			t.Fatalf("index.sync answered before a backlog was seen (%+v): %s", *p.Index, w.Result)
+		case <-time.After(5 * time.Millisecond):
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
-	// a recall every 100 ms until index.sync answers: samples every stage
-	// of the backlog, not only its first batch
-	t0 := time.Now()
-	var took []time.Duration
-	var worst time.Duration
-	during, slow := 0, 0
+	var got []backlogRecall
 	for i := 0; ; i++ {
 		select {
 		case w := <-syncDone:
 			if w.Error != nil {
 				t.Fatalf("index.sync: %s", w.Error.Message)
 			}
-			t.Logf("index.sync with the local model over %d new files: %v; %d recalls during the backlog, worst %v: %v",
-				n, time.Since(t0), during, worst, took)
-			if during < 5 {
-				t.Errorf("only %d recalls ran during the backlog", during)
-			}
-			if slow > 1 {
-				t.Errorf("%d recalls during the backlog took over 100 ms (worst %v), want at most 1", slow, worst)
-			}
 			if p := s.pingIndex(); p.Index.Embedded != n || p.Index.Pending != 0 {
 				t.Errorf("after index.sync: %+v", *p.Index)
 			}
-			return
+			return got
 		case <-time.After(100 * time.Millisecond):
 		}
-		if time.Since(t0) > 2*time.Minute {
-			t.Fatal("index.sync did not answer")
-		}
 		q := (i * 97) % n
+		before := s.pingIndex().Index.Embedded
 		t1 := time.Now()
-		got := s.tool("recall_memories", map[string]any{"query": fmt.Sprintf("topic%05d runbook", q), "limit": 3})
+		out := s.tool("recall_memories", map[string]any{"query": fmt.Sprintf("topic%05d runbook", q), "limit": 3})
 		d := time.Since(t1)
-		mustContain(t, "recall during the backlog", got, fmt.Sprintf("bulk-%05d", q))
-		if s.pingIndex().Index.Pending > 0 { // still a backlog when it answered
-			during++
-			took = append(took, d.Round(100*time.Microsecond))
-			worst = max(worst, d)
-			if d > 100*time.Millisecond {
-				slow++
-			}
+		mustContain(t, "recall during the backlog", out, fmt.Sprintf("bulk-%05d", q))
+		if after := s.pingIndex().Index; after.Pending > 0 { // still a backlog when it answered
+			got = append(got, backlogRecall{took: d, batchLanded: after.Embedded > before})
 		}
 	}
+}
+
+// TestRecallDuringEmbeddingBacklog: with the local model embedding 2,000
+// new files in the background, a recall does not wait for the embedder's
+// batch (256 texts, ≈ 0.85 s on 2 idle cores). It counts the work, not the
+// clock, so it holds on a loaded machine: a recall queued behind a batch
+// sees that batch land before it answers, every time; one that is not sees
+// a batch land only when one happens to end during it (a recall of
+// 14–35 ms against a batch of 0.85 s: a few percent, and load slows both
+// alike). How long the recalls take is `make bench`'s
+// BenchmarkRecallDuringBacklog.
+func TestRecallDuringEmbeddingBacklog(t *testing.T) {
+	recalls := recallsDuringBacklog(t, 2000)
+	landed := 0
+	for _, r := range recalls {
+		if r.batchLanded {
+			landed++
+		}
+	}
+	t.Logf("%d recalls during the backlog, %d saw a batch land", len(recalls), landed)
+	if len(recalls) < 5 {
+		t.Fatalf("only %d recalls ran during the backlog", len(recalls))
+	}
+	if landed*2 > len(recalls) {
+		t.Errorf("%d of %d recalls during the backlog answered only after a background batch landed: recalls wait for the embedder", landed, len(recalls))
+	}
+}
+
+// BenchmarkRecallDuringBacklog reports the recall round trip (its own
+// query embedding included) while the local model embeds 2,000 new notes.
+func BenchmarkRecallDuringBacklog(b *testing.B) {
+	var took []time.Duration
+	for range b.N {
+		for _, r := range recallsDuringBacklog(b, 2000) {
+			took = append(took, r.took)
+		}
+	}
+	if len(took) == 0 {
+		b.Fatal("no recall ran during the backlog")
+	}
+	slices.Sort(took)
+	pct := func(p float64) float64 { return float64(took[int(p*float64(len(took)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(pct(0.5), "p50-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(len(took))/float64(b.N), "recalls/run")
 }
 
 func lastLines(s string, n int) string {

@@ -36,7 +36,22 @@ func (s *proc) peakRSS() int64 {
 }
 
 // TestHugeQueryIsBounded: a 10 MB query took 5 s and 385 MB. Every query
-// path must answer quickly and without holding copies of the query.
+// path must cut the query to its bound before tokenizing or embedding it,
+// and hold no copies of it. What is asserted is the work (the cut is
+// logged, peak memory), not the clock, so it holds on a loaded machine.
+// queryCutLogs are what the ranking and the hint gate log when they cut a
+// query to its bound.
+var queryCutLogs = []string{"query too long; ranking by its start only", "assoc: cue too long; gating on its start only"}
+
+// queryCuts counts the cuts logged so far.
+func (s *proc) queryCuts() int {
+	n := 0
+	for _, l := range queryCutLogs {
+		n += strings.Count(s.stderr.String(), l)
+	}
+	return n
+}
+
 func TestHugeQueryIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	s := start(t, dir, []string{"--embed", "hash"})
@@ -60,10 +75,16 @@ func TestHugeQueryIsBounded(t *testing.T) {
 		if n, ok := c.params["name"].(string); ok {
 			name = n
 		}
+		cuts := s.queryCuts()
 		begin := time.Now()
 		s.call(c.method, c.params, nil)
-		if d := time.Since(begin); d > 2*time.Second {
-			t.Errorf("%s with a 10 MB query took %v", name, d)
+		t.Logf("%s with a 10 MB query: %v", name, time.Since(begin))
+		// stderr is a pipe of its own: the log line may come just after the reply
+		for wait := time.Now().Add(10 * time.Second); s.queryCuts() == cuts; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(wait) {
+				t.Errorf("%s with a 10 MB query: no cut logged; the query was not cut to its bound", name)
+				break
+			}
 		}
 	}
 	// The frame itself is 10 MB and is decoded a few times over (~120 MiB
@@ -137,11 +158,7 @@ func TestDreamBoundsThroughBinary(t *testing.T) {
 			model := dreamtest.NewModel(tc.steps...)
 			dreamHost(s, model)
 			var r runResult
-			begin := time.Now()
 			s.call("sleep.run", map[string]any{"trigger": "test"}, &r)
-			if d := time.Since(begin); d > 10*time.Second {
-				t.Errorf("the dream took %v", d)
-			}
 			tc.check(t, r, model)
 		})
 	}
@@ -158,14 +175,12 @@ func TestOversizedLLMReplyFailsTheDream(t *testing.T) {
 		return map[string]any{"message": map[string]any{"role": "assistant", "content": big}}, nil
 	}
 	s.mu.Unlock()
+	// A dream left to its 600 s timeout would fail naming the timeout (and
+	// outlast the call's wait): the reason says which happened, at any load.
 	var r runResult
-	begin := time.Now()
 	s.call("sleep.run", map[string]any{"trigger": "test"}, &r)
 	if r.Status != "error" || !strings.Contains(r.Reason, "frame limit") {
 		t.Fatalf("sleep.run = %+v, want an error naming the frame limit", r)
-	}
-	if d := time.Since(begin); d > 10*time.Second {
-		t.Errorf("the dream took %v to fail", d)
 	}
 	var st struct{ Sleeping bool }
 	s.call("sleep.status", nil, &st) // still serving

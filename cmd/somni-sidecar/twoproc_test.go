@@ -21,11 +21,14 @@ import (
 	"github.com/somni-dev/somni/internal/frontmatter"
 )
 
-// visibleWithin bounds how long a memory written by one process (its dream,
-// or a person's hand edit) takes to show in the other process's recall. The
-// watcher reports a change in milliseconds (inotify) and the next search
-// syncs it; measured p99 in this test: well under a second.
-const visibleWithin = 5 * time.Second
+// visibleWithin is how long the test waits for a memory written by one
+// process (its dream, or a person's hand edit) to show in the other
+// process's recall before calling it lost. It is a liveness bound, not a
+// latency target: the watcher reports a change in milliseconds (inotify)
+// and the next search syncs it (measured p50 here well under a second,
+// logged at the end), but a machine at load 20 stretches every step, and a
+// memory that never shows is what the test exists to catch.
+const visibleWithin = 30 * time.Second
 
 // tryCall is proc.call for worker goroutines: it returns an error instead
 // of failing the test from outside the test goroutine.

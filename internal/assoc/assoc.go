@@ -215,7 +215,10 @@ func (g *Gate) gate(ctx context.Context, sessionID string, cues ...string) (Resu
 	var searched []string
 	for _, c := range cues {
 		if c = strings.TrimSpace(c); utf8.RuneCountInString(c) >= minCueRunes {
-			c, _ = textcut.Prefix(c, maxCueRunes)
+			if head, cut := textcut.Prefix(c, maxCueRunes); cut {
+				g.log.Debug("assoc: cue too long; gating on its start only", "bytes", len(c), "runes_kept", maxCueRunes)
+				c = head
+			}
 			searched = append(searched, c)
 		}
 	}

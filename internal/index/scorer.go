@@ -124,6 +124,17 @@ func boundQuery(text string) (string, bool) {
 	return textcut.Prefix(text, maxQueryRunes)
 }
 
+// cutQuery is boundQuery for the text a ranking searches, saying in the log
+// that the rest was dropped (EmbedQuery cuts silently: the ranking that
+// follows it says so once).
+func (sc *Scorer) cutQuery(text string) string {
+	cut, clipped := boundQuery(text)
+	if clipped {
+		sc.log.Warn("query too long; ranking by its start only", "bytes", len(text), "runes_kept", maxQueryRunes)
+	}
+	return cut
+}
+
 // Scorer is THE hybrid ranking used by every recall path: the index,
 // ad-hoc doc sets (conversation turns) and associative hints.
 type Scorer struct {
@@ -238,7 +249,7 @@ func (sc *Scorer) embedQueries(ctx context.Context, qs []string) ([][]float32, e
 // session logs) with exactly the math the index uses. Docs are embedded
 // on the fly; with many docs prefer the index.
 func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, error) {
-	q.Text, _ = boundQuery(q.Text) // before embedDocs sends it along with the docs
+	q.Text = sc.cutQuery(q.Text) // before embedDocs sends it along with the docs
 	c := newCorpus()
 	for i, d := range docs {
 		if d.Path == "" {
@@ -394,10 +405,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	if limit <= 0 {
 		limit = defaultLimit
 	}
-	if text, clipped := boundQuery(q.Text); clipped {
-		sc.log.Warn("query too long; ranking by its start only", "bytes", len(q.Text), "runes_kept", maxQueryRunes)
-		q.Text = text
-	}
+	q.Text = sc.cutQuery(q.Text)
 	if strings.TrimSpace(q.Text) == "" {
 		return listRecent(c, &q, limit)
 	}

@@ -638,13 +638,11 @@ func TestInvalidUTF8ReplyFailsTheCall(t *testing.T) {
 	if f := p.recv(); f.Error == nil || f.Error.Code != CodeParseError || string(f.ID) != "null" {
 		t.Fatalf("want -32700 with id null, got %s", f.raw)
 	}
-	start := time.Now()
+	// A call left to its timeout would end with the timeout's error, not
+	// the reply's: the error itself says which happened, at any load.
 	f := p.recv()
 	if string(f.ID) != "1" || !strings.Contains(string(f.Result), "UTF-8") || !strings.Contains(string(f.Result), `"code":-32700`) {
 		t.Fatalf("the call did not fail with the reply's UTF-8 error: %s", f.raw)
-	}
-	if time.Since(start) > 3*time.Second {
-		t.Fatalf("the call waited for its timeout instead of failing on the garbled reply")
 	}
 }
 
@@ -1036,7 +1034,6 @@ func TestOversizedReplyFailsTheCall(t *testing.T) {
 			if call.Method != "llm.chat" {
 				t.Fatalf("want reverse call, got %s", call.raw)
 			}
-			start := time.Now()
 			p.send(tc.reply(call.ID))
 			if f := p.recv(); f.Error == nil || f.Error.Code != CodeParseError {
 				t.Fatalf("want -32700 for the oversized frame, got %s", f.raw)
@@ -1044,9 +1041,6 @@ func TestOversizedReplyFailsTheCall(t *testing.T) {
 			f := p.recv()
 			if string(f.ID) != "1" || !strings.Contains(string(f.Result), "exceeds the 1000-byte frame limit") {
 				t.Fatalf("the call did not fail with the frame-limit error: %s", f.raw)
-			}
-			if time.Since(start) > 3*time.Second {
-				t.Fatalf("the call waited for its timeout instead of failing on the oversized reply")
 			}
 			if n := conn.pendingCalls(); n != 0 {
 				t.Errorf("%d calls still pending", n)

@@ -5,11 +5,12 @@
 // recording fake; memories are files under the data dir. A turn raises a hint; the tab shows it with
 // its reason; search finds an entry; an edit lands on disk and the next recall returns the new text;
 // an edit racing a change on disk shows both versions and keeps the user's; forget archives; a dream
-// started from the tab runs and is listed. Screenshots of each view go to docs/screenshots/.
+// started from the tab runs and is listed. Screenshots of each view go to .cache/screenshots/ (gitignored:
+// a test run leaves the checkout as it found it); `make screenshots` writes the committed docs/screenshots/.
 // Also, at the /api level (what curl sees): a path out of the data dir and an oversized body are
 // refused with clear errors.
 // Env: SOMNI_VERDACCIO (verdaccio executable), SOMNI_DIST_DIR (default dist/), SOMNI_CHROMIUM
-// (default /usr/bin/chromium), BROWSER_KEEP=1 keeps the temp dir, SOMNI_SCREENSHOTS (default docs/screenshots).
+// (default /usr/bin/chromium), BROWSER_KEEP=1 keeps the temp dir, SOMNI_SCREENSHOTS (default .cache/screenshots).
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,7 @@ const REPO = resolve(PLUGIN_DIR, '..');
 const DIST = resolve(process.env.SOMNI_DIST_DIR || join(REPO, 'dist'));
 const VERDACCIO = process.env.SOMNI_VERDACCIO;
 const CHROMIUM = process.env.SOMNI_CHROMIUM || '/usr/bin/chromium';
-const SHOTS = resolve(process.env.SOMNI_SCREENSHOTS || join(REPO, 'docs/screenshots'));
+const SHOTS = resolve(process.env.SOMNI_SCREENSHOTS || join(REPO, '.cache/screenshots'));
 const { results, check } = checkRunner();
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'somni-browser-')));
