@@ -2,6 +2,10 @@
 // `make demo`: a three-session story in the real DSH harness with dsh-somni and the real sidecar.
 // Teach a fact → dream → a new session recalls it. Uses a scripted local model unless
 // DEEPSEEK_API_KEY is set, in which case the harness talks to the real DeepSeek model.
+// The story is also a test (`make test-plugin` runs it): it ends by checking what it showed —
+// captured, dreamt, hinted, recalled and answered from memory — and exits non-zero when any failed.
+// The scripted model answers only from what the recall tool returned, so a change in recall's
+// output that loses the note fails here, not in front of a newcomer.
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
@@ -27,6 +31,9 @@ const firstLines = (t, n = 3) => String(t).split('\n').slice(0, n).join('\n');
 
 let handler = () => ({ content: 'ok' });
 let hintCount = 0;
+/** @type {string[]} */
+const hintTexts = [];
+let recalled = '';
 let requests = [];
 const model = real ? undefined : await startFakeModel((req, i) => {
   requests.push(req);
@@ -58,6 +65,7 @@ async function session(title, prompt, agentScript, dreamScript) {
       if (t.includes('【记忆提示】') && !hints.has(t)) {
         hints.add(t);
         hintCount++;
+        hintTexts.push(t);
         say('(hint)', `somni reminded the model, unasked: ${t}`);
       }
     }
@@ -96,11 +104,12 @@ await session('Session 2: dream (consolidate into long-term memory)', 'Please co
   return { content: 'Dream complete: one new fact about staging deploys.' };
 });
 
-await session('Session 3: a new conversation recalls it', 'How do I deploy to staging again?', (req, i) => {
+const answer = await session('Session 3: a new conversation recalls it', 'How do I deploy to staging again?', (req, i) => {
   if (i === 0) return { toolCalls: [{ name: 'recall_memories', arguments: { query: 'deploy staging' } }] };
-  const out = lastToolResult(req);
-  say('(tool)', `recall_memories → ${firstLines(out, 3)}`);
-  const m = out.match(/— (.+)/);
+  recalled = lastToolResult(req);
+  say('(tool)', `recall_memories → ${firstLines(recalled, 3)}`);
+  // The first quoted line (`> …`) is the best memory's own text: all this scripted model knows.
+  const m = recalled.match(/^\s*> (.+)$/m);
   return { content: m ? `From memory: ${m[1]}` : 'I do not remember.' };
 });
 
@@ -134,3 +143,18 @@ if (existsSync(k)) {
 }
 console.log(`\nThe search index is ${join(dataDir, 'index.sqlite')}; the harness's own sessions and profile are in ${home}.`);
 console.log(real ? 'This run used the real DeepSeek model.' : 'Run it again with DEEPSEEK_API_KEY set to talk to the real DeepSeek model.');
+
+// What the story showed, checked: each line is one thing a newcomer was just told.
+const logs = files.filter((f) => f.startsWith('session-log/') && f.endsWith('.md'));
+const checks = [
+  ['session 1 was captured in a session log with the fact', logs.some((f) => readFileSync(join(mem, f), 'utf8').includes('stage-7.internal'))],
+  ['the dream wrote the fact as knowledge and archived the log it read', existsSync(k) && readFileSync(k, 'utf8').includes('stage-7.internal') && logs.some((f) => f.startsWith('session-log/archived/'))],
+  ['recall_memories in session 3 returned the note', recalled.includes('staging-deploy') && recalled.includes('stage-7.internal')],
+  ['the answer in session 3 came from memory', answer.code === 0 && answer.stdout.includes('stage-7.internal') && (real || answer.stdout.includes('make deploy ENV=staging'))],
+];
+if (!real) checks.push(['somni hinted the note before the model\'s first step, unasked', hintTexts.some((t) => t.includes('staging-deploy'))]);
+const failed = checks.filter(([, ok]) => !ok);
+console.log(`\n== Checked`);
+for (const [what, ok] of checks) console.log(`  ${ok ? 'ok  ' : 'FAIL'} ${what}`);
+console.log(`e2e: ${checks.length - failed.length} passed, ${failed.length} failed`);
+process.exit(failed.length > 0 ? 1 : 0);
