@@ -6,7 +6,7 @@ SOMNI_VERSION ?= $(shell tr -d ' \n' < VERSION)
 export SOMNI_VERSION
 LDFLAGS := -X github.com/somni-dev/somni/internal/sidecar.Version=$(SOMNI_VERSION)
 
-.PHONY: all build check test test-tools test-apt test-go test-plugin test-mcp-npm test-install test-browser screenshots test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
+.PHONY: all build check test test-tools test-scripts test-go test-plugin test-mcp-npm test-install test-browser screenshots test-qemu bench eval models demo dist install uninstall vet fmt fmt-check
 
 all: build
 
@@ -45,9 +45,10 @@ test-go:
 	CGO_ENABLED=0 $(GO) vet ./...
 	CGO_ENABLED=0 $(GO) test -count=1 ./internal/ort ./internal/embed ./internal/index ./internal/sidecar
 
-# The apt helper models.sh and test-tools.sh install through, against a held dpkg lock (root only).
-test-apt:
-	bash scripts/test-apt.sh
+# The suite's own scripts: make test's runner with a failing part, and the apt helper models.sh and
+# test-tools.sh install through, against a held dpkg lock (root only).
+test-scripts:
+	bash scripts/test-scripts.sh
 
 test-plugin:
 	bash plugin-ts/scripts/test.sh

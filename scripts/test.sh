@@ -14,7 +14,7 @@ cd "$ROOT"
 
 # Setup parts first (a failure there is reported, and the rest still tried: most parts can say
 # something useful on their own), then the suites, cheapest first.
-parts=(${SOMNI_TEST_PARTS:-test-tools build fmt-check vet test-apt test-go test-plugin test-mcp-npm test-install test-browser test-qemu})
+parts=(${SOMNI_TEST_PARTS:-test-tools build fmt-check vet test-scripts test-go test-plugin test-mcp-npm test-install test-browser test-qemu})
 
 tree_state() { git status --porcelain=v1 --untracked-files=all 2>/dev/null; }
 before="$(tree_state)"
