@@ -6,6 +6,12 @@
 // intention's id, the hinted note); after it the same cue is hinted again, and
 // the recall tool still finds the corrected fact in the compacted part, and the session log
 // holds each message once.
+// Then sessions as the web client typed them when compaction kept the wrong things: a few short turns of
+// facts about a billing database (host, name, user, port) with plain corrections of its port (no
+// "actually": "The port is 6432, not 5432.", "Sorry, … now", a later value said in Chinese), a hinted
+// note about another database, and `/compact` at a budget of a few hundred characters. The block must
+// carry what the user said (the host, name, user and only the latest port) before the hinted note,
+// under a one-line header.
 // Usage: node test/e2e/compaction-web.mjs   (SOMNI_SIDECAR_BIN overrides the binary; E2E_KEEP=1 keeps the temp dir)
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,18 +70,42 @@ writePatch(patch, { modelUrl: model.url, pluginConfig: { binary, dataDir: data, 
 console.log(`e2e compaction (web): harness dsh --profile web, sidecar ${binary}\n      temp ${root}`);
 const web = await startDshWeb({ home: join(root, 'home'), patch, cwd: work });
 const { sessionId } = await web.rpc('session.create', { cwd: work });
-let turns = 0;
-/** One prompt; `script` answers this turn's agent requests in order (REPLY after the last). */
-async function say(text, script = []) {
+/** @type {Map<string, number>} turns ended, per session */
+const turns = new Map();
+/**
+ * One prompt; `script` answers this turn's agent requests in order (`reply` after the last).
+ * @param {string} text @param {((req: any) => any)[]} [script] @param {{sid?: string, reply?: string}} [o]
+ */
+async function say(text, script = [], o = {}) {
+  const sid = o.sid ?? sessionId;
   const reqs = [];
   agent = async (req) => {
     reqs.push(req);
     const step = script[reqs.length - 1];
-    return step ? await step(req) : { content: REPLY };
+    return step ? await step(req) : { content: o.reply ?? REPLY };
   };
-  await web.prompt(sessionId, text);
-  await web.turnsEnded(sessionId, ++turns);
+  await web.prompt(sid, text);
+  turns.set(sid, (turns.get(sid) ?? 0) + 1);
+  await web.turnsEnded(sid, turns.get(sid));
   return reqs;
+}
+/** The text of a chat message (string or parts). @param {any} m */
+const textOf = (m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).map((/** @type {any} */ p) => p.text ?? '').join('\n'));
+/** The bound the plugin applies to a compaction request: min(1600, ¼ of the text it shadows). @param {any} req */
+const boundOf = (req) => Math.min(1600, Math.floor((req.messages ?? []).filter((/** @type {any} */ m) => m.role !== 'system').slice(0, -1).map(textOf).join('').length / 4));
+/**
+ * `/compact` on a session: the text of its compaction summary, the request the summary answered and how
+ * many tokens it shadowed. @param {string} sid
+ */
+async function compact(sid) {
+  const before = compactions.length;
+  const r = await web.command(sid, '/compact');
+  expect(r.result?.kind === 'success', `/compact: ${JSON.stringify(r)}`);
+  expect(compactions.length === before + 1, `compaction requests: ${compactions.length - before}`);
+  const ev = (await web.events(sid)).find((e) => e.type === 'compaction/summary');
+  expect(ev, 'no compaction/summary event');
+  const text = ev.data.summary.filter((/** @type {any} */ b) => b.type === 'text').map((/** @type {any} */ b) => b.text).join('\n');
+  return { text, req: compactions[compactions.length - 1], shadowedTokens: ev.data.shadowedTokenCount };
 }
 
 /** The hints of a request's current turn: its user messages after the last one the user typed. @param {any} req */
@@ -98,22 +128,15 @@ await check('a session states a fact, corrects it and sets an intention; a cue i
   expect(intentionId, `add_intention: ${out}`);
 });
 
-/** @type {any} */
-let summary;
 let block = '';
 await check('/compact: the summary keeps the native text and gains somni\'s block', async () => {
-  const r = await web.command(sessionId, '/compact');
-  expect(r.result?.kind === 'success', `/compact: ${JSON.stringify(r)}`);
-  expect(compactions.length === 1, `compaction requests: ${compactions.length}`);
-  summary = (await web.events(sessionId)).find((e) => e.type === 'compaction/summary');
-  expect(summary, 'no compaction/summary event');
-  const text = summary.data.summary.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+  const { text, shadowedTokens } = await compact(sessionId);
   expect(text.includes(NATIVE), `the native summary was replaced: ${text.slice(0, 400)}`);
   block = text.slice(text.indexOf('[memory] somni'));
   expect(text.indexOf('[memory] somni') > text.indexOf(NATIVE), `no somni block after the native summary:\n${text}`);
   for (const want of ['6543, not 5432', intentionId, 'rotate the staging database credentials', `${NOTE} (hinted; memory/knowledge/${NOTE}/SKILL.md)`]) expect(block.includes(want), `block lacks ${want}:\n${block}`);
   expect(block.length <= 1600, `block is ${block.length} chars`);
-  console.log(`      somni block: ${block.length} chars; ${summary.data.shadowedTokenCount} tokens compacted`);
+  console.log(`      somni block: ${block.length} chars; ${shadowedTokens} tokens compacted`);
 });
 
 await check('after /compact the same cue is hinted again (the hints before it were compacted away)', async () => {
@@ -131,11 +154,59 @@ await check('after /compact the model sees the block and the recall finds the co
   expect(found.includes('6543, not 5432'), `search_recent_conversation did not reach the compacted part: ${found.slice(0, 800)}`);
 });
 
+// The billing sessions. The agent answers in a sentence or two, so the digest's budget (a quarter of what
+// `/compact` shadows) is a few hundred characters, as it was when the correction was lost.
+const SHORT_REPLY = 'Noted. I have written that down with the other connection details for the billing migration, and I will use it when we get to the database step of the runbook later today.';
+const BILLING = [
+  {
+    name: 'English, plain corrections',
+    said: [
+      'The billing database is db-billing-02.internal, database name billing_prod, user billing_rw.',
+      'It listens on port 5432.',
+      'The port is 6432, not 5432.',
+      'Sorry, billing runs on port 6433 now',
+    ],
+    kept: ['db-billing-02.internal', 'billing_prod', 'billing_rw', '6433'],
+    replaced: ['6432', '5432'],
+  },
+  {
+    name: 'Chinese, a later value for the port, then a change',
+    said: ['账单数据库在 db-billing-02，数据库名 billing_prod，用户 billing_rw，端口 5432。', '端口是 6432。', '端口改成 6433 了'],
+    kept: ['db-billing-02', 'billing_prod', 'billing_rw', '6433'],
+    replaced: ['5432', '6432'],
+  },
+];
+for (const b of BILLING) {
+  await check(`/compact keeps what the user said over a hinted note (${b.name})`, async () => {
+    const { sessionId: sid } = await web.rpc('session.create', { cwd: work });
+    const cued = await say(CUE, [], { sid, reply: SHORT_REPLY });
+    expect(hintsIn(cued[0]).some((h) => h.includes(NOTE)), `no hint naming ${NOTE}: ${JSON.stringify(textsOf(cued[0], 'user')).slice(0, 800)}`);
+    for (const t of b.said) await say(t, [], { sid, reply: SHORT_REPLY });
+    const { text, req } = await compact(sid);
+    const bound = boundOf(req);
+    const at = text.indexOf('[memory] somni');
+    expect(at > text.indexOf(NATIVE), `no somni block after the native summary:\n${text}`);
+    const got = text.slice(at);
+    console.log(`      ${b.name}: block ${got.length} chars (bound ${bound}):\n${got.replace(/^/gm, '        | ')}`);
+    expect(bound < 600, `the session shadowed more than intended (bound ${bound}): the test is about a tight budget`);
+    expect(got.length <= bound, `block of ${got.length} chars is over its bound ${bound}`);
+    const head = got.split('\n')[0];
+    expect(head.length <= 80, `the header is ${head.length} chars: ${head}`);
+    const note = got.indexOf(NOTE);
+    for (const want of b.kept) {
+      const i = got.indexOf(want);
+      expect(i > 0 && (note < 0 || i < note), `${want} is missing or after the hinted note:\n${got}`);
+    }
+    for (const old of b.replaced) expect(!got.includes(old), `the replaced value ${old} is in the block:\n${got}`);
+  });
+}
+
 await check('the session log holds each message once, and no summary', async () => {
   const stop = await web.stop();
   expect(stop.code === 0 || stop.signal === 'SIGTERM', `dsh web exit ${JSON.stringify(stop)}: ${web.output().stderr.slice(-1500)}`);
-  const logs = listFiles(join(data, 'memory/session-log')).filter((f) => f.endsWith('.md'));
-  const text = logs.map((f) => readFileSync(join(data, 'memory/session-log', f), 'utf8')).join('\n');
+  const logs = listFiles(join(data, 'memory/session-log')).filter((f) => f.endsWith('.md')).map((f) => readFileSync(join(data, 'memory/session-log', f), 'utf8'));
+  // The turns are counted in the first session's log (the billing sessions have their own); no log holds a summary.
+  const text = logs.filter((t) => t.includes(sessionId)).join('\n');
   // The user's blocks ("[user] <time>" then the text, up to the next block).
   const userTurns = text.split(/\n\[user\] [^\n]*\n/).slice(1).map((b) => b.split(/\n\n\[(?:user|agent|tool)\] /)[0].trim());
   for (const s of [...SAID, 'Which port does staging use again?']) {
@@ -144,7 +215,7 @@ await check('the session log holds each message once, and no summary', async () 
   }
   expect(userTurns.filter((u) => u === CUE).length === 3, `the cue, said three times, is logged ${userTurns.filter((u) => u === CUE).length} times`);
   expect(userTurns.length === SAID.length + 4, `user turns logged: ${JSON.stringify(userTurns)}`);
-  for (const never of [NATIVE, 'compaction engine', '[memory] somni']) expect(!text.includes(never), `the log holds ${never}`);
+  for (const never of [NATIVE, 'compaction engine', '[memory] somni']) expect(!logs.some((t) => t.includes(never)), `a log holds ${never}`);
 });
 
 await model.close();
