@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -22,6 +25,30 @@ import (
 // cliContext is cancelled by Ctrl-C so a long sync can be interrupted.
 func cliContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+}
+
+// checkDataDir refuses a data dir that cannot be one: a file, always, and
+// for the read-only commands (mustExist) a path that is not there, which
+// they would otherwise create and then report as an empty memory. The
+// refusal names the path and what to do.
+func checkDataDir(dir string, mustExist bool) error {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		if !mustExist {
+			return nil
+		}
+		return fmt.Errorf("no somni memory at %s: check --data-dir (default %s, or $SOMNI_DATA_DIR) or start DSH with dsh-somni once",
+			dir, filepath.Join("~", ".dsh", "somni"))
+	case err != nil:
+		return fmt.Errorf("cannot read the data dir %s: %w", dir, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is a file, not a somni data dir: point --data-dir at the directory that holds memory/ and skills/", dir)
+	}
+	return nil
 }
 
 // cmdRecall prints ranked results for a query. It reads only: a person
@@ -57,14 +84,28 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	}
 	// The same types list as the recall tool: every kind and entry type named
 	// counts, not only the last.
-	limit := max(1, o.recallN)
+	limit := o.recallN
 	types := sidecar.ParseRecallTypes(o.recallTy)
+	unknown, err := types.Unknown(func(t string) (bool, error) {
+		hits, err := ix.Search(ctx, index.Query{EntryType: t, Limit: 1})
+		return len(hits) > 0, err
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
+		return 1
+	}
+	if len(unknown) > 0 {
+		fmt.Fprintf(stderr, "somni-sidecar recall: --types %q: no memory has that type; use %s\n",
+			strings.Join(unknown, ","), sidecar.RecallTypesHelp())
+		return 2
+	}
 	hits, err := ix.Search(ctx, types.Narrow(index.Query{Text: query, Limit: limit}))
 	if err != nil {
 		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
 		return 1
 	}
-	hits = types.Filter(hits, limit)
+	// what the recall tool shows the model: no hit barely above noise
+	hits = index.Evident(types.Filter(hits, limit))
 	// A person at a terminal opens the files: absolute paths here.
 	fmt.Fprintln(stdout, present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: 200}))
 	return 0
@@ -86,6 +127,7 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	inst := sidecar.CheckInstall(ctx, o.cfg)
+	inst.Verbose = o.verbose
 	findings = append(inst.Findings, findings...)
 	if o.jsonOut {
 		if findings == nil {
@@ -144,8 +186,12 @@ func cmdStats(o *options, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "unparsable:      %d\n", st.Unparsable)
 	fmt.Fprintf(stdout, "session logs:    %d (%d pending)\n", st.SessionLogs, st.PendingLogs)
-	if st.Index != nil {
-		fmt.Fprintf(stdout, "index:           %d entries, embedder %s, semantic ready %v\n", st.Index.Entries, st.Index.Embedder, st.Index.SemanticReady)
+	if ix := st.Index; ix != nil {
+		embedder := ix.EmbedderLabel
+		if o.verbose || embedder == "" {
+			embedder = strings.TrimSpace(embedder + " [" + ix.Embedder + "]")
+		}
+		fmt.Fprintf(stdout, "index:           %d entries, embedder %s, semantic ready %v\n", ix.Entries, embedder, ix.SemanticReady)
 	}
 	return 0
 }

@@ -146,7 +146,7 @@ func TestDoctorChecksInstall(t *testing.T) {
 	model := testutil.Model(t, "use-lite")
 	lib := testutil.Model(t, "lib", ort.LibraryName)
 	run := func(args ...string) (string, int) {
-		return runCLI(t, append([]string{"--data-dir", t.TempDir(), "--log-level", "error"}, args...)...)
+		return runCLI(t, append([]string{"--data-dir", t.TempDir(), "--log-level", "error", "--verbose"}, args...)...)
 	}
 	out, code := run("--embed-model-dir", model, "--ort-lib", lib, "doctor")
 	if code != 0 {

@@ -8,10 +8,11 @@
 //	somni-sidecar [flags] doctor          report broken files and links (exit 1 if any)
 //	somni-sidecar [flags] stats           counts and index state
 //	somni-sidecar mcp [flags]             serve the memory to an MCP client on stdio
+//	somni-sidecar help | version          usage with every flag, the version
 //
 // Files, by job:
 //
-//	main.go                          argv and environment, serving stdio
+//	main.go                          argv and environment, usage, serving stdio
 //	cli.go                           the recall, doctor, stats and embed subcommands
 //	mcp.go                           the mcp subcommand
 //	stdout_unix.go, stdout_other.go  keeping stdout for protocol frames only
@@ -79,14 +80,45 @@ func main() {
 type options struct {
 	cfg      sidecar.Config
 	level    slog.Level
-	command  string // "" (serve) | recall | doctor | stats | embed | mcp
+	command  string // "" (serve) | recall | doctor | stats | embed | mcp | help | version
 	args     []string
 	jsonOut  bool
+	verbose  bool
 	recallN  int
 	recallTy string
+	usage    string // the help text, flags described from the parser itself
 }
 
-var subcommands = map[string]bool{"recall": true, "doctor": true, "stats": true, "embed": true, "mcp": true}
+// commands are the subcommands in the order usage lists them; "" serves
+// the stdio protocol.
+var commands = []struct{ name, args, what string }{
+	{"", "", "serve JSON-RPC on stdio for the dsh-somni plugin (it starts the sidecar itself)"},
+	{"recall", `"query"`, "print the memories that match a query, best first (--limit, --types)"},
+	{"doctor", "", "check the install and the memory files; exit 1 on any problem (--json)"},
+	{"stats", "", "count memories, session logs and the index (--json)"},
+	{"embed", `["text" ...]`, "print the embedder's vectors as JSON (texts from stdin, one a line, when none given)"},
+	{"mcp", "", "serve the memory to an MCP client on stdio; dream_now dreams with the client's model or --llm openai"},
+	{"help", "", "print this help"},
+	{"version", "", "print the version and exit"},
+}
+
+// readOnly are the commands that only look at a memory: pointed at a
+// directory that is not there they refuse, where the plugin's serve and
+// mcp create it on first use.
+var readOnly = map[string]bool{"recall": true, "doctor": true, "stats": true}
+
+func isCommand(w string) bool {
+	for _, c := range commands {
+		if c.name != "" && c.name == w {
+			return true
+		}
+	}
+	return false
+}
+
+// maxRecallLimit bounds `recall --limit`: each hit is up to eight lines, so
+// 100 is a long page already; the recall tool stops at 20.
+const maxRecallLimit = 100
 
 // parseArgs reads the compat argv and environment. A leading
 // `-m somni_memory` (the Python launch form) is accepted and ignored, also
@@ -103,6 +135,12 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.command == "help" || o.command == "version" {
+		return o, nil
+	}
+	if o.recallN < 1 || o.recallN > maxRecallLimit {
+		return nil, fmt.Errorf("--limit %d: want 1 to %d", o.recallN, maxRecallLimit)
+	}
 	switch f.llm {
 	case "host", "openai":
 	default:
@@ -115,6 +153,14 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	}
 	if o.level, err = sidecar.ParseLevel(f.logLevel); err != nil {
 		return nil, err
+	}
+	// A person at a terminal reads the answer, not the sidecar's
+	// housekeeping: the commands log errors only, unless asked for more.
+	if o.command != "" && o.command != "mcp" && !f.levelSet {
+		o.level = slog.LevelError
+		if o.verbose {
+			o.level = slog.LevelInfo
+		}
 	}
 	c := &o.cfg
 	c.DataDir = f.dataDir
@@ -168,11 +214,13 @@ type flagValues struct {
 	dataDir, llm, embedProvider, modelDir, ortLib, logLevel, timezone string
 	thr, gap                                                          float64
 	maxItems                                                          int
+	levelSet                                                          bool // --log-level or SOMNI_LOG_LEVEL was given
 }
 
 // parseFlags drops the Python launch form, takes the subcommand and
 // parses the flags before and after it; env(k, def) is a variable's
-// trimmed value or def, the flags' defaults.
+// trimmed value or def, the flags' defaults. -h, --help and help set the
+// command to "help", --version and version to "version".
 func parseFlags(o *options, args []string, env func(k, def string) string) (flagValues, error) {
 	for i := 0; i+1 < len(args); i++ {
 		if args[i] == "-m" && args[i+1] == "somni_memory" {
@@ -180,44 +228,125 @@ func parseFlags(o *options, args []string, env func(k, def string) string) (flag
 			break
 		}
 	}
-	if len(args) > 0 && subcommands[args[0]] {
+	if len(args) > 0 && isCommand(args[0]) {
 		o.command, args = args[0], args[1:]
 	}
 	var f flagValues
-	fs := flag.NewFlagSet("somni-sidecar", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	home, _ := os.UserHomeDir()
-	fs.StringVar(&f.dataDir, "data-dir", env("SOMNI_DATA_DIR", filepath.Join(home, ".dsh", "somni")), "data directory")
-	fs.StringVar(&f.llm, "llm", "host", "dream model: host (reverse llm.chat) or openai")
-	fs.StringVar(&f.embedProvider, "embed", env("SOMNI_EMBED_PROVIDER", "local"), "embedder: local, http, hash or off")
-	fs.StringVar(&f.modelDir, "embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""), "local embedding model folder")
-	fs.StringVar(&f.ortLib, "ort-lib", env("SOMNI_ORT_LIB", ""), "local: the ONNX Runtime shared library")
-	// The gate's defaults live in internal/assoc; an absent flag keeps them.
-	fs.Float64Var(&f.thr, "assoc-threshold", assoc.DefaultThreshold, "association score threshold")
-	fs.Float64Var(&f.gap, "assoc-gap", assoc.DefaultGap, "association score gap to the runner-up")
-	fs.IntVar(&f.maxItems, "assoc-max-items", assoc.DefaultMaxItems, "max associations per hint (min 1)")
-	fs.StringVar(&f.logLevel, "log-level", env("SOMNI_LOG_LEVEL", "info"), "debug, info, warning or error")
-	fs.StringVar(&f.timezone, "timezone", env("SOMNI_TIMEZONE", ""), "IANA time zone for dates (default: the machine's)")
-	fs.BoolVar(&o.jsonOut, "json", false, "stats/doctor: print JSON")
-	fs.IntVar(&o.recallN, "limit", 10, "recall: max results")
-	fs.StringVar(&o.recallTy, "types", "", "recall: comma list of kinds or entry types")
-	if err := fs.Parse(args); err != nil {
+	var version bool
+	fs := newFlagSet(o, &f, &version, env)
+	o.usage = usageText(fs)
+	parse := func(args []string) error {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			o.command = "help"
+			return nil
+		}
+		if name, ok := strings.CutPrefix(fmt.Sprint(err), "flag provided but not defined: "); ok {
+			return fmt.Errorf("unknown flag -%s", name)
+		}
+		return err
+	}
+	if err := parse(args); err != nil {
 		return f, err
 	}
 	rest := fs.Args()
 	if o.command == "" && len(rest) > 0 {
-		if !subcommands[rest[0]] {
-			return f, fmt.Errorf("unknown command %q (want recall, doctor, stats, embed or mcp)", rest[0])
+		if !isCommand(rest[0]) {
+			return f, fmt.Errorf("unknown command %q (want %s)", rest[0], commandList())
 		}
 		o.command, rest = rest[0], rest[1:]
 		// Flags may also follow the subcommand.
-		if err := fs.Parse(rest); err != nil {
+		if err := parse(rest); err != nil {
 			return f, err
 		}
 		rest = fs.Args()
 	}
+	if version && o.command != "help" {
+		o.command = "version"
+	}
+	fs.Visit(func(fl *flag.Flag) { f.levelSet = f.levelSet || fl.Name == "log-level" })
+	f.levelSet = f.levelSet || env("SOMNI_LOG_LEVEL", "") != ""
 	o.args = rest
 	return f, nil
+}
+
+// newFlagSet declares every flag once: its description here is what
+// --help prints. A `WORD` in backquotes names the flag's value there.
+func newFlagSet(o *options, f *flagValues, version *bool, env func(k, def string) string) *flag.FlagSet {
+	fs := flag.NewFlagSet("somni-sidecar", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.dataDir, "data-dir", env("SOMNI_DATA_DIR", defaultDataDir()),
+		"the `DIR` holding memory/ and skills/ (env SOMNI_DATA_DIR)")
+	fs.StringVar(&f.llm, "llm", "host", "the `MODEL` that dreams: host (the plugin's, by reverse llm.chat) or openai (SLEEP_*/OPENAI_* env)")
+	fs.StringVar(&f.embedProvider, "embed", env("SOMNI_EMBED_PROVIDER", "local"),
+		"the `EMBEDDER`: local (the bundled model), http (SOMNI_EMBED_* env), hash (no model) or off (keywords only) (env SOMNI_EMBED_PROVIDER)")
+	fs.StringVar(&f.modelDir, "embed-model-dir", env("SOMNI_EMBED_MODEL_PATH", ""),
+		"the local model's `DIR` (default: the model installed with the binary) (env SOMNI_EMBED_MODEL_PATH)")
+	fs.StringVar(&f.ortLib, "ort-lib", env("SOMNI_ORT_LIB", ""),
+		"the ONNX Runtime shared library `FILE` the local embedder loads (env SOMNI_ORT_LIB)")
+	// The gate's defaults live in internal/assoc; an absent flag keeps them.
+	fs.Float64Var(&f.thr, "assoc-threshold", assoc.DefaultThreshold, "the `SCORE` a memory needs to be hinted unasked")
+	fs.Float64Var(&f.gap, "assoc-gap", assoc.DefaultGap, "the `MARGIN` a hint needs over the next best memory")
+	fs.IntVar(&f.maxItems, "assoc-max-items", assoc.DefaultMaxItems, "the most memories one hint names, `N` ≥ 1")
+	fs.StringVar(&f.logLevel, "log-level", env("SOMNI_LOG_LEVEL", "info"),
+		"the stderr log's `LEVEL`: debug, info, warning or error; commands log errors only unless it is set or --verbose (env SOMNI_LOG_LEVEL)")
+	fs.StringVar(&f.timezone, "timezone", env("SOMNI_TIMEZONE", ""),
+		"the IANA time `ZONE` dates are read and written in (default: the machine's) (env SOMNI_TIMEZONE)")
+	fs.BoolVar(&o.jsonOut, "json", false, "stats, doctor: print JSON")
+	fs.IntVar(&o.recallN, "limit", 10, fmt.Sprintf("recall: the most memories to print, `N` from 1 to %d", maxRecallLimit))
+	fs.StringVar(&o.recallTy, "types", "", "recall: a comma `LIST` of kinds (knowledge, skill, episode) or entry types (fact, pitfall, …)")
+	fs.BoolVar(&o.verbose, "verbose", false, "commands: log progress to stderr; doctor and stats add embedder ids and files")
+	fs.BoolVar(version, "version", false, "print the version and exit")
+	return fs
+}
+
+// defaultDataDir is the Python sidecar's data directory.
+func defaultDataDir() string {
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".dsh", "somni")
+}
+
+// commandList names the subcommands for an error message.
+func commandList() string {
+	var names []string
+	for _, c := range commands {
+		if c.name != "" {
+			names = append(names, c.name)
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// usageText is --help: the commands, then every flag with its description
+// and default, from the flag set itself so neither can drift.
+func usageText(fs *flag.FlagSet) string {
+	var b strings.Builder
+	b.WriteString("usage: somni-sidecar [flags] [command] [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		name := c.name
+		if name == "" {
+			name = "(none)"
+		}
+		fmt.Fprintf(&b, "  %-26s %s\n", strings.TrimSpace(name+" "+c.args), c.what)
+	}
+	b.WriteString("\nflags (before or after the command; -flag and --flag alike):\n")
+	fs.VisitAll(func(fl *flag.Flag) {
+		value, what := flag.UnquoteUsage(fl)
+		name := "--" + fl.Name
+		if value != "" {
+			name += " " + value
+		}
+		switch def := fl.DefValue; {
+		case def == "" || def == "0" || def == "false":
+		case strings.HasSuffix(what, ")") && strings.Contains(what, "(env "):
+			what = strings.TrimSuffix(what, ")") + ", default " + def + ")"
+		default:
+			what += " (default " + def + ")"
+		}
+		fmt.Fprintf(&b, "  %-26s %s\n", name, what)
+	})
+	b.WriteString("\nThe Python launch form `-m somni_memory` is accepted and ignored.\n")
+	return b.String()
 }
 
 // envCalibration reads SOMNI_COS_FLOOR and SOMNI_COS_SPAN; nil when
@@ -311,12 +440,16 @@ func envFloat(getenv func(string) string, k string) (f float64, ok bool, err err
 func run(args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	o, err := parseArgs(args, getenv)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stderr, usage)
-			return 0
-		}
-		fmt.Fprintf(stderr, "somni-sidecar: %v\n%s", err, usage)
+		fmt.Fprintf(stderr, "somni-sidecar: %v; see somni-sidecar --help\n", err)
 		return 2
+	}
+	switch o.command {
+	case "help":
+		fmt.Fprint(stdout, o.usage)
+		return 0
+	case "version":
+		fmt.Fprintf(stdout, "somni-sidecar %s\n", sidecar.Version)
+		return 0
 	}
 	// The configured zone becomes the process's local zone before anything
 	// runs: session-log timestamps and episode dates are written and read as
@@ -325,6 +458,17 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	logger := slog.New(sidecar.NewLineHandler(stderr, o.level))
 	slog.SetDefault(logger)
 	o.cfg.Logger = logger
+	if o.command != "embed" { // embed touches no data dir
+		if err := checkDataDir(o.cfg.DataDir, readOnly[o.command]); err != nil {
+			if o.command == "" || o.command == "mcp" {
+				// the host reads the log, not a terminal
+				logger.Error("cannot start", sidecar.LoggerKey, "somni.main", "err", err)
+				return 1
+			}
+			fmt.Fprintf(stderr, "somni-sidecar %s: %v\n", o.command, err)
+			return 2
+		}
+	}
 	switch o.command {
 	case "":
 		return serve(o, stdin, stdout, logger)
@@ -341,20 +485,6 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	}
 	return 2
 }
-
-const usage = `usage:
-  somni-sidecar [--data-dir DIR] [--llm host|openai] [--embed local|http|hash|off]
-                [--embed-model-dir DIR] [--ort-lib FILE] [--assoc-threshold F] [--assoc-gap F]
-                [--assoc-max-items N] [--log-level LEVEL] [--timezone ZONE]
-                                                               serve JSON-RPC on stdio
-  somni-sidecar [flags] recall [--limit N] [--types T] "query"
-  somni-sidecar [flags] doctor [--json]
-  somni-sidecar [flags] stats [--json]
-  somni-sidecar [flags] embed ["text" ...]                     print vectors as JSON (texts from stdin, one per line, when none given)
-  somni-sidecar mcp [flags]                                    serve the memory as an MCP server on stdio (tools, resources,
-                                                               the somni-context prompt); dream_now dreams with the client's
-                                                               model (MCP sampling) or with --llm openai
-`
 
 // protocolOut is where protocol frames go: when stdout is the process's,
 // a private duplicate of it, so that nothing else the process (or a library

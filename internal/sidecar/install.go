@@ -19,6 +19,9 @@ type InstallReport struct {
 	Platform string    `json:"platform"`
 	Embed    EmbedInfo `json:"embed"`
 	Findings []Finding `json:"-"`
+	// Verbose has Lines name the embedder by its id and the files it
+	// loaded, as well as in words.
+	Verbose bool `json:"-"`
 }
 
 // installProbeTimeout bounds the model load and one embedding; USE-lite
@@ -50,8 +53,9 @@ func CheckInstall(ctx context.Context, cfg Config) InstallReport {
 			problem(rep.Embed.ModelDir, "%s", rep.Embed.Degraded)
 		}
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		problem(cfg.DataDir, "data dir cannot be created: %v", err)
+	// A check, not a first use: doctor never creates the data dir.
+	if fi, err := os.Stat(cfg.DataDir); err != nil || !fi.IsDir() {
+		problem(cfg.DataDir, "data dir is missing or not a directory")
 	} else if f, err := os.CreateTemp(cfg.DataDir, ".doctor-*"); err != nil {
 		problem(cfg.DataDir, "data dir is not writable: %v", err)
 	} else {
@@ -61,15 +65,25 @@ func CheckInstall(ctx context.Context, cfg Config) InstallReport {
 	return rep
 }
 
-// Lines renders the report for a person, one fact per line.
+// Lines renders the report for a person, one fact per line. The embedder
+// is named in words ("local (USE-lite + CC-CEDICT), live"): its id
+// (local:use-lite+dense2+cedict1:hash-v2-256) reads like the hash
+// fallback to anyone who has not seen the code, so it and the files
+// loaded come with Verbose only.
 func (r InstallReport) Lines() []string {
 	e := r.Embed
 	lines := []string{fmt.Sprintf("install: somni-sidecar %s (%s, ONNX Runtime via %s) at %s", r.Version, r.Platform, e.Runtime, r.Binary)}
+	label := e.Label
+	if label == "" { // the embedder could not be built
+		label = "none built (configured: " + e.Provider + ")"
+	}
 	switch {
+	case !r.Verbose:
+		lines = append(lines, "install: embedder "+label)
 	case e.ModelDir != "":
-		lines = append(lines, fmt.Sprintf("install: embedder %s [%s], model %s, runtime %s", e.Label, e.ID, e.ModelDir, e.RuntimeLib))
+		lines = append(lines, fmt.Sprintf("install: embedder %s [%s], model %s, runtime %s", label, e.ID, e.ModelDir, e.RuntimeLib))
 	default:
-		lines = append(lines, fmt.Sprintf("install: embedder %s [%s] (configured: %s)", e.Label, e.ID, e.Provider))
+		lines = append(lines, fmt.Sprintf("install: embedder %s [%s] (configured: %s)", label, e.ID, e.Provider))
 	}
 	return lines
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // RecallTypes is a parsed recall `types` list: the index kinds it names
@@ -27,6 +28,32 @@ func ParseRecallTypes(list string) RecallTypes {
 		}
 	}
 	return t
+}
+
+// Unknown lists the entry types that are neither a knowledge type the
+// store writes (memory.KnowledgeTypes) nor the type of any memory, has
+// saying whether one has it: a mistyped word, which a person would
+// otherwise read as "no matching memories". Hand-written types count.
+func (t RecallTypes) Unknown(has func(entryType string) (bool, error)) ([]string, error) {
+	var unknown []string
+	for _, w := range t.EntryTypes {
+		if containsFold(memory.KnowledgeTypes, w) {
+			continue
+		}
+		ok, err := has(w)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			unknown = append(unknown, w)
+		}
+	}
+	return unknown, nil
+}
+
+// RecallTypesHelp says what a types list may name.
+func RecallTypesHelp() string {
+	return "knowledge, skill, episode, or an entry type: " + strings.Join(memory.KnowledgeTypes, ", ")
 }
 
 // entryTypeOverfetch widens the search when several entry types are asked

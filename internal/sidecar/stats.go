@@ -21,7 +21,8 @@ type Stats struct {
 
 // IndexStats summarises the recall index.
 type IndexStats struct {
-	Embedder      string    `json:"embedder"`
+	Embedder      string    `json:"embedder"`      // the id vectors are stored under
+	EmbedderLabel string    `json:"embedderLabel"` // the same in words, and whether it is live
 	SemanticReady bool      `json:"semanticReady"`
 	Entries       int       `json:"entries"`
 	Embedded      int       `json:"embedded"`
@@ -55,7 +56,7 @@ func (s *Server) CollectStats(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("stats: sync index: %w", err)
 	}
 	is := ix.Status()
-	st.Index = &IndexStats{Embedder: is.Embedder, SemanticReady: is.SemanticReady, Entries: is.Entries,
+	st.Index = &IndexStats{Embedder: is.Embedder, EmbedderLabel: s.embedInfo().Label, SemanticReady: is.SemanticReady, Entries: is.Entries,
 		Embedded: is.Embedded, Pending: is.Pending, LastSync: is.LastSync}
 	return st, nil
 }
