@@ -2,7 +2,9 @@
  * A circuit breaker for the hot path (the calls a turn waits on, see deadlines.ts): a sidecar that
  * misses BREAKER_MISSES deadlines in a row is not waited on any more. States:
  *
- * - closed: calls go through; a reply resets the count, a deadline missed adds to it.
+ * - closed: calls go through; a reply resets the count, a deadline missed adds to it. A turn that ran
+ *   out of its allowance (see TurnBudget in deadlines.ts) with the last call missed opens it too
+ *   ({@link HotPath.onTurnShort}): the allowance means a hung turn makes fewer calls than the limit.
  * - open: calls fail at once with {@link BreakerOpen} (no hint, sections unchanged, capture keeps its
  *   ops); a `ping` probe goes out (half-open). The probe answering means the sidecar is only slow:
  *   closed again. The probe missing means it is hung: it is restarted, the user is told once
@@ -61,6 +63,11 @@ function within<T>(p: Promise<T>, ms: number, method: string): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
+/** `1 deadline`, `3 deadlines`. */
+function deadlines(n: number): string {
+  return `${n} deadline${n === 1 ? '' : 's'}`;
+}
+
 /** Whether an error is the sidecar's own error reply: it answered, so it is alive. */
 function isReply(err: unknown): boolean {
   return err instanceof RpcError && err.code !== RPC_TIMEOUT && err.code !== RPC_CLOSED && err.code !== RPC_ABORTED;
@@ -112,6 +119,18 @@ export class HotPath {
   }
 
   /**
+   * A turn went on without the sidecar: its allowance ran out. When the last hot call missed its
+   * deadline (no answer since), the probe goes out now rather than after more misses: the allowance
+   * lets a hung turn make only one or two calls (a prompt refresh, a hint cut to what was left), so the
+   * count alone could take another turn to reach the limit, and the next turn would pay its allowance
+   * again. The probe still decides: a slow sidecar answers it and the breaker closes.
+   */
+  onTurnShort(): void {
+    if (this.current !== 'closed' || this.misses === 0) return;
+    this.trip('and a turn ran out of its allowance');
+  }
+
+  /**
    * Resolves once the breaker is closed again, or `busy()` says nothing is under way that could close
    * it, or after `ms`: the last flush before unload waits for a restart it asked for.
    */
@@ -131,9 +150,14 @@ export class HotPath {
       this.opts.log.debug('hot path: %s (%d of %d in a row)', this.lastMiss, this.misses, limit);
       return;
     }
+    this.trip('');
+  }
+
+  /** Open: calls fail at once while the probe decides. */
+  private trip(also: string): void {
     this.current = 'open';
     this.trips++;
-    this.opts.log.warn('the somni sidecar missed %d deadlines in a row (last: %s); turns stop waiting for it, probing with ping', this.misses, this.lastMiss);
+    this.opts.log.warn('the somni sidecar missed %s in a row%s (last: %s); turns stop waiting for it, probing with ping', deadlines(this.misses), also ? ` ${also}` : '', this.lastMiss);
     void this.probe();
   }
 
@@ -152,7 +176,7 @@ export class HotPath {
       return;
     }
     this.current = 'open';
-    const why = `it missed ${this.misses} deadlines in a row (${this.lastMiss}) and did not answer a ping within ${this.opts.probeMs} ms`;
+    const why = `it missed ${deadlines(this.misses)} in a row (${this.lastMiss}) and did not answer a ping within ${this.opts.probeMs} ms`;
     this.restarts++;
     this.opts.log.error('the somni sidecar is not answering: %s; restarting it', why);
     try {

@@ -21,7 +21,7 @@ import { HotPath } from './breaker.js';
 import { Capture, isSubagent } from './capture.js';
 import { CompactionMemory } from './compaction.js';
 import { CAPTURE_MAX_CHARS, Config, resolveConfig, type SomniConfig } from './config.js';
-import { DEADLINES, withTimeout } from './deadlines.js';
+import { DEADLINES, TurnBudget, withTimeout } from './deadlines.js';
 import { DreamScheduler } from './dream.js';
 import { explainStartFailure, resolveInstall, type Install, type Problem } from './install.js';
 import { llmChatHandler } from './llm-bridge.js';
@@ -498,15 +498,20 @@ function memoryTools(ctx: Context, base: Base, call: Call, sidecar: Pick<Sidecar
 }
 
 /** Session and agent hooks: capture, dream idleness, per-session cleanup and prompt refreshes. */
-function sessionHooks(ctx: Context, base: Base, call: Call, capture: Capture, scheduler: DreamScheduler, sections: Sections): void {
+function sessionHooks(ctx: Context, base: Base, call: Call, capture: Capture, scheduler: DreamScheduler, sections: Sections, budget: TurnBudget): void {
   const { config } = base;
   ctx.on('session/event', (session: Session, event) => {
     if (isSubagent(session.header)) return;
     if (event.type === 'user/message' || event.type === 'assistant/message' || event.type === 'tool/result') scheduler.touch();
     if (config.capture.enabled) void capture.onEvent(session.id, session.header, event);
   });
+  // The harness flushes the session before every model request, tool call and step of a turn (its
+  // durability checkpoints): there the capture is waited for within the turn's allowance, and goes on
+  // in the background past it (in order, kept when it fails).
   ctx.on('session/flush', async (session: Session) => {
-    if (config.capture.enabled && !isSubagent(session.header)) await capture.flush(session.id);
+    if (!config.capture.enabled || isSubagent(session.header)) return;
+    if (budget.inTurn(session.id)) await budget.wait(session.id, 'capture', capture.flush(session.id), T.capture);
+    else await capture.flush(session.id);
   });
   ctx.on('session/disposed', (session: Session) => {
     base.notices.forget(session.id);
@@ -526,29 +531,34 @@ function sessionHooks(ctx: Context, base: Base, call: Call, capture: Capture, sc
  * from the inbox, and the `system-prompt/assemble` waterfall waits for it (bounded) and patches our
  * sections' text.
  */
-function promptHooks(ctx: Context, base: Base, startup: Promise<void>, sections: Sections, embed: EmbedWatch, tools: MemoryTools): void {
+function promptHooks(ctx: Context, base: Base, startup: Promise<void>, budget: TurnBudget, sections: Sections, embed: EmbedWatch, tools: MemoryTools): void {
   const pendingRefresh = new Map<string, Promise<unknown>>();
+  let started = false;
+  void startup.then(() => (started = true));
   ctx.on('agent/inbox/claimed', ({ agent, message }) => {
     if (isSubagent(agent.session.header) || message.source.kind !== 'user') return;
     // An embedder can also stop working later: the user's turns re-check it, at most every 30 s.
     embed.recheck();
     if (!sections.anySection) return;
     const text = admittedUserText([message]);
-    if (text) pendingRefresh.set(agent.id, withTimeout(sections.refresh(text), T.promptInTurn));
+    if (text) pendingRefresh.set(agent.id, sections.refresh(text));
   });
   ctx.on('system-prompt/assemble', async (assembly, context, next) => {
     // The assembly collected its tool schemas before this waterfall ran; tools registered while we
     // wait for the first start would otherwise be missing from the first model request after boot.
     const generation = tools.generation();
     const result = await next();
-    // Only then wait (bounded) for what our sections say — the first start, this turn's refresh —
-    // and patch their text into the assembled prompt: the rest of the waterfall never waits on us.
-    await withTimeout(startup, T.start);
+    // Only then wait for what our sections say — the first start, this turn's refresh — within the
+    // turn's allowance, and patch their text into the assembled prompt: the rest of the waterfall never
+    // waits on us. A start that takes longer (a big index opening, a hung sidecar) is not waited out to
+    // its 20 s readiness deadline: the turn goes on with the sections as they are, and the start's own
+    // refresh fills them for the next assembly.
     const agentId = context.agent?.id;
+    if (!started) await budget.wait(agentId, 'start', startup, T.start);
     const pending = agentId === undefined ? undefined : pendingRefresh.get(agentId);
     if (agentId !== undefined && pending) {
-      await pending;
       pendingRefresh.delete(agentId);
+      await budget.wait(agentId, 'prompt.build', pending, T.promptInTurn);
     }
     // Shapes checked, not assumed: a later harness may change the assembly.
     if (!Array.isArray(result.sections) || !Array.isArray(result.tools)) return result;
@@ -613,6 +623,45 @@ function hotPath(base: Base, sidecar: Sidecar, call: Call): HotPath {
   });
 }
 
+/** How a turn's hooks reach the sidecar (see {@link turnCalls}). */
+interface TurnCalls {
+  /** Each turn's allowance for all its waits on the sidecar. */
+  readonly budget: TurnBudget;
+  /** Hints: through the breaker, within the turn's allowance, never waiting for a start. */
+  readonly hint: CallOf<'assoc.thought' | 'assoc.action'>;
+  /** Capture ops: through the breaker, never waiting for a start. */
+  readonly capture: Call;
+}
+
+/**
+ * The calls a turn waits on, and the allowance they share: begun when the turn starts, its account
+ * logged when it ends (info when the turn went without some memory, debug otherwise); a turn that went
+ * without tells the breaker.
+ */
+function turnCalls(ctx: Context, base: Base, sidecar: Sidecar, hot: HotPath): TurnCalls {
+  const budget = new TurnBudget(T.turn, T.turnFloor);
+  // Hints and capture do not wait for a start (the prompt refresh may: it only reads). A hint sent once
+  // the start ends would count as shown in the sidecar's habituation though nobody saw it, and a capture
+  // op sent then would follow the copy the ready flush sends: written twice, out of order.
+  const served: Call = (method, params, timeoutMs, signal) =>
+    sidecar.status === 'starting' ? Promise.reject(new SidecarUnavailable(`somni sidecar is starting; ${method} not served`)) : hot.call(method, params, timeoutMs, signal);
+  ctx.on('session/event', (session: Session, event) => {
+    if (event.type === 'turn/start') budget.begin(session.id, event.data.turn);
+    if (event.type !== 'turn/end') return;
+    const account = budget.end(session.id);
+    if (account?.short) {
+      base.log.info('%s', account.line);
+      hot.onTurnShort();
+    } else if (account) base.log.debug('%s', account.line);
+  });
+  ctx.on('session/disposed', (session: Session) => budget.forget(session.id));
+  return {
+    budget,
+    hint: (method, params, timeoutMs, signal) => budget.call(params.sessionId, method, timeoutMs, (ms) => served(method, params, ms, signal)),
+    capture: served,
+  };
+}
+
 /**
  * Plugin entry: composes the phases above. Nothing here waits on the sidecar.
  * @param ctx - the plugin's cordis context.
@@ -638,13 +687,15 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     disabled: base.offReason || undefined,
   });
   const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
-  // What a turn waits on goes through the breaker: a hung sidecar costs a turn a few deadlines, then nothing.
+  // What a turn waits on goes through the breaker, and within the turn's allowance: a hung sidecar
+  // costs a turn about a second, and once the breaker is open nothing.
   const hot = hotPath(base, sidecar, call);
+  const turn = turnCalls(ctx, base, sidecar, hot);
   const embed = watchEmbedder(base, found.provisional, sidecar);
 
   const capture = new Capture(
     // Ops that miss or are skipped stay queued in order and are sent once the sidecar answers again.
-    (method, params) => (method === 'session.close' ? call(method, params, T.background) : hot.call(method, params, T.capture)),
+    (method, params) => (method === 'session.close' ? call(method, params, T.background) : turn.capture(method, params, T.capture)),
     // Unset: the sidecar caps what its log keeps; the plugin only bounds what crosses the pipe.
     config.capture.maxMessageChars ?? CAPTURE_MAX_CHARS,
     (id) => base.ownMessageIds.has(id),
@@ -667,7 +718,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     log,
   });
   const assoc = new Associator({
-    call: hot.call,
+    call: turn.hint,
     ownTools: () => base.ownTools,
     ownMessageIds: base.ownMessageIds,
     preStep: config.assoc.enabled && config.assoc.preStep,
@@ -696,14 +747,15 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   });
   const startup = startSidecar(base, sidecar, embed, tools, refreshPrompt);
 
-  sessionHooks(ctx, base, call, capture, scheduler, sections);
-  promptHooks(ctx, base, startup, sections, embed, tools);
+  sessionHooks(ctx, base, call, capture, scheduler, sections, turn.budget);
+  promptHooks(ctx, base, startup, turn.budget, sections, embed, tools);
   // Hints and notices: each hook calls next() first and only decorates its result.
   ctx.on('agent/pre-step', (payload, next) => assoc.preStep(payload, next));
   // A one-shot run flushes its session before it exits, while the sidecar still answers (the host may
-  // stop it before this plugin unloads): the last chance to confirm a fallback for the terminal.
+  // stop it before this plugin unloads): the last chance to confirm a fallback for the terminal. The
+  // flushes within a turn (before each model request) are not that one, and must not wait on pings.
   ctx.on('session/flush', async (session: Session) => {
-    if (isSubagent(session.header) || base.terminal.hasUi()) return;
+    if (isSubagent(session.header) || base.terminal.hasUi() || turn.budget.inTurn(session.id)) return;
     await embed.settle();
     base.terminal.flush();
   });
@@ -720,8 +772,9 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   });
   ctx.on('session/event', (session: Session, event) => compaction.onSessionEvent(session, event));
   // A one-shot run flushes before it exits: a nap in progress gets to finish (bounded). With a UI the
-  // host stays up, so nothing waits: `/compact` itself flushes and would otherwise hold the user.
-  ctx.on('session/flush', () => (base.terminal.hasUi() ? undefined : compaction.settle(T.napSettle)));
+  // host stays up, so nothing waits: `/compact` itself flushes and would otherwise hold the user. Nor
+  // does a flush within a turn (the harness flushes before every model request).
+  ctx.on('session/flush', (session: Session) => (base.terminal.hasUi() || turn.budget.inTurn(session.id) ? undefined : compaction.settle(T.napSettle)));
 
   if (config.dream.enabled) scheduler.startTimer(config.dream.tickMs);
   base.terminal.watch();

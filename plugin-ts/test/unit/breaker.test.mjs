@@ -78,10 +78,9 @@ for (const tc of [
     for (let n = 0; n < BREAKER_MISSES; n++) await assert.rejects(ask(), isMiss);
     assert.equal(hot.trips, 1);
     // Open (or probing): skipped without reaching the sidecar.
+    // Failing at once is counted, not timed: the call never reached the sidecar it would wait on.
     const before = calls.length;
-    const t0 = Date.now();
     await assert.rejects(ask(), BreakerOpen);
-    assert.ok(Date.now() - t0 < 50);
     assert.equal(calls.length, before, 'a call reached the sidecar while open');
     await waitFor(() => hot.state !== 'probing', 1000, 'the probe');
     if (tc.pingAnswers) {
@@ -114,18 +113,41 @@ test('a call made while the sidecar is starting is bounded by its deadline, and 
   assert.equal(hot.trips, 0);
 });
 
+test('a turn that ran out of its allowance opens it after fewer misses, when the last call missed; not after an answer', async () => {
+  // One miss, then the turn's allowance ran out: probe now, restart when the ping gets no answer.
+  const a = make({ replies: ['miss'] });
+  await assert.rejects(a.ask(), isMiss);
+  a.hot.onTurnShort();
+  assert.equal(a.hot.trips, 1);
+  await assert.rejects(a.ask(), BreakerOpen);
+  await waitFor(() => a.hot.state === 'open', 1000, 'the probe');
+  assert.equal(a.restarts.length, 1);
+  assert.ok(a.log.lines.some((l) => /missed 1 deadline in a row and a turn ran out of its allowance/.test(l)), a.log.lines.join('\n'));
+  // No miss (a start under way, or the sidecar answered since the last one): nothing to probe.
+  const b = make({ replies: ['miss', 'ok'] });
+  await assert.rejects(b.ask(), isMiss);
+  await b.ask();
+  b.hot.onTurnShort();
+  const c = make({ replies: ['starting'], up: false });
+  await assert.rejects(c.ask(), isMiss);
+  c.hot.onTurnShort();
+  assert.deepEqual([b.hot.state, b.hot.trips, c.hot.state, c.hot.trips], ['closed', 0, 'closed', 0]);
+});
+
 test('settled waits for a restart under way, and not for one that cannot come', async () => {
   const { hot, ask } = make({ replies: Array(BREAKER_MISSES).fill('miss') });
   for (let n = 0; n < BREAKER_MISSES; n++) await assert.rejects(ask(), isMiss);
   await waitFor(() => hot.state === 'open', 1000, 'open');
+  // Bounds of a minute against answers in well under a second: a wait for the bound, the bug, is
+  // told from the right answer on a machine at any load.
   let t0 = Date.now();
-  await hot.settled(5_000, () => false);
-  assert.ok(Date.now() - t0 < 100, 'waited for a sidecar that is given up');
+  await hot.settled(60_000, () => false);
+  assert.ok(Date.now() - t0 < 20_000, 'waited for a sidecar that is given up');
   setTimeout(() => hot.onReady(), 300);
   t0 = Date.now();
-  await hot.settled(5_000, () => true);
+  await hot.settled(60_000, () => true);
   assert.equal(hot.state, 'closed');
-  assert.ok(Date.now() - t0 < 2_000);
+  assert.ok(Date.now() - t0 < 20_000, 'did not return when the restart was done');
 });
 
 test('with a real manager: a sidecar that stops answering is killed, restarted, and the breaker closes', async () => {
