@@ -303,8 +303,8 @@ await check('the installed sidecar with the flags the plugin passed: ping.vector
   expect(under(e.modelDir, dshHome) && under(e.runtimeLib, dshHome), `model dir ${e.modelDir}, ONNX Runtime ${e.runtimeLib}: not under DSH_HOME ${dshHome}`);
   expect(!under(e.modelDir, REPO) && !under(e.runtimeLib, REPO), 'model or ONNX Runtime under the checkout');
   const st = await run(argv[0], [...argv.slice(1), 'stats'], { env: sidecarEnv(), cwd: work, timeoutMs: 60_000 });
-  const emb = /embedder (\S+),/.exec(st.stdout)?.[1];
-  expect(st.code === 0 && emb?.startsWith('local'), `stats (exit ${st.code}) says embedder ${emb}: ${tail(st.stdout + st.stderr, 800)}`);
+  const emb = /embedder (.+?), semantic ready/.exec(st.stdout)?.[1];
+  expect(st.code === 0 && emb === 'local (USE-lite + CC-CEDICT), live', `stats (exit ${st.code}) says embedder ${emb}: ${tail(st.stdout + st.stderr, 800)}`);
   const log = join(dataDir, 'logs', 'somni.log');
   if (existsSync(log)) expect(!readFileSync(log, 'utf8').includes(REPO + '/'), `${log} names paths under the checkout`);
 });
@@ -319,8 +319,8 @@ await check('the installed CLI run by hand (only --data-dir): doctor passes with
   expect(/install: embedder local \(USE-lite \+ CC-CEDICT\), live/.test(said), `doctor does not report the live local model: ${tail(said, 800)}`);
   expect(!/make [a-z]/.test(said), `doctor tells an npm user to run a make target: ${tail(said, 800)}`);
   const st = await run(bin, ['--data-dir', dataDir, 'stats'], { env: plain, cwd: work, timeoutMs: 60_000 });
-  const emb = /embedder (\S+),/.exec(st.stdout)?.[1];
-  expect(st.code === 0 && emb?.startsWith('local:'), `stats (exit ${st.code}) says embedder ${emb}: ${tail(st.stdout + st.stderr, 800)}`);
+  const emb = /embedder (.+?), semantic ready/.exec(st.stdout)?.[1];
+  expect(st.code === 0 && emb === 'local (USE-lite + CC-CEDICT), live', `stats (exit ${st.code}) says embedder ${emb}: ${tail(st.stdout + st.stderr, 800)}`);
   const rc = await run(bin, ['--data-dir', dataDir, 'recall', 'staging database'], { env: plain, cwd: work, timeoutMs: 60_000 });
   expect(rc.code === 0 && !/using hash|unavailable/.test(rc.stderr), `recall (exit ${rc.code}) fell back: ${tail(rc.stdout + rc.stderr, 800)}`);
   console.log(`       doctor: ${said.split('\n').find((l) => l.startsWith('install: embedder'))}`);
