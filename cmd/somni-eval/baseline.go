@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/somni-dev/somni/internal/index"
@@ -58,67 +59,99 @@ func plainTokens(s string) []string {
 //
 // withContext appends each doc's Context (the previous turn) to that one
 // field: the baseline given the same turn representation as the index.
+// The system grows like an index does (system.grow): statistics are
+// recomputed from the entries present at each search, as Lucene's are.
 func bm25System(docs []index.Doc, withContext bool) *system {
-	type doc struct {
-		path string
-		tf   map[string]int
-		dl   int
-	}
-	var ds []doc
-	df := map[string]int{}
-	total := 0
-	for _, d := range docs {
-		x := doc{path: d.Path, tf: map[string]int{}}
-		text := d.Name + "\n" + d.Description + "\n" + d.Body
-		if withContext {
-			text += "\n" + d.Context
-		}
-		for _, t := range plainTokens(text) {
-			x.tf[t]++
-			x.dl++
-		}
-		for t := range x.tf {
-			df[t]++
-		}
-		total += x.dl
-		ds = append(ds, x)
-	}
-	avg := float64(total) / float64(len(ds))
-	n := float64(len(ds))
+	b := &bm25{withContext: withContext, post: map[string][]bm25Posting{}}
+	b.add(docs)
 	name := "bm25 baseline"
 	if withContext {
 		name += " (+ previous turn)"
 	}
-	return &system{name: name, search: func(_ context.Context, q string, k int) ([]string, error) {
-		seen := map[string]bool{}
-		type scored struct {
-			path  string
-			score float64
+	return &system{name: name, search: b.search,
+		grow: func(_ context.Context, docs []index.Doc, _ time.Time) error {
+			b.add(docs)
+			return nil
+		}, close: func() {}}
+}
+
+// bm25 is the baseline's inverted index: per term the entries holding it
+// with their counts (its document frequency is their number), per entry
+// its path and length.
+type bm25 struct {
+	withContext bool
+	paths       []string
+	lens        []int
+	post        map[string][]bm25Posting
+	total       int // summed lengths, for the average
+}
+
+type bm25Posting struct{ doc, tf int }
+
+// add tokenizes docs into the index; growing pools only add, so a path is
+// never replaced.
+func (b *bm25) add(docs []index.Doc) {
+	for _, d := range docs {
+		text := d.Name + "\n" + d.Description + "\n" + d.Body
+		if b.withContext {
+			text += "\n" + d.Context
 		}
-		var res []scored
-		scores := make([]float64, len(ds))
-		for _, t := range plainTokens(q) {
-			if seen[t] {
-				continue
-			}
-			seen[t] = true
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			for i, d := range ds {
-				if tf := float64(d.tf[t]); tf > 0 {
-					scores[i] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(d.dl)/avg))
-				}
-			}
+		tf := map[string]int{}
+		dl := 0
+		for _, t := range plainTokens(text) {
+			tf[t]++
+			dl++
 		}
-		for i, s := range scores {
-			if s > 0 {
-				res = append(res, scored{ds[i].path, s})
-			}
+		id := len(b.paths)
+		for t, n := range tf {
+			b.post[t] = append(b.post[t], bm25Posting{id, n})
 		}
-		sort.SliceStable(res, func(i, j int) bool { return res[i].score > res[j].score })
-		var out []string
-		for i := 0; i < len(res) && i < k; i++ {
-			out = append(out, res[i].path)
+		b.paths = append(b.paths, d.Path)
+		b.lens = append(b.lens, dl)
+		b.total += dl
+	}
+}
+
+// search ranks every entry holding a query term by BM25, best first.
+func (b *bm25) search(_ context.Context, q string, k int) ([]string, error) {
+	if len(b.paths) == 0 {
+		return nil, nil
+	}
+	n := float64(len(b.paths))
+	avg := float64(b.total) / n
+	seen := map[string]bool{}
+	scores := map[int]float64{}
+	for _, t := range plainTokens(q) {
+		if seen[t] {
+			continue
 		}
-		return out, nil
-	}, close: func() {}}
+		seen[t] = true
+		ps := b.post[t]
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range ps {
+			tf := float64(p.tf)
+			scores[p.doc] += idf * tf * 2.2 / (tf + 1.2*(0.25+0.75*float64(b.lens[p.doc])/avg))
+		}
+	}
+	type scored struct {
+		doc   int
+		score float64
+	}
+	res := make([]scored, 0, len(scores))
+	for d, s := range scores {
+		res = append(res, scored{d, s})
+	}
+	// ties in entry order, as a stable sort over the entries would give
+	sort.Slice(res, func(i, j int) bool {
+		if res[i].score != res[j].score {
+			return res[i].score > res[j].score
+		}
+		return res[i].doc < res[j].doc
+	})
+	var out []string
+	for i := 0; i < len(res) && i < k; i++ {
+		out = append(out, b.paths[res[i].doc])
+	}
+	return out, nil
 }

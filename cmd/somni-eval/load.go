@@ -84,6 +84,10 @@ type evalQuery struct {
 	// through assoc.Gate.Action and Q is its cue (assoc.ActionCue).
 	Tool string          `json:"tool"`
 	Args json.RawMessage `json:"args"`
+	// Superseded are entries holding an earlier version of what the
+	// latest gold entries state (MemoryCode's updated instructions): the
+	// latest should rank above them.
+	Superseded []string `json:"-"`
 }
 
 // halfKey is the text a query's half is hashed from: the query, or for a

@@ -1,34 +1,46 @@
-// Command somni-eval measures recall quality on the bilingual eval sets in
-// testdata/recall: hit@k per query tier, associative-hint precision and
-// false hints, for every available embedder beside a plain BM25 baseline
-// computed in the same run; on a public benchmark it did not write
-// (MADial-Bench, English and Chinese) first; the Chinese sets are measured
-// again in Traditional characters; a summary table of the held-out half
-// ends the report. `make eval` runs it.
+// Command somni-eval measures recall quality beside a plain BM25
+// baseline computed in the same run on the same entries, for every
+// available embedder: first on public sets with pools as large as the
+// sets make them (RealMem, LifeBench zh, MemoryCode, read from
+// ../shared/bench, each pool growing as the memory did and asked along
+// the way); then on MADial-Bench's small archives, on the synthetic long
+// dialogues, and on the bilingual hand-written sets in testdata/recall
+// (hit@k per query tier, associative-hint precision and false hints).
+// The Chinese sets of testdata/recall are measured again in Traditional
+// characters. Every set is split into a tuning and a held-out half fixed
+// by hashes, not by results; summary tables end the report, the real
+// pools apart from the rest. `make eval` runs it.
 //
 // Files by layer, each reading only what the one before hands it:
 //
-//	main.go           flags and environment, read once into a config
-//	run.go            the run: sets → systems → scores → tables, per set
-//	load.go           the notes, tool-call and conversation sets, their gold paths and halves
-//	load_dialogue.go  the dated multi-session dialogue set
-//	load_bench.go     the public benchmarks: MADial-Bench's per-user memory pools, queries and hint cues
-//	system.go         a system under evaluation: the real index per embedder, the embedders available
-//	baseline.go       the textbook BM25 baseline and its analyzer
-//	score.go          hit@k, hint and R@k tallies per system and half
-//	report.go         the markdown tables and their cells
-//	bench.go          the public benchmarks' hit@5, hit@10, R@5, ×BM25 and hints, scored and reported
-//	hant.go           the Chinese sets again in Traditional characters (OpenCC s2twp)
-//	summary.go        the closing table: every set × language × embedder, held-out, beside BM25
-//	diagnose.go       -explain, -margins and -calibrate listings for tuning
+//	main.go             flags and environment, read once into a config
+//	run.go              the run: sets → systems → scores → tables, per set
+//	load.go             the notes, tool-call and conversation sets, their gold paths and halves
+//	load_dialogue.go    the dated multi-session dialogue set
+//	load_bench.go       MADial-Bench's per-user memory pools, queries and hint cues
+//	load_realmem.go     RealMem: a persona's session log, questions on the turns their answers drew on
+//	load_lifebench.go   LifeBench zh: a user's phone records month by month, questions on the records they name
+//	load_memorycode.go  MemoryCode: a dialogue's sessions, coding tasks on the latest version of their instructions
+//	real.go             the real-pool sets: how much of each a run takes (-size), loading, skipping
+//	stream.go           a pool that grows and is asked along the way: replay, hit@k, latest-version order, tables
+//	system.go           a system under evaluation: the real index per embedder, the embedders available
+//	baseline.go         the textbook BM25 baseline and its analyzer
+//	score.go            hit@k, hint and R@k tallies per system and half
+//	report.go           the markdown tables and their cells
+//	bench.go            MADial-Bench's hit@5, hit@10, R@5, ×BM25 and hints, scored and reported
+//	hant.go             the Chinese sets again in Traditional characters (OpenCC s2twp)
+//	summary.go          the closing tables: every set × language × embedder beside BM25, real pools apart
+//	diagnose.go         -explain, -margins and -calibrate listings for tuning
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/somni-dev/somni/internal/assoc"
 )
@@ -41,21 +53,24 @@ type config struct {
 	// httpBaseURL and httpModel (SOMNI_EMBED_BASE_URL, SOMNI_EMBED_MODEL)
 	// add the http embedder when both are set.
 	httpBaseURL, httpModel string
-	httpKey                string  // SOMNI_EMBED_API_KEY
-	calibrate              bool    // -calibrate
-	verbose                bool    // -v: list misses
-	half                   string  // -half: keep one half, so tuning never looks at held-out misses
-	explain                string  // -explain
-	ranks                  bool    // -ranks
-	margins                bool    // -margins: where each cue's gold entry lands against the threshold
-	threshold              float64 // -threshold, the gate's hint threshold
-	floor, span            float64 // -floor/-span override embedder calibrations when span is set
-	turnContext            string  // -turn-context: "none" strips index.TurnDocs' context
-	sets                   string  // -sets: which eval sets run
+	httpKey                string    // SOMNI_EMBED_API_KEY
+	calibrate              bool      // -calibrate
+	verbose                bool      // -v: list misses
+	half                   string    // -half: keep one half, so tuning never looks at held-out misses
+	explain                string    // -explain
+	ranks                  bool      // -ranks
+	margins                bool      // -margins: where each cue's gold entry lands against the threshold
+	threshold              float64   // -threshold, the gate's hint threshold
+	floor, span            float64   // -floor/-span override embedder calibrations when span is set
+	turnContext            string    // -turn-context: "none" strips index.TurnDocs' context
+	sets                   string    // -sets: which eval sets run
+	benchDir               string    // -bench-dir, default SOMNI_BENCH_DIR or ../shared/bench
+	size                   realSize  // -size, -quick: how much of the real-pool sets runs
+	progress               io.Writer // a line per real-pool set as it ends, with its time; nil in tests
 }
 
 func main() {
-	cfg := config{httpBaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"), httpModel: os.Getenv("SOMNI_EMBED_MODEL"),
+	cfg := config{progress: os.Stderr, httpBaseURL: os.Getenv("SOMNI_EMBED_BASE_URL"), httpModel: os.Getenv("SOMNI_EMBED_MODEL"),
 		httpKey: os.Getenv("SOMNI_EMBED_API_KEY")}
 	flag.StringVar(&cfg.dataDir, "data", "testdata/recall", "directory holding notes.json and conversation.txt")
 	flag.BoolVar(&cfg.calibrate, "calibrate", false, "print cosine distributions of unrelated and gold pairs per embedder")
@@ -69,8 +84,24 @@ func main() {
 	flag.StringVar(&cfg.turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
 	flag.Float64Var(&cfg.floor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&cfg.span, "span", 0, "override every vector embedder's cosine span (tuning)")
-	flag.StringVar(&cfg.sets, "sets", "bench,notes,dialogues", "comma list of the sets to run: bench (public benchmarks: MADial-Bench en and zh), notes (curated notes, tool calls and short conversations), dialogues")
+	flag.StringVar(&cfg.sets, "sets", "realmem,lifebench,memorycode,bench,dialogues,notes", "comma list of the sets to run: realmem, lifebench, memorycode (public sets with real pools, read from -bench-dir), bench (MADial-Bench en and zh), dialogues (synthetic long dialogues), notes (curated notes, tool calls and short conversations)")
+	benchDir := os.Getenv("SOMNI_BENCH_DIR")
+	if benchDir == "" {
+		benchDir = filepath.Join("..", "shared", "bench")
+	}
+	flag.StringVar(&cfg.benchDir, "bench-dir", benchDir, "folder holding realmem/, lifebench-zh/ and memorycode/ (SOMNI_BENCH_DIR); a set whose folder is missing is skipped with a line")
+	size := flag.String("size", "default", "how much of the real-pool sets runs, whole pools always: default (the outside run's 3 RealMem personas × 10 asking sessions and 3 LifeBench users; every third MemoryCode dialogue of ≥ 10 sessions), outside (all 210 of those), full (every persona, user and dialogue), quick (one pool of each; -embed-model-dir none leaves the slow local embedder out)")
+	quick := flag.Bool("quick", false, "-size quick")
 	flag.Parse()
+	if *quick {
+		*size = "quick"
+	}
+	sz, ok := realSizes[*size]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "somni-eval: -size %q: want default, outside, full or quick\n", *size)
+		os.Exit(2)
+	}
+	cfg.size = sz
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := run(context.Background(), os.Stdout, logger, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "somni-eval:", err)

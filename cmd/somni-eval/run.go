@@ -20,7 +20,7 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) erro
 	if err != nil {
 		return err
 	}
-	embs := embedders(logger, cfg)
+	embs, noLocal := embedders(logger, cfg)
 	defer func() {
 		for _, e := range embs {
 			e.Close()
@@ -41,10 +41,14 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) erro
 		sets[strings.TrimSpace(name)] = true
 	}
 	fmt.Fprint(w, "# somni recall eval\n\n")
+	fmt.Fprint(w, noLocal)
 	sum := &summary{}
 	if listHalf != halfTune {
 		// the summary is of the held-out half: printed last, after every set's own tables
 		defer sum.report(w)
+	}
+	if err := runRealSets(ctx, w, logger, cfg, sets, embs, listHalf, sum); err != nil {
+		return err
 	}
 	if sets["bench"] {
 		if err := runBenchmarks(ctx, w, logger, cfg, filepath.Join(cfg.dataDir, "madial"), embs, listHalf, sum); err != nil {

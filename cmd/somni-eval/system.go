@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/somni-dev/somni/internal/assoc"
@@ -21,7 +22,10 @@ type system struct {
 	hits   func(ctx context.Context, q string, k int) ([]index.Hit, error) // nil for the baseline
 	gate   *assoc.Gate                                                     // nil for the baseline
 	quiet  bool                                                            // hints withheld in production with this embedder
-	close  func()
+	// grow adds entries to the pool and sets the day later questions are
+	// asked on: a pool that grows as a user's memory does (stream.go).
+	grow  func(ctx context.Context, docs []index.Doc, now time.Time) error
+	close func()
 }
 
 // indexSystem builds a real index (SQLite cache in a temp dir) over docs.
@@ -37,20 +41,36 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 	if cfg.span > 0 {
 		cal = &embed.Calibration{Floor: cfg.floor, Span: cfg.span}
 	}
-	opts := index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: index.NewMemSource(docs...),
+	src := index.NewMemSource(docs...)
+	// the index's clock; grow moves it while the index's own goroutines may read it
+	var clock atomic.Pointer[time.Time]
+	clock.Store(&now)
+	opts := index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: src,
 		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal}
-	if !now.IsZero() {
-		opts.Now = func() time.Time { return now }
+	opts.Now = func() time.Time {
+		if t := *clock.Load(); !t.IsZero() {
+			return t
+		}
+		return time.Now()
 	}
 	ix, err := index.Open(ctx, opts)
 	if err != nil {
+		os.RemoveAll(tmp)
 		return nil, err
 	}
-	if _, err := ix.Sync(ctx); err != nil {
-		return nil, err
+	sync := func(ctx context.Context) error {
+		if _, err := ix.Sync(ctx); err != nil {
+			return err
+		}
+		if err := ix.WaitEmbedded(ctx); err != nil {
+			return fmt.Errorf("embed %s: %w", name, err)
+		}
+		return nil
 	}
-	if err := ix.WaitEmbedded(ctx); err != nil {
-		return nil, fmt.Errorf("embed %s: %w", name, err)
+	if err := sync(ctx); err != nil {
+		ix.Close()
+		os.RemoveAll(tmp)
+		return nil, err
 	}
 	g := assoc.New(ix, assoc.Config{Threshold: cfg.threshold, AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
 	return &system{
@@ -71,6 +91,13 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 		},
 		gate:  g,
 		quiet: embed.IsNoisy(emb),
+		grow: func(ctx context.Context, docs []index.Doc, now time.Time) error {
+			for _, d := range docs {
+				src.Put(d)
+			}
+			clock.Store(&now)
+			return sync(ctx)
+		},
 		close: func() { ix.Close(); os.RemoveAll(tmp) },
 	}, nil
 }
@@ -78,13 +105,23 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 // systemsFor is every system over docs: the baseline, the baseline with
 // the previous turn when docs carry one, and the index per embedder.
 func systemsFor(ctx context.Context, cfg config, logger *slog.Logger, docs []index.Doc, embs []embed.Embedder, now time.Time) ([]*system, error) {
+	return systemsOver(ctx, cfg, logger, docs, embs, now, docs[len(docs)-1].Context != "")
+}
+
+// systemsOver is systemsFor with the choice made by the caller: a pool
+// that starts empty and grows (stream.go) says whether its turns will
+// carry context.
+func systemsOver(ctx context.Context, cfg config, logger *slog.Logger, docs []index.Doc, embs []embed.Embedder, now time.Time, withContext bool) ([]*system, error) {
 	systems := []*system{bm25System(docs, false)}
-	if docs[len(docs)-1].Context != "" {
+	if withContext {
 		systems = append(systems, bm25System(docs, true))
 	}
 	for _, e := range embs {
 		s, err := indexSystem(ctx, cfg, "hybrid/"+e.ID(), e, docs, logger, now)
 		if err != nil {
+			for _, s := range systems {
+				s.close()
+			}
 			return nil, fmt.Errorf("%s: %w", e.ID(), err)
 		}
 		systems = append(systems, s)
@@ -93,8 +130,10 @@ func systemsFor(ctx context.Context, cfg config, logger *slog.Logger, docs []ind
 }
 
 // embedders lists the embedders this machine can run: off and hash
-// always, http when SOMNI_EMBED_BASE_URL/MODEL are set, local when it loads.
-func embedders(logger *slog.Logger, cfg config) []embed.Embedder {
+// always, http when SOMNI_EMBED_BASE_URL/MODEL are set, local when it
+// loads; and otherwise the line the report says so with, since a table
+// without its local column reads like one where local lost nothing.
+func embedders(logger *slog.Logger, cfg config) ([]embed.Embedder, string) {
 	out := []embed.Embedder{embed.Off(), embed.Hash()}
 	if cfg.httpBaseURL != "" && cfg.httpModel != "" {
 		e, err := embed.New(embed.Config{Provider: "http", BaseURL: cfg.httpBaseURL,
@@ -114,8 +153,9 @@ func embedders(logger *slog.Logger, cfg config) []embed.Embedder {
 	// it cannot load is already in the list
 	if e, err := embed.New(embed.Config{Provider: "local", ModelDir: modelDir}, quiet); err == nil {
 		if _, model := e.(embed.FileBacked); model {
-			out = append(out, e)
+			return append(out, e), ""
 		}
+		e.Close()
 	}
-	return out
+	return out, "_The local embedder is left out: its model did not load (`make models` installs it; -embed-model-dir names another folder)._\n\n"
 }
