@@ -123,6 +123,12 @@ func dreamHost(s *proc, model *dreamtest.Model) {
 	}
 }
 
+// liveWait is how long a test waits for the sidecar's reply, notification
+// or exit before calling it hung. A liveness bound, not a latency target
+// (make bench has those): a dream of a dozen writes answers in well under
+// a second on an idle machine and took over 20 s at load 15 on 2 cores.
+const liveWait = 2 * time.Minute
+
 // start launches the binary on dataDir with extra args and env.
 func start(t testing.TB, dataDir string, args []string, env ...string) *proc {
 	t.Helper()
@@ -258,8 +264,8 @@ func (s *proc) wait(ch chan wire, what string) wire {
 		return w
 	case <-s.exited:
 		s.t.Fatalf("%s: sidecar exited (%v)", what, s.exitErr)
-	case <-time.After(20 * time.Second):
-		s.t.Fatalf("%s: no reply", what)
+	case <-time.After(liveWait):
+		s.t.Fatalf("%s: no reply in %v", what, liveWait)
 	}
 	return wire{}
 }
@@ -308,7 +314,7 @@ func (s *proc) tool(name string, args any, extra ...string) string {
 // exactly want.
 func (s *proc) waitNote(want string) {
 	s.t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(liveWait)
 	for {
 		s.mu.Lock()
 		for _, n := range s.notes {
@@ -334,8 +340,8 @@ func (s *proc) waitExit() int {
 	s.t.Helper()
 	select {
 	case <-s.exited:
-	case <-time.After(20 * time.Second):
-		s.t.Fatal("sidecar did not exit")
+	case <-time.After(liveWait):
+		s.t.Fatalf("sidecar did not exit in %v", liveWait)
 	}
 	if s.exitErr == nil {
 		return 0
