@@ -201,8 +201,9 @@ func TestEpisodeRangeInWords(t *testing.T) {
 	}
 }
 
-// TestBoundedRecall: a question that limits itself in time leaves out the
-// episodes placed outside the bound, through recall_memories and the CLI.
+// TestBoundedRecall: a question that limits itself in time ranks the
+// episodes inside the bound above the ones placed outside it, through
+// recall_memories and the CLI; a bound weighs, it does not remove.
 func TestBoundedRecall(t *testing.T) {
 	dir := t.TempDir()
 	for _, ep := range []struct{ name, when, text string }{
@@ -222,8 +223,8 @@ func TestBoundedRecall(t *testing.T) {
 	}
 	s := start(t, dir, []string{"--embed", "off"}, "SOMNI_TEST_NOW="+testNow)
 	for _, tc := range []struct {
-		query      string
-		want, gone []string
+		query       string
+		want, below []string // every want entry shown above every below one
 	}{
 		{"只看 2026 年 3 月以前，我们搬家去了哪里？", []string{"move-hangzhou", "move-shanghai"}, []string{"move-beijing", "move-shenzhen"}},
 		{"where did we move house after March 2026?", []string{"move-shenzhen"}, []string{"move-hangzhou", "move-shanghai", "move-beijing"}},
@@ -233,14 +234,17 @@ func TestBoundedRecall(t *testing.T) {
 	} {
 		out := s.tool("recall_memories", map[string]any{"query": tc.query})
 		mustContain(t, tc.query, out, tc.want...)
-		for _, g := range tc.gone {
-			if strings.Contains(out, g) {
-				t.Errorf("%q: %s lies outside the bound:\n%s", tc.query, g, out)
+		for _, w := range tc.want {
+			for _, b := range tc.below {
+				if i := strings.Index(out, b); i >= 0 && i < strings.Index(out, w) {
+					t.Errorf("%q: %s lies outside the bound, shown above %s:\n%s", tc.query, b, w, out)
+				}
 			}
 		}
 	}
 	out, code := runCLI(t, "--data-dir", dir, "--embed", "off", "recall", "where did we move house before March 2026?")
-	if code != 0 || !strings.Contains(out, "move-shanghai") || strings.Contains(out, "move-beijing") {
+	if i := strings.Index(out, "move-beijing"); code != 0 || !strings.Contains(out, "move-shanghai") ||
+		i >= 0 && i < strings.Index(out, "move-shanghai") {
 		t.Errorf("CLI recall (exit %d):\n%s", code, out)
 	}
 }

@@ -19,7 +19,7 @@
 //	spans.go    FindSpans: the dates and periods a text names, for date-bounded recall
 //	bounds.go   FindBounds: the spans a text limits itself by ("before March 2026", "2026 年 3 月以前")
 //	days.go     Days: calendar-day runs a dated text is about (TextDays) or a question asks about
-//	            and is bounded by (QueryDays), and how they meet (InBounds, AnyIn)
+//	            and is bounded by (QueryDays), and how they meet (InBounds, AnyIn, AnyWithin)
 //	layouts.go  the layouts and reading times back
 //	zone.go     LoadZone, MachineZone: the user's time zone
 package dates

@@ -104,3 +104,17 @@ func AnyIn(days, query []Days) bool {
 	}
 	return false
 }
+
+// AnyWithin reports whether one of days lies wholly inside one of query's:
+// a text naming the whole year or month does not say it is about the day
+// or week asked, though its days overlap them.
+func AnyWithin(days, query []Days) bool {
+	for _, q := range query {
+		for _, e := range days {
+			if q.From <= e.From && e.To <= q.To {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -85,7 +85,12 @@
 //     session) and the days its text names, relative ones read from that
 //     day; a query naming a month, a year, a date or a period ("last May",
 //     "in 2024", "两周前", "去年十一月底") resolved against now lifts and
-//     admits the entries about it.
+//     admits the entries about it: one of their days lies inside the
+//     days asked (naming the whole year is not being about a day of it).
+//     The query's date is evidence only as a date: its words and numbers
+//     ("2025", "10" of 2025年5月10日) are neither keyword terms nor exact
+//     symbols. A bound ("before March 2026", "3 月以前") weighs: entries
+//     placed outside it keep half their score (outsideBoundDamp).
 //   - A query embedded by a feature-sum embedder (hash, local's lexical
 //     half) weighs each word by how rare it is in the corpus
 //     (corpus.termWeight), so a speaker's name on half the turns cannot
