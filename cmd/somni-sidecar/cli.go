@@ -105,7 +105,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	// what the recall tool shows the model: no hit barely above noise
-	hits = index.Evident(types.Filter(hits, limit))
+	hits = sidecar.Evident(types.Filter(hits, limit))
 	// A person at a terminal opens the files: absolute paths here.
 	fmt.Fprintln(stdout, present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: 200}))
 	return 0

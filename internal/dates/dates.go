@@ -20,6 +20,7 @@
 //	bounds.go   FindBounds: the spans a text limits itself by ("before March 2026", "2026 年 3 月以前")
 //	days.go     Days: calendar-day runs a dated text is about (TextDays) or a question asks about
 //	            and is bounded by (QueryDays), and how they meet (InBounds, AnyIn, AnyWithin)
+//	question.go ReadQuestion: what a search's question says about time, and its words without its dates
 //	layouts.go  the layouts and reading times back
 //	zone.go     LoadZone, MachineZone: the user's time zone
 package dates

@@ -21,8 +21,8 @@
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
 //   - dated.go     what an entry says about time (dates.TextDays; the day
 //     ranges and their bounds live in package dates).
-//   - shown.go     hits as package present renders them for a model (Shown),
-//     and which are worth showing at all (Evident).
+//   - shown.go     hits as package present renders them for a model (Shown);
+//     which are worth showing at all is package sidecar's (Evident).
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, Query, Hit, Status, Options, Source.
 //   - memsource.go, synthetic.go  an in-memory Source; synthetic corpora for benchmarks.

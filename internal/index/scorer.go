@@ -54,20 +54,9 @@ const (
 	// event) lost 0.06 and was dropped.
 	//
 	// What counts as being about the day, and what the date's own words
-	// count for (readQueryTime, dated, symbols), was measured on LifeBench
-	// zh's tuning half (hit@5 off / hash; BM25 0.75 in the same run) and
-	// the dialogue eval's tuning halves (temporal R@5, off: en entries /
-	// zh entries / en log / zh log): before 0.59 / 0.60 and 0.54 / 0.76 /
-	// 0.69 / 0.72. The numbers a date is written with ("2025", "10" of
-	// 2025年5月10日) pinned every record holding them, and 4-digit ones
-	// added symbolBonus: taken as date evidence only, 0.83 / 0.83 and
-	// 0.58 / 0.80 / 0.69 / 0.72. An entry whose text names the whole year
-	// or month overlapped any day asked; asking that one of its days lie
-	// inside the days asked, 0.84 / 0.84 (hit@10 0.85 → 0.92) and 0.62 /
-	// 0.76 / 0.69 / 0.74. The date's words no keyword terms either (they
-	// counted twice, as words and as the date), 0.86 / 0.86 and 0.65 /
-	// 0.74 / 0.73 / 0.72. With those, dateBonus 0.1 scored 0.86 / 0.87
-	// but lost 0.02–0.08 temporal R@5 on three dialogue sets: 0.2 is kept.
+	// count for, was measured step by step (dates.Question has the
+	// numbers); with all of it, dateBonus 0.1 scored 0.86 / 0.87 on
+	// LifeBench but lost 0.02–0.08 temporal R@5 on three dialogue sets.
 	dateBonus = 0.2
 	// outsideBoundDamp scales the hybrid (before the bonuses) of an entry
 	// placed wholly outside a bound the query sets ("before March 2026",
@@ -436,8 +425,8 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	if strings.TrimSpace(q.Text) == "" {
 		return listRecent(c, &q, limit)
 	}
-	qt := readQueryTime(q.Text, sc.now())
-	r := newRanking(c, &q, qt.words, qvec, sc.Calibration())
+	qt := dates.ReadQuestion(q.Text, sc.now())
+	r := newRanking(c, &q, qt.Words, qvec, sc.Calibration())
 	if qvec != nil && textseg.MostlyCJK(q.Text) {
 		r.cjkTrust = embed.CJKTrust(sc.emb)
 	}
@@ -480,7 +469,7 @@ type ranking struct {
 	// 2026"): entries placed outside them weigh less (dated, score)
 	bounds []dates.Days
 	// dateSyms are the symbols the query's dates are written with ("2025"
-	// and "10" of 2025年5月10日), lowercased (queryTime.syms)
+	// and "10" of 2025年5月10日), lowercased (dates.Question.Syms)
 	dateSyms []string
 	// cjkTrust is the share of the semantic weight a mostly-CJK entry's
 	// cosine keeps for a mostly-CJK query (semWeight): 1, or for an
@@ -490,7 +479,7 @@ type ranking struct {
 }
 
 // newRanking starts q's ranking; words is the query text its keyword
-// evidence is read from (queryTime.words).
+// evidence is read from (dates.Question.Words).
 func newRanking(c *corpus, q *Query, words string, qvec []float32, cal embed.Calibration) *ranking {
 	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: newLexQuery(words), lit: literalForm(q.Text), cjkTrust: 1}
 	r.scratch = scratchPool.Get().(*scratch)
@@ -662,56 +651,15 @@ func (r *ranking) admit(s int32) *cand {
 	return cd
 }
 
-// queryTime is what a query says about time, resolved against now.
-type queryTime struct {
-	days, bounds []dates.Days // dates.QueryDays
-	// syms are the symbols its dates are written with, lowercased: the
-	// date evidence speaks for them, so they pin nothing (symbols)
-	syms []string
-	// words is the query with its dates blanked, the text its keyword
-	// evidence is read from: a date asked about is matched as a date
-	// (dated), and a bound's date is where the question stops looking, so
-	// an entry naming it ("In March we moved" for "before March 2026") is
-	// no closer to the answer; as words they outweighed both (dateBonus)
-	words string
-}
-
-func readQueryTime(text string, now time.Time) queryTime {
-	qt := queryTime{words: text}
-	qt.days, qt.bounds = dates.QueryDays(text, now)
-	bs, spans := dates.FindBounds(text, now)
-	named := make([]string, 0, len(bs)+len(spans))
-	for _, b := range bs {
-		named = append(named, b.Text)
-	}
-	for _, sp := range spans {
-		named = append(named, sp.Text)
-	}
-	for _, w := range named {
-		if strings.Trim(w, "0123456789") == "" {
-			// a bare number read as a year ("port 2024", "error 1999") may
-			// as well be a port or a code: it stays a word and a symbol
-			continue
-		}
-		// w is as written unless lowercasing changed the text's byte
-		// lengths (dates.FindSpans); such a date's words then stay
-		qt.words = strings.Replace(qt.words, w, " ", 1)
-		for _, sym := range textseg.Symbols(w) {
-			qt.syms = append(qt.syms, strings.ToLower(sym))
-		}
-	}
-	return qt
-}
-
 // dated admits the date evidence: entries about a day the query asks
 // about, one of their days inside the days asked (dates.AnyWithin).
-func (r *ranking) dated(qt queryTime) {
-	r.bounds, r.dateSyms = qt.bounds, qt.syms
-	if len(qt.days) == 0 {
+func (r *ranking) dated(qt dates.Question) {
+	r.bounds, r.dateSyms = qt.Bounds, qt.Syms
+	if len(qt.Days) == 0 {
 		return
 	}
 	for s, e := range r.c.slots {
-		if e != nil && dates.AnyWithin(e.days, qt.days) {
+		if e != nil && dates.AnyWithin(e.days, qt.Days) {
 			r.admit(int32(s)).dated = true
 		}
 	}

@@ -7,6 +7,7 @@
 //	server.go        Config and Server: opening the store, the index and the dreamer; lifecycle
 //	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*)
 //	tools.go         the work tools: argument structs (their schemas), handlers and result text
+//	evident.go       Evident: which ranked hits are worth showing (the tools and the CLI)
 //	recalltypes.go   the one parser of recall `types` (tools and the CLI)
 //	dates.go         day arguments in words, resolved on the server's clock and zone
 //	conversation.go  search_recent_conversation over the live session logs

@@ -156,7 +156,7 @@ func (s *Server) renderNotes(hits []index.Hit) string {
 }
 
 // search runs q on the index, waiting for it to open if needed. It
-// returns what is worth showing (index.Evident): a memory barely above the
+// returns what is worth showing (Evident): a memory barely above the
 // embedder's noise is neither shown to the model nor reinforced as used.
 func (s *Server) search(ctx context.Context, q index.Query) ([]index.Hit, error) {
 	ix, err := s.syncedIndex(ctx)
@@ -167,7 +167,7 @@ func (s *Server) search(ctx context.Context, q index.Query) ([]index.Hit, error)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
-	return index.Evident(hits), nil
+	return Evident(hits), nil
 }
 
 func filterHits(hits []index.Hit, keep func(index.Doc) bool, limit int) []index.Hit {
