@@ -52,7 +52,11 @@ func TextDays(text string, ref time.Time, max int) []Days {
 // ("before March 2026", "只看 2026 年 3 月以前"): a bound's day is where the
 // question stops looking, not what it asks about, so it is no day to match.
 func QueryDays(text string, now time.Time) (days, bounds []Days) {
-	bs, spans := FindBounds(text, now)
+	return queryDays(FindBounds(text, now))
+}
+
+// queryDays is QueryDays over what FindBounds found.
+func queryDays(bs []Bound, spans []Span) (days, bounds []Days) {
 	days = make([]Days, len(spans))
 	for i, s := range spans {
 		days[i] = DaysOf(s)

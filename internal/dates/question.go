@@ -37,11 +37,12 @@ type Question struct {
 	Words string
 }
 
-// ReadQuestion reads text's dates and bounds (QueryDays, FindBounds).
+// ReadQuestion reads text's dates and bounds (QueryDays), running the
+// date rules once: a recall's query goes through it.
 func ReadQuestion(text string, now time.Time) Question {
 	q := Question{Words: text}
-	q.Days, q.Bounds = QueryDays(text, now)
 	bs, spans := FindBounds(text, now)
+	q.Days, q.Bounds = queryDays(bs, spans)
 	named := make([]string, 0, len(bs)+len(spans))
 	for _, b := range bs {
 		named = append(named, b.Text)
