@@ -18,6 +18,7 @@ import (
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/doctor"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sidecar"
 )
@@ -140,7 +141,7 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, l)
 		}
 		// Not a finding: pending and claimed hits are the journal working.
-		fmt.Fprintln(stdout, st.UsageJournal().Summary())
+		fmt.Fprintln(stdout, doctor.UsageSummary(st))
 		for _, f := range findings {
 			fmt.Fprintln(stdout, f.String())
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/doctor"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 )
@@ -69,7 +70,7 @@ func checkEdit(f file, raw []byte) error {
 	}
 	e := &memory.Entry{Kind: f.kind, Path: f.abs, Meta: doc.Meta, Body: doc.Body}
 	var why []string
-	for _, fd := range memory.CheckEntry(e, nil) {
+	for _, fd := range doctor.CheckEntry(e, nil) {
 		if fd.Kind != "orphan-link" {
 			why = append(why, fd.Reason)
 		}

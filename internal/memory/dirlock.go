@@ -116,3 +116,9 @@ func (s *Store) TryDreamLock() (release func(), ok bool, err error) {
 // IsLockFile reports whether a file name in the memory root is one of the
 // lock files (empty; they hold locks, not memories).
 func IsLockFile(name string) bool { return name == writeLockName || name == dreamLockName }
+
+// LockFiles returns the paths of the write lock and the dream lock files, so
+// doctor can name what sits where a lock belongs.
+func (s *Store) LockFiles() (write, dream string) {
+	return filepath.Join(s.dirs.memory, writeLockName), filepath.Join(s.dirs.memory, dreamLockName)
+}

@@ -45,9 +45,9 @@
 //	                                    ExpireIdle/Select (prospective memory)
 //	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser
 //	                                    and their paths
-//	audit.go, doctor*.go                Audit/CheckFile and Store.Doctor: every file check `doctor` reports
-//	                                    (Finding), entries in doctor_entries.go, profiles in doctor_identity.go,
-//	                                    lock files and the usage journal's state in doctor_state.go
+//	audit.go                            Audit/CheckFile/Incomplete: what the boundary refuses and whether one
+//	                                    file parses, for package doctor (internal/memory/doctor), which checks
+//	                                    the store through its exported API and words every finding `doctor` reports
 //	dirlock.go                          the data directory's write lock and dream lock (package filelock)
 //
 // Dates are written and read with the layouts of package dates (dates.Layout, dates.TimeLayout).

@@ -15,8 +15,8 @@ const (
 	KeyAppliesWhen    = "applies_when"
 	KeyNotAppliesWhen = "not_applies_when"
 	// Episodes keep these as `- key: value` body lines.
-	fieldWhen = "when"
-	fieldDue  = "due"
+	FieldWhen = "when"
+	FieldDue  = "due"
 )
 
 // Related returns the names the `related:` list links to.
@@ -46,7 +46,7 @@ func (e *Entry) Tags() []string {
 func (e *Entry) When() time.Time {
 	switch e.Kind {
 	case KindEpisode:
-		if t := dates.ParseTime(e.BodyField(fieldWhen)); !t.IsZero() {
+		if t := dates.ParseTime(e.BodyField(FieldWhen)); !t.IsZero() {
 			return t
 		}
 	case KindKnowledge, KindSkill:

@@ -42,9 +42,21 @@ func (s *Store) Identity() Identity { return Identity{s: s} }
 // Where identity files live (with about_me.md and users/ in layout.go); doctor checks the same
 // paths the readers use.
 const (
-	profileFile = "about_user.md" // a user's profile, in users/<id>/ (legacy: in the memory root)
-	keyUserID   = "user_id"       // the id a profile says it belongs to
+	ProfileFile = "about_user.md" // a user's profile, in users/<id>/ (legacy: in the memory root)
+	KeyUserID   = "user_id"       // the id a profile says it belongs to
 )
+
+// UsersDir returns memory/users, the folder of the users' profile folders.
+func (in Identity) UsersDir() string { return in.s.dirs.users }
+
+// ProfilePaths lists every identity file a reader may read: about_me.md, the
+// legacy about_user.md and each users/<folder>/about_user.md, so doctor checks
+// the files the prompts are built from.
+func (in Identity) ProfilePaths() []string {
+	paths := []string{in.s.dirs.aboutMe, in.s.dirs.legacyAboutUser}
+	users, _ := filepath.Glob(filepath.Join(in.s.dirs.users, "*", ProfileFile))
+	return append(paths, users...)
+}
 
 // UserProfilePath returns memory/users/<id>/about_user.md, where the Python sidecar keeps it too (see
 // UserDirName), refusing ids that would leave users/.
@@ -56,7 +68,7 @@ func (in Identity) UserProfilePath(userID string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("memory: user id: %w", err)
 	}
-	return within(in.s.dirs.users, dir, profileFile)
+	return within(in.s.dirs.users, dir, ProfileFile)
 }
 
 // mappedProfilePath is where earlier somni versions kept a profile: the id through SafeName
@@ -66,7 +78,7 @@ func (in Identity) mappedProfilePath(userID string) string {
 	if err != nil {
 		return ""
 	}
-	p, err := within(in.s.dirs.users, dir, profileFile)
+	p, err := within(in.s.dirs.users, dir, ProfileFile)
 	if err != nil {
 		return ""
 	}
@@ -116,7 +128,7 @@ func (in Identity) AboutUser(userID string) (*Profile, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p != nil && strings.TrimSpace(p.Meta.Value(keyUserID)) == strings.TrimSpace(userID) {
+		if p != nil && strings.TrimSpace(p.Meta.Value(KeyUserID)) == strings.TrimSpace(userID) {
 			return p, nil
 		}
 	}
@@ -192,8 +204,8 @@ func (in Identity) UpdateAboutUser(userID, content string) (*Profile, error) {
 		from = p.Path
 	}
 	p.Path = path
-	if p.Meta.Value(keyUserID) == "" {
-		p.Meta.Set(keyUserID, userID)
+	if p.Meta.Value(KeyUserID) == "" {
+		p.Meta.Set(KeyUserID, userID)
 	}
 	if p.Meta.Value(KeyName) == "" {
 		p.Meta.Set(KeyName, userID)

@@ -41,7 +41,7 @@ func newLayout(data, memory, skills string) layout {
 		archive:          filepath.Join(memory, "archived"),
 		learned:          filepath.Join(skills, "agent_learned_skills"),
 		aboutMe:          filepath.Join(memory, "about_me.md"),
-		legacyAboutUser:  filepath.Join(memory, profileFile),
+		legacyAboutUser:  filepath.Join(memory, ProfileFile),
 		users:            filepath.Join(memory, "users"),
 		strategyOverride: filepath.Join(skills, filepath.FromSlash(memoryExtractionOverride), "SKILL.md"),
 	}

@@ -24,9 +24,9 @@ import (
 const (
 	usageJournal = ".usage.log"
 	usageFolding = ".usage.folding" // a journal claimed by a fold in progress (or killed during one)
-	// usageQuarantine + a time names a claim no fold could read, kept for a
+	// UsageQuarantine + a time names a claim no fold could read, kept for a
 	// person to look at (doctor names it) instead of blocking every fold.
-	usageQuarantine = ".usage.quarantine-"
+	UsageQuarantine = ".usage.quarantine-"
 	// MaxUsageJournalBytes bounds the journal: about 40k hits. Past it hits
 	// are dropped with a warning until the next dream folds it.
 	MaxUsageJournalBytes = 4 << 20
@@ -134,7 +134,8 @@ func (s *Store) FoldUsage(ctx context.Context) (int, error) {
 }
 
 // UsageJournal is the recall usage journal's files (Store.UsageJournal): the
-// fold of one claim, and what doctor says of them (doctor_state.go).
+// fold of one claim, and what package doctor needs to say of them (Files,
+// Trouble, Hits, Quarantined).
 type UsageJournal struct{ s *Store }
 
 // UsageJournal returns the store's usage journal.
@@ -145,7 +146,7 @@ func (s *Store) UsageJournal() UsageJournal { return UsageJournal{s: s} }
 func (u UsageJournal) fold(ctx context.Context, folding string) (int, error) {
 	s := u.s
 	var data []byte
-	trouble := u.trouble(folding)
+	trouble := u.Trouble(folding)
 	if trouble == "" {
 		var err error
 		if data, err = s.fs.ReadFile(folding, usageReadBytes); errors.Is(err, fs.ErrNotExist) {
@@ -155,7 +156,7 @@ func (u UsageJournal) fold(ctx context.Context, folding string) (int, error) {
 		}
 	}
 	if trouble != "" {
-		dest, err := s.MoveToFreeName(folding, s.dirs.memory, usageQuarantine+s.now().Format(dates.CompactTimeLayout), "")
+		dest, err := s.MoveToFreeName(folding, s.dirs.memory, UsageQuarantine+s.now().Format(dates.CompactTimeLayout), "")
 		if err != nil {
 			return 0, fmt.Errorf("memory: quarantine unreadable usage journal (%s): %w", trouble, err)
 		}
@@ -226,11 +227,11 @@ func (u UsageJournal) parse(data []byte) []*usageHits {
 	return order
 }
 
-// trouble says why the journal file at p cannot be folded ("" when
+// Trouble says why the journal file at p cannot be folded ("" when
 // it can, or when nothing is there). A link counts as trouble even when it
 // stays inside: somni makes the journal as a plain file, and appends never
 // go through a link, so a linked journal only ever loses hits.
-func (u UsageJournal) trouble(p string) string {
+func (u UsageJournal) Trouble(p string) string {
 	fi, err := u.s.fs.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -243,6 +244,39 @@ func (u UsageJournal) trouble(p string) string {
 		return fmt.Sprintf("%d bytes, over the journal's %d-byte bound", fi.Size(), usageReadBytes)
 	}
 	return ""
+}
+
+// Files returns the paths of the journal recall appends to and of the claim
+// a fold works on (in progress, or left by a killed one).
+func (u UsageJournal) Files() (journal, folding string) {
+	return filepath.Join(u.s.dirs.memory, usageJournal), filepath.Join(u.s.dirs.memory, usageFolding)
+}
+
+// Hits counts the recall hits journalled in the file at p (a journal or a
+// claim: one hit a line), read within a fold's bound. A missing file is an
+// error wrapping fs.ErrNotExist.
+func (u UsageJournal) Hits(p string) (int, error) {
+	data, err := u.s.fs.ReadFile(p, usageReadBytes)
+	if err != nil {
+		return 0, fmt.Errorf("memory: read usage journal: %w", err)
+	}
+	return bytes.Count(data, []byte("\n")), nil
+}
+
+// Quarantined lists the journals folds moved aside, oldest first.
+func (u UsageJournal) Quarantined() []string {
+	s := u.s
+	des, err := s.fs.ReadDir(s.dirs.memory)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, d := range des {
+		if strings.HasPrefix(d.Name(), UsageQuarantine) {
+			out = append(out, filepath.Join(s.dirs.memory, d.Name()))
+		}
+	}
+	return out
 }
 
 func isDay(s string) bool {

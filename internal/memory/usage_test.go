@@ -6,7 +6,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 )
@@ -81,7 +80,7 @@ func TestFoldQuarantinesUnreadableJournal(t *testing.T) {
 				if got.Score() <= e.Score() {
 					t.Errorf("score %v after two recalls and two folds, was %v: hits were dropped", got.Score(), e.Score())
 				}
-				q, _ := filepath.Glob(filepath.Join(s.MemoryDir(), usageQuarantine+"*"))
+				q, _ := filepath.Glob(filepath.Join(s.MemoryDir(), UsageQuarantine+"*"))
 				if len(q) != 1 {
 					t.Fatalf("quarantined %v, want the one damaged file kept", q)
 				}
@@ -90,145 +89,11 @@ func TestFoldQuarantinesUnreadableJournal(t *testing.T) {
 						t.Errorf("%s is still %v", p, fi.Mode())
 					}
 				}
-				findings, err := s.Doctor(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !hasFinding(findings, q[0], "usage-journal", "quarantined") {
-					t.Errorf("doctor does not name %s:\n%v", q[0], findings)
-				}
-				if line := s.UsageJournal().Summary(); !strings.Contains(line, "1 quarantined") {
-					t.Errorf("journal summary %q does not count the quarantined file", line)
+				// What doctor says of it is package doctor's test (state_test.go).
+				if got := s.UsageJournal().Quarantined(); len(got) != 1 || got[0] != q[0] {
+					t.Errorf("Quarantined() = %v, want %v", got, q)
 				}
 			})
 		}
 	}
-}
-
-// TestDoctorNamesUnreadableJournal: before any dream, doctor already says
-// that recall hits are being lost and what the next dream will do.
-func TestDoctorNamesUnreadableJournal(t *testing.T) {
-	ctx := context.Background()
-	for _, at := range []string{usageJournal, usageFolding} {
-		for _, tc := range unreadableJournals {
-			t.Run(at+"/"+tc.name, func(t *testing.T) {
-				s := newTestStore(t)
-				if err := os.MkdirAll(s.MemoryDir(), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				p := filepath.Join(s.MemoryDir(), at)
-				tc.plant(t, p)
-				findings, err := s.Doctor(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !hasFinding(findings, p, "usage-journal", "the next dream moves it aside") {
-					t.Errorf("doctor does not name %s:\n%v", p, findings)
-				}
-			})
-		}
-	}
-}
-
-// TestUsageSummary: doctor's one line on the journal, for each state.
-func TestUsageSummary(t *testing.T) {
-	s := newTestStore(t)
-	if got := s.UsageJournal().Summary(); got != "usage journal: empty" {
-		t.Errorf("fresh store: %q", got)
-	}
-	e, err := s.CreateKnowledge(context.Background(), "recalled", "fact", "a fact recalled", "body\n", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.NoteRecall([]string{e.Path, e.Path}); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := s.UsageJournal().Summary(), "usage journal: 2 recall hits pending"; !strings.HasPrefix(got, want) {
-		t.Errorf("pending: %q, want %q…", got, want)
-	}
-	if err := os.Rename(filepath.Join(s.MemoryDir(), usageJournal), filepath.Join(s.MemoryDir(), usageFolding)); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := s.UsageJournal().Summary(), "usage journal: 2 recall hits claimed by a fold"; !strings.HasPrefix(got, want) {
-		t.Errorf("claimed: %q, want %q…", got, want)
-	}
-}
-
-// TestDoctorNamesBlockedLock: a lock file that is not a regular file blocks
-// every write (or every dream); doctor names it and says how to clear it.
-func TestDoctorNamesBlockedLock(t *testing.T) {
-	ctx := context.Background()
-	tests := []struct {
-		name  string
-		plant func(t *testing.T, p string)
-	}{
-		{"a FIFO", func(t *testing.T, p string) {
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"a directory", func(t *testing.T, p string) {
-			if err := os.Mkdir(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"a link inside", func(t *testing.T, p string) {
-			mustWrite(t, p+".target", "")
-			if err := os.Symlink(filepath.Base(p)+".target", p); err != nil {
-				t.Fatal(err)
-			}
-		}},
-		{"a link outside", func(t *testing.T, p string) {
-			if err := os.Symlink(filepath.Join(t.TempDir(), "lock"), p); err != nil {
-				t.Fatal(err)
-			}
-		}},
-	}
-	for _, lock := range []string{writeLockName, dreamLockName} {
-		for _, tc := range tests {
-			t.Run(lock+"/"+tc.name, func(t *testing.T) {
-				s := newTestStore(t)
-				if err := os.MkdirAll(s.MemoryDir(), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				p := filepath.Join(s.MemoryDir(), lock)
-				tc.plant(t, p)
-				findings, err := s.Doctor(ctx, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !hasFinding(findings, p, "lock", "remove it") {
-					t.Errorf("doctor does not name %s:\n%v", p, findings)
-				}
-				n := 0
-				for _, f := range findings {
-					if f.Path == p {
-						n++
-					}
-				}
-				if n != 1 {
-					t.Errorf("doctor names %s %d times:\n%v", p, n, findings)
-				}
-			})
-		}
-	}
-	// A lock file as somni makes it is no finding.
-	s := newTestStore(t)
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock()
-	if findings, err := s.Doctor(ctx, nil); err != nil || len(findings) != 0 {
-		t.Errorf("doctor on a store with its own lock file: %v %v", findings, err)
-	}
-}
-
-func hasFinding(fs []Finding, path, kind, reason string) bool {
-	for _, f := range fs {
-		if f.Path == path && f.Kind == kind && strings.Contains(f.Reason, reason) {
-			return true
-		}
-	}
-	return false
 }

@@ -5,15 +5,16 @@ import (
 	"fmt"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/doctor"
 	"github.com/somni-dev/somni/internal/sessionlog"
 )
 
 // Finding is one thing `somni-sidecar doctor` reports: the data directory's
-// findings come from memory, which knows the file format, and install adds
-// its own (kind "install") to the same list.
-type Finding = memory.Finding
+// findings come from package doctor, which reads the store as every reader
+// does, and install adds its own (kind "install") to the same list.
+type Finding = doctor.Finding
 
-// Doctor checks a data directory without changing it (see memory.Store.Doctor:
+// Doctor checks a data directory without changing it (see doctor.Check:
 // unparsable files with line, names used twice, `related:` links to nothing,
 // dates that do not parse). Findings are sorted by path.
 func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
@@ -21,5 +22,5 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
-	return st.Doctor(ctx, logs)
+	return doctor.Check(ctx, st, logs)
 }

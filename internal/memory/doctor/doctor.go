@@ -1,4 +1,4 @@
-package memory
+package doctor
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // Finding is one thing `somni-sidecar doctor` reports.
@@ -34,14 +35,14 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: %s: %s", loc, f.Kind, f.Reason)
 }
 
-// Doctor checks the data directory without changing it: unparsable files
+// Check checks the data directory of st without changing it: unparsable files
 // (with line), names used by more than one entry, `related:` links to
 // nothing, dates that do not parse, lock files that block writes and usage
-// journals that lose recall hits (doctor_state.go). logs are the session logs to check
+// journals that lose recall hits (state.go). logs are the session logs to check
 // (package sessionlog lists them). Findings are sorted by path.
-func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
+func Check(ctx context.Context, st *memory.Store, logs []string) ([]Finding, error) {
 	var out []Finding
-	entries, problems, err := s.List(ctx, KindKnowledge, KindSkill, KindEpisode, KindIntention)
+	entries, problems, err := st.List(ctx, memory.KindKnowledge, memory.KindSkill, memory.KindEpisode, memory.KindIntention)
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
@@ -52,14 +53,14 @@ func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 		}
 		out = append(out, Finding{Path: p.Path, Line: p.Line, Kind: kind, Reason: p.Reason})
 	}
-	refused, err := s.Audit(ctx)
+	refused, err := st.Audit(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	// A lock or journal file planted as a link out is also refused by the
 	// audit; these say what it breaks and how to clear it, so they win.
-	out = append(out, checkLocks(s.fs, s.dirs.memory)...)
-	out = append(out, s.UsageJournal().check()...)
+	out = append(out, checkLocks(st)...)
+	out = append(out, checkUsageJournal(st)...)
 	seen := map[string]bool{}
 	for _, f := range out {
 		seen[f.Path] = true
@@ -70,10 +71,10 @@ func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 		}
 	}
 	// Identity files and session logs are read on every prompt or dream.
-	out = append(out, s.Identity().checkIdentity()...)
-	out = append(out, s.Identity().checkUserFolders()...)
+	out = append(out, checkIdentity(st)...)
+	out = append(out, checkUserFolders(st)...)
 	for _, l := range logs {
-		if f, ok := s.checkParses(l); !ok {
+		if f, ok := checkParses(st, l); !ok {
 			out = append(out, f)
 		}
 	}
@@ -89,8 +90,8 @@ func (s *Store) Doctor(ctx context.Context, logs []string) ([]Finding, error) {
 
 // checkParses reports whether the file at p (if it exists) has readable
 // front-matter; it reads through the store, so a link out is refused, not followed.
-func (s *Store) checkParses(p string) (Finding, bool) {
-	err := s.CheckFile(p)
+func checkParses(st *memory.Store, p string) (Finding, bool) {
+	err := st.CheckFile(p)
 	if err == nil {
 		return Finding{}, true
 	}

@@ -1,4 +1,4 @@
-package memory
+package doctor
 
 import (
 	"fmt"
@@ -6,17 +6,18 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // dateKeys are the front-matter keys that must hold ISO dates.
-var dateKeys = []string{KeyCreated, KeyLastUsed, KeyLastDecay}
+var dateKeys = []string{memory.KeyCreated, memory.KeyLastUsed, memory.KeyLastDecay}
 
 // checkEntries reports what is wrong across and inside parsed entries:
 // names used twice, `related:` links to nothing, missing parts, bad dates.
-func checkEntries(entries []*Entry) []Finding {
+func checkEntries(entries []*memory.Entry) []Finding {
 	var out []Finding
-	names := map[string][]*Entry{} // lower-cased name → entries
-	known := map[string]bool{}     // names and directory names a link may use
+	names := map[string][]*memory.Entry{} // lower-cased name → entries
+	known := map[string]bool{}            // names and directory names a link may use
 	for _, e := range entries {
 		key := strings.ToLower(e.Name)
 		names[key] = append(names[key], e)
@@ -46,7 +47,7 @@ func checkEntries(entries []*Entry) []Finding {
 
 // CheckEntry reports one entry's missing parts, orphan links and bad dates;
 // known holds the names a link may use.
-func CheckEntry(e *Entry, known map[string]bool) []Finding {
+func CheckEntry(e *memory.Entry, known map[string]bool) []Finding {
 	var out []Finding
 	if miss := e.Incomplete(); miss != "" {
 		out = append(out, Finding{Path: e.Path, Kind: "incomplete", Reason: "no " + miss + " (a file cut short by an editor or a sync tool?)"})
@@ -61,13 +62,13 @@ func CheckEntry(e *Entry, known map[string]bool) []Finding {
 			out = append(out, Finding{Path: e.Path, Kind: "bad-date", Reason: fmt.Sprintf("%s: %q is not a YYYY-MM-DD date", k, v)})
 		}
 	}
-	if e.Kind == KindIntention {
-		if v := e.BodyField(fieldDue); v != "" && !dates.IsDate(v) {
+	if e.Kind == memory.KindIntention {
+		if v := e.BodyField(memory.FieldDue); v != "" && !dates.IsDate(v) {
 			out = append(out, Finding{Path: e.Path, Kind: "bad-date", Reason: fmt.Sprintf("due: %q is not a YYYY-MM-DD date", v)})
 		}
 	}
-	if e.Kind == KindEpisode {
-		if v := e.BodyField(fieldWhen); v != "" && dates.ParseTime(v).IsZero() {
+	if e.Kind == memory.KindEpisode {
+		if v := e.BodyField(memory.FieldWhen); v != "" && dates.ParseTime(v).IsZero() {
 			out = append(out, Finding{Path: e.Path, Kind: "bad-date", Reason: fmt.Sprintf("when: %q is not a date", v)})
 		}
 	}

@@ -1,20 +1,19 @@
-package memory
+package doctor
 
 import (
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // checkIdentity reports identity files that exist but cannot be parsed.
-func (in Identity) checkIdentity() []Finding {
+func checkIdentity(st *memory.Store) []Finding {
 	var out []Finding
-	paths := []string{in.s.dirs.aboutMe, in.s.dirs.legacyAboutUser}
-	users, _ := filepath.Glob(filepath.Join(in.s.dirs.users, "*", profileFile))
-	paths = append(paths, users...)
-	for _, p := range paths {
-		if f, ok := in.s.checkParses(p); !ok {
+	for _, p := range st.Identity().ProfilePaths() {
+		if f, ok := checkParses(st, p); !ok {
 			out = append(out, f)
 		}
 	}
@@ -27,9 +26,10 @@ func (in Identity) checkIdentity() []Finding {
 // sidecar never finds. A profile nobody reads vanishes silently from every prompt.
 //
 // It lists and stats through the store's boundary like every read.
-func (in Identity) checkUserFolders() []Finding {
-	root := in.s.dirs.users
-	des, err := in.s.fs.ReadDir(root)
+func checkUserFolders(st *memory.Store) []Finding {
+	in, fsys := st.Identity(), st.FS()
+	root := in.UsersDir()
+	des, err := fsys.ReadDir(root)
 	if err != nil {
 		return nil // no users/ yet
 	}
@@ -39,14 +39,14 @@ func (in Identity) checkUserFolders() []Finding {
 			continue
 		}
 		name := de.Name()
-		file := filepath.Join(root, name, profileFile)
-		if !in.s.fs.Exists(file) {
+		file := filepath.Join(root, name, memory.ProfileFile)
+		if !fsys.Exists(file) {
 			continue
 		}
 		report := func(format string, args ...any) {
 			out = append(out, Finding{Path: file, Kind: "profile-folder", Reason: fmt.Sprintf(format, args...)})
 		}
-		dir, err := UserDirName(name)
+		dir, err := memory.UserDirName(name)
 		if err != nil || dir != name {
 			report("no user id maps to folder %q (%s): this profile is never read; rename the folder to the user's id", name, orReason(err, "the id would use folder "+strconv.Quote(dir)))
 			continue
@@ -55,12 +55,12 @@ func (in Identity) checkUserFolders() []Finding {
 		if err != nil || p == nil || filepath.Clean(p.Path) != filepath.Clean(file) {
 			continue // unparsable ones are reported by checkIdentity
 		}
-		uid := strings.TrimSpace(p.Meta.Value(keyUserID))
+		uid := strings.TrimSpace(p.Meta.Value(memory.KeyUserID))
 		if uid == "" || uid == name {
 			continue
 		}
-		if mapped, err := SafeName(uid); err == nil && mapped == name {
-			if cur, err := in.UserProfilePath(uid); err == nil && in.s.fs.Exists(cur) {
+		if mapped, err := memory.SafeName(uid); err == nil && mapped == name {
+			if cur, err := in.UserProfilePath(uid); err == nil && fsys.Exists(cur) {
 				report("user %q has a newer profile in %s; this older copy is not read: merge anything missing and remove this folder", uid, cur)
 			} else {
 				report("user %q's profile is in the folder older somni versions used; somni reads it, the Python sidecar looks in users/%s/: the next profile update moves it there", uid, uid)
