@@ -20,6 +20,9 @@
 //     interfaces with their helpers; normalize; Dot, the cosine the index ranks by.
 //   - config.go       Config (the --embed flags and SOMNI_EMBED_* environment)
 //     and New, which falls back to hash when the local model cannot load.
+//   - guard.go        Guard: an embedder as the ranking uses it, queries in
+//     its query form or weighted, vectors checked (count, NaN/Inf), a
+//     Backoff after a failure; and the calibration cosines are mapped with.
 //   - embed_off.go    "off": no vectors, keyword recall only.
 //   - embed_hash.go   "hash": signed feature hashing, pure Go, always there.
 //   - embed_http.go   "http": an OpenAI-compatible /embeddings endpoint.

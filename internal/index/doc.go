@@ -5,7 +5,9 @@
 // an embed.Embedder (package embed); the index never asks which one, only
 // what it can do (embed.IsOff, embed.CalibrationOf, embed.QueryEmbedder,
 // embed.TermWeighted),
-// and keys its cache on the embedder's ID.
+// and keys its cache on the embedder's ID. It embeds through one
+// embed.Guard (Scorer.guard), which checks what comes back and backs off
+// after a failure, so recall falls back to keywords at once.
 //
 // Map:
 //   - index.go     Open, Sync, Search, Status: the index over a Source.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
 )
 
 // Background embedding. A sync publishes what it loaded at once, keyword
@@ -33,7 +35,7 @@ const (
 
 // ErrEmbedBackoff is what WaitEmbedded returns while embedding is backing
 // off after a failure: the entries still waiting stay keyword-only until
-// the retry, embedBackoff later.
+// the retry, embed.Backoff later.
 var ErrEmbedBackoff = errors.New("index: embedder failing; waiting entries stay keyword-only until the retry")
 
 // embedQueue is the work of the background embedder: entries published
@@ -169,16 +171,13 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*entry) {
 	for i, e := range batch {
 		texts[i] = EmbedText(e.doc)
 	}
-	vecs, err := ix.opts.Embedder.Embed(ctx, texts)
-	if err == nil {
-		err = checkVectors(vecs, len(batch))
-	}
+	vecs, err := ix.scorer.guard.Texts(ctx, texts)
 	if err != nil {
 		closing := ctx.Err() != nil
 		if !closing {
-			ix.scorer.markDown()
+			ix.scorer.guard.MarkDown()
 			ix.log.Warn("embedding failed; entries stay keyword-only, retrying later",
-				"embedder", ix.embID, "err", err, "retry_in", embedBackoff, "waiting", len(batch))
+				"embedder", ix.embID, "err", err, "retry_in", embed.Backoff, "waiting", len(batch))
 		}
 		ix.requeue(batch, closing)
 		return
@@ -251,7 +250,7 @@ func (ix *Index) requeue(batch []*entry, closing bool) {
 	}
 	q.doneLocked(batch)
 	if !closing {
-		q.backoff = ix.now().Add(embedBackoff)
+		q.backoff = ix.now().Add(embed.Backoff)
 	}
 	q.notifyLocked()
 }
@@ -329,7 +328,7 @@ func (ix *Index) current(e *entry) bool {
 // WaitEmbedded returns once every published entry has its vector: nothing
 // waits and nothing is being embedded. It does not wait out a failure:
 // while the embedder backs off it returns ErrEmbedBackoff at once, since
-// the retry is embedBackoff away. It returns ctx's error when ctx ends
+// the retry is embed.Backoff away. It returns ctx's error when ctx ends
 // first, and an error after Close.
 func (ix *Index) WaitEmbedded(ctx context.Context) error {
 	q := &ix.eq

@@ -23,10 +23,6 @@ import (
 // bulk copy; copying 1M postings takes a few milliseconds under the lock.
 const compactAfter = 512
 
-// embedBackoff is how long a failed embedding call (e.g. an http server
-// that is down) is not retried; entries stay keyword-searchable meanwhile.
-const embedBackoff = 30 * time.Second
-
 // Index is the recall index: an in-memory corpus serving searches, backed
 // by a SQLite cache that makes restarts cheap (no re-embedding). Search and
 // Sync are safe to call concurrently; one Sync runs at a time, and one
@@ -247,7 +243,7 @@ func (ix *Index) Status() Status {
 	// by keyword meanwhile. An empty index counts as ranking by vectors:
 	// the first entry written is embedded, and a fresh install whose
 	// model works must not read as one that fell back.
-	st.Vectors = (st.Embedded > 0 || st.Entries == 0) && !st.BackingOff && !ix.scorer.down()
+	st.Vectors = (st.Embedded > 0 || st.Entries == 0) && !st.BackingOff && !ix.scorer.guard.Down()
 	return st
 }
 

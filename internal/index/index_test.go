@@ -599,7 +599,7 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 	}{
 		{"outage: entries indexed without vectors", 0, true, false},
 		{"recovered but still backing off", time.Second, false, false},
-		{"backoff over: re-embedded", embedBackoff, false, true},
+		{"backoff over: re-embedded", embed.Backoff, false, true},
 	}
 	for _, st := range steps {
 		clockNS.Add(int64(st.advance))

@@ -52,10 +52,6 @@ func TestQueriesUseTheQueryForm(t *testing.T) {
 		name string
 		run  func(e *queryFormEmbedder) error
 	}{
-		{"Scorer.EmbedQuery", func(e *queryFormEmbedder) error {
-			_, err := NewScorer(e, nil).EmbedQuery(ctx, "kafka migration")
-			return err
-		}},
 		{"ScoreDocs", func(e *queryFormEmbedder) error {
 			_, err := NewScorer(e, nil).ScoreDocs(ctx, Query{Text: "kafka migration"}, docs)
 			return err
@@ -112,10 +108,5 @@ func TestCalibrationReadPerSearch(t *testing.T) {
 	}
 	if after[0].Hybrid >= before[0].Hybrid {
 		t.Errorf("hybrid %v → %v: the new floor was not used", before[0].Hybrid, after[0].Hybrid)
-	}
-	// a configured calibration wins over the embedder's own
-	fixed := NewScorer(e, &embed.Calibration{Floor: 0.1, Span: 0.5})
-	if got := fixed.Calibration(); got != (embed.Calibration{Floor: 0.1, Span: 0.5}) {
-		t.Errorf("override = %+v", got)
 	}
 }

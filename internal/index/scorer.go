@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -154,44 +153,32 @@ func (sc *Scorer) cutQuery(text string) string {
 // Scorer is THE hybrid ranking used by every recall path: the index,
 // ad-hoc doc sets (conversation turns) and associative hints.
 type Scorer struct {
-	emb      embed.Embedder
-	override *embed.Calibration // fixed floor/span from config; nil ⇒ ask emb per search
-	log      *slog.Logger
-	now      func() time.Time
-	// downNS: until this time (unix ns) nothing is embedded for queries
-	// or ad-hoc docs, after an embedding failure (see markDown)
-	downNS atomic.Int64
+	// guard embeds queries and ad-hoc docs, checks the vectors and backs
+	// off after a failure; it holds the calibration too (embed.Guard)
+	guard *embed.Guard
+	log   *slog.Logger
+	now   func() time.Time
 }
 
 // NewScorer binds the ranking math to an embedder (nil ⇒ off) and its
 // calibration (nil ⇒ the embedder's own, read at every search).
 func NewScorer(emb embed.Embedder, cal *embed.Calibration) *Scorer {
-	if emb == nil {
-		emb = embed.Off()
-	}
-	sc := &Scorer{emb: emb, log: slog.Default(), now: time.Now}
-	if cal != nil && cal.Span > 0 {
-		c := *cal
-		sc.override = &c
-	}
+	sc := &Scorer{log: slog.Default(), now: time.Now}
+	// the guard reads the clock through sc, so a clock set after this
+	// (Open's Options.Now, a test's) times the backoff as well as the dates
+	sc.guard = embed.NewGuard(emb, cal, func() time.Time { return sc.now() })
 	return sc
 }
 
-// Calibration is the floor/span this scorer maps cosines with now. It is
-// read per search, not fixed at construction, because a local BERT model
-// measures its own floor and span only after its background load.
-func (sc *Scorer) Calibration() embed.Calibration {
-	if sc.override != nil {
-		return *sc.override
-	}
-	return embed.CalibrationOf(sc.emb)
-}
+// Calibration is the floor/span this scorer maps cosines with now, read
+// per search (embed.Guard.Calibration).
+func (sc *Scorer) Calibration() embed.Calibration { return sc.guard.Calibration() }
 
 // Embedder is the embedder the scorer embeds queries with.
-func (sc *Scorer) Embedder() embed.Embedder { return sc.emb }
+func (sc *Scorer) Embedder() embed.Embedder { return sc.guard.Embedder() }
 
 // EmbedQuery embeds one query text; nil (no error) when vectors are off
-// or the embedder is backing off after a failure (see markDown).
+// or the embedder is backing off after a failure (see embed.Guard).
 func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	return sc.embedQuery(ctx, text, nil)
 }
@@ -201,64 +188,11 @@ func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error
 // its corpus' idf (corpus.termWeight).
 func (sc *Scorer) embedQuery(ctx context.Context, text string, w embed.TermWeights) ([]float32, error) {
 	text, _ = boundQuery(text)
-	if embed.IsOff(sc.emb) || strings.TrimSpace(text) == "" || sc.down() {
-		return nil, nil
-	}
-	var v [][]float32
-	var err error
-	if tw, ok := sc.emb.(embed.TermWeighted); ok && w != nil {
-		var one []float32
-		one, err = tw.EmbedQueryWeighted(ctx, text, w)
-		v = [][]float32{one}
-	} else {
-		v, err = sc.embedQueries(ctx, []string{text})
-	}
-	if err == nil {
-		err = checkVectors(v, 1)
-	}
+	v, err := sc.guard.Query(ctx, text, w)
 	if err != nil {
-		if ctx.Err() == nil { // the embedder failed, not the caller
-			sc.markDown()
-			return nil, fmt.Errorf("index: embed query (keyword-only for %s): %w", embedBackoff, err)
-		}
-		return nil, fmt.Errorf("index: embed query: %w", err)
+		return nil, fmt.Errorf("index: %w", err)
 	}
-	return v[0], nil
-}
-
-// down reports whether embedding is backing off after a failure.
-func (sc *Scorer) down() bool { return sc.now().UnixNano() < sc.downNS.Load() }
-
-// markDown starts the embedBackoff during which queries and ad-hoc docs
-// are not embedded: a server that is down or hangs until its timeout
-// would otherwise make every search pay for it again, while keyword
-// recall can answer at once.
-func (sc *Scorer) markDown() { sc.downNS.Store(sc.now().Add(embedBackoff).UnixNano()) }
-
-// checkVectors rejects an embedder's answer the ranking cannot use: the
-// wrong count, or a NaN or infinite component (its cosine would be NaN,
-// which no ordering survives).
-func checkVectors(vecs [][]float32, n int) error {
-	if len(vecs) != n {
-		return fmt.Errorf("got %d vectors for %d texts", len(vecs), n)
-	}
-	for i, v := range vecs {
-		for _, x := range v {
-			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return fmt.Errorf("vector %d has a non-finite component", i)
-			}
-		}
-	}
-	return nil
-}
-
-// embedQueries embeds query texts, through EmbedQueries when the embedder
-// treats queries differently from stored texts.
-func (sc *Scorer) embedQueries(ctx context.Context, qs []string) ([][]float32, error) {
-	if qe, ok := sc.emb.(embed.QueryEmbedder); ok {
-		return qe.EmbedQueries(ctx, qs)
-	}
-	return sc.emb.Embed(ctx, qs)
+	return v, nil
 }
 
 // ScoreDocs ranks an ad-hoc doc set (e.g. conversation turns parsed from
@@ -274,7 +208,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		c.put(newEntry(d), nil)
 	}
 	qvec := q.Vector
-	if !embed.IsOff(sc.emb) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.down() {
+	if !embed.IsOff(sc.guard.Embedder()) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.guard.Down() {
 		var err error
 		qvec, err = sc.embedDocs(ctx, q, qvec, c)
 		if err != nil {
@@ -282,9 +216,9 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 				return nil, fmt.Errorf("index: score docs: %w", err)
 			}
 			// the embedder failed: rank by keyword, as the index does
-			sc.markDown()
-			sc.log.Warn("embedding failed; ranking by keyword only", "embedder", sc.emb.ID(),
-				"err", err, "retry_in", embedBackoff)
+			sc.guard.MarkDown()
+			sc.log.Warn("embedding failed; ranking by keyword only", "embedder", sc.guard.Embedder().ID(),
+				"err", err, "retry_in", embed.Backoff)
 			for _, s := range c.slots {
 				s.vec = nil
 			}
@@ -298,8 +232,8 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 // unless it is given or needs the embedder's query form, and returns the
 // query vector.
 func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *corpus) ([]float32, error) {
-	_, ownQueryForm := sc.emb.(embed.QueryEmbedder)
-	_, weighted := sc.emb.(embed.TermWeighted)
+	_, ownQueryForm := sc.guard.Embedder().(embed.QueryEmbedder)
+	_, weighted := sc.guard.Embedder().(embed.TermWeighted)
 	if qvec == nil && (ownQueryForm || weighted) {
 		v, err := sc.embedQuery(ctx, q.Text, c.termWeight)
 		if err != nil || v == nil {
@@ -315,10 +249,7 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *cor
 	for _, s := range c.slots {
 		texts = append(texts, EmbedText(s.doc))
 	}
-	vecs, err := sc.emb.Embed(ctx, texts)
-	if err == nil {
-		err = checkVectors(vecs, len(texts))
-	}
+	vecs, err := sc.guard.Texts(ctx, texts)
 	if err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
 	}
@@ -428,7 +359,7 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	qt := dates.ReadQuestion(q.Text, sc.now())
 	r := newRanking(c, &q, qt.Words, qvec, sc.Calibration())
 	if qvec != nil && textseg.MostlyCJK(q.Text) {
-		r.cjkTrust = embed.CJKTrust(sc.emb)
+		r.cjkTrust = embed.CJKTrust(sc.guard.Embedder())
 	}
 	r.lexical()
 	if r.cjkTrust < 1 {
