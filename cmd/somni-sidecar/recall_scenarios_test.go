@@ -45,6 +45,9 @@ type scCheck struct {
 type scLang struct {
 	entries []scEntry
 	checks  []scCheck
+	// marks are, per question, an entry that must be shown saying it was
+	// superseded by the entry named beside it: {old, new}
+	marks map[string][2]string
 }
 
 // recallScenario is one scenario in both languages.
@@ -78,6 +81,22 @@ func writeScEntry(t *testing.T, dir string, e scEntry) {
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// hitBlock is the lines recall_memories shows for the hit named name: its
+// header and what follows up to the next hit; "" when it is not shown.
+func hitBlock(out, name string) string {
+	locs := recallHit.FindAllStringSubmatchIndex(out, -1)
+	for i, m := range locs {
+		if out[m[2]:m[3]] == name {
+			end := len(out)
+			if i+1 < len(locs) {
+				end = locs[i+1][0]
+			}
+			return out[m[0]:end]
+		}
+	}
+	return ""
 }
 
 var recallHit = regexp.MustCompile(`(?m)^\d+\. (.+?) \(`)
@@ -131,6 +150,11 @@ func runScenario(t *testing.T, l scLang, embedder string) []string {
 		for _, b := range c.below {
 			if i := slices.Index(names, b); i >= 0 && (at < 0 || i < at) {
 				why = append(why, fmt.Sprintf("%s (place %d) shown above %s", b, i+1, c.want))
+			}
+		}
+		if m, ok := l.marks[c.query]; ok {
+			if say := "superseded by " + m[1]; !strings.Contains(hitBlock(out, m[0]), say) {
+				why = append(why, fmt.Sprintf("%s does not say %q", m[0], say))
 			}
 		}
 		if len(why) > 0 {
@@ -321,7 +345,7 @@ func datesScenario() recallScenario {
 				body: "In March the contractor, Novak Builders, replaced the kitchen worktops with oak and moved the sink under the window.\nThe extractor fan was left for later.",
 				when: "2026-03-20"},
 		)
-		return scLang{es, []scCheck{
+		return scLang{entries: es, checks: []scCheck{
 			{"which day does the recycling go out?", "recycling-day", 1, []string{"bin-replaced"}, ""},
 			{"when is the boiler due for its next service?", "boiler-service", 1, []string{"boiler-pressure"}, ""},
 			{"what's the wifi password at the cabin?", "cabin-wifi", 1, []string{"cabin-weekend"}, ""},
@@ -352,7 +376,7 @@ func datesScenario() recallScenario {
 				body: "3月里装修师傅（诺瓦克装修队）把厨房台面换成了橡木的，还把水槽挪到了窗户下面。\n油烟机以后再说。",
 				when: "2026-03-20"},
 		)
-		return scLang{es, []scCheck{
+		return scLang{entries: es, checks: []scCheck{
 			{"可回收垃圾哪天拿出去？", "倒可回收垃圾", 1, []string{"垃圾桶更换"}, ""},
 			{"锅炉下次什么时候该保养了？", "锅炉保养", 1, []string{"锅炉水压"}, ""},
 			{"山里小屋的无线网密码是多少？", "小屋无线网", 1, []string{"山间小屋周末"}, ""},
@@ -405,7 +429,7 @@ func catchAllScenario() recallScenario {
 			scEntry{name: "deploy-billing", desc: "How to deploy the billing service to production",
 				body: "1. make release APP=billing\n2. ./deploy.sh billing prod (needs the VPN)\n3. watch the billing-slo dashboard for 10 minutes; roll back with ./deploy.sh billing prod --previous."},
 		)
-		return scLang{es, []scCheck{
+		return scLang{entries: es, checks: []scCheck{
 			{"which port does the staging postgres listen on?", "staging-postgres-port", 1, []string{"ops-braindump", "onboarding-notes"}, ""},
 			{"how do I deploy billing to production?", "deploy-billing", 1, []string{"ops-braindump", "onboarding-notes"}, ""},
 		}}
@@ -450,7 +474,7 @@ func catchAllScenario() recallScenario {
 			scEntry{name: "计费服务发布", desc: "计费服务怎么发布到生产环境",
 				body: "1. make release APP=billing\n2. ./deploy.sh billing prod（要先连 VPN）\n3. 盯着计费的监控面板看 10 分钟；回滚用 ./deploy.sh billing prod --previous。"},
 		)
-		return scLang{es, []scCheck{
+		return scLang{entries: es, checks: []scCheck{
 			{"预发环境的 Postgres 用哪个端口？", "预发数据库端口", 1, []string{"运维杂记", "入职笔记"}, "off"},
 			// With hash the dev entry 开发环境-postgres-端口 comes first
 			// (its 发环境 is a window of 预发环境, its name holds postgres
@@ -632,7 +656,7 @@ func boundScenario() recallScenario {
 				desc: "After the migration CI switched to Buildkite",
 				body: "CI now runs on Buildkite: we switched after the migration, the agents run on build-01 and build-02, and the Jenkins box is switched off."},
 		)
-		return scLang{es, []scCheck{
+		return scLang{entries: es, checks: []scCheck{
 			// "after the March 2026 migration" is read as asking about
 			// March 2026 rather than as a bound: the plan naming March
 			// 2026 comes first, the answer must still be in the top 3.
@@ -653,7 +677,7 @@ func boundScenario() recallScenario {
 				desc: "迁移完成后 CI 改用了 Buildkite",
 				body: "迁移完成后 CI 改用了 Buildkite，构建机是 build-01 和 build-02，Jenkins 那台已经关掉了。"},
 		)
-		return scLang{es, []scCheck{
+		return scLang{entries: es, checks: []scCheck{
 			{"2026年3月以后我们改用了什么？", "迁移后的CI", 1, nil, ""},
 			{"2026年3月以后我们改用了什么？", "CI迁移计划", 5, nil, ""},
 			{"2026年3月以后 CI 改用了什么？", "迁移后的CI", 1, nil, ""},

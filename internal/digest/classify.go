@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/change"
 	"github.com/somni-dev/somni/internal/lazyre"
 	"github.com/somni-dev/somni/internal/textseg"
 )
@@ -53,12 +54,9 @@ var (
 	correctionRe = lazyre.New(`(?i)(^\s*(no|nope|wrong|actually|correction|wait|sorry)\b)|` +
 		`\b(i meant|that'?s (wrong|not right|incorrect)|that is (wrong|not right|incorrect)|you'?re wrong|not correct|incorrect|instead of|rather than|should be|should have been|change (it|that|this) to|i was wrong|scratch that|let me correct|to correct|not \S+( \S+){0,3},? but)\b|` +
 		`不是.{1,24}(而是|是)|其实|不对|错了|更正|纠正|应该是|改成|改为|我说错|搞错|说反了|并不是|` +
-		// A change is a correction of what was true before: "X, not Y",
-		// "moved to", "… 6433 now", "换成", "迁到"; "now" only after a value
-		// or before one, so "run the tests now" stays a request.
-		`,\s*(and\s+)?not\s+[\p{L}\p{N}]|\b(changed|moved|switched|migrated|renamed|updated|bumped)\s+((it|them|this|that)\s+)?(over\s+)?to\b|\bno longer\b|\banymore\b|` +
-		`\d\S*\s+now\b|\b(is|are)\s+now\s+\S*\d|` +
-		`,\s*(而)?不是|换成|换到|变成|变为|迁到|迁移到|改到|不再`)
+		// A change is a correction of what was true before (change.Pattern:
+		// "X, not Y", "moved to", "… 6433 now", "换成").
+		change.Pattern)
 	preferenceRe = lazyre.New(`(?i)\b(i (really )?(prefer|like|love|hate|dislike|want|don'?t want|do not want|don'?t like|do not like|'d rather|would rather|always|never)|my favou?rite|please (always|never|don'?t)|don'?t ever|from now on|going forward|in future|in the future)\b|` +
 		`我(更|比较|很|最)?(喜欢|讨厌|不喜欢|偏好|习惯|想要|不想)|偏好|请(总是|始终|不要|别)|永远不要|别再|不要再|以后都|以后请|从现在(起|开始)|每次都`)
 	decisionRe = lazyre.New(`(?i)\b((we|i) (have |'ve )?(decided|agreed|chose|chosen|settled on|picked)|(we|i)('ll| will| are going to|'re going to) (go with|use|switch to|keep|stick with)|let'?s (use|go with|keep|switch to|stick with|do)|the plan is|decision)\b|` +
@@ -93,25 +91,4 @@ func Classify(sentence string) Kind {
 		return Fact
 	}
 	return None
-}
-
-// sentenceEnd splits after a sentence mark: '.', '!' or '?' followed by a
-// space or the end (so "v1.2", "example.com" and "6.5" stay whole), any
-// full-width mark, a semicolon and a newline.
-var sentenceEnd = lazyre.New(`[.!?]+(\s+|$)|[。！？；;]+|\n+`)
-
-// Sentences cuts a turn into sentences, marks kept, blanks dropped.
-func Sentences(text string) []string {
-	var out []string
-	last := 0
-	for _, m := range sentenceEnd().FindAllStringIndex(text, -1) {
-		if s := strings.TrimSpace(text[last:m[1]]); s != "" {
-			out = append(out, s)
-		}
-		last = m[1]
-	}
-	if s := strings.TrimSpace(text[last:]); s != "" {
-		out = append(out, s)
-	}
-	return out
 }

@@ -8,7 +8,7 @@
 // Map:
 //
 //	digest.go    Digest, its parts and Render: the block, its framing and its budget
-//	classify.go  Classify and Sentences: which sentences a user said are facts, preferences, decisions or corrections
+//	classify.go  Classify: which sentences a user said are facts, preferences, decisions or corrections
 //	slots.go     the values a sentence gives things ("port" → 5432), so a later value for the same thing replaces it
 //	turns.go     Statements, and the intention ids read from tool records
 package digest

@@ -65,14 +65,6 @@ func TestClassify(t *testing.T) {
 	}
 }
 
-func TestSentences(t *testing.T) {
-	got := Sentences("Deploy v1.2 to example.com today. The port is 6.5k? No!\n第一句。第二句！")
-	want := []string{"Deploy v1.2 to example.com today.", "The port is 6.5k?", "No!", "第一句。", "第二句！"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Sentences = %q, want %q", got, want)
-	}
-}
-
 func TestStatementsKeepOrderAndDropRepeats(t *testing.T) {
 	turns := []Turn{
 		{Role: "user", At: "10:00", Text: "Our staging database is on port 5432. Can you check the migrations?"},

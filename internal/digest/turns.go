@@ -32,7 +32,7 @@ func Statements(turns []Turn) []Statement {
 		if t.Role != "user" {
 			continue
 		}
-		for _, s := range Sentences(t.Text) {
+		for _, s := range textseg.Sentences(t.Text) {
 			seq++
 			k := Classify(s)
 			if k == None {

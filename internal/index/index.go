@@ -682,5 +682,8 @@ func hashDoc(d Doc) digest {
 		b.WriteString(s)
 		b.WriteByte(0)
 	}
+	if len(d.Supersedes) > 0 || d.SupersededBy != "" { // absent, every earlier digest stays valid
+		b.WriteString(strings.Join(d.Supersedes, "\x1f") + "\x00" + d.SupersededBy)
+	}
 	return hashText(b.String())
 }

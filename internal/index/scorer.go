@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/change"
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/textcut"
@@ -337,7 +338,8 @@ type cand struct {
 	specific   bool // holds a specific query symbol (symbolBonus)
 	dated      bool // about a day the query asks about (dateBonus)
 	literal    bool
-	maybeLit   bool // holds every query term: the literal check may still pay
+	maybeLit   bool  // holds every query term: the literal check may still pay
+	newer      int32 // slot+1 of the entry that replaced this one (supersede); 0: none
 	cos        float64
 	ctxCos     float64 // the context's cosine, discounted (contextCos)
 	keyword    float64
@@ -368,10 +370,11 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	r.semantic()
 	r.dated(qt)
 	r.symbols()
-	list := r.score(limit + spreadSeeds)
+	list := r.score(max(limit+spreadSeeds, change.Window*limit))
 	if spread > 0 && !q.NoSpread {
 		list = sc.spread(c, &q, list, r.idx)
 	}
+	list = r.supersede(list, limit, change.AsksPast(qt.Words, len(qt.Bounds) > 0))
 	hits := r.finish(list, limit) // copies what it keeps: the arrays can go
 	r.scratch.pool = r.pool[:0]
 	scratchPool.Put(r.scratch)
@@ -693,6 +696,9 @@ func (r *ranking) finish(list []*cand, limit int) []Hit {
 			Pinned: cd.pinned}
 		if cd.pinnedBy >= 0 {
 			h.PinnedBy = r.syms[cd.pinnedBy]
+		}
+		if cd.newer != 0 {
+			h.SupersededBy = c.slots[cd.newer-1].doc.Name
 		}
 		if cd.spreadFrom >= 0 {
 			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name // came by the link: no terms to show

@@ -15,6 +15,7 @@ func Shown(hits []Hit) []present.Hit {
 			},
 			Hybrid: h.Hybrid, Cos: h.Cos, ContextCos: h.ContextCos, Keyword: h.Keyword,
 			Literal: h.Literal, Pinned: h.Pinned, PinnedBy: h.PinnedBy, Words: h.Words, SpreadFrom: h.SpreadFrom,
+			SupersededBy: h.SupersededBy,
 		}
 	}
 	return out

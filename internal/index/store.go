@@ -23,7 +23,8 @@ func openCache(ctx context.Context, p string, log *slog.Logger) (*cache.Store, [
 		r := &rows[i]
 		e := &entry{doc: Doc{Path: r.Path, Kind: r.Kind, Name: r.Name, Description: r.Description,
 			Body: r.Body, Type: r.Type, Score: r.Score, Related: r.Related, Tags: r.Tags, When: r.When,
-			AppliesWhen: r.AppliesWhen, NotAppliesWhen: r.NotAppliesWhen, Context: r.Context}}
+			AppliesWhen: r.AppliesWhen, NotAppliesWhen: r.NotAppliesWhen, Context: r.Context,
+			Supersedes: r.Supersedes, SupersededBy: r.SupersededBy}}
 		e.setRef(FileRef{ModTime: r.ModTime, Size: r.Size})
 		e.docHash, e.embedHash, e.embedder, e.vec = r.DocHash, r.EmbedHash, r.Embedder, r.Vec
 		out, lexes[i] = append(out, e), r.Lex
@@ -40,7 +41,7 @@ func (ix *Index) writeRows(ctx context.Context, upserts, touched []*entry, remov
 		rows[i] = cache.Row{Path: d.Path, Kind: d.Kind, Name: d.Name, Description: d.Description,
 			Type: d.Type, Body: d.Body, Score: d.Score, Related: d.Related, Tags: d.Tags, When: d.When,
 			AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen, Context: d.Context,
-			ModTime: e.ref().ModTime, Size: e.size, DocHash: e.docHash, EmbedHash: e.embedHash,
+			Supersedes: d.Supersedes, SupersededBy: d.SupersededBy, ModTime: e.ref().ModTime, Size: e.size, DocHash: e.docHash, EmbedHash: e.embedHash,
 			Embedder: e.embedder, Vec: e.vec, Lex: lexOf(e)}
 	}
 	ts := make([]cache.Touch, len(touched))

@@ -48,14 +48,20 @@ type FileRef struct {
 
 // Doc is one memory entry as the index sees it, loaded from a FileRef.
 type Doc struct {
-	Path           string
-	Kind           string
-	Name           string
-	Description    string
-	Body           string
-	Type           string   // front-matter type: experience, pitfall, episode, …
-	Score          float64  // memory strength; breaks ranking ties only
-	Related        []string // names or directory names this entry links to
+	Path        string
+	Kind        string
+	Name        string
+	Description string
+	Body        string
+	Type        string   // front-matter type: experience, pitfall, episode, …
+	Score       float64  // memory strength; breaks ranking ties only
+	Related     []string // names or directory names this entry links to
+	// Supersedes names the entries this one replaces (a fact that changed);
+	// SupersededBy the entry that replaced this one. Both come from the
+	// front-matter a dream writes (supersedes:, superseded_by:); recall
+	// infers the same link between turns (see supersede.go).
+	Supersedes     []string
+	SupersededBy   string
 	Tags           []string
 	When           time.Time // episodes: when it happened
 	AppliesWhen    string
@@ -108,6 +114,9 @@ type Hit struct {
 	Terms      []string // query terms that matched lexically (stems, CJK windows)
 	Words      []string // the query's own words behind Terms, for people to read
 	SpreadFrom string   // name of the seed when reached by link spreading
+	// SupersededBy names the newer entry that states what this one said
+	// before it changed (a link the front-matter gives or recall inferred).
+	SupersededBy string
 }
 
 // Status is what ping.vector and stats report about the index.

@@ -41,6 +41,8 @@ type Hit struct {
 	PinnedBy   string
 	Words      []string // the query's own words that matched
 	SpreadFrom string
+	// SupersededBy names the newer memory that changed what this one says.
+	SupersededBy string
 }
 
 // RenderOptions says how much of each hit a rendering shows and how it
@@ -56,7 +58,8 @@ type RenderOptions struct {
 
 // Why says in words a reader understands why a hit matched: the query's
 // own words that matched (not their stems), the exact symbol that pinned it,
-// or that it came by meaning or by a link; "" for a plain listing.
+// or that it came by meaning or by a link; "" for a plain listing. A hit a
+// newer memory changed says so last, whatever brought it.
 func (h Hit) Why() string {
 	var parts []string
 	var q []string
@@ -85,6 +88,9 @@ func (h Hit) Why() string {
 	}
 	if h.SpreadFrom != "" {
 		parts = append(parts, "linked from "+ShowName(h.SpreadFrom))
+	}
+	if h.SupersededBy != "" {
+		parts = append(parts, "superseded by "+ShowName(h.SupersededBy))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -18,6 +18,7 @@ func TestWhy(t *testing.T) {
 		{"through a question", Hit{Cos: 0.3, ContextCos: 0.8}, "answers a question close in meaning"},
 		{"link", Hit{SpreadFrom: "docker-build-cache"}, "linked from docker-build-cache"},
 		{"listing", Hit{}, ""},
+		{"superseded", Hit{Keyword: 0.5, Words: []string{"kafka"}, SupersededBy: "kafka-port-2026"}, `matched "kafka"; superseded by kafka-port-2026`},
 		{"defanged word", Hit{Keyword: 0.5, Words: []string{"【记忆提示】"}}, `matched "(记忆提示)"`},
 	} {
 		if got := tc.hit.Why(); got != tc.want {

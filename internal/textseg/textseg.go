@@ -10,6 +10,7 @@
 //	            Segment: the best segmentation of a CJK run into windows of known value
 //	fold.go     Fold: full-width forms read as ASCII, Traditional Chinese as Simplified (OpenCC's character table)
 //	surface.go  Surface: matched terms turned back into the words a text wrote (a hit's evidence)
+//	sentences.go Sentences: a text cut after its sentence marks (the compaction digest, change claims)
 package textseg
 
 import (

@@ -16,7 +16,8 @@ import (
 
 // schemaVersion changes whenever the tables change; a mismatch rebuilds.
 // A table added with CREATE TABLE IF NOT EXISTS that older files may lack
-// (lex, whose rows only save work) needs no new version.
+// (lex, whose rows only save work; changes, whose rows only entries written
+// since it exists have) needs no new version.
 const schemaVersion = "2" // 2: entries.context
 
 const schemaSQL = `
@@ -37,6 +38,7 @@ CREATE TABLE IF NOT EXISTS links(
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_target ON links(target COLLATE NOCASE);
 CREATE TABLE IF NOT EXISTS lex(path TEXT PRIMARY KEY, doc_hash TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS changes(path TEXT PRIMARY KEY, supersedes TEXT NOT NULL, superseded_by TEXT NOT NULL);
 `
 
 // Store is the SQLite side of the index: a derived cache that can be

@@ -36,6 +36,8 @@ type Row struct {
 	Path, Kind, Name, Description, Type, Body string
 	Score                                     float64
 	Related, Tags                             []string
+	Supersedes                                []string // names this entry replaced (a fact that changed)
+	SupersededBy                              string   // the name of the entry that replaced it
 	When                                      time.Time
 	AppliesWhen, NotAppliesWhen, Context      string
 	ModTime                                   time.Time
@@ -56,8 +58,9 @@ func (s *Store) loadAll(ctx context.Context) ([]Row, error) {
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT e.path, kind, name, description, type, score, body,
 		related, tags, when_unix, applies_when, not_applies_when, context, mtime_ns, size, e.doc_hash,
-		embed_hash, embedder, embedding, l.data FROM entries e
-		LEFT JOIN lex l ON l.path = e.path AND l.doc_hash = e.doc_hash`)
+		embed_hash, embedder, embedding, l.data, c.supersedes, c.superseded_by FROM entries e
+		LEFT JOIN lex l ON l.path = e.path AND l.doc_hash = e.doc_hash
+		LEFT JOIN changes c ON c.path = e.path`)
 	if err != nil {
 		return nil, fmt.Errorf("index: load entries: %w", err)
 	}
@@ -76,15 +79,20 @@ func (s *Store) loadAll(ctx context.Context) ([]Row, error) {
 	for rows.Next() {
 		var r Row
 		var related, tags, docHash, embedHash string
+		var supersedes, supersededBy sql.NullString
 		var when, mtime int64
 		var blob []byte
 		if err := rows.Scan(&r.Path, &r.Kind, &r.Name, &r.Description, &r.Type, &r.Score, &r.Body,
 			&related, &tags, &when, &r.AppliesWhen, &r.NotAppliesWhen, &r.Context, &mtime, &r.Size, &docHash,
-			&embedHash, &r.Embedder, &blob, &r.Lex); err != nil {
+			&embedHash, &r.Embedder, &blob, &r.Lex, &supersedes, &supersededBy); err != nil {
 			return nil, fmt.Errorf("index: scan entry: %w", err)
 		}
 		_ = json.Unmarshal([]byte(related), &r.Related)
 		_ = json.Unmarshal([]byte(tags), &r.Tags)
+		if supersedes.Valid {
+			_ = json.Unmarshal([]byte(supersedes.String), &r.Supersedes)
+		}
+		r.SupersededBy = supersededBy.String
 		if when != 0 {
 			r.When = time.Unix(0, when).UTC()
 		}
@@ -150,6 +158,9 @@ func (s *Store) Write(ctx context.Context, upserts []Row, touched []Touch, remov
 		if err := writeLex(ctx, tx, d); err != nil {
 			return err
 		}
+		if err := writeChanges(ctx, tx, d); err != nil {
+			return err
+		}
 		if _, err := delLinks.ExecContext(ctx, d.Path); err != nil {
 			return fmt.Errorf("index: links %s: %w", d.Path, err)
 		}
@@ -183,6 +194,9 @@ func (s *Store) Write(ctx context.Context, upserts []Row, touched []Touch, remov
 		if _, err := tx.ExecContext(ctx, `DELETE FROM lex WHERE path=?`, p); err != nil {
 			return fmt.Errorf("index: delete lexical view %s: %w", p, err)
 		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE path=?`, p); err != nil {
+			return fmt.Errorf("index: delete changes %s: %w", p, err)
+		}
 	}
 	if len(upserts) > 0 || len(removed) > 0 {
 		// Resolution can change for any link whose target was written or
@@ -214,6 +228,23 @@ func writeLex(ctx context.Context, tx *sql.Tx, d *Row) error {
 	}
 	if err != nil {
 		return fmt.Errorf("index: lexical view %s: %w", d.Path, err)
+	}
+	return nil
+}
+
+// writeChanges stores what a row says it replaced or was replaced by, or
+// drops what it said before; most rows say nothing and have no row here.
+func writeChanges(ctx context.Context, tx *sql.Tx, d *Row) error {
+	var err error
+	if len(d.Supersedes) > 0 || d.SupersededBy != "" {
+		supersedes, _ := json.Marshal(nonNil(d.Supersedes))
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO changes(path, supersedes, superseded_by) VALUES(?,?,?)`,
+			d.Path, string(supersedes), d.SupersededBy)
+	} else {
+		_, err = tx.ExecContext(ctx, `DELETE FROM changes WHERE path=?`, d.Path)
+	}
+	if err != nil {
+		return fmt.Errorf("index: changes %s: %w", d.Path, err)
 	}
 	return nil
 }
