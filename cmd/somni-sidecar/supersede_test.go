@@ -38,7 +38,7 @@ func supersedeScenario() recallScenario {
 		}, marks: map[string][2]string{
 			"Which port is staging Kafka on?":                     {"staging-kafka", "kafka-upgrade-notes"},
 			"What port did staging Kafka use before the upgrade?": {"staging-kafka", "kafka-upgrade-notes"},
-			"Which room was standup in before the reorg?":            {"standup-room", "reorg-2026"},
+			"Which room was standup in before the reorg?":         {"standup-room", "reorg-2026"},
 		}}
 	}
 	zh := func() scLang {
