@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
@@ -94,4 +95,107 @@ func TestFullDreamThroughBinary(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	s.assertProtocolOnly()
+}
+
+// TestDreamRecordsSupersession: the user says a value changed, and after the
+// dream the memory folder holds both versions, linked both ways: the new
+// entry lists the old one under supersedes, the old one (kept, still saying
+// what held before) names the new one under superseded_by — in English and
+// in Chinese, over real pipes with the scripted model answering llm.chat.
+func TestDreamRecordsSupersession(t *testing.T) {
+	tests := []struct {
+		name                     string
+		said, answered           string
+		oldName, oldDesc, oldDoc string // the entry an earlier dream wrote
+		newFact                  dreamtest.Fact
+		oldValue                 string // what the old entry must still say
+	}{
+		{
+			name: "en",
+			said: "Heads up: the staging kafka port is now 9094, not 9092.", answered: "Noted: staging kafka is on 9094 now.",
+			oldName: "staging-kafka-port", oldDesc: "The port clients use for the staging kafka broker",
+			oldDoc: "The staging kafka broker listens on 9092.",
+			newFact: dreamtest.Fact{Name: "staging-kafka-port-9094", Type: "fact", Supersedes: "staging-kafka-port",
+				Description: "The port clients use for the staging kafka broker, since it moved",
+				Body:        "The staging kafka broker listens on 9094 (it was 9092)."},
+			oldValue: "listens on 9092.",
+		},
+		{
+			name: "zh",
+			said: "staging kafka 端口改成 9094 了", answered: "好的，staging 的 kafka 现在是 9094。",
+			oldName: "staging-kafka-端口", oldDesc: "staging 环境 kafka 的连接端口", oldDoc: "staging 的 kafka 监听 9092。",
+			newFact: dreamtest.Fact{Name: "staging-kafka-端口-9094", Type: "fact", Supersedes: "staging-kafka-端口",
+				Description: "staging 环境 kafka 的连接端口（改端口之后）",
+				Body:        "staging 的 kafka 端口改成了 9094（原来是 9092）。"},
+			oldValue: "监听 9092。",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mem := filepath.Join(dir, "memory")
+			oldPath := filepath.Join(mem, "knowledge", tc.oldName, "SKILL.md")
+			if err := os.MkdirAll(filepath.Dir(oldPath), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Written yesterday, as by yesterday's dream: this dream's decay
+			// rewrites it (one day's decay) but does not retire it.
+			day := time.Now().AddDate(0, 0, -1).Format("2006-01-02")
+			old := "---\nname: " + tc.oldName + "\ndescription: " + tc.oldDesc +
+				"\ntype: fact\nstability: 0\nscore: 0.5\ncreated: " + day + "\nlast_used: " + day + "\nlast_decay: " + day + "\n---\n\n" + tc.oldDoc + "\n"
+			if err := os.WriteFile(oldPath, []byte(old), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := start(t, dir, nil)
+			s.call("session.append", map[string]any{"sessionId": "chat-1", "role": "user", "text": tc.said}, nil)
+			s.call("session.append", map[string]any{"sessionId": "chat-1", "role": "assistant", "text": tc.answered}, nil)
+			var closed struct{ Path string }
+			s.call("session.close", map[string]any{"sessionId": "chat-1"}, &closed)
+			logID := strings.TrimSuffix(filepath.Base(closed.Path), ".md")
+
+			model := dreamtest.NewModel(dreamtest.Consolidate(dreamtest.Consolidation{
+				Fact: tc.newFact, Episode: "The staging kafka port changed to 9094", SourceID: logID,
+				Diary: "---\ntrigger: test\n---\n\nRecorded the staging kafka port change.\n", Summary: "superseded " + tc.oldName,
+			})...)
+			dreamHost(s, model)
+			var run struct{ Status, Summary, Reason string }
+			s.call("sleep.run", map[string]any{"trigger": "test"}, &run)
+			if run.Status != "deep_sleep" || run.Summary != "superseded "+tc.oldName {
+				t.Fatalf("sleep.run = %+v", run)
+			}
+			reqs := model.Requests()
+			var answered bool
+			for _, m := range reqs[len(reqs)-1] {
+				answered = answered || m.Role == "tool" && strings.Contains(m.Content, "it supersedes "+tc.oldName+", which is kept and now marked superseded_by "+tc.newFact.Name)
+			}
+			if !answered {
+				t.Errorf("no create_knowledge answer names the supersession")
+			}
+
+			// The files as a person reads them: the new value names what it
+			// replaced; the old value is still there, marked. The dream's decay
+			// rewrote the old entry after the mark, and the mark stayed.
+			newFile := readFile(t, filepath.Join(mem, "knowledge", tc.newFact.Name, "SKILL.md"))
+			mustContain(t, "new entry", newFile, "name: "+tc.newFact.Name+"\n", "supersedes: "+tc.oldName+"\n", "9094")
+			if strings.Contains(newFile, "superseded_by") {
+				t.Errorf("the new entry reads as superseded:\n%s", newFile)
+			}
+			oldFile := readFile(t, oldPath)
+			mustContain(t, "old entry", oldFile, "name: "+tc.oldName+"\n", "superseded_by: "+tc.newFact.Name+"\n", tc.oldValue)
+			if strings.Contains(oldFile, "score: 0.5\n") {
+				t.Errorf("the old entry was not decayed after it was marked; the mark is untested against a rewrite:\n%s", oldFile)
+			}
+			for _, f := range []string{newFile, oldFile} {
+				if _, err := frontmatter.Parse("SKILL.md", []byte(f)); err != nil {
+					t.Errorf("does not parse: %v\n%s", err, f)
+				}
+			}
+
+			s.call("shutdown", nil, nil)
+			if code := s.waitExit(); code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			s.assertProtocolOnly()
+		})
+	}
 }

@@ -301,10 +301,12 @@ type run struct {
 	changed bool
 	steps   int
 	// writes counts write-tool calls that changed memory; failed names
-	// the ones that did not, so the result can say a dream achieved nothing.
-	writes int
-	failed []string
-	rl     *runLog // what this dream changed, for its run record
+	// the ones that did not, so the result can say a dream achieved nothing;
+	// partial names the writes that changed memory but left part undone.
+	writes  int
+	failed  []string
+	partial []string
+	rl      *runLog // what this dream changed, for its run record
 }
 
 func (r *run) interrupted() bool {
@@ -450,6 +452,9 @@ func (r *run) noteWrite(tool string, out toolOutcome) {
 	case !writeTools[tool], out.Duplicate:
 	case out.Changed:
 		r.writes++
+		if out.Partial != "" {
+			r.partial = append(r.partial, tool+": "+textcut.Clip(out.Partial, maxFailureRunes, "…"))
+		}
 	default:
 		why, _, _ := strings.Cut(strings.TrimPrefix(out.Text, errPrefix), "\n")
 		why = strings.TrimPrefix(why, tool+": ")
@@ -459,20 +464,29 @@ func (r *run) noteWrite(tool string, out toolOutcome) {
 
 // finish ends a dream that ran to its end: error when every write it tried
 // failed (nothing was consolidated, the user must hear it), else deep_sleep
-// with the failed writes, if any, appended to the model's summary.
+// with the failed writes and the partly done ones, if any, appended to the
+// model's summary.
 func (r *run) finish(summary string) Result {
-	if len(r.failed) == 0 {
-		return r.result(StatusDeepSleep, "", summary)
-	}
 	total := r.writes + len(r.failed)
-	shown := strings.Join(r.failed[:min(len(r.failed), maxFailedWritesShown)], "; ")
-	if len(r.failed) > maxFailedWritesShown {
-		shown += fmt.Sprintf("; and %d more", len(r.failed)-maxFailedWritesShown)
+	if len(r.failed) > 0 && r.writes == 0 {
+		return r.result(StatusError, fmt.Sprintf("every memory write failed (%d of %d): %s", len(r.failed), total, shownWrites(r.failed)), "")
 	}
-	if r.writes == 0 {
-		return r.result(StatusError, fmt.Sprintf("every memory write failed (%d of %d): %s", len(r.failed), total, shown), "")
+	if len(r.failed) > 0 {
+		summary += fmt.Sprintf("\n\n(%d of %d memory writes failed: %s)", len(r.failed), total, shownWrites(r.failed))
 	}
-	return r.result(StatusDeepSleep, "", fmt.Sprintf("%s\n\n(%d of %d memory writes failed: %s)", summary, len(r.failed), total, shown))
+	if len(r.partial) > 0 {
+		summary += fmt.Sprintf("\n\n(%d of %d memory writes only partly done: %s)", len(r.partial), total, shownWrites(r.partial))
+	}
+	return r.result(StatusDeepSleep, "", summary)
+}
+
+// shownWrites joins the first maxFailedWritesShown of writes and counts the rest.
+func shownWrites(writes []string) string {
+	shown := strings.Join(writes[:min(len(writes), maxFailedWritesShown)], "; ")
+	if len(writes) > maxFailedWritesShown {
+		shown += fmt.Sprintf("; and %d more", len(writes)-maxFailedWritesShown)
+	}
+	return shown
 }
 
 // chat calls the backend but stops waiting as soon as the dream is cancelled,

@@ -104,7 +104,8 @@ func checkFields(fields ...fieldCheck) error {
 // that nothing in them is an instruction to the agent (see directive.go).
 
 func (a createKnowledgeArgs) check() error {
-	return checkAll(kindKnowledge, tokenArg("name", a.Name), tokenArg("entry_type", a.EntryType), lineArg("description", a.Description), bodyArg("body", a.Body))
+	return checkAll(kindKnowledge, tokenArg("name", a.Name), tokenArg("entry_type", a.EntryType), lineArg("description", a.Description), bodyArg("body", a.Body),
+		tokenArg("supersedes", a.Supersedes))
 }
 
 func (a updateKnowledgeArgs) check() error {

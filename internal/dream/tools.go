@@ -32,6 +32,9 @@ type toolOutcome struct {
 	// Duplicate is set when a create was refused because memory already
 	// holds the item: nothing is lost, so it is not a failed write.
 	Duplicate bool
+	// Partial says what a write that changed memory left undone (with
+	// Changed): the dream's result names it, so it is never silent.
+	Partial string
 }
 
 func refused(format string, args ...any) toolOutcome {
@@ -97,8 +100,53 @@ func errorf(format string, args ...any) string { return errPrefix + fmt.Sprintf(
 const errPrefix = "Error: "
 
 func (tb *toolbox) createKnowledge(ctx context.Context, c *call, a createKnowledgeArgs) string {
-	e, err := tb.st.CreateKnowledge(ctx, a.Name, a.EntryType, a.Description, a.Body, a.Verified)
-	return tb.created(c, toolCreateKnowledge, "knowledge entry", e, err)
+	old := strings.TrimSpace(a.Supersedes)
+	if old == "" {
+		e, err := tb.st.CreateKnowledge(ctx, a.Name, a.EntryType, a.Description, a.Body, a.Verified)
+		return tb.created(c, toolCreateKnowledge, "knowledge entry", e, err)
+	}
+	e, err := tb.st.SupersedeKnowledge(ctx, old, a.Name, a.EntryType, a.Description, a.Body, a.Verified)
+	return tb.superseding(c, old, e, err)
+}
+
+// superseding answers a create_knowledge that supersedes old. A MarkError is
+// checked first: it may wrap ErrNotFound (the old file gone during the
+// rewrite), and then the new entry was written all the same.
+func (tb *toolbox) superseding(c *call, old string, e *memory.Entry, err error) string {
+	var mark *memory.MarkError
+	switch {
+	case errors.As(err, &mark):
+		// The new fact is on disk; only the old entry's marker is missing.
+		// Said here and in the dream's result, never left silent.
+		tb.log.Warn("dream: superseded entry not marked", "entry", tb.st.Rel(mark.Old), "by", e.Name, "err", mark.Err)
+		why := rootCause(mark.Err)
+		c.out.Changed = true
+		c.out.Partial = fmt.Sprintf("created %s, but %s was not marked superseded_by it (%s)", present.ShowExact(e.Name), tb.rel(mark.Old), why)
+		return fmt.Sprintf("Created knowledge entry %s with supersedes: %s, but %s could not be marked superseded_by %s (%s): on its own it still reads as current; the new entry's supersedes links the two. Say so in your summary.",
+			present.ShowExact(e.Name), present.ShowExact(old), tb.rel(mark.Old), present.ShowExact(e.Name), why)
+	case errors.Is(err, memory.ErrNotFound):
+		return errorf("%s: supersedes %q: no knowledge entry has that name (%v), so nothing was written. Check list_items for the exact name, or leave supersedes empty when nothing is replaced.",
+			toolCreateKnowledge, old, err)
+	}
+	text := tb.created(c, toolCreateKnowledge, "knowledge entry", e, err)
+	if err != nil {
+		return text
+	}
+	return strings.TrimSuffix(text, ".") + fmt.Sprintf("; it supersedes %s, which is kept and now marked superseded_by %s.",
+		present.ShowExact(old), present.ShowExact(e.Name))
+}
+
+// rootCause is the innermost error of err's chain ("is a symbolic link …",
+// "permission denied"): what went wrong, without the absolute paths each
+// layer adds, which the model and the dream's result have no use for.
+func rootCause(err error) string {
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
 
 func (tb *toolbox) createSkill(ctx context.Context, c *call, a createSkillArgs) string {

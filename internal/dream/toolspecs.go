@@ -46,6 +46,7 @@ type (
 		Description string `json:"description" desc:"One sentence naming the situation where this helps; recall matches it first."`
 		Body        string `json:"body" desc:"The details in Markdown; literals exactly as in the log."`
 		Verified    bool   `json:"verified" desc:"false when the session did not confirm it (lower start score, visible banner)." default:"true"`
+		Supersedes  string `json:"supersedes" desc:"Name of an existing entry this one replaces because the fact changed; the old entry is kept, marked superseded_by this one." default:""`
 	}
 	updateKnowledgeArgs struct {
 		Name           string  `json:"name" desc:"Existing entry name."`
@@ -122,7 +123,7 @@ var registry = sync.OnceValue(func() *toolspec.Registry[*call] {
 		toolspec.MustTool(toolReadSessionLog, "Read one pending session log in full.", handler((*toolbox).readSessionLog)),
 		toolspec.MustTool(toolListItems, "List knowledge entries and skills: name, type, stability, score, description, body preview.", handler((*toolbox).listItems)),
 		toolspec.MustTool(toolReadItem, "Read one knowledge entry, skill or episode in full by name.", handler((*toolbox).readItem)),
-		toolspec.MustTool(toolCreateKnowledge, "Create a knowledge entry; refused when it exists or a near-duplicate exists (then update that one).", handler((*toolbox).createKnowledge)),
+		toolspec.MustTool(toolCreateKnowledge, "Create a knowledge entry; refused when it exists or a near-duplicate exists (then update that one), unless it supersedes that entry because the fact changed.", handler((*toolbox).createKnowledge)),
 		toolspec.MustTool(toolUpdateKnowledge, "Update an existing knowledge entry (merge or correct) and reinforce it.", handler((*toolbox).updateKnowledge)),
 		toolspec.MustTool(toolCreateSkill, "Create a learned skill (a reusable procedure that worked) under agent_learned_skills.", handler((*toolbox).createSkill)),
 		toolspec.MustTool(toolUpdateSkill, "Update an existing skill and reinforce it; outside agent_learned_skills the body may only grow.", handler((*toolbox).updateSkill)),

@@ -19,7 +19,7 @@ func TestToolSchemasKeepCompatArguments(t *testing.T) {
 		toolReadSessionLog:     {{"path", "string", nil}},
 		toolListItems:          {{"scope", "string", "all"}},
 		toolReadItem:           {{"name", "string", nil}},
-		toolCreateKnowledge:    {{"name", "string", nil}, {"entry_type", "string", nil}, {"description", "string", nil}, {"body", "string", nil}, {"verified", "boolean", true}},
+		toolCreateKnowledge:    {{"name", "string", nil}, {"entry_type", "string", nil}, {"description", "string", nil}, {"body", "string", nil}, {"verified", "boolean", true}, {"supersedes", "string", ""}},
 		toolUpdateKnowledge:    {{"name", "string", nil}, {"description", "string", ""}, {"body", "string", ""}, {"stability_delta", "integer", 0.0}, {"score_delta", "number", 0.0}},
 		toolCreateSkill:        {{"name", "string", nil}, {"description", "string", nil}, {"body", "string", nil}, {"verified", "boolean", true}},
 		toolUpdateSkill:        {{"name", "string", nil}, {"description", "string", ""}, {"body", "string", ""}, {"merge_note", "string", ""}, {"stability_delta", "integer", 0.0}, {"score_delta", "number", 0.0}},

@@ -32,15 +32,16 @@
 //	layout.go                           the directory layout above, computed once in Open (Store.dirs),
 //	                                    and classify: an entry's kind from its location
 //	store.go, entry.go, fields.go       Open, Scan/Load/List/Find/Save; Entry and its typed accessors
-//	                                    (Score, Created, Related, Tags, When, AppliesWhen …): the only
+//	                                    (Score, Created, Related, Tags, When, AppliesWhen, Supersedes …): the only
 //	                                    code that knows where a field lives, so index and sidecar never parse
 //	files.go, names.go, patch.go        atomic writes, MoveToFreeName (the one archive move),
 //	                                    NextDailyNumber (the one NNN of session logs, dream logs, intentions),
 //	                                    SafeName, header patching
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage and
 //	                                    UsageJournal (Store.UsageJournal): an unreadable claim is quarantined
-//	ops.go                              CreateKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/Archive/
-//	                                    RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer; Editor (by path, for a person's edits)
+//	ops.go                              CreateKnowledge/SupersedeKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/
+//	                                    Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer;
+//	                                    Editor (by path, for a person's edits)
 //	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/
 //	                                    ExpireIdle/Select (prospective memory)
 //	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser

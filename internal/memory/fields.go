@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,12 @@ const (
 	KeyTags           = "tags"
 	KeyAppliesWhen    = "applies_when"
 	KeyNotAppliesWhen = "not_applies_when"
+	// A fact that changed is a new entry listing the ones it replaces under
+	// supersedes (written like related:); each replaced entry is kept and
+	// names its successor under superseded_by, so recall can tell what holds
+	// now from what held before.
+	KeySupersedes   = "supersedes"
+	KeySupersededBy = "superseded_by"
 	// Episodes keep these as `- key: value` body lines.
 	FieldWhen = "when"
 	FieldDue  = "due"
@@ -21,6 +28,28 @@ const (
 
 // Related returns the names the `related:` list links to.
 func (e *Entry) Related() []string { return SplitList(e.Meta.Value(KeyRelated)) }
+
+// Supersedes returns the names of the entries this one replaces.
+func (e *Entry) Supersedes() []string { return SplitList(e.Meta.Value(KeySupersedes)) }
+
+// SupersededBy returns the name of the entry that replaced this one, "" while
+// it is current. A hand-written list (`[a]`) is read leniently: its first name.
+func (e *Entry) SupersededBy() string {
+	if names := SplitList(e.Meta.Value(KeySupersededBy)); len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
+
+// linkName is how another entry's list names e: its name, unless a list
+// would split it (a comma in it), then its directory name, which never
+// holds one (SafeName) and which links resolve too.
+func linkName(e *Entry) string {
+	if l := SplitList(e.Name); len(l) == 1 && l[0] == e.Name {
+		return e.Name
+	}
+	return filepath.Base(filepath.Dir(e.Path))
+}
 
 // AppliesWhen returns the situation the entry is meant for ("" when unsaid).
 func (e *Entry) AppliesWhen() string { return e.Meta.Value(KeyAppliesWhen) }

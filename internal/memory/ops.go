@@ -69,8 +69,9 @@ func (s *Store) newEntry(kind Kind, path, name, desc, typ string, score float64,
 }
 
 // FindDuplicate returns an active entry of kind that a new item called name with description desc would
-// duplicate: the same name, the same safe directory name, or a description with high token overlap.
-func (s *Store) FindDuplicate(ctx context.Context, kind Kind, name, desc string) (*Entry, string, error) {
+// duplicate: the same name, the same safe directory name, or a description with high token overlap. The entry
+// at path except ("" for none) is passed over: the one a new entry supersedes shares its topic by design.
+func (s *Store) FindDuplicate(ctx context.Context, kind Kind, name, desc, except string) (*Entry, string, error) {
 	safe, err := SafeName(name)
 	if err != nil {
 		return nil, "", err
@@ -87,6 +88,9 @@ func (s *Store) FindDuplicate(ctx context.Context, kind Kind, name, desc string)
 	var best *Entry
 	bestSim := 0.0
 	for _, e := range entries {
+		if except != "" && e.Path == except {
+			continue
+		}
 		if e.Name == name || strings.EqualFold(e.Name, strings.TrimSpace(name)) {
 			return e, "same name", nil
 		}
@@ -133,18 +137,50 @@ func jaccard(a, b map[string]struct{}) float64 {
 // CreateKnowledge creates knowledge/<name>/SKILL.md. A same-named or near-duplicate item is not copied:
 // the error is a *DuplicateError carrying the existing entry.
 func (s *Store) CreateKnowledge(ctx context.Context, name, entryType, description, body string, verified bool) (*Entry, error) {
-	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, name, entryType, description, body, verified)
+	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, name, entryType, description, body, verified, nil)
+}
+
+// MarkError comes with the new entry from SupersedeKnowledge when the new entry was written but the one it
+// supersedes could not be marked superseded_by it: the link then stands in the new entry's supersedes alone.
+type MarkError struct {
+	Old string // the unmarked entry's path
+	Err error
+}
+
+func (e *MarkError) Error() string {
+	return fmt.Sprintf("memory: mark %s superseded: %v", e.Old, e.Err)
+}
+
+func (e *MarkError) Unwrap() error { return e.Err }
+
+// SupersedeKnowledge creates the knowledge entry name like CreateKnowledge, as the one replacing the
+// existing knowledge entry old because the fact changed: the new entry is written with `supersedes: old`,
+// then old, kept, gets `superseded_by: name` (an earlier successor is overwritten: the newest wins) through
+// the compare-and-swap rewrite, both under one hold of the write lock. When old is not an existing
+// knowledge entry nothing is written (ErrNotFound); old is no duplicate of its successor, which restates
+// its topic by design. When old cannot be marked after the new entry was written, the new entry is
+// returned with a *MarkError: the new fact is kept rather than lost to a failure on the old file.
+func (s *Store) SupersedeKnowledge(ctx context.Context, old, name, entryType, description, body string, verified bool) (*Entry, error) {
+	prev, err := s.findKind(ctx, old, KindKnowledge)
+	if err != nil {
+		return nil, err
+	}
+	if sameEntryName(prev.Name, name) || sameEntryName(filepath.Base(filepath.Dir(prev.Path)), name) {
+		return nil, invalid("the entry superseding %q needs a name of its own", prev.Name)
+	}
+	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, name, entryType, description, body, verified, prev)
 }
 
 // CreateSkill creates skills/agent_learned_skills/<name>/SKILL.md, refusing duplicates like CreateKnowledge.
 func (s *Store) CreateSkill(ctx context.Context, name, description, body string, verified bool) (*Entry, error) {
-	return s.createSemantic(ctx, KindSkill, s.dirs.learned, name, "skill", description, body, verified)
+	return s.createSemantic(ctx, KindSkill, s.dirs.learned, name, "skill", description, body, verified, nil)
 }
 
 // KnowledgeTypes are the knowledge `type` values the dreamer may use.
 var KnowledgeTypes = []string{"experience", "fact", "decision", "pitfall", "preference", "user", "procedure", "insight"}
 
-func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool) (*Entry, error) {
+// createSemantic creates a knowledge entry or a learned skill; prev, when set, is the entry it supersedes.
+func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool, prev *Entry) (*Entry, error) {
 	name = strings.TrimSpace(name)
 	dir, err := entryDirName(name)
 	if err != nil {
@@ -174,7 +210,17 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 		return nil, err
 	}
 	defer unlock()
-	if dup, why, err := s.FindDuplicate(ctx, kind, name, desc); err != nil {
+	except := ""
+	if prev != nil {
+		// Found before the lock: it must still be there (archived meanwhile:
+		// ErrNotFound), or nothing is written.
+		fresh, err := s.Load(prev.Path)
+		if err != nil {
+			return nil, fmt.Errorf("memory: supersede %q: %w", prev.Name, err)
+		}
+		prev, except = fresh, fresh.Path
+	}
+	if dup, why, err := s.FindDuplicate(ctx, kind, name, desc, except); err != nil {
 		return nil, err
 	} else if dup != nil {
 		return nil, &DuplicateError{Existing: dup, Why: why}
@@ -201,8 +247,27 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	if !verified {
 		e.Meta.Set("verified", "false")
 	}
+	if prev != nil {
+		e.Meta.Set(KeySupersedes, linkName(prev))
+	}
 	if err := s.Save(e); err != nil {
 		return nil, err
+	}
+	if prev == nil {
+		return e, nil
+	}
+	// prev, kept, names its successor: written into the file as it is on
+	// disk, a compare-and-swap like every rewrite.
+	by := linkName(e)
+	err = s.rewrite(&Entry{Path: prev.Path}, func(old *Entry) error {
+		if old.Meta.Value(KeySupersededBy) == by {
+			return errNoChange
+		}
+		old.Meta.Set(KeySupersededBy, by)
+		return nil
+	})
+	if err != nil {
+		return e, &MarkError{Old: prev.Path, Err: err}
 	}
 	return e, nil
 }

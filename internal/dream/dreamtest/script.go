@@ -5,6 +5,8 @@ import "github.com/somni-dev/somni/internal/dream"
 // Fact is the knowledge entry a scripted dream creates.
 type Fact struct {
 	Name, Type, Description, Body string
+	// Supersedes, when set, names the entry the fact replaces (a fact that changed).
+	Supersedes string
 }
 
 // Consolidation describes a complete, well-behaved dream over the first listed log.
@@ -27,10 +29,12 @@ type Consolidation struct {
 // the episode (and the profile), decays, writes the diary and answers
 // c.Summary: six turns. A fake host and a Go test can both drive it.
 func Consolidate(c Consolidation) []Step {
+	fact := map[string]any{"name": c.Fact.Name, "entry_type": c.Fact.Type, "description": c.Fact.Description, "body": c.Fact.Body}
+	if c.Fact.Supersedes != "" {
+		fact["supersedes"] = c.Fact.Supersedes
+	}
 	work := []Call{
-		{Name: "create_knowledge", Args: map[string]any{
-			"name": c.Fact.Name, "entry_type": c.Fact.Type, "description": c.Fact.Description, "body": c.Fact.Body,
-		}},
+		{Name: "create_knowledge", Args: fact},
 		{Name: "record_episode", Args: map[string]any{
 			"what": c.Episode, "outcome": "success", "salience": "mid", "source": c.SourceID, "tags": "dreamtest",
 		}},
