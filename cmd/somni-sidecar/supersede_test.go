@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +72,39 @@ func supersedeScenario() recallScenario {
 		}}
 	}
 	return recallScenario{"what changed", en, zh}
+}
+
+// TestRecallMarksDreamedSupersession: the links a dream writes in the
+// front-matter (supersedes:, superseded_by:) reach recall through the
+// store and the index cache: the replacement first, the old entry marked.
+func TestRecallMarksDreamedSupersession(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []struct{ name, body string }{
+		{"deploy-host", "---\nname: deploy-host\ndescription: \"Where deploys go\"\ntype: fact\nsuperseded_by: deploy-host-2026\n---\n\nDeploys go to web-1.internal.\n"},
+		{"deploy-host-2026", "---\nname: deploy-host-2026\ndescription: \"Where deploys go since the move\"\ntype: fact\nsupersedes: [deploy-host]\n---\n\nDeploys go to web-7.internal since the data-centre move.\n"},
+	} {
+		writeRaw(t, filepath.Join(dir, "memory", "knowledge", f.name, "SKILL.md"), f.body)
+	}
+	s := start(t, dir, []string{"--embed", "off"})
+	var ok struct{ OK bool }
+	s.call("index.sync", map[string]any{"reason": "test"}, &ok)
+	out := s.tool("recall_memories", map[string]any{"query": "where do deploys go", "limit": 5})
+	if names := recallNames(out); len(names) != 2 || names[0] != "deploy-host-2026" {
+		t.Fatalf("names %v, want deploy-host-2026 first:\n%s", names, out)
+	}
+	if !strings.Contains(hitBlock(out, "deploy-host"), "superseded by deploy-host-2026") {
+		t.Fatalf("the old entry is not marked:\n%s", out)
+	}
+}
+
+func writeRaw(t *testing.T, p, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestRecallScenarioSupersede(t *testing.T) {

@@ -70,6 +70,8 @@ func docOf(e *memory.Entry) index.Doc {
 		Type:           e.Type(),
 		Score:          e.Score(),
 		Related:        e.Related(),
+		Supersedes:     e.Supersedes(),
+		SupersededBy:   e.SupersededBy(),
 		AppliesWhen:    e.AppliesWhen(),
 		NotAppliesWhen: e.NotAppliesWhen(),
 		Tags:           e.Tags(),
