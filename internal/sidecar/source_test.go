@@ -1,8 +1,10 @@
 package sidecar
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 )
@@ -27,5 +29,21 @@ func TestKindsOneSpelling(t *testing.T) {
 		if got, ok := index.ParseKind(string(k)); !ok || got != string(k) {
 			t.Errorf("ParseKind(%q) = %q, %v", k, got, ok)
 		}
+	}
+}
+
+// TestDocOfSupersession: the links a dream writes when a fact changed reach
+// the index as the entry's own fields, read by memory's accessors.
+func TestDocOfSupersession(t *testing.T) {
+	meta := frontmatter.New()
+	meta.Set(memory.KeyName, "kafka-port")
+	meta.Set(memory.KeySupersedes, "kafka-port-old, kafka-port-older")
+	meta.Set(memory.KeySupersededBy, "kafka-port-9095")
+	d := docOf(&memory.Entry{Kind: memory.KindKnowledge, Name: "kafka-port", Path: "/m/knowledge/kafka-port/SKILL.md", Meta: meta})
+	if !slices.Equal(d.Supersedes, []string{"kafka-port-old", "kafka-port-older"}) || d.SupersededBy != "kafka-port-9095" {
+		t.Errorf("doc supersedes %q, superseded_by %q", d.Supersedes, d.SupersededBy)
+	}
+	if d := docOf(&memory.Entry{Kind: memory.KindKnowledge, Name: "plain", Meta: frontmatter.New()}); d.Supersedes != nil || d.SupersededBy != "" {
+		t.Errorf("an entry without links: supersedes %q, superseded_by %q", d.Supersedes, d.SupersededBy)
 	}
 }
