@@ -109,16 +109,30 @@ func Claims(text string) []Claim {
 
 // Covers reports whether some sentence of older states the claim's
 // subject: the statement the claim replaces.
-func (c Claim) Covers(older string) bool {
-	for i, s := range textseg.Sentences(older) {
-		if i == maxSentences {
-			break
-		}
-		if covers(c.Subject, subjectTerms(textseg.FoldString(s))) {
+func (c Claim) Covers(older string) bool { return c.coversAny(sentenceTerms(older)) }
+
+// coversAny is Covers over the subject terms of each sentence of a text
+// (sentenceTerms), read once however many claims are held against it.
+func (c Claim) coversAny(sentences [][]string) bool {
+	for _, terms := range sentences {
+		if covers(c.Subject, terms) {
 			return true
 		}
 	}
 	return false
+}
+
+// sentenceTerms are the subject terms of each of text's first maxSentences
+// sentences.
+func sentenceTerms(text string) [][]string {
+	var out [][]string
+	for i, s := range textseg.Sentences(text) {
+		if i == maxSentences {
+			break
+		}
+		out = append(out, subjectTerms(textseg.FoldString(s)))
+	}
+	return out
 }
 
 func covers(subject, terms []string) bool {

@@ -1,6 +1,7 @@
 package change
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -41,9 +42,10 @@ type Pool interface {
 	// Matched is the question's terms id holds, as its ranking matched
 	// them (one segmentation of a CJK run).
 	Matched(id int32) []string
-	// Holds reports whether id holds a question term, however its text
-	// segments: 会议室 of one entry's matched terms is in another's
-	// 会议室开.
+	// Holds reports whether id's text holds a question term it did not
+	// match, however its text segments: 会议室 of one entry's matched
+	// terms is in another's 会议室开 (Order asks it of terms outside
+	// Matched only).
 	Holds(id int32, term string) bool
 }
 
@@ -101,6 +103,10 @@ type read struct {
 	claimsRead  bool
 	matched     []string
 	matchedRead bool
+	// sentences are the subject terms of each sentence of Text, read the
+	// first time a claim is held against it (sentenceTerms)
+	sentences     [][]string
+	sentencesRead bool
 }
 
 func (o *orderer) entry(id int32) *read {
@@ -145,11 +151,17 @@ func (o *orderer) replaces(n, old int32) bool {
 		return false
 	}
 	cls := o.claims(n)
-	if len(cls) > 0 && sameAnswer(o.matched(n), func(t string) bool { return o.p.Holds(old, t) }) {
+	if len(cls) == 0 {
+		return false
+	}
+	if sameAnswer(o.matched(n), func(t string) bool { return slices.Contains(o.matched(old), t) || o.p.Holds(old, t) }) {
 		return true
 	}
+	if !oe.sentencesRead {
+		oe.sentences, oe.sentencesRead = sentenceTerms(oe.Text), true
+	}
 	for _, cl := range cls {
-		if cl.Covers(oe.Text) {
+		if cl.coversAny(oe.sentences) {
 			return true
 		}
 	}

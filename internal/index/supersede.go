@@ -1,7 +1,6 @@
 package index
 
 import (
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -62,7 +61,9 @@ func (p changePool) Named(name string) []int32 {
 }
 
 func (p changePool) About(terms []string) []int32 {
-	lex := p.r.c.keyword(newLexQuery(strings.Join(terms, " ")), &scratch{})
+	sc := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(sc)
+	lex := p.r.c.keyword(newLexQuery(strings.Join(terms, " ")), sc)
 	var out []int32
 	for _, s := range lex.touched {
 		if lex.strong[s] {
@@ -74,12 +75,11 @@ func (p changePool) About(terms []string) []int32 {
 
 func (p changePool) Matched(s int32) []string { return matchedTerms(p.r.c.slots[s], p.r.lq.terms) }
 
+// Holds looks into the text for CJK windows only: a spaced-script term is
+// a stem, which the text need not hold as written.
 func (p changePool) Holds(s int32, term string) bool {
-	e := p.r.c.slots[s]
-	if r, _ := utf8.DecodeRuneInString(term); textseg.IsCJK(r) {
-		return e.holds(term, strings.Contains)
-	}
-	return slices.Contains(matchedTerms(e, p.r.lq.terms), term)
+	r, _ := utf8.DecodeRuneInString(term)
+	return textseg.IsCJK(r) && p.r.c.slots[s].holds(term, strings.Contains)
 }
 
 func (p changePool) Admits(s int32) bool {
