@@ -8,24 +8,6 @@ import (
 	"github.com/somni-dev/somni/internal/index"
 )
 
-func TestPlainTokens(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"Redis maxmemory-policy volatile-lru", []string{"redis", "maxmemory", "policy", "volatile", "lru"}},
-		{"port 6543!", []string{"port", "6543"}},
-		{"用户喜欢喝乌龙茶", []string{"用户", "户喜", "喜欢", "欢喝", "喝乌", "乌龙", "龙茶"}},
-		{"喝 tea 茶", []string{"喝", "tea", "茶"}},
-		{"", nil},
-	}
-	for _, tc := range tests {
-		if got := plainTokens(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("plainTokens(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // The baseline ranks by BM25: a rare term outweighs a common one, a match
 // in a short entry outranks the same match in a long one, and entries
 // with no query term are left out.

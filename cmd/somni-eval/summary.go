@@ -162,6 +162,7 @@ func (s *summary) report(w io.Writer) {
 		{true, halfHeld, "sets with real pools (RealMem, LifeBench, MemoryCode), held-out half"},
 		{true, halfTune, "sets with real pools, tuning half"},
 		{false, halfHeld, "MADial-Bench's small archives and the synthetic dialogues, held-out half"},
+		{false, halfTune, "MADial-Bench's small archives and the synthetic dialogues, tuning half"},
 	} {
 		s.table(w, cols, part.real, part.half, part.title)
 		if part.real {

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/textcut"
@@ -226,10 +227,11 @@ type corpus struct {
 	ctxRefs map[uint64]int32   // ctxKey → number of live entries whose context it is
 	live    int
 	totalDL float64
+	plain   *bm25.Index // the floor's index (fuse.go), by slot
 }
 
 func newCorpus() *corpus {
-	return &corpus{bySlot: map[string]int32{}, termIDs: map[string]int32{},
+	return &corpus{plain: bm25.New(), bySlot: map[string]int32{}, termIDs: map[string]int32{},
 		byName: map[string][]int32{}, refBy: map[string][]int32{},
 		byText: map[uint64][]int32{}, ctxRefs: map[uint64]int32{}}
 }
@@ -262,6 +264,7 @@ func (c *corpus) put(e *entry, lex []byte) {
 		c.slots = append(c.slots, e)
 	}
 	c.bySlot[e.doc.Path] = s
+	c.plain.Add(s, plainText(e.doc))
 	tfs := e.newTF
 	if tfs == nil && !c.putLex(e, s, lex) {
 		// counted here, not when it was made (rows read from the cache,
@@ -368,6 +371,7 @@ func (c *corpus) remove(p string) *entry {
 		}
 	}
 	delete(c.bySlot, p)
+	c.plain.Remove(s, plainText(e.doc))
 	c.slots[s] = nil
 	c.free = append(c.free, s)
 	c.live--

@@ -1,0 +1,140 @@
+// Package bm25 is keyword search as the textbook ranks it, the floor
+// somni's recall is held to: Okapi BM25 (k1 1.2, b 0.75) over one field,
+// with the language's standard analyzer (Tokens): lowercase words for
+// alphabetic scripts, overlapping character bigrams for CJK runs (Lucene's
+// CJKAnalyzer), no stop words, no stems, no folding.
+//
+// One type serves both sides of the comparison: the recall index keeps an
+// Index beside its own weighted keyword scoring and fuses its ranking
+// with the hybrid's (package index, fuse.go), and make eval's baseline is
+// the same Index, so the floor is exactly the baseline it is measured
+// against.
+//
+// Map:
+//   - bm25.go    Index: Add, Remove, Search over dense document ids.
+//   - tokens.go  Tokens, the standard analyzer.
+package bm25
+
+import (
+	"math"
+	"sort"
+)
+
+// Okapi BM25's constants as Lucene sets them.
+const (
+	k1 = 1.2
+	b  = 0.75
+)
+
+// Index is an inverted index over documents named by small dense ids
+// (the recall index's slots, the baseline's entry numbers). It is not
+// safe for concurrent writes; the caller's lock guards it as it guards
+// the documents.
+type Index struct {
+	post  map[string][]posting
+	lens  []int32 // by id: the document's token count; -1 = no document
+	live  int
+	total int64 // summed lengths of the live documents
+}
+
+type posting struct{ doc, tf int32 }
+
+// Scored is a document and its BM25 score for one query.
+type Scored struct {
+	Doc   int32
+	Score float64
+}
+
+// New returns an empty Index.
+func New() *Index { return &Index{post: map[string][]posting{}} }
+
+// Len is the number of documents in the index.
+func (x *Index) Len() int { return x.live }
+
+// Add indexes text as document doc, which must not be in the index.
+func (x *Index) Add(doc int32, text string) {
+	tf := map[string]int32{}
+	n := int32(0)
+	for _, t := range Tokens(text) {
+		tf[t]++
+		n++
+	}
+	for t, c := range tf {
+		x.post[t] = append(x.post[t], posting{doc, c})
+	}
+	for int(doc) >= len(x.lens) {
+		x.lens = append(x.lens, -1)
+	}
+	x.lens[doc] = n
+	x.live++
+	x.total += int64(n)
+}
+
+// Remove drops document doc, whose text was text when it was added.
+func (x *Index) Remove(doc int32, text string) {
+	if int(doc) >= len(x.lens) || x.lens[doc] < 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, t := range Tokens(text) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		list := x.post[t]
+		for i, p := range list {
+			if p.doc == doc {
+				list[i] = list[len(list)-1]
+				list = list[:len(list)-1]
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(x.post, t)
+		} else {
+			x.post[t] = list
+		}
+	}
+	x.live--
+	x.total -= int64(x.lens[doc])
+	x.lens[doc] = -1
+}
+
+// Search returns the k documents with the highest BM25 score for query
+// among those keep accepts (nil: all), best first; ties go to the lower
+// id, as a stable sort over the documents in order would give.
+func (x *Index) Search(query string, k int, keep func(doc int32) bool) []Scored {
+	if x.live == 0 || k <= 0 {
+		return nil
+	}
+	n := float64(x.live)
+	avg := float64(x.total) / n
+	scores := map[int32]float64{}
+	seen := map[string]bool{}
+	for _, t := range Tokens(query) {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		list := x.post[t]
+		df := float64(len(list))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range list {
+			tf := float64(p.tf)
+			scores[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.lens[p.doc])/avg))
+		}
+	}
+	out := make([]Scored, 0, len(scores))
+	for d, s := range scores {
+		if keep == nil || keep(d) {
+			out = append(out, Scored{d, s})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Doc < out[j].Doc
+	})
+	return out[:min(k, len(out))]
+}
