@@ -1,18 +1,32 @@
-// Package bm25 is keyword search as the textbook ranks it, the floor
-// somni's recall is held to: Okapi BM25 (k1 1.2, b 0.75) over one field,
-// with the language's standard analyzer (Tokens): lowercase words for
-// alphabetic scripts, overlapping character bigrams for CJK runs (Lucene's
-// CJKAnalyzer), no stop words, no stems, no folding.
+// Package bm25 is keyword search over an inverted index, in two forms.
 //
-// One type serves both sides of the comparison: the recall index keeps an
-// Index beside its own weighted keyword scoring and fuses its ranking
-// with the hybrid's (package index, fuse.go), and make eval's baseline is
-// the same Index, so the floor is exactly the baseline it is measured
-// against.
+// Index is keyword search as the textbook ranks it, the floor somni's
+// recall is held to: Okapi BM25 (k1 1.2, b 0.75) over one field, with the
+// language's standard analyzer (Tokens): lowercase words for alphabetic
+// scripts, overlapping character bigrams for CJK runs (Lucene's
+// CJKAnalyzer), no stop words, no stems, no folding. One type serves both
+// sides of the comparison: the recall index keeps an Index beside its
+// weighted one and fuses its ranking with the hybrid's, and make eval's
+// baseline is the same Index, so the floor is exactly the baseline it is
+// measured against.
+//
+// Weighted is the keyword evidence of somni's own hybrid scorer (package
+// index): the same BM25 constants over terms the caller analysed (package
+// textseg: stems, CJK windows and single characters) with its field
+// weights folded into each term's frequency. A query's CJK runs are
+// scored by their best segmentation into the windows a document holds,
+// and every score is divided by the query's ideal, so it lies in [0, 1]
+// and says how much of the query a document answers. It also tells the
+// index how rare a word is (TermWeight), which weighs a query's words in
+// a feature-sum embedding.
 //
 // Map:
-//   - bm25.go    Index: Add, Remove, Search over dense document ids.
-//   - tokens.go  Tokens, the standard analyzer.
+//   - bm25.go      Index: Add, Remove, Search over dense document ids.
+//   - tokens.go    Tokens, the standard analyzer.
+//   - weighted.go  Weighted: postings of weighted term frequencies (Post,
+//     Remove, Compact), their statistics, TermWeight.
+//   - query.go     Query, a query's lexical view with its CJK runs, and
+//     Weighted.Score: normalised BM25 and the evidence besides it (Scores).
 package bm25
 
 import (
@@ -20,7 +34,7 @@ import (
 	"sort"
 )
 
-// Okapi BM25's constants as Lucene sets them.
+// Okapi BM25's constants as Lucene sets them, for Index and Weighted alike.
 const (
 	k1 = 1.2
 	b  = 0.75
@@ -38,6 +52,20 @@ type Index struct {
 }
 
 type posting struct{ doc, tf int32 }
+
+func (p posting) docID() int32 { return p.doc }
+
+// dropDoc is list without doc's posting, the last posting moved into its
+// place: a list's order means nothing.
+func dropDoc[P interface{ docID() int32 }](list []P, doc int32) []P {
+	for i, p := range list {
+		if p.docID() == doc {
+			list[i] = list[len(list)-1]
+			return list[:len(list)-1]
+		}
+	}
+	return list
+}
 
 // Scored is a document and its BM25 score for one query.
 type Scored struct {
@@ -81,14 +109,7 @@ func (x *Index) Remove(doc int32, text string) {
 			continue
 		}
 		seen[t] = true
-		list := x.post[t]
-		for i, p := range list {
-			if p.doc == doc {
-				list[i] = list[len(list)-1]
-				list = list[:len(list)-1]
-				break
-			}
-		}
+		list := dropDoc(x.post[t], doc)
 		if len(list) == 0 {
 			delete(x.post, t)
 		} else {

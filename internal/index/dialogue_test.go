@@ -90,16 +90,16 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 	for _, d := range docs {
 		c.put(newEntry(d), nil)
 	}
-	if w := c.termWeight("maya"); w > 0.3 {
-		t.Errorf("termWeight(maya) = %.2f, want a name on every entry to weigh under 0.3", w)
+	if w := c.words.TermWeight("maya"); w > 0.3 {
+		t.Errorf("TermWeight(maya) = %.2f, want a name on every entry to weigh under 0.3", w)
 	}
-	if w := c.termWeight("kiln"); w < 0.99 {
-		t.Errorf("termWeight(kiln) = %.2f, want a word one entry holds to weigh 1", w)
+	if w := c.words.TermWeight("kiln"); w < 0.99 {
+		t.Errorf("TermWeight(kiln) = %.2f, want a word one entry holds to weigh 1", w)
 	}
 	sc := NewScorer(embed.Hash(), nil)
 	const q = "what did Maya say about the kiln"
 	plain, _ := sc.EmbedQuery(context.Background(), q)
-	weighted, _ := sc.embedQuery(context.Background(), q, c.termWeight)
+	weighted, _ := sc.embedQuery(context.Background(), q, c.words.TermWeight)
 	nameOnly, _ := embed.Hash().Embed(context.Background(), []string{EmbedText(docs[1])})
 	floor := embed.CalibrationOf(embed.Hash()).Floor
 	if p, w := embed.Dot(plain, nameOnly[0]), embed.Dot(weighted, nameOnly[0]); p < floor || w >= floor {

@@ -19,8 +19,12 @@
 //   - store.go     entries to and from the rows of the SQLite file, which
 //     package cache (internal/index/cache) keeps: entries, vectors, lexical
 //     views, links, state.
-//   - corpus.go    the in-memory corpus and its keyword (BM25) statistics.
+//   - corpus.go    the in-memory corpus: entries by slot, what each is
+//     indexed under (its weighted terms, its links, its embedded text) and
+//     its lexical view for the cache.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
+//   - fuse.go      the BM25 floor: the hybrid's ranking fused with plain
+//     BM25's (bm25.Index).
 //   - dated.go     what an entry says about time (dates.TextDays; the day
 //     ranges and their bounds live in package dates).
 //   - shown.go     hits as package present renders them for a model (Shown);
@@ -35,7 +39,8 @@
 //   - package watch (internal/index/watch): what changed since the last
 //     sync, and the inotify watcher that records it (scanning elsewhere).
 //
-// Keyword ranking is a weighted BM25 computed in Go (corpus.keyword), not
+// Keyword ranking is a weighted BM25 computed in Go (package bm25's
+// Weighted, which the corpus posts each entry's weighted terms to), not
 // SQLite FTS5: docs/ARCHITECTURE.md says why (CJK windows, a normalised
 // score, one scorer for the index and ad-hoc doc sets).
 //
@@ -64,13 +69,14 @@
 //     (outsideBoundDamp); dates.Question reads what a question asks.
 //   - A query embedded by a feature-sum embedder (hash, local's lexical
 //     half) weighs each word by how rare it is in the corpus
-//     (corpus.termWeight), so a speaker's name on half the turns cannot
-//     carry the cosine; stored vectors stay corpus-independent.
+//     (bm25.Weighted.TermWeight), so a speaker's name on half the turns
+//     cannot carry the cosine; stored vectors stay corpus-independent.
 //   - A candidate whose only words in common with the query are ones
 //     nearly every entry holds keeps 0.3 (unexplainedDamp).
 //   - An entry not embedded yet scores its keyword in the cosine's place.
 //
 // Memory at 10k entries is mostly the entries' own text and the posting
 // lists: entries keep no term table or lowercased copy of their own
-// (corpus.go), posting lists are compacted after big loads.
+// (corpus.go), posting lists are compacted after big loads
+// (bm25.Weighted.Compact).
 package index

@@ -19,8 +19,9 @@ import (
 )
 
 // compactAfter is how many entries a sync must add before it compacts
-// the posting lists (corpus.compact): a first sync of a large store, a
-// bulk copy; copying 1M postings takes a few milliseconds under the lock.
+// the posting lists (bm25.Weighted.Compact): a first sync of a large
+// store, a bulk copy; copying 1M postings takes a few milliseconds under
+// the lock.
 const compactAfter = 512
 
 // Index is the recall index: an in-memory corpus serving searches, backed
@@ -155,7 +156,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		}
 		ix.c.put(e, lexes[i])
 	}
-	ix.c.compact()
+	ix.c.words.Compact()
 	if err := st.WriteLex(ctx, backfill); err != nil {
 		ix.log.Warn("index: lexical views not stored; the next start counts them again", "err", err)
 	}
@@ -205,12 +206,13 @@ func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	return ix.scorer.embedQuery(ctx, text, ix.termWeight)
 }
 
-// termWeight is corpus.termWeight under the read lock: the embedder calls
-// it while building a query vector, outside any lock of the index.
+// termWeight is the corpus' bm25.Weighted.TermWeight under the read
+// lock: the embedder calls it while building a query vector, outside any
+// lock of the index.
 func (ix *Index) termWeight(word string) float64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.c.termWeight(word)
+	return ix.c.words.TermWeight(word)
 }
 
 // Embedder is the live embedder, for callers that ask it about its
@@ -613,7 +615,7 @@ func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 		ix.c.put(e, nil)
 	}
 	if len(b.upserts) >= compactAfter {
-		ix.c.compact()
+		ix.c.words.Compact()
 	}
 	// same terms, links and vector: postings stay valid, only the slot's
 	// pointer changes (a copy, since searches may hold the old one)

@@ -6,12 +6,15 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/index/cache"
 )
 
@@ -33,7 +36,9 @@ func lexProbeDocs() []Doc {
 // entry counted from its text: the same postings, length, days and flags.
 func TestLexViewRoundTrip(t *testing.T) {
 	counted, cached := newCorpus(), newCorpus()
+	terms := map[string]bool{}
 	for _, d := range lexProbeDocs() {
+		maps.Copy(terms, docTerms(d))
 		counted.put(newEntry(d), nil)
 		lex := lexOf(newEntry(d))
 		if cap(lex) != len(lex) {
@@ -47,7 +52,7 @@ func TestLexViewRoundTrip(t *testing.T) {
 	// put trusts the view over the text: a view of other words posts those
 	blank := newCorpus()
 	blank.put(&entry{doc: Doc{Path: "p/blank"}}, lexOf(newEntry(Doc{Body: "zebra crossing"})))
-	if len(blank.postings("zebra")) != 1 {
+	if len(blank.words.Postings("zebra")) != 1 {
 		t.Fatal("put did not read the cached view")
 	}
 	if cache.LexStamp(lexVersion+1) == lexStamp() {
@@ -60,23 +65,28 @@ func TestLexViewRoundTrip(t *testing.T) {
 			t.Errorf("slot %d: counted %+v, cached %+v", s, *a, *b)
 		}
 	}
-	if counted.totalDL != cached.totalDL || len(counted.termIDs) != len(cached.termIDs) {
-		t.Fatalf("totals differ: dl %v/%v terms %d/%d", counted.totalDL, cached.totalDL, len(counted.termIDs), len(cached.termIDs))
-	}
-	for term := range counted.termIDs {
-		a, b := sortedPostings(counted.postings(term)), sortedPostings(cached.postings(term))
+	for term := range terms {
+		a, b := sortedPostings(counted.words.Postings(term)), sortedPostings(cached.words.Postings(term))
 		if !slices.Equal(a, b) {
 			t.Errorf("%q: counted %v, cached %v", term, a, b)
 		}
+	}
+	// the statistics too: lengths and totals are what the scores divide by
+	var a, b bm25.Scores
+	q := bm25.NewQuery(strings.Join(slices.Sorted(maps.Keys(terms)), " "))
+	counted.words.Score(q, weakTerm, &a)
+	cached.words.Score(q, weakTerm, &b)
+	if !slices.Equal(a.Score, b.Score) {
+		t.Errorf("keyword scores differ: counted %v, cached %v", a.Score, b.Score)
 	}
 	if lexOf(&entry{}) != nil {
 		t.Error("an entry without terms must store no view")
 	}
 }
 
-func sortedPostings(ps []posting) []posting {
+func sortedPostings(ps []bm25.Posting) []bm25.Posting {
 	ps = slices.Clone(ps)
-	slices.SortFunc(ps, func(x, y posting) int { return int(x.slot - y.slot) })
+	slices.SortFunc(ps, func(x, y bm25.Posting) int { return int(x.Doc - y.Doc) })
 	return ps
 }
 

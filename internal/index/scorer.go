@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/change"
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/embed"
@@ -112,7 +113,8 @@ const (
 	askingDamp = 0.5
 	// unexplainedDamp scales the hybrid of a semantic candidate whose
 	// only words in common with the query are ones nearly every entry
-	// holds (corpus.weightOf below weakTerm: a speaker's name on all
+	// holds (weighing under weakTerm on bm25.Weighted.TermWeight's
+	// scale, which bm25.Scores.Telling reports: a speaker's name on all
 	// their turns): the cosine brought it in and the words cannot say
 	// why. A candidate sharing no word at all is left alone, since that
 	// is how a question finds a memory in the other language (cross-
@@ -120,7 +122,8 @@ const (
 	// notes when it was damped too). Tuning half of the dialogue eval,
 	// local R@5 ×BM25 / R@10: no rule 1.34 / 0.56; 0.3 1.37 / 0.59; 0.5
 	// 1.36 / 0.59; 0.7 1.35 / 0.59; weakTerm 0.2, 0.3 and 0.4 alike
-	// (swept before weightShare; with it the chosen pair scores the same).
+	// (swept before bm25's weightShare; with it the chosen pair scores
+	// the same).
 	unexplainedDamp = 0.3
 	weakTerm        = 0.3
 	// maxQueryRunes bounds the query text the Scorer tokenizes and
@@ -186,7 +189,7 @@ func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error
 
 // embedQuery is EmbedQuery with the query's words weighted by w (nil: not
 // weighted) when the embedder can (embed.TermWeighted); the index passes
-// its corpus' idf (corpus.termWeight).
+// its corpus' idf (bm25.Weighted.TermWeight).
 func (sc *Scorer) embedQuery(ctx context.Context, text string, w embed.TermWeights) ([]float32, error) {
 	text, _ = boundQuery(text)
 	v, err := sc.guard.Query(ctx, text, w)
@@ -236,7 +239,7 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *cor
 	_, ownQueryForm := sc.guard.Embedder().(embed.QueryEmbedder)
 	_, weighted := sc.guard.Embedder().(embed.TermWeighted)
 	if qvec == nil && (ownQueryForm || weighted) {
-		v, err := sc.embedQuery(ctx, q.Text, c.termWeight)
+		v, err := sc.embedQuery(ctx, q.Text, c.words.TermWeight)
 		if err != nil || v == nil {
 			return nil, err
 		}
@@ -261,19 +264,6 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *cor
 		s.vec = vecs[first+i]
 	}
 	return qvec, nil
-}
-
-// queryTerms returns the distinct lexical terms of a query.
-func queryTerms(q string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range textseg.IndexTerms(q) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // literalForm is the query as it must occur literally for the bonus, or
@@ -392,8 +382,8 @@ type ranking struct {
 	q    *Query
 	qvec []float32
 	cal  embed.Calibration
-	lq   *lexQuery
-	lex  *lexScores
+	lq   *bm25.Query
+	lex  *bm25.Scores
 	lit  string
 	// scratch holds lex, idx and pool's arrays, back in scratchPool once
 	// the hits are out
@@ -419,11 +409,14 @@ type ranking struct {
 // newRanking starts q's ranking; words is the query text its keyword
 // evidence is read from (dates.Question.Words).
 func newRanking(c *corpus, q *Query, words string, qvec []float32, cal embed.Calibration) *ranking {
-	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: newLexQuery(words), lit: literalForm(q.Text), cjkTrust: 1}
+	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: bm25.NewQuery(words), lit: literalForm(q.Text), cjkTrust: 1}
 	r.scratch = scratchPool.Get().(*scratch)
-	r.lex = c.keyword(r.lq, r.scratch)
-	r.idx = zeroed(r.scratch.idx, len(c.slots))
-	r.scratch.idx = r.idx
+	r.lex = &r.scratch.lex
+	c.words.Score(r.lq, weakTerm, r.lex)
+	if cap(r.scratch.idx) < len(c.slots) {
+		r.scratch.idx = make([]int32, len(c.slots))
+	}
+	r.idx = r.scratch.idx[:len(c.slots)]
 	for i := range r.idx {
 		r.idx[i] = -1
 	}
@@ -445,7 +438,7 @@ func (r *ranking) get(s int32) *cand {
 // query term can contain the whole query; for strong candidates it is
 // deferred until their score could reach the returned top.
 func (r *ranking) maybeLit(s int32) bool {
-	return r.lit != "" && int(r.lex.matched[s]) == len(r.lq.terms)
+	return r.lit != "" && int(r.lex.Matched[s]) == len(r.lq.Terms())
 }
 
 func (r *ranking) literal(s int32) bool {
@@ -454,17 +447,17 @@ func (r *ranking) literal(s int32) bool {
 
 // lexical admits the lexical candidates: strong evidence or a literal hit.
 func (r *ranking) lexical() {
-	for _, s := range r.lex.touched {
-		if !r.lex.strong[s] {
+	for _, s := range r.lex.Touched {
+		if !r.lex.Strong[s] {
 			if !r.literal(s) {
 				continue
 			}
 			cd := r.get(s)
-			cd.keyword, cd.literal = r.lex.score[s], true
+			cd.keyword, cd.literal = r.lex.Score[s], true
 			continue
 		}
 		cd := r.get(s)
-		cd.keyword = r.lex.score[s]
+		cd.keyword = r.lex.Score[s]
 		cd.maybeLit = r.maybeLit(s)
 	}
 }
@@ -478,9 +471,9 @@ func (r *ranking) lexical() {
 // slot's own cosine, which semantic reuses.
 func (r *ranking) agreement() float64 {
 	var lex []scored
-	for _, s := range r.lex.touched {
-		if r.c.slots[s].cjk && r.lex.score[s] > 0 {
-			lex = keepBest(lex, scored{s, r.lex.score[s]}, agreeK)
+	for _, s := range r.lex.Touched {
+		if r.c.slots[s].cjk && r.lex.Score[s] > 0 {
+			lex = keepBest(lex, scored{s, r.lex.Score[s]}, agreeK)
 		}
 	}
 	if len(lex) == 0 {
@@ -561,7 +554,7 @@ func (r *ranking) semantic() {
 		} else if max(cos, ctx) > r.cal.Floor && r.semWeight(e) > 0 {
 			cd := r.get(int32(s))
 			cd.cos, cd.ctxCos = cos, ctx
-			cd.keyword = r.lex.score[s]
+			cd.keyword = r.lex.Score[s]
 		}
 	}
 }
@@ -580,7 +573,7 @@ func (r *ranking) admit(s int32) *cand {
 	fresh := r.idx[s] < 0
 	cd := r.get(s)
 	if fresh {
-		cd.keyword = r.lex.score[s]
+		cd.keyword = r.lex.Score[s]
 		cd.maybeLit = r.maybeLit(s)
 		if e := r.c.slots[s]; r.qvec != nil && e.vec != nil {
 			cd.cos, cd.ctxCos = r.cosines(s, e)
@@ -655,7 +648,7 @@ func (r *ranking) score(k int) []*cand {
 		case e.asks && e.ctxKey == 0:
 			cd.hybrid *= askingDamp
 		}
-		if qvec != nil && wCos > 0 && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !lex.telling[cd.slot] {
+		if qvec != nil && wCos > 0 && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !lex.Telling[cd.slot] {
 			cd.hybrid *= unexplainedDamp
 		}
 		if len(r.bounds) > 0 && !dates.InBounds(e.days, r.bounds) {
@@ -705,7 +698,7 @@ func (r *ranking) finish(list []*cand, limit int) []Hit {
 		if cd.spreadFrom >= 0 {
 			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name // came by the link: no terms to show
 		} else {
-			h.Terms = matchedTerms(e, r.lq.terms)
+			h.Terms = matchedTerms(e, r.lq.Terms())
 			h.Words = words.Words(h.Terms)
 		}
 		hits[i] = h
@@ -898,13 +891,13 @@ func symbolCandidates(c *corpus, lsym string) []int32 {
 	}
 	best := parts[0]
 	for _, p := range parts[1:] {
-		if len(c.postings(p)) < len(c.postings(best)) {
+		if len(c.words.Postings(p)) < len(c.words.Postings(best)) {
 			best = p
 		}
 	}
-	out := make([]int32, len(c.postings(best)))
-	for i, p := range c.postings(best) {
-		out[i] = p.slot
+	out := make([]int32, len(c.words.Postings(best)))
+	for i, p := range c.words.Postings(best) {
+		out[i] = p.Doc
 	}
 	return out
 }

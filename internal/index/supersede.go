@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/change"
 	"github.com/somni-dev/somni/internal/textseg"
 )
@@ -63,17 +64,18 @@ func (p changePool) Named(name string) []int32 {
 func (p changePool) About(terms []string) []int32 {
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
-	lex := p.r.c.keyword(newLexQuery(strings.Join(terms, " ")), sc)
+	lex := &sc.lex
+	p.r.c.words.Score(bm25.NewQuery(strings.Join(terms, " ")), weakTerm, lex)
 	var out []int32
-	for _, s := range lex.touched {
-		if lex.strong[s] {
+	for _, s := range lex.Touched {
+		if lex.Strong[s] {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-func (p changePool) Matched(s int32) []string { return matchedTerms(p.r.c.slots[s], p.r.lq.terms) }
+func (p changePool) Matched(s int32) []string { return matchedTerms(p.r.c.slots[s], p.r.lq.Terms()) }
 
 // Holds looks into the text for CJK windows only: a spaced-script term is
 // a stem, which the text need not hold as written.
