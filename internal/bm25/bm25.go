@@ -6,7 +6,8 @@
 // scripts, overlapping character bigrams for CJK runs (Lucene's
 // CJKAnalyzer), no stop words, no stems, no folding. One type serves both
 // sides of the comparison: the recall index keeps an Index beside its
-// weighted one and fuses its ranking with the hybrid's, and make eval's
+// weighted one and holds its first result in a Chinese question's first
+// places (index/floor.go), and make eval's
 // baseline is the same Index, so the floor is exactly the baseline it is
 // measured against.
 //

@@ -23,8 +23,9 @@
 //     indexed under (its weighted terms, its links, its embedded text) and
 //     its lexical view for the cache.
 //   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
-//   - fuse.go      the BM25 floor: the hybrid's ranking fused with plain
-//     BM25's (bm25.Index).
+//   - floor.go     the BM25 floor: plain BM25's first entry (bm25.Index,
+//     exactly make eval's baseline) kept in the first places of a
+//     Chinese question's ranking.
 //   - dated.go     what an entry says about time (dates.TextDays; the day
 //     ranges and their bounds live in package dates).
 //   - shown.go     hits as package present renders them for a model (Shown);

@@ -328,10 +328,9 @@ type cand struct {
 	specific   bool // holds a specific query symbol (symbolBonus)
 	dated      bool // about a day the query asks about (dateBonus)
 	literal    bool
-	maybeLit   bool    // holds every query term: the literal check may still pay
-	newer      int32   // slot+1 of the entry that replaced this one (supersede); 0: none
-	plainRank  int32   // place in plain BM25's list (plain), from 1; 0: not in it
-	order      float64 // fused order (fuse); 0 before fusion
+	maybeLit   bool  // holds every query term: the literal check may still pay
+	newer      int32 // slot+1 of the entry that replaced this one (supersede); 0: none
+	plainFirst bool  // plain BM25 ranks it first (floor)
 	cos        float64
 	ctxCos     float64 // the context's cosine, discounted (contextCos)
 	keyword    float64
@@ -363,11 +362,12 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	r.dated(qt)
 	r.symbols()
 	n := max(limit+spreadSeeds, change.Window*limit)
-	r.plain(n)
-	list := r.fuse(r.score(n), n)
+	r.plain()
+	list := r.score(n)
 	if spread > 0 && !q.NoSpread {
 		list = r.spread(list)
 	}
+	list = r.floor(list)
 	list = r.supersede(list, limit, change.AsksPast(qt.Words, len(qt.Bounds) > 0))
 	hits := r.finish(list, limit) // copies what it keeps: the arrays can go
 	r.scratch.pool = r.pool[:0]
@@ -621,8 +621,8 @@ func (r *ranking) symbols() {
 
 // score filters the candidates, gives each its hybrid score with the
 // damps and bonuses, runs the deferred literal checks that could still
-// pay in the best k, and returns them all for fuse. No get may follow:
-// the list points into pool.
+// pay, and returns the best k in order. No get may follow: the list
+// points into pool.
 func (r *ranking) score(k int) []*cand {
 	c, q, qvec, lex := r.c, r.q, r.qvec, r.lex
 	list := make([]*cand, 0, len(r.pool))
@@ -673,7 +673,9 @@ func (r *ranking) score(k int) []*cand {
 			cd.hybrid += literalBonus
 		}
 	}
-	return list
+	// only the top of the list is returned (plus spread seeds): select it
+	// before sorting so a 10k-candidate query does not sort everything
+	return topK(c, list, k)
 }
 
 // finish cuts the ordered list to limit and builds the Hits with the
@@ -773,7 +775,6 @@ func (r *ranking) spread(list []*cand) []*cand {
 			}
 			idx[nb] = 0 // marks it scored so a second seed does not add it again
 			cd := &cand{slot: nb, spreadFrom: seed.slot, pinnedBy: -1, hybrid: seed.hybrid * spreadFactor}
-			cd.order = r.orderOf(list, cd.hybrid)
 			list = append(list, cd)
 			added = true
 		}
@@ -846,15 +847,11 @@ func topK(c *corpus, list []*cand, k int) []*cand {
 	return best
 }
 
-// better is the ranking order: pinned first, then the fused order
-// (fuse), then hybrid; stored memory strength only breaks ties, then name
-// and path keep the order stable.
+// better is the ranking order: pinned first, then hybrid; stored memory
+// strength only breaks ties, then name and path keep the order stable.
 func better(c *corpus, x, y *cand) bool {
 	if x.pinned != y.pinned {
 		return x.pinned
-	}
-	if x.order != y.order {
-		return x.order > y.order
 	}
 	if x.hybrid != y.hybrid {
 		return x.hybrid > y.hybrid
