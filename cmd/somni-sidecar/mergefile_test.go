@@ -75,7 +75,7 @@ func TestMergeFileDriver(t *testing.T) {
 			name: "another file at the sibling's path: not merged, ours left",
 			base: mfBase, ours: mfOurs, theirs: mfTheirs,
 			setup: func(t *testing.T, top string) {
-				mfWrite(t, filepath.Join(top, mfSiblingPath(mfTheirs)), "someone else's\n")
+				writeRaw(t, filepath.Join(top, mfSiblingPath(mfTheirs)), "someone else's\n")
 			},
 			wantCode: 1, wantOurs: mfOurs,
 		},
@@ -123,12 +123,12 @@ func TestMergeFileDriver(t *testing.T) {
 			if code != 0 && (strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), mfPath)) {
 				t.Errorf("stderr is not one sentence naming the file: %q", stderr.String())
 			}
-			if got := mfRead(t, args[1]); got != tc.wantOurs {
+			if got := readFile(t, args[1]); got != tc.wantOurs {
 				t.Errorf("%%A:\n%s\nwant:\n%s", got, tc.wantOurs)
 			}
 			sib := filepath.Join(top, mfSiblingPath(tc.theirs))
 			if tc.wantSibling {
-				if got := mfRead(t, sib); !strings.Contains(got, "the build farm") || !strings.Contains(got, "conflicts_with: docker-build-cache") {
+				if got := readFile(t, sib); !strings.Contains(got, "the build farm") || !strings.Contains(got, "conflicts_with: docker-build-cache") {
 					t.Errorf("sibling:\n%s", got)
 				}
 			} else if tc.wantCode == 0 {
@@ -162,21 +162,21 @@ func TestMergeFileRealGit(t *testing.T) {
 	}
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	mfGit(t, "", "init", "-q", "-b", "main", a)
-	mfWrite(t, filepath.Join(a, ".gitattributes"), "*.md merge=somni\n")
-	mfWrite(t, filepath.Join(a, filepath.FromSlash(mfPath)), mfBase)
+	writeRaw(t, filepath.Join(a, ".gitattributes"), "*.md merge=somni\n")
+	writeRaw(t, filepath.Join(a, filepath.FromSlash(mfPath)), mfBase)
 	mfGit(t, a, "add", "-A")
 	mfGit(t, a, "commit", "-q", "-m", "base")
 	mfGit(t, "", "clone", "-q", a, b)
 	mfGit(t, b, "config", "merge.somni.driver", binPath+" merge-file %O %A %B %P")
 
-	mfWrite(t, filepath.Join(a, filepath.FromSlash(mfPath)), mfTheirs)
+	writeRaw(t, filepath.Join(a, filepath.FromSlash(mfPath)), mfTheirs)
 	mfGit(t, a, "commit", "-q", "-am", "machine a")
-	mfWrite(t, filepath.Join(b, filepath.FromSlash(mfPath)), mfOurs)
+	writeRaw(t, filepath.Join(b, filepath.FromSlash(mfPath)), mfOurs)
 	mfGit(t, b, "commit", "-q", "-am", "machine b")
 	mfGit(t, b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
 
-	merged := mfRead(t, filepath.Join(b, filepath.FromSlash(mfPath)))
-	sibling := mfRead(t, filepath.Join(b, filepath.FromSlash(mfSiblingPath(mfTheirs))))
+	merged := readFile(t, filepath.Join(b, filepath.FromSlash(mfPath)))
+	sibling := readFile(t, filepath.Join(b, filepath.FromSlash(mfSiblingPath(mfTheirs))))
 	for _, s := range []string{merged, sibling} {
 		if strings.Contains(s, "<<<<<<<") || strings.Contains(s, ">>>>>>>") {
 			t.Fatalf("a conflict marker:\n%s", s)
@@ -210,26 +210,7 @@ func mfWriteSides(t *testing.T, top, base, ours, theirs string) []string {
 	t.Helper()
 	args := []string{".merge_file_O", ".merge_file_A", ".merge_file_B"}
 	for i, s := range []string{base, ours, theirs} {
-		mfWrite(t, filepath.Join(top, args[i]), s)
+		writeRaw(t, filepath.Join(top, args[i]), s)
 	}
 	return append(args, mfPath)
-}
-
-func mfWrite(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mfRead(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
