@@ -152,6 +152,18 @@ func TestMerge(t *testing.T) {
 				strings.Replace(strings.Replace(threeParas, "only with", "only when building with", 1), "laptops", "the staging hosts", 1))),
 		},
 		{
+			name:        "CRLF on the same line: the sibling keeps their line ends",
+			base:        ptr(crlf(entry("2", "0.5", "2026-11-20", "2026-11-25", threeParas))),
+			ours:        crlf(entry("2", "0.5", "2026-11-20", "2026-11-25", strings.Replace(threeParas, "laptops", "the staging hosts", 1))),
+			theirs:      crlf(entry("2", "0.5", "2026-11-20", "2026-11-25", strings.Replace(threeParas, "laptops", "the build farm", 1))),
+			want:        crlf(entry("2", "0.5", "2026-11-20", "2026-11-25", strings.Replace(threeParas, "laptops", "the staging hosts", 1))),
+			siblingPath: "memory/knowledge/docker-build-cache-conflict-%h/SKILL.md",
+			sibling: crlf(file(strings.Replace(threeParas, "laptops", "the build farm", 1),
+				"name: docker-build-cache-conflict-%h", "description: Docker builds need BuildKit", "type: experience",
+				"stability: 2", "score: 0.5", "created: 2026-10-01", "last_used: 2026-11-20", "last_decay: 2026-11-25",
+				"conflicts_with: docker-build-cache")),
+		},
+		{
 			name:   "Chinese text: both edits, the later use",
 			path:   "memory/knowledge/团队成员/SKILL.md",
 			base:   ptr(team + "\n补充：\n- 每周一例会。\n"),
