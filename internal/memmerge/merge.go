@@ -52,8 +52,7 @@ func Merge(path string, base, ours, theirs []byte) (Result, error) {
 			return Result{}, fmt.Errorf("memmerge: %s: %s is %d bytes, more than the %d a memory file may hold", path, side.name, len(side.data), MaxSideBytes)
 		}
 	}
-	switch {
-	case bytes.Equal(ours, theirs), base != nil && bytes.Equal(base, theirs):
+	if bytes.Equal(ours, theirs) || base != nil && bytes.Equal(base, theirs) {
 		return Result{Merged: ours}, nil
 	}
 	od, oerr := frontmatter.Parse(path, ours)
