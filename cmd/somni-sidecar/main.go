@@ -1,12 +1,14 @@
 // Command somni-sidecar is the somni memory sidecar: it speaks
 // newline-delimited JSON-RPC 2.0 on stdin/stdout for the dsh-somni host, a
 // drop-in for the Python `somni_memory` sidecar. For people who edit memory
-// by hand it also has subcommands: recall, doctor and stats.
+// by hand it also has subcommands: recall, doctor, stats and sync.
 //
 //	somni-sidecar [flags]                 serve stdio until shutdown, EOF or SIGTERM
 //	somni-sidecar [flags] recall "query"  ranked recall results
 //	somni-sidecar [flags] doctor          report broken files and links (exit 1 if any)
 //	somni-sidecar [flags] stats           counts and index state
+//	somni-sidecar [flags] sync [init REMOTE|status]  one memory on every machine, through git
+//	somni-sidecar merge-file %O %A %B %P  git's merge driver for memory files
 //	somni-sidecar mcp [flags]             serve the memory to an MCP client on stdio
 //	somni-sidecar help | version          usage with every flag, the version
 //
@@ -15,6 +17,8 @@
 //	main.go                          argv and environment, usage, serving stdio
 //	cli.go                           the recall, doctor, stats and embed subcommands
 //	mcp.go                           the mcp subcommand
+//	sync.go                          the sync subcommand (package gitsync)
+//	mergefile.go                     the merge-file subcommand, git's merge driver (package memmerge)
 //	stdout_unix.go, stdout_other.go  keeping stdout for protocol frames only
 //	memprofile_unix.go, memprofile_other.go  SOMNI_MEMPROFILE: a heap profile on SIGUSR1
 package main
@@ -80,7 +84,7 @@ func main() {
 type options struct {
 	cfg      sidecar.Config
 	level    slog.Level
-	command  string // "" (serve) | recall | doctor | stats | embed | mcp | help | version
+	command  string // "" (serve) | recall | doctor | stats | embed | mcp | sync | merge-file | help | version
 	args     []string
 	jsonOut  bool
 	verbose  bool
@@ -98,6 +102,8 @@ var commands = []struct{ name, args, what string }{
 	{"stats", "", "count memories, session logs and the index (--json)"},
 	{"embed", `["text" ...]`, "print the embedder's vectors as JSON (texts from stdin, one a line, when none given)"},
 	{"mcp", "", "serve the memory to an MCP client on stdio; dream_now dreams with the client's model or --llm openai"},
+	{"sync", "[init REMOTE|status]", "sync the memory through git: init joins REMOTE, sync runs one round, status says what waits (exit 0 only when in step)"},
+	{"merge-file", "%O %A %B %P", "git's merge driver for memory files (sync init registers it)"},
 	{"help", "", "print this help"},
 	{"version", "", "print the version and exit"},
 }
@@ -458,7 +464,7 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 	logger := slog.New(sidecar.NewLineHandler(stderr, o.level))
 	slog.SetDefault(logger)
 	o.cfg.Logger = logger
-	if o.command != "embed" { // embed touches no data dir
+	if o.command != "embed" && o.command != "merge-file" { // they touch no data dir
 		if err := checkDataDir(o.cfg.DataDir, readOnly[o.command]); err != nil {
 			if o.command == "" || o.command == "mcp" {
 				// the host reads the log, not a terminal
@@ -482,6 +488,10 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdEmbed(o, stdin, stdout, stderr)
 	case "mcp":
 		return serveMCP(o, stdin, stdout, logger)
+	case "sync":
+		return cmdSync(o, stdout, stderr)
+	case "merge-file":
+		return cmdMergeFile(o.args, stderr)
 	}
 	return 2
 }
