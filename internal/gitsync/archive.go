@@ -2,6 +2,7 @@ package gitsync
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -208,9 +209,14 @@ func (s *session) restoreEdited(ctx context.Context, plan archivePlan) ([]string
 		archived := filepath.Join(s.dir, filepath.FromSlash(r.archived))
 		switch {
 		case isFile(archived) && !exists(active):
+			// git mv makes no folders: the entry's own is gone with the archive.
+			if err := os.MkdirAll(filepath.Dir(active), 0o755); err != nil {
+				return done, fmt.Errorf("gitsync: %w", err)
+			}
 			if _, err := s.git.run(ctx, "mv", "-f", "--", r.archived, r.active); err != nil {
 				return done, err
 			}
+			_ = os.Remove(filepath.Dir(archived)) // the archive's folder, when the entry was its only file
 		case isFile(archived):
 			if _, err := s.git.run(ctx, "rm", "-q", "-f", "--", r.archived); err != nil {
 				return done, err
