@@ -7,7 +7,7 @@
 // CJKAnalyzer), no stop words, no stems, no folding. One type serves both
 // sides of the comparison: the recall index keeps an Index beside its
 // weighted one and holds its first result in a Chinese question's first
-// places (index/floor.go), and make eval's
+// places (package index), and make eval's
 // baseline is the same Index, so the floor is exactly the baseline it is
 // measured against.
 //
