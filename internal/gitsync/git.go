@@ -72,14 +72,7 @@ type call struct {
 // returns its output; a non-zero exit is an error carrying git's words
 // (see explain), so callers that expect one use runCode instead.
 func (r *repo) run(ctx context.Context, args ...string) ([]byte, error) {
-	c, err := r.exec(ctx, nil, args...)
-	if err != nil {
-		return nil, err
-	}
-	if c.code != 0 {
-		return c.stdout, r.explain(c)
-	}
-	return c.stdout, nil
+	return r.runIn(ctx, nil, args...)
 }
 
 // runIn is run with stdin.

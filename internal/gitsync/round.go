@@ -23,11 +23,8 @@ const maxPushAttempts = 5
 // round that held a file back returns a nil error and a report that is not
 // InStep.
 func Round(ctx context.Context, dataDir string, opts ...Option) (Report, error) {
-	s, err := open(dataDir, true, opts)
+	s, err := openSynced(ctx, dataDir, opts)
 	if err != nil {
-		return Report{}, err
-	}
-	if err := s.readRemote(ctx); err != nil {
 		return Report{}, err
 	}
 	return s.round(ctx)

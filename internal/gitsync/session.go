@@ -78,6 +78,15 @@ func open(dataDir string, mustBeRepo bool, opts []Option) (*session, error) {
 	return s, nil
 }
 
+// openSynced is open for a data dir sync was set up in, with origin read.
+func openSynced(ctx context.Context, dataDir string, opts []Option) (*session, error) {
+	s, err := open(dataDir, true, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.readRemote(ctx)
+}
+
 // readRemote reads origin's URL into the runner (for messages); a repo
 // without one is not set up for sync.
 func (s *session) readRemote(ctx context.Context) error {

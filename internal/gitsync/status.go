@@ -66,11 +66,8 @@ type State struct {
 // last round went. A remote that cannot be reached is said in Unfetched,
 // not returned as an error: the rest of the state is still worth showing.
 func Status(ctx context.Context, dataDir string, opts ...Option) (State, error) {
-	s, err := open(dataDir, true, opts)
+	s, err := openSynced(ctx, dataDir, opts)
 	if err != nil {
-		return State{}, err
-	}
-	if err := s.readRemote(ctx); err != nil {
 		return State{}, err
 	}
 	st := State{Remote: s.git.remote}
