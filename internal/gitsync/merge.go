@@ -20,6 +20,7 @@ type merged struct {
 	both      int      // files both machines changed since they last met
 	conflicts []string // siblings written for a clash the driver did not settle
 	restored  []string // entries archived on one side and edited on the other, active again
+	merge     bool     // a merge commit was made (not a fast-forward)
 }
 
 // mergeRemote merges the fetched remote branch into HEAD with the somni
@@ -87,6 +88,7 @@ func (s *session) mergeRemote(ctx context.Context) (merged, error) {
 		if _, err := s.git.run(ctx, "commit", "-q", "--no-verify", "--no-edit"); err != nil {
 			return m, err
 		}
+		m.merge = true
 	}
 	if ours == "" {
 		m.received, err = s.countFiles(ctx, "HEAD")
