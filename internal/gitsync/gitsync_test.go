@@ -283,3 +283,26 @@ func TestIgnoreCoversMachineLocalFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestInitConfig: Init registers the merge driver for Markdown (in
+// .gitattributes, which travels, and .git/info/attributes, which a remote
+// cannot override) and checks links out as plain files.
+func TestInitConfig(t *testing.T) {
+	a, _, _ := pair(t)
+	for key, want := range map[string]string{
+		"merge.somni.driver": DriverCommand(failingDriver),
+		"core.symlinks":      "false",
+	} {
+		if got := strings.TrimSpace(gitT(t, a, "config", "--local", key)); got != want {
+			t.Errorf("%s = %q, want %q", key, got, want)
+		}
+	}
+	if got := gitT(t, a, "check-attr", "merge", "--", activeRel); !strings.Contains(got, "merge: somni") {
+		t.Errorf("check-attr: %s", got)
+	}
+	for _, p := range []string{".gitattributes", ".git/info/attributes"} {
+		if got, _ := read(t, a, p); !strings.Contains(got, "*.md merge=somni") {
+			t.Errorf("%s:\n%s", p, got)
+		}
+	}
+}

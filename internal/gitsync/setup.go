@@ -77,22 +77,35 @@ func (s *session) setup(ctx context.Context) error {
 	return s.configDriver(ctx)
 }
 
-// configDriver sets merge.somni.driver to run this executable's merge-file,
-// only when it differs: a config write takes .git/config.lock.
+// configDriver registers this executable as the merge driver and keeps
+// the repository from checking out links: a remote is another machine's
+// word, and a link it planted at an entry's path must arrive as a plain
+// file (the store reads no file through a link either). A key is written
+// only when it differs: every config write takes .git/config.lock.
 func (s *session) configDriver(ctx context.Context) error {
-	want := DriverCommand(s.exe)
-	c, err := s.git.runCode(ctx, "config", "--local", "--get", "merge."+driverName+".driver")
+	want := [][2]string{
+		{"merge." + driverName + ".name", driverLabel},
+		{"merge." + driverName + ".driver", DriverCommand(s.exe)},
+		{"core.symlinks", "false"},
+	}
+	out, err := s.git.run(ctx, "config", "--local", "--list", "-z")
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(string(c.stdout)) == want {
-		return nil
+	have := map[string]string{}
+	for _, kv := range splitZ(out) {
+		k, v, _ := strings.Cut(kv, "\n")
+		have[k] = v
 	}
-	if _, err := s.git.run(ctx, "config", "--local", "merge."+driverName+".name", driverLabel); err != nil {
-		return err
+	for _, kv := range want {
+		if have[kv[0]] == kv[1] {
+			continue
+		}
+		if _, err := s.git.run(ctx, "config", "--local", kv[0], kv[1]); err != nil {
+			return err
+		}
 	}
-	_, err = s.git.run(ctx, "config", "--local", "merge."+driverName+".driver", want)
-	return err
+	return nil
 }
 
 // DriverCommand is the merge driver's command line for git: exe's
