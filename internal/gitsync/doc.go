@@ -29,7 +29,7 @@
 // Map:
 //
 //	doc.go                          this map
-//	session.go                      a command's view of a data dir: options, the round lock, the store's write lock
+//	session.go                      a command's view of a data dir: options, Configured, the round lock, the store's write lock
 //	round.go                        Init, Round: record, fetch, merge, push with bounded retries
 //	record.go                       recording local changes: staging, the secret scan of staged blobs and of outgoing commits
 //	merge.go                        merging the remote's branch with the driver, settling what it left unmerged, SiblingPath

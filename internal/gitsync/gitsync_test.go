@@ -306,3 +306,31 @@ func TestInitConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundNeedsInit: a data dir a person keeps in git by hand, with an
+// origin of its own, is not synced (nor is its remote pushed to) until
+// `sync init` was run on it.
+func TestRoundNeedsInit(t *testing.T) {
+	remote := bare(t)
+	dir := t.TempDir()
+	write(t, dir, activeRel, entry("kafka-port", "0.5", "The staging kafka listens on port 9094."))
+	gitT(t, dir, "init", "-q")
+	gitT(t, dir, "remote", "add", "origin", remote)
+	if Configured(dir) {
+		t.Fatal("a hand-made repository counts as set up")
+	}
+	for name, run := range map[string]func() error{
+		"Round":  func() error { _, err := Round(context.Background(), dir, quiet); return err },
+		"Status": func() error { _, err := Status(context.Background(), dir, quiet); return err },
+	} {
+		if err := run(); KindOf(err) != KindNotInitialised || !strings.Contains(err.Error(), "sync init REMOTE") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if out := gitT(t, remote, "for-each-ref"); out != "" {
+		t.Fatalf("the remote was written to:\n%s", out)
+	}
+	if _, err := Init(context.Background(), dir, remote, WithDriver(failingDriver), quiet); err != nil || !Configured(dir) {
+		t.Fatalf("init: %v, configured %v", err, Configured(dir))
+	}
+}

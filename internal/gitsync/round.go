@@ -61,6 +61,11 @@ func Init(ctx context.Context, dataDir, remote string, opts ...Option) (Report, 
 	if err := s.setRemote(ctx, remote); err != nil {
 		return Report{}, err
 	}
+	// Before the first round: a remote that cannot be reached now is
+	// retried by the next `sync` (or the sidecar) without another init.
+	if err := writeAtomic(filepath.Join(s.dir, ".git", initMarker), []byte(remote+"\n")); err != nil {
+		return Report{}, fmt.Errorf("gitsync: mark the data dir as synced: %w", err)
+	}
 	rep, err := s.round(ctx)
 	rep.Joined = remote
 	return rep, err

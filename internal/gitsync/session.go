@@ -15,6 +15,17 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 )
 
+// initMarker is the file Init leaves in .git and nothing else does: a data
+// dir a person keeps in git by hand, origin and all, is not synced by a
+// round (the sidecar's or the CLI's) until `sync init` was run on it.
+const initMarker = "somni-sync-init"
+
+// Configured reports whether Init set dataDir up for sync, without running
+// git (the sidecar asks at every start).
+func Configured(dataDir string) bool {
+	return isFile(filepath.Join(dataDir, ".git", initMarker))
+}
+
 // syncLockName is this machine's one-round-at-a-time lock, inside .git so
 // it never travels: the CLI and the sidecar's own syncs take turns.
 const syncLockName = "somni-sync.lock"
@@ -78,11 +89,14 @@ func open(dataDir string, mustBeRepo bool, opts []Option) (*session, error) {
 	return s, nil
 }
 
-// openSynced is open for a data dir sync was set up in, with origin read.
+// openSynced is open for a data dir Init set up, with origin read.
 func openSynced(ctx context.Context, dataDir string, opts []Option) (*session, error) {
 	s, err := open(dataDir, true, opts)
 	if err != nil {
 		return nil, err
+	}
+	if !Configured(s.dir) {
+		return nil, notInitialised(s.dir)
 	}
 	return s, s.readRemote(ctx)
 }
