@@ -208,6 +208,9 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	if c.Now, err = envTestNow(getenv); err != nil {
 		return nil, err
 	}
+	if c.SyncInterval, err = parseSyncInterval(f.syncInterval); err != nil {
+		return nil, err
+	}
 	if c.ConvCharBudget, err = envInt(getenv, "CONV_SEARCH_CHAR_BUDGET"); err != nil {
 		return nil, err
 	}
@@ -218,6 +221,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 // the subcommands' own flags go straight into options.
 type flagValues struct {
 	dataDir, llm, embedProvider, modelDir, ortLib, logLevel, timezone string
+	syncInterval                                                      string
 	thr, gap                                                          float64
 	maxItems                                                          int
 	levelSet                                                          bool // --log-level or SOMNI_LOG_LEVEL was given
@@ -298,12 +302,32 @@ func newFlagSet(o *options, f *flagValues, version *bool, env func(k, def string
 		"the stderr log's `LEVEL`: debug, info, warning or error; commands log errors only unless it is set or --verbose (env SOMNI_LOG_LEVEL)")
 	fs.StringVar(&f.timezone, "timezone", env("SOMNI_TIMEZONE", ""),
 		"the IANA time `ZONE` dates are read and written in (default: the machine's) (env SOMNI_TIMEZONE)")
+	fs.StringVar(&f.syncInterval, "sync-interval", env("SOMNI_SYNC_INTERVAL", "5m"),
+		"how often a memory under git sync (sync init) syncs by itself while the sidecar runs, a `DURATION` (30s, 5m, 1h) of at least 1s; off: never, not even at start or after a dream (env SOMNI_SYNC_INTERVAL)")
 	fs.BoolVar(&o.jsonOut, "json", false, "stats, doctor: print JSON")
 	fs.IntVar(&o.recallN, "limit", 10, fmt.Sprintf("recall: the most memories to print, `N` from 1 to %d", maxRecallLimit))
 	fs.StringVar(&o.recallTy, "types", "", "recall: a comma `LIST` of kinds (knowledge, skill, episode) or entry types (fact, pitfall, …)")
 	fs.BoolVar(&o.verbose, "verbose", false, "commands: log progress to stderr; doctor and stats add embedder ids and files")
 	fs.BoolVar(version, "version", false, "print the version and exit")
 	return fs
+}
+
+// minSyncInterval bounds --sync-interval from below: a round is at least
+// one fetch from the remote, and a host that is asked every few
+// milliseconds by every machine of a team will throttle or block it.
+const minSyncInterval = time.Second
+
+// parseSyncInterval reads --sync-interval: a duration, or off (-1).
+func parseSyncInterval(v string) (time.Duration, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "off", "never", "0":
+		return -1, nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil || d < minSyncInterval {
+		return 0, fmt.Errorf("--sync-interval %q: want a duration of at least %s (30s, 5m, 1h) or off", v, minSyncInterval)
+	}
+	return d, nil
 }
 
 // defaultDataDir is the Python sidecar's data directory.

@@ -13,6 +13,7 @@
 //	conversation.go  search_recent_conversation over the live session logs
 //	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
 //	tab.go           memory.*: the web Memory tab's methods, bound to package browse
+//	autosync.go      rounds of git sync run by the server itself (package gitsync), never on a turn's path
 //	prompt.go        prompt.build: identity, intentions and the discipline text
 //	assoc.go         the hint gate bound to the index and the store
 //	source.go        the index's view of the store (memory entries as index docs)

@@ -66,6 +66,11 @@ type Config struct {
 	// Every clock reading the server makes is in it, so "today", due dates
 	// and intention ids follow the user's calendar.
 	Location *time.Location
+
+	// SyncInterval is how often a data dir under git sync runs a round by
+	// itself (--sync-interval); 0 ⇒ DefaultSyncInterval, < 0 ⇒ never (no
+	// automatic round at all, not even at start or after a dream).
+	SyncInterval time.Duration
 }
 
 // Server is one sidecar instance over one data directory.
@@ -80,6 +85,7 @@ type Server struct {
 	tools   *toolspec.Registry[ToolEnv]
 	assoc   *assocGate
 	tab     *tab // the Memory tab's methods (memory.*)
+	sync    *autoSync
 
 	// The index opens in the background so ping answers at once; ixReady
 	// closes when ix/ixErr are set.
@@ -154,9 +160,12 @@ func New(cfg Config) (*Server, error) {
 		MaxLogs:  cfg.MaxLogs,
 		MaxIters: cfg.MaxIters,
 		// Before sleep.run answers, so what the dream wrote is recallable at once.
-		OnChanged: func(ctx context.Context) { s.syncIndex(ctx, "dream") },
-		Logger:    cfg.Logger,
-		Now:       cfg.Now,
+		OnChanged: func(ctx context.Context) {
+			s.syncIndex(ctx, "dream")
+			s.sync.soon()
+		},
+		Logger: cfg.Logger,
+		Now:    cfg.Now,
 	})
 	s.tab = newTab(s)
 	if s.tools, err = newWorkTools(s); err != nil {
@@ -179,6 +188,8 @@ func New(cfg Config) (*Server, error) {
 			debug.FreeOSMemory()
 		}
 	}))
+	s.sync = newAutoSync(s)
+	s.goBackground(s.afterStart(s.sync.run))
 	// Every capture and log line needs the rule set; compiled here, the first
 	// one does not wait for it (a server closed first skips it).
 	s.goBackground(s.afterStart(func(ctx context.Context) {
