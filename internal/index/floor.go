@@ -70,7 +70,7 @@ func (r *ranking) plain() {
 		e := r.c.slots[s]
 		return e != nil && passes(r.q, &e.doc) && (len(r.bounds) == 0 || dates.InBounds(e.days, r.bounds))
 	}
-	for _, x := range r.c.plain.Search(r.q.Text, 1, keep) {
+	for _, x := range r.c.plainIndex().Search(r.q.Text, 1, keep) {
 		r.admit(x.Doc).plainFirst = true
 	}
 }
