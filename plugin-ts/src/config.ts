@@ -114,6 +114,14 @@ const SCHEMA = {
   logLevel: oneOf(['debug', 'info', 'warning', 'error'], 'info'),
   /** IANA time zone the sidecar counts days in ("Europe/Berlin"); '' ⇒ the machine's. */
   timezone: str(''),
+  sync: {
+    /**
+     * How often a memory under git sync (`somni-sidecar sync init REMOTE`) syncs by itself while the sidecar
+     * runs: a duration such as '30s', '5m', '1h', or 'off'; '' ⇒ the sidecar's default (5m). The sidecar
+     * checks it and refuses to start on a bad value, which the plugin reports.
+     */
+    interval: str(''),
+  },
 } satisfies Tree;
 
 /** The resolved value a description stands for. */

@@ -77,11 +77,12 @@ export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string
   argv.push('--log-level', config.logLevel);
   // Only when set: without the flag the sidecar uses the machine's zone.
   if (config.timezone.trim()) argv.push('--timezone', config.timezone.trim());
+  if (config.sync.interval.trim()) argv.push('--sync-interval', config.sync.interval.trim());
   return argv;
 }
 
 /** Ambient names the config owns: removed from the child unless the config sets them. */
-const OWNED_ENV = /^(SOMNI_DATA_DIR|SOMNI_EMBED_\w+|SOMNI_LOG_LEVEL|SOMNI_TIMEZONE|SLEEP_\w+|OPENAI_\w+|MEMORY_ROOT_PATH|SKILL_ROOT_PATH)$/;
+const OWNED_ENV = /^(SOMNI_DATA_DIR|SOMNI_EMBED_\w+|SOMNI_LOG_LEVEL|SOMNI_TIMEZONE|SOMNI_SYNC_INTERVAL|SLEEP_\w+|OPENAI_\w+|MEMORY_ROOT_PATH|SKILL_ROOT_PATH)$/;
 
 /**
  * The explicit env for the sidecar: only what the config names (the harness already strips

@@ -103,6 +103,15 @@ test('sidecar argv and env come from the config only', () => {
   assert.equal(dataDirOf(resolveConfig({}), { DSH_HOME: '/h' }), '/h/somni');
 });
 
+test('sync.interval: passed as --sync-interval only when set; the ambient SOMNI_SYNC_INTERVAL is the config\'s to set', () => {
+  assert.equal(resolveConfig({}).sync.interval, '');
+  assert.ok(!sidecarArgv('/s', resolveConfig({}), '/d').includes('--sync-interval'), 'unset: the sidecar default');
+  assert.deepEqual(sidecarArgv('/s', resolveConfig({ sync: { interval: ' 10m ' } }), '/d').slice(-2), ['--sync-interval', '10m']);
+  assert.deepEqual(sidecarArgv('/s', resolveConfig({ sync: { interval: 'off' } }), '/d').slice(-2), ['--sync-interval', 'off']);
+  assert.throws(() => resolveConfig({ sync: { interval: 5 } }), /interval must be a string/);
+  assert.deepEqual(sidecarEnv(resolveConfig({}), { SOMNI_SYNC_INTERVAL: '1s' }), { SOMNI_SYNC_INTERVAL: undefined });
+});
+
 test('timezone: passed as --timezone only when set; the ambient SOMNI_TIMEZONE is the config\'s to set', () => {
   assert.equal(resolveConfig({}).timezone, '');
   assert.ok(!sidecarArgv('/s', resolveConfig({}), '/d').includes('--timezone'), 'unset: the sidecar uses the machine zone');
