@@ -144,3 +144,31 @@ func TestSyncReinforcementNeverConflicts(t *testing.T) {
 		t.Fatalf("the merged entry does not keep the later use:\n%s", got)
 	}
 }
+
+// TestSyncDoctor: doctor says how the last round ended without asking the
+// remote: in step after a clean round; a problem, exit 1, naming the held
+// back file after a round that kept a secret home; nothing about sync on
+// a data dir that never ran sync init.
+func TestSyncDoctor(t *testing.T) {
+	a, _, _ := twoMachines(t)
+	doctor := func(dir string) cliRun {
+		return runCLIEnv(t, syncEnv, "", "--data-dir", dir, "--embed", "off", "doctor")
+	}
+	if r := doctor(a); r.code != 0 || !strings.Contains(r.stdout, "sync: in step after the last round") {
+		t.Fatalf("doctor after a clean round: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	note(t, a, "aws-creds", "export AWS_ACCESS_KEY_ID=AKIAIDVWTFKTANGPVYQE\nexport AWS_SECRET_ACCESS_KEY=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")
+	if r := syncRun(t, a); r.code == 0 {
+		t.Fatalf("sync sent a secret:\n%s", r.stdout)
+	}
+	r := doctor(a)
+	if r.code != 1 || !strings.Contains(r.stdout, "sync: not in step") {
+		t.Fatalf("doctor after a round that held a file back: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	mustContain(t, "doctor's report", r.stdout, "memory/knowledge/aws-creds/SKILL.md", "held back")
+	plain := filepath.Join(t.TempDir(), "plain")
+	note(t, plain, "x", "A memory that never synced.")
+	if r := doctor(plain); strings.Contains(r.stdout, "sync") {
+		t.Fatalf("doctor speaks of sync on a data dir that never ran sync init:\n%s", r.stdout)
+	}
+}

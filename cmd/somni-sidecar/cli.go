@@ -129,7 +129,8 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 	}
 	inst := sidecar.CheckInstall(ctx, o.cfg)
 	inst.Verbose = o.verbose
-	findings = append(inst.Findings, findings...)
+	syncLine, syncFindings := sidecar.SyncCheck(st.DataDir())
+	findings = append(append(inst.Findings, syncFindings...), findings...)
 	if o.jsonOut {
 		if findings == nil {
 			findings = []sidecar.Finding{}
@@ -142,6 +143,9 @@ func cmdDoctor(o *options, stdout, stderr io.Writer) int {
 		}
 		// Not a finding: pending and claimed hits are the journal working.
 		fmt.Fprintln(stdout, doctor.UsageSummary(st))
+		if syncLine != "" {
+			fmt.Fprintln(stdout, syncLine)
+		}
 		for _, f := range findings {
 			fmt.Fprintln(stdout, f.String())
 		}

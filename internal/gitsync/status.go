@@ -20,6 +20,28 @@ type lastRound struct {
 	Summary string    `json:"summary"` // the round's report, or its error sentence
 }
 
+// Last is how the last round on a machine ended, as the round recorded it.
+type Last struct {
+	At     time.Time
+	InStep bool
+	Said   string // the round's report, or its failure's sentence
+}
+
+// LastRound reads how the last round on dataDir ended without running git
+// (doctor, which must answer when the network does not); ok is false when
+// sync is not set up there or no round has run.
+func LastRound(dataDir string) (last Last, ok bool) {
+	if !Configured(dataDir) {
+		return Last{}, false
+	}
+	data, err := os.ReadFile(filepath.Join(dataDir, ".git", stateFile))
+	var st lastRound
+	if err != nil || json.Unmarshal(data, &st) != nil {
+		return Last{}, false
+	}
+	return Last{At: st.At, InStep: st.InStep, Said: st.Summary}, true
+}
+
 // saveState records how a round ended; a failure to record it is logged,
 // never the round's failure.
 func (s *session) saveState(rep Report, err error) {

@@ -3,6 +3,9 @@ package sidecar
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/somni-dev/somni/internal/gitsync"
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/memory/doctor"
@@ -23,4 +26,24 @@ func Doctor(ctx context.Context, st *memory.Store) ([]Finding, error) {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	return doctor.Check(ctx, st, logs)
+}
+
+// SyncCheck is what doctor says of git sync on dataDir: a line for the
+// report ("" when sync is not set up), and a finding when the last round
+// did not leave this machine in step. It runs no git: doctor answers
+// offline, and `somni-sidecar sync status` is the one that asks the remote.
+func SyncCheck(dataDir string) (string, []Finding) {
+	if !gitsync.Configured(dataDir) {
+		return "", nil
+	}
+	last, ok := gitsync.LastRound(dataDir)
+	if !ok {
+		return "sync: set up, no round has run yet", nil
+	}
+	when := last.At.Local().Format(time.DateTime)
+	if last.InStep {
+		return "sync: in step after the last round, " + when + " (somni-sidecar sync status asks the remote)", nil
+	}
+	return "sync: not in step after the last round, " + when, []Finding{{Kind: "sync",
+		Reason: last.Said + " (somni-sidecar sync runs a round, sync status says what waits)"}}
 }

@@ -17,7 +17,7 @@ import (
 type Finding struct {
 	Path   string `json:"path"`
 	Line   int    `json:"line,omitempty"`
-	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | profile-folder | lock | usage-journal | install
+	Kind   string `json:"kind"` // unparsable | refused | incomplete | duplicate-name | orphan-link | bad-date | profile-folder | lock | usage-journal | install | sync
 	Reason string `json:"reason"`
 }
 
