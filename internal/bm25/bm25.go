@@ -131,7 +131,10 @@ func (x *Index) Search(query string, k int, keep func(doc int32) bool) []Scored 
 	}
 	n := float64(x.live)
 	avg := float64(x.total) / n
-	scores := map[int32]float64{}
+	// dense over ids, with the ones touched listed: a map here made a
+	// Chinese question over 50k notes (its bigrams in most of them) 4 ms
+	scores := make([]float64, len(x.lens))
+	var touched []int32
 	seen := map[string]bool{}
 	for _, t := range Tokens(query) {
 		if seen[t] {
@@ -143,20 +146,29 @@ func (x *Index) Search(query string, k int, keep func(doc int32) bool) []Scored 
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
 			tf := float64(p.tf)
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
 			scores[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.lens[p.doc])/avg))
 		}
 	}
-	out := make([]Scored, 0, len(scores))
-	for d, s := range scores {
-		if keep == nil || keep(d) {
-			out = append(out, Scored{d, s})
+	better := func(a, b Scored) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
+		return a.Doc < b.Doc
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
+	var out []Scored
+	for _, d := range touched {
+		c := Scored{d, scores[d]}
+		if len(out) == k && !better(c, out[k-1]) || keep != nil && !keep(d) {
+			continue
 		}
-		return out[i].Doc < out[j].Doc
-	})
-	return out[:min(k, len(out))]
+		i := sort.Search(len(out), func(i int) bool { return better(c, out[i]) })
+		out = append(out, Scored{})
+		copy(out[i+1:], out[i:])
+		out[i] = c
+		out = out[:min(len(out), k)]
+	}
+	return out
 }
