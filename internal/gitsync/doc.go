@@ -36,6 +36,7 @@
 //	archive.go                      an archive on one side and an edit on the other: the edit wins
 //	setup.go                        .gitignore, .gitattributes and the merge driver's registration (DriverCommand)
 //	status.go                       Status and the state file of the last round
+//	remote.go                       RemoteURL read from the config file, credentials left out of every URL shown
 //	report.go                       Report: what a round did, in a line or two
 //	recover.go                      after a kill: stale git lock files, an interrupted merge
 //	git.go                          running git: environment, timeouts, output

@@ -55,7 +55,7 @@ var gitEnvDrop = map[string]bool{"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_IN
 // repo is one data directory's git repository.
 type repo struct {
 	dir    string // the data dir, absolute: the work tree
-	remote string // origin's URL, for messages; "" until read
+	remote string // origin's URL without credentials (shownRemote), for messages; "" until read
 	author string // "somni on <host>"
 	email  string
 }

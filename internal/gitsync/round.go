@@ -81,10 +81,10 @@ func (s *session) setRemote(ctx context.Context, remote string) error {
 	case c.code != 0:
 		_, err = s.git.run(ctx, "remote", "add", remoteName, remote)
 	case have != remote:
-		s.log.Info("gitsync: origin changes", "from", have, "to", remote)
+		s.log.Info("gitsync: origin changes", "from", shownRemote(have), "to", shownRemote(remote))
 		_, err = s.git.run(ctx, "remote", "set-url", remoteName, remote)
 	}
-	s.git.remote = remote
+	s.git.remote = shownRemote(remote)
 	return err
 }
 

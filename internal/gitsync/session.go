@@ -111,7 +111,7 @@ func (s *session) readRemote(ctx context.Context) error {
 	if c.code != 0 {
 		return notInitialised(s.dir)
 	}
-	s.git.remote = strings.TrimSpace(string(c.stdout))
+	s.git.remote = shownRemote(strings.TrimSpace(string(c.stdout)))
 	return nil
 }
 

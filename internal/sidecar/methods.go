@@ -155,6 +155,10 @@ type PingResult struct {
 	// Index counts entries and their embedding progress; absent until
 	// the index is open.
 	Index *PingIndex `json:"index,omitempty"`
+	// Sync is how git sync stands (without the remote), so the plugin can
+	// tell the user once when the automatic rounds fail; absent when the
+	// data dir is not under sync.
+	Sync *SyncState `json:"sync,omitempty"`
 }
 
 // PingIndex is ping's view of the recall index.
@@ -224,6 +228,8 @@ func (s *Server) ping(ctx context.Context, _ noParams) (any, error) {
 		// read lock) is cheap next to the directory read the cache saves.
 		res.Vector, res.Index = s.indexPing()
 	}
+	// A stat, and a small file read until this server ran a round itself.
+	res.Sync = s.tab.syncState(false)
 	// The answer is ready: the start-up work held back for it may run now.
 	s.openStartGate()
 	return res, nil

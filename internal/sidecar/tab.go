@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/browse"
+	"github.com/somni-dev/somni/internal/gitsync"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -151,6 +153,7 @@ type healthResult struct {
 	PendingLogs int            `json:"pendingLogs"`
 	LogTail     []string       `json:"logTail"`
 	LogError    string         `json:"logError,omitempty"` // why the log could not be read
+	Sync        *SyncState     `json:"sync,omitempty"`     // absent when the data dir is not under sync
 }
 
 // health is doctor's findings (Doctor, as `doctor --json` gives them), the
@@ -174,7 +177,44 @@ func (t *tab) health(ctx context.Context, _ noParams) (any, error) {
 	} else {
 		res.LogTail = tail
 	}
+	res.Sync = t.syncState(true)
 	return res, nil
+}
+
+// SyncState is how git sync stands on a data dir `sync init` set up, as
+// memory.health (with the remote) and ping (without) say it: this
+// server's last automatic round when one ran in this process, else the
+// last round's record on disk (gitsync.LastRound: a `sync` run by hand,
+// or an earlier process's round). Read from files, never by running git:
+// both methods answer at once whatever the network does.
+type SyncState struct {
+	Remote string `json:"remote,omitempty"` // origin's URL, credentials left out (memory.health only)
+	InStep bool   `json:"inStep"`           // this machine held what the remote holds after the round
+	LastAt string `json:"lastAt"`           // when the round ended, RFC 3339; "" before the first one
+	Said   string `json:"said"`             // the round's report, or its failure's sentence
+	// Failed: this server's last automatic round failed. A record on disk
+	// does not say whether its round failed or only held something back,
+	// so it reads false there, and InStep says the rest.
+	Failed bool `json:"failed"`
+}
+
+// syncState is where sync stands (see SyncState); nil when the data dir
+// is not under sync.
+func (t *tab) syncState(withRemote bool) *SyncState {
+	dir := t.s.store.DataDir()
+	if !underSync(dir) {
+		return nil
+	}
+	st := &SyncState{}
+	if last := t.s.sync.Last(); !last.At.IsZero() {
+		st.InStep, st.Said, st.Failed, st.LastAt = last.InStep, last.Said, last.Failed, last.At.UTC().Format(time.RFC3339)
+	} else if rec, ok := gitsync.LastRound(dir); ok {
+		st.InStep, st.Said, st.LastAt = rec.InStep, rec.Said, rec.At.UTC().Format(time.RFC3339)
+	}
+	if withRemote {
+		st.Remote = gitsync.RemoteURL(dir)
+	}
+	return st
 }
 
 // toolTrace is what one work-tool call surfaced, for the session ring; its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/somni-dev/somni/internal/browse"
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/gitsync"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -501,5 +503,133 @@ func TestMemoryForgetIntention(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(forgot.ArchivedTo))); err != nil || !strings.Contains(string(b), "(cancelled)") {
 		t.Errorf("%v\n%s", err, b)
+	}
+}
+
+// syncedDir is a data dir with one note that `sync init` put under sync
+// with a fresh bare repository, which it returns too.
+func syncedDir(t *testing.T) (dir, remote string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is not installed, and sync is tested with the real git: install it (apt install git): %v", err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	remote = filepath.Join(t.TempDir(), "memory.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", remote).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	dir = filepath.Join(t.TempDir(), "laptop")
+	note := filepath.Join(dir, "memory", "knowledge", "staging-kafka-port", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(note), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "---\nname: staging-kafka-port\ndescription: staging kafka port\ntype: fact\n---\n\nThe staging kafka listens on port 9094.\n"
+	if err := os.WriteFile(note, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gitsync.Init(context.Background(), dir, remote, gitsync.WithDriver("false"), gitsync.WithLogger(quiet())); err != nil {
+		t.Fatalf("sync init: %v", err)
+	}
+	return dir, remote
+}
+
+// TestHealthAndPingSync: memory.health's sync and ping's say where git
+// sync stands without running git — nothing on a data dir sync init never
+// set up; the last round's record on disk before this server ran a round
+// (in step, with the remote, a token left out of it); this server's own
+// failed round once the remote is gone, with the failure's sentence.
+func TestHealthAndPingSync(t *testing.T) {
+	tests := []struct {
+		name string
+		// setUp makes the data dir and acts on the server; it returns the
+		// remote health must name ("" for none)
+		setUp func(t *testing.T) (dir string, act func(srv *Server), remote string)
+		want  *SyncState // Remote, LastAt and Said checked apart
+		said  string     // a part of Said
+	}{
+		{
+			name: "not set up",
+			setUp: func(t *testing.T) (string, func(*Server), string) {
+				return t.TempDir(), func(*Server) {}, ""
+			},
+		},
+		{
+			name: "the last round's record",
+			setUp: func(t *testing.T) (string, func(*Server), string) {
+				dir, remote := syncedDir(t)
+				return dir, func(*Server) {}, remote
+			},
+			want: &SyncState{InStep: true},
+			said: "in step with origin",
+		},
+		{
+			name: "a token in the remote's URL is left out",
+			setUp: func(t *testing.T) (string, func(*Server), string) {
+				dir, _ := syncedDir(t)
+				if out, err := exec.Command("git", "-C", dir, "remote", "set-url", "origin", "https://me:ghp_secret@git.example.invalid/me/memory.git").CombinedOutput(); err != nil {
+					t.Fatalf("git remote set-url: %v\n%s", err, out)
+				}
+				return dir, func(*Server) {}, "https://git.example.invalid/me/memory.git"
+			},
+			want: &SyncState{InStep: true},
+			said: "in step with origin",
+		},
+		{
+			name: "this server's round failed",
+			setUp: func(t *testing.T) (string, func(*Server), string) {
+				dir, remote := syncedDir(t)
+				return dir, func(srv *Server) {
+					if err := os.RemoveAll(remote); err != nil {
+						t.Fatal(err)
+					}
+					srv.sync.round(context.Background())
+				}, remote
+			},
+			want: &SyncState{Failed: true},
+			said: "cannot reach",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, act, remote := tc.setUp(t)
+			// No rounds of its own: the test says when one runs.
+			srv, err := New(Config{DataDir: dir, Embed: embedOff(), Logger: quiet(), SyncInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { srv.Close() })
+			act(srv)
+			var h struct{ Sync *SyncState }
+			if err := call(t, srv, "memory.health", `{}`, &h); err != nil {
+				t.Fatal(err)
+			}
+			var p struct{ Sync *SyncState }
+			if err := call(t, srv, "ping", `{}`, &p); err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == nil {
+				if h.Sync != nil || p.Sync != nil {
+					t.Fatalf("sync on a data dir sync init never set up: health %+v, ping %+v", h.Sync, p.Sync)
+				}
+				return
+			}
+			if h.Sync == nil || p.Sync == nil {
+				t.Fatalf("no sync: health %+v, ping %+v", h.Sync, p.Sync)
+			}
+			if h.Sync.Remote != remote || p.Sync.Remote != "" {
+				t.Errorf("remote: health %q, ping %q; want %q in health only", h.Sync.Remote, p.Sync.Remote, remote)
+			}
+			if at, err := time.Parse(time.RFC3339, h.Sync.LastAt); err != nil || time.Since(at) > time.Minute {
+				t.Errorf("lastAt %q: %v", h.Sync.LastAt, err)
+			}
+			if h.Sync.InStep != tc.want.InStep || h.Sync.Failed != tc.want.Failed || !strings.Contains(h.Sync.Said, tc.said) {
+				t.Errorf("health's sync %+v, want inStep %v, failed %v, said holding %q", *h.Sync, tc.want.InStep, tc.want.Failed, tc.said)
+			}
+			h.Sync.Remote = ""
+			if *p.Sync != *h.Sync {
+				t.Errorf("ping's sync %+v, health's %+v", *p.Sync, *h.Sync)
+			}
+		})
 	}
 }
