@@ -53,6 +53,12 @@ const (
 	// and far below the 64 MiB frame limit a reply would otherwise fill.
 	// Past it the model call fails and the dream ends with error.
 	MaxReplyBytes = 16 << 20
+	// maxConflictsListed bounds the sync-conflict pairs a dream's first
+	// message lists for reconciling. Two machines rarely change the same
+	// lines of more than a few entries between rounds; 20 pairs cost
+	// about 40 tool calls to settle, well inside MaxToolCallsPerDream,
+	// and the rest wait for the next dream (the count is always given).
+	maxConflictsListed = 20
 	// maxFailedWritesShown bounds how many failed writes a result names;
 	// the count is always given, the first few say why.
 	maxFailedWritesShown = 5

@@ -62,6 +62,32 @@ func renderUserPrompt(logs []logRef, trigger string, now time.Time, lastDreamNam
 	return b.String()
 }
 
+// renderConflicts asks the dream to reconcile the entries git sync kept
+// side by side (at most maxConflictsListed, the count always said); "" when
+// there are none.
+func renderConflicts(cs []conflict) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	entries := fmt.Sprintf("%d entries", len(cs))
+	if len(cs) == 1 {
+		entries = "1 entry"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nTwo machines changed the same lines of %s, and sync kept the other machine's text beside it as a sibling entry (conflicts_with names the original). "+
+		"After the logs, reconcile each pair: read both with read_item, write what is true now into the original with update_knowledge (a fact that is only in the sibling and stands on its own may become an entry of its own), then archive_item the sibling.\n",
+		entries)
+	b.WriteString("同步冲突留下的并列条目：读两份，把正确内容合并进原条目，再归档并列条目。\n")
+	for i, c := range cs {
+		if i == maxConflictsListed {
+			fmt.Fprintf(&b, "- … and %d more, for the next dream\n", len(cs)-i)
+			break
+		}
+		fmt.Fprintf(&b, "- %s conflicts with %s\n", present.ShowExact(c.sibling), present.ShowExact(c.of))
+	}
+	return b.String()
+}
+
 // ListedLogPaths returns the log paths listed in a dream's first user message;
 // fake models use it to refer to "the first log".
 func ListedLogPaths(userMessage string) []string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/memmerge"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
 )
@@ -135,7 +136,35 @@ func (tb *toolbox) systemPrompt(ctx context.Context, trigger string, start time.
 	return renderSystemPrompt(tb.strategy(), n, trigger, start)
 }
 
-func (tb *toolbox) userPrompt(_ context.Context, logs []logRef, trigger string, now time.Time) string {
+func (tb *toolbox) userPrompt(ctx context.Context, logs []logRef, trigger string, now time.Time) string {
 	name, text := tb.latestDiary()
-	return renderUserPrompt(logs, trigger, now, name, text)
+	return renderUserPrompt(logs, trigger, now, name, text) + renderConflicts(tb.conflicts(ctx))
+}
+
+// conflict is a sibling a git sync left beside an entry whose same lines
+// two machines changed (package memmerge): the dream reconciles the pair.
+type conflict struct{ sibling, of string }
+
+// conflicts lists the knowledge entries whose header names, under
+// conflicts_with, the entry they conflict with; only folders shaped like a
+// sibling's are read, so a store without conflicts costs one scan.
+func (tb *toolbox) conflicts(ctx context.Context) []conflict {
+	refs, err := tb.st.Scan(ctx, memory.KindKnowledge)
+	if err != nil {
+		return nil
+	}
+	var out []conflict
+	for _, r := range refs {
+		if !memmerge.LooksLikeSibling(filepath.Base(filepath.Dir(r.Path))) {
+			continue
+		}
+		e, err := tb.st.Load(r.Path)
+		if err != nil {
+			continue
+		}
+		if of := strings.TrimSpace(e.Meta.Value(memmerge.KeyConflictsWith)); of != "" {
+			out = append(out, conflict{sibling: e.Name, of: of})
+		}
+	}
+	return out
 }

@@ -95,3 +95,19 @@ func shortHash(theirs []byte) string {
 	sum := sha256.Sum256(theirs)
 	return hex.EncodeToString(sum[:])[:hashDigits]
 }
+
+// LooksLikeSibling says whether an entry's folder (or name) has a
+// sibling's shape, <name>-conflict-<8 hex>: a cheap filter before its
+// header's conflicts_with, the truth, is read.
+func LooksLikeSibling(folder string) bool {
+	i := strings.LastIndex(folder, conflictInfix)
+	if i <= 0 {
+		return false
+	}
+	h := folder[i+len(conflictInfix):]
+	if len(h) != hashDigits {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
