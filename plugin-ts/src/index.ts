@@ -237,7 +237,7 @@ function hostHandlers(ctx: Context, config: SomniConfig): Record<string, Request
   return handlers;
 }
 
-/** Follows the sidecar's embedder through ping (see {@link watchEmbedder}). */
+/** Follows the sidecar's embedder, and git sync, through ping (see {@link watchEmbedder}). */
 interface EmbedWatch {
   /** After a (re)start: the readiness ping's view, then polling until the index opened. */
   onReady(info: PingInfo): void;
@@ -246,6 +246,26 @@ interface EmbedWatch {
   /** Before unload: bounded checks while a problem still waits for the sidecar's word. */
   settle(): Promise<void>;
   stop(): void;
+}
+
+/**
+ * Tells each session once when the sidecar's automatic git sync failed (ping's `sync.failed`: its own
+ * round, not a record on disk), with git's sentence; a later round in step resolves it. A sync that
+ * fails costs nothing on a turn's path, so it is a `degraded` notice, not an error.
+ */
+function followSync(notices: Notices, info: PingInfo): void {
+  const st = info.sync;
+  if (!st) return;
+  if (st.failed) {
+    notices.report({
+      key: 'sync',
+      severity: 'degraded',
+      message: `the automatic git sync of memory failed: ${st.said || 'no reason given'}. Memory keeps working on this machine, and the sidecar tries again every few minutes; \`somni-sidecar sync status\` says where it stands.`,
+      summary: `memory sync failed: ${st.said || 'no reason given'}`,
+    });
+  } else if (st.inStep) {
+    notices.resolve('sync');
+  }
 }
 
 /**
@@ -285,7 +305,10 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
   let lastEmbedCheck = 0;
   const checkEmbed = (): Promise<boolean> => {
     lastEmbedCheck = Date.now();
-    return sidecar.ping().then(onEmbed, (err: Error) => {
+    return sidecar.ping().then((info) => {
+      followSync(notices, info);
+      return onEmbed(info);
+    }, (err: Error) => {
       log.debug('ping: %s', err.message);
       return false;
     });
@@ -308,6 +331,7 @@ function watchEmbedder(base: Base, provisional: Problem[], sidecar: Pick<Sidecar
       // A start that failed and then came up is no longer news for sessions that have not heard it.
       notices.resolve('start');
       lastEmbedCheck = Date.now();
+      followSync(notices, info);
       if (!onEmbed(info)) pollEmbed(60);
     },
     recheck: () => {

@@ -122,6 +122,20 @@ export interface MemoryHealth {
   logTail: string[];
   /** Why the log's tail could not be read, when it could not. */
   logError?: string;
+  /** Where git sync stands; absent when the data dir is not under sync. */
+  sync?: SyncState;
+}
+/**
+ * Where git sync stands, as the sidecar reads it from files (never by running git): its own last
+ * automatic round, else the last round's record. `remote` (credentials left out) only in
+ * memory.health; `failed` only for the sidecar's own round, `lastAt` '' before the first round.
+ */
+export interface SyncState {
+  remote?: string;
+  inStep: boolean;
+  lastAt: string;
+  said: string;
+  failed: boolean;
 }
 export interface DreamStatus {
   sleeping: boolean;

@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, Plain, SessionMemoryEvent } from './memory-wire.js';
+import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, Plain, SessionMemoryEvent, SyncState } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -25,6 +25,8 @@ export interface PingInfo {
   embed?: { provider: string; id: string; degraded: string };
   /** How far the background embedder is; older sidecars do not send it. */
   index?: { entries: number; embedded: number; pending: number };
+  /** Where git sync stands (no remote); absent when the data dir is not under sync, or from older sidecars. */
+  sync?: SyncState;
 }
 
 /** One entry of `tools.list`, reduced to what the harness enforces. */
@@ -192,7 +194,14 @@ export function toPingInfo(raw: Json): PingInfo {
     pendingLogs: n(r.pendingLogs),
     ...(isRecord(e) ? { embed: { provider: s(e.provider), id: s(e.id), degraded: s(e.degraded).trim() } } : {}),
     ...(isRecord(r.index) ? { index: { entries: n(r.index.entries), embedded: n(r.index.embedded), pending: n(r.index.pending) } } : {}),
+    ...(isRecord(r.sync) ? { sync: toSyncState(r.sync) } : {}),
   };
+}
+
+/** Checks ping's and memory.health's `sync`; `remote` only when the sidecar sends one. */
+function toSyncState(r: { [key: string]: Json }): SyncState {
+  const remote = s(r.remote);
+  return { ...(remote ? { remote } : {}), inStep: b(r.inStep), lastAt: s(r.lastAt), said: s(r.said).trim(), failed: b(r.failed) };
 }
 
 const hint = (method: string) => (raw: Json): { hint: string } => ({ hint: s(object(method, raw).hint).trim() });
@@ -247,7 +256,7 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'memory.dreams': (raw) => ({ dreams: records(object('memory.dreams', raw).dreams).map(toDream) }),
   'memory.health': (raw) => {
     const r = object('memory.health', raw);
-    return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}) };
+    return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}), ...(isRecord(r.sync) ? { sync: toSyncState(r.sync) } : {}) };
   },
 };
 

@@ -269,6 +269,27 @@ test('a degraded embedder reported by ping is noticed once per session, not per 
   assert.equal(log.match(/WARNING somni the local embedder is not used/g)?.length, 1, 'logged once however often ping says it');
 });
 
+test('a failed automatic git sync reported by ping is noticed once per session with git\'s sentence; in step, nothing', async () => {
+  const said = 'cannot reach git@example.invalid:me/memory.git (git said: ssh: connect to host example.invalid port 22: Network is unreachable): check the address and the network, then run sync again';
+  const t = fakeTree();
+  const env = { FAKE_SIDECAR_PING_EXTRA: JSON.stringify({ embed: { provider: 'hash', id: 'hash', degraded: '' }, sync: { inStep: false, lastAt: '2026-12-07T10:00:00Z', said, failed: true } }) };
+  const { host } = await load(t, {}, env);
+  const notice = await waitFor(async () => noticesIn(await preStep(host, 's1', 'hi'))[0], 5000, 'the sync notice');
+  assert.match(textOf(notice), /the automatic git sync of memory failed: cannot reach git@example\.invalid:me\/memory\.git .*Memory keeps working on this machine/);
+  assert.match(noticeSource(notice).summary, /^dsh-somni: memory sync failed: cannot reach/);
+  assert.ok(noticeSource(notice).summary.length <= 120);
+  for (let turn = 0; turn < 3; turn++) assert.deepEqual(noticesIn(await preStep(host, 's1', `turn ${turn}`)), [], 'told once a session');
+  assert.equal(noticesIn(await preStep(host, 's2', 'other session')).length, 1);
+  await host.unload();
+  assert.equal(readFileSync(join(t.dataDir, 'logs/somni.log'), 'utf8').match(/WARNING somni the automatic git sync of memory failed/g)?.length, 1, 'logged once');
+
+  const u = fakeTree();
+  const quiet = await load(u, {}, { FAKE_SIDECAR_PING_EXTRA: JSON.stringify({ embed: { provider: 'hash', id: 'hash', degraded: '' }, sync: { inStep: true, lastAt: '2026-12-07T10:00:00Z', said: 'in step with origin', failed: false } }) });
+  await waitFor(() => quiet.host.tools.get('recall_memories')?.description === 'Recall.', 5000, 'sidecar up (its tools.list)');
+  assert.deepEqual(noticesIn(await preStep(quiet.host, 's1', 'hi')), [], 'a sync in step is not news');
+  await quiet.host.unload();
+});
+
 test('a binary that cannot run: the start failure is noticed with the exit and its last output', async () => {
   const t = fakeTree({ platformPkg: false, modelPkg: false });
   const bogus = join(t.root, 'not-a-binary');
