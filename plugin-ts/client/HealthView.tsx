@@ -1,6 +1,6 @@
-/** Health: the doctor's findings, index counts, pending logs and the log's tail. */
-import type { Plain } from '../src/memory-wire.js';
-import { Status, useLoad, type ViewProps } from './common.js';
+/** Health: git sync, the doctor's findings, index counts, pending logs and the log's tail. */
+import type { Plain, SyncState } from '../src/memory-wire.js';
+import { Status, fmtTime, useLoad, type ViewProps } from './common.js';
 
 const text = (v: Plain): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
@@ -12,6 +12,7 @@ export function HealthView({ api, t }: ViewProps) {
       <Status t={t} error={error} loading={loading} empty={!value} />
       {value && (
         <>
+          {value.sync && <SyncCard sync={value.sync} t={t} />}
           <h4>{t('health.doctor')}</h4>
           {value.doctor.length === 0 && <div className="somni-ok">{t('health.clean')}</div>}
           {value.doctor.map((f, i) => (
@@ -35,6 +36,22 @@ export function HealthView({ api, t }: ViewProps) {
           {value.logTail.length > 0 ? <pre className="somni-pre somni-card">{value.logTail.join('\n')}</pre> : <div className="somni-muted">{t('empty')}</div>}
         </>
       )}
+    </div>
+  );
+}
+
+/** Where git sync stands: in step, waiting or failed, with the remote and what the last round said. */
+function SyncCard({ sync, t }: { sync: SyncState; t: ViewProps['t'] }) {
+  const [cls, state] = sync.failed ? ['somni-error', 'health.syncFailed'] as const : sync.inStep ? ['somni-ok', 'health.syncInStep'] as const : ['somni-muted', 'health.syncBehind'] as const;
+  return (
+    <div data-testid="somni-health-sync">
+      <h4>{t('health.sync')}</h4>
+      <div className={cls}>{t(state)}</div>
+      <div className="somni-card somni-small">
+        {sync.remote && <div>{t('health.syncRemote', { remote: sync.remote })}</div>}
+        <div>{sync.lastAt ? t('health.syncLast', { when: fmtTime(sync.lastAt) }) : t('health.syncNever')}</div>
+        {sync.said && <div className="somni-muted">{sync.said}</div>}
+      </div>
     </div>
   );
 }

@@ -64,6 +64,13 @@ export const en = {
   'health.index': 'Index',
   'health.pending': 'Pending logs: {n}',
   'health.log': 'Log tail',
+  'health.sync': 'Sync',
+  'health.syncInStep': 'In step with the remote.',
+  'health.syncBehind': 'Not in step with the remote yet.',
+  'health.syncFailed': 'The last automatic sync failed; memory keeps working here and the next round tries again.',
+  'health.syncRemote': 'Remote: {remote}',
+  'health.syncLast': 'Last round: {when}',
+  'health.syncNever': 'No round has run yet.',
 };
 
 export const zh: typeof en = {
@@ -129,6 +136,13 @@ export const zh: typeof en = {
   'health.index': '索引',
   'health.pending': '待整理日志：{n}',
   'health.log': '日志尾部',
+  'health.sync': '同步',
+  'health.syncInStep': '已与远端同步。',
+  'health.syncBehind': '尚未与远端同步。',
+  'health.syncFailed': '上一次自动同步失败；本机记忆照常可用，下一轮会再试。',
+  'health.syncRemote': '远端：{remote}',
+  'health.syncLast': '上一轮：{when}',
+  'health.syncNever': '尚未同步过。',
 };
 
 export type Key = keyof typeof en;
