@@ -382,6 +382,22 @@ await check('Health: doctor, index counts, pending logs and the log tail', async
   await shot('health');
 });
 
+await check('Health: a data dir put under git sync by the installed binary shows its remote and that it is in step', async () => {
+  // `sync init` from the installed package's own binary, as a user runs it by hand beside the web client.
+  const bin = join(dshHome, 'profiles', 'web', 'node_modules', `dsh-somni-${process.platform}-${process.arch}`, 'bin', 'somni-sidecar');
+  const remote = join(dir('sync-remote'), 'memory.git');
+  const g = await run('git', ['init', '-q', '--bare', '-b', 'main', remote], { cwd: root, env });
+  expect(g.code === 0, `git init --bare: ${tail(g.stderr)}`);
+  // No git identity is set up: sync commits as "somni on <host>" by itself.
+  const r = await run(bin, ['--data-dir', dataDir, 'sync', 'init', remote], { cwd: work, env });
+  expect(r.code === 0, `sync init: exit ${r.code}: ${tail(r.stderr + r.stdout)}`);
+  await clickText('Refresh');
+  await page.waitForSelector(memTab('[data-testid="somni-health-sync"]'), { timeout: 15_000 });
+  const card = await page.$eval(memTab('[data-testid="somni-health-sync"]'), (e) => e.textContent ?? '');
+  expect(card.includes('In step with the remote.') && card.includes(`Remote: ${remote}`) && /Last round: /.test(card), `the sync card reads: ${card}`);
+  await shot('health-sync');
+});
+
 await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
   await page.evaluateOnNewDocument(() => {
     Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] });
