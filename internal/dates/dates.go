@@ -6,16 +6,23 @@
 // MinuteLayout, ParseTime, IsDate).
 //
 // English phrases and most Chinese ones go to github.com/olebedev/when; a
-// few rules of our own cover what it gets wrong or lacks: strict ISO dates
-// (its rules read "2026-12-24" as the time 12:24), period ends ("end of
-// month", "月底"), Chinese weeks (its 下周X counts weeks from Sunday, so
-// "下周五" said on a Sunday lands two Fridays out), month steps (its month
-// arithmetic does not carry the year), and Chinese "N天前/N个月后".
+// few rules of our own cover what it gets wrong or lacks: days written out
+// with their numbers (its rules read "2026-12-24" as the time 12:24, and
+// know no slashes, no year after a month name and no 12月24日), period
+// ends ("end of month", "月底"), Chinese weeks (its 下周X counts weeks from
+// Sunday, so "下周五" said on a Sunday lands two Fridays out), month steps
+// (its month arithmetic does not carry the year), and Chinese "N天前/N个月
+// 后". Whatever form named it, a day is built in one checked place
+// (calendar.go): one that does not exist ("Dec 32", 2027-02-30, 二月三十日)
+// is an error saying so, never the day time.Date would carry it into, and
+// every day is held to one bound of years from today.
 //
 // Files, by job:
 //
 //	dates.go    Resolve, Today, Format: a phrase about one day → a date in the user's zone; the
 //	            English and Chinese rules of olebedev/when, set up on first use
+//	written.go  days written out with their numbers: ISO, slashes, dots, month names, 12月24日
+//	calendar.go dayAt, the one checked way from numbers to a day; the bound from today
 //	spans.go    FindSpans: the dates and periods a text names, for date-bounded recall
 //	bounds.go   FindBounds: the spans a text limits itself by ("before March 2026", "2026 年 3 月以前")
 //	days.go     Days: calendar-day runs a dated text is about (TextDays) or a question asks about
@@ -42,7 +49,7 @@ import (
 )
 
 // Accepted lists example forms, for tool descriptions and error messages.
-const Accepted = `YYYY-MM-DD, "today", "tomorrow", "friday", "next friday", "in 3 days", "2 weeks ago", "Dec 24", "end of month", "明天", "下周五", "三天后", "三天前", "月底"`
+const Accepted = `YYYY-MM-DD, "today", "tomorrow", "friday", "next friday", "in 3 days", "2 weeks ago", "Dec 24", "end of month", "明天", "下周五", "三天后", "三天前", "月底", "12月24日"`
 
 // Error is a phrase that is not a date; Unknown is the part not understood,
 // or Reason says why a phrase that was understood names no usable day.
@@ -66,33 +73,30 @@ func (e *Error) Error() string {
 // location (the user's zone: "tomorrow" is relative to their calendar, not
 // UTC's). The phrase must be a date as a whole: "next friday" is, "next
 // friday or so" is an *Error naming " or so"; small words like "on", "by",
-// "before" around it are ignored.
+// "before" around it are ignored. A day that does not exist ("Dec 32",
+// 2027-02-30, 二月三十日) and one further than maxYearsAway from today are
+// an *Error whose Reason says so, in every form.
 func Resolve(phrase string, now time.Time) (time.Time, error) {
 	in := strings.TrimSpace(phrase)
 	s := normalize(in)
 	if s == "" {
 		return time.Time{}, &Error{Input: in}
 	}
-	if err := checkAmounts(in, s); err != nil {
+	t, err := resolve(in, s, now)
+	if err != nil {
 		return time.Time{}, err
 	}
-	t, err := resolve(in, s, now)
-	if err == nil && (t.Year() < minYear || t.Year() > maxYear) {
-		return time.Time{}, &Error{Input: in, Reason: fmt.Sprintf("%s is outside the years %04d–%04d", Format(t), minYear, maxYear)}
+	if r := tooFar(t, now); r != "" {
+		return time.Time{}, &Error{Input: in, Reason: r}
 	}
-	return t, err
+	return t, nil
 }
 
-// The calendar a phrase may land in: four-digit years, and none before
-// 1000, which keeps every result clear of the zero time.Time (0001-01-01
-// UTC) that callers read as "no date". Relative amounts are bounded before
-// any arithmetic: the library moves by time.Duration, which wraps after
-// 292 years ("in 99999999999 days" came out as 2224-10-18), and no reminder
-// or search range a person means lies two centuries away.
+// Relative amounts are bounded before any arithmetic: the library moves by
+// time.Duration, which wraps after 292 years ("in 99999999999 days" came
+// out as 2224-10-18).
 const (
-	minYear, maxYear  = 1000, 9999
-	maxRelativeYears  = 200
-	maxRelativeDays   = maxRelativeYears * 366
+	maxRelativeDays   = maxDaysAway
 	amountUnitPattern = `(minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|fortnights?|months?|years?|yrs?|分钟|小时|个?钟头|天|日|周|星期|个?礼拜|个?月|年)`
 )
 
@@ -120,37 +124,51 @@ func unitDays(unit string) float64 {
 	}
 }
 
-// checkAmounts refuses a phrase that moves further than maxRelativeYears.
+// checkAmounts refuses a phrase that moves further than maxYearsAway.
 func checkAmounts(in, s string) error {
 	for _, m := range amountRe().FindAllStringSubmatch(s, -1) {
 		n, err := strconv.ParseFloat(m[1], 64) // no overflow: 1e30 is just large
 		if err == nil && n*unitDays(m[2]) <= maxRelativeDays {
 			continue
 		}
-		return &Error{Input: in, Reason: fmt.Sprintf("%q is too far: a date at most %d years either way", m[0], maxRelativeYears)}
+		return &Error{Input: in, Reason: fmt.Sprintf("%q is too far: a date at most %d years either way", m[0], maxYearsAway)}
 	}
 	return nil
 }
 
-// resolve is Resolve without the range checks.
+// resolve is Resolve without the bound from today.
 func resolve(in, s string, now time.Time) (time.Time, error) {
 	// The day's noon as the reference: relative phrases move in whole days,
 	// and from noon a daylight-saving jump can never tip them into the
 	// neighbouring date, as it can from 23:30.
 	y, m, d := now.Date()
-	ref := time.Date(y, m, d, 12, 0, 0, 0, now.Location())
+	ref, _ := dayAt(y, m, d, 12, now.Location())
+	// Written-out days first: the year of 2027年2月28日 is no amount of years.
+	t, ok, err := writtenDay(in, s, ref)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if ok {
+		return midnight(t), nil
+	}
+	if err := checkAmounts(in, s); err != nil {
+		return time.Time{}, err
+	}
 	if t, ok, err := ownRules(s, ref); ok || err != nil {
 		if err != nil {
 			return time.Time{}, err
 		}
 		return midnight(t), nil
 	}
-	t, rest, ok := library(s, ref)
+	t, rest, reason, ok := library(s, ref)
 	if !ok {
 		return time.Time{}, &Error{Input: in}
 	}
 	if rest = strings.TrimSpace(stripFillers(rest)); rest != "" {
 		return time.Time{}, &Error{Input: in, Unknown: rest}
+	}
+	if reason != "" {
+		return time.Time{}, &Error{Input: in, Reason: reason}
 	}
 	return midnight(t), nil
 }
@@ -189,7 +207,7 @@ func ZoneLabel(now time.Time) string {
 
 func midnight(t time.Time) time.Time {
 	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
+	return dateOf(y, m, d, t.Location())
 }
 
 // fillers are words around a date that do not change it ("due on friday",
@@ -224,7 +242,6 @@ func normalize(s string) string {
 }
 
 var (
-	isoRe      = lazyre.New(`^\d{4}-\d{1,2}-\d{1,2}$`)
 	monthEndRe = lazyre.New(`^(?:(?:the )?end of (?:the |this )?month|eom|月底|月末|本月底|本月末|这个月底|这个月末)$`)
 	nextMEndRe = lazyre.New(`^(?:(?:the )?end of next month|下个?月底|下个?月末)$`)
 	yearEndRe  = lazyre.New(`^(?:(?:the )?end of (?:the |this )?year|eoy|年底|年末|今年底|今年年底)$`)
@@ -249,23 +266,13 @@ func ownRules(s string, ref time.Time) (time.Time, bool, error) {
 	y, m, _ := ref.Date()
 	loc := ref.Location()
 	switch {
-	case isoRe().MatchString(s):
-		// Strict: 2026-02-30 is a mistake to report, not March 2nd.
-		parts := strings.Split(s, "-")
-		yy, _ := strconv.Atoi(parts[0])
-		mm, _ := strconv.Atoi(parts[1])
-		dd, _ := strconv.Atoi(parts[2])
-		t := time.Date(yy, time.Month(mm), dd, 12, 0, 0, 0, loc)
-		if t.Year() != yy || int(t.Month()) != mm || t.Day() != dd {
-			return time.Time{}, false, &Error{Input: s, Unknown: s + " (no such calendar day)"}
-		}
-		return t, true, nil
 	case monthEndRe().MatchString(s):
-		return time.Date(y, m+1, 0, 12, 0, 0, 0, loc), true, nil
+		return monthEnd(y, m, loc), true, nil
 	case nextMEndRe().MatchString(s):
-		return time.Date(y, m+2, 0, 12, 0, 0, 0, loc), true, nil
+		ny, nm := monthStep(y, m, 1)
+		return monthEnd(ny, nm, loc), true, nil
 	case yearEndRe().MatchString(s):
-		return time.Date(y, 12, 31, 12, 0, 0, 0, loc), true, nil
+		return monthEnd(y, time.December, loc), true, nil
 	}
 	if g := enWeekRe().FindStringSubmatch(s); g != nil {
 		// A week as a date is its Monday: the start of a search range, and
@@ -331,8 +338,15 @@ func ownRules(s string, ref time.Time) (time.Time, bool, error) {
 // January 31st is February 28th, not March 3rd.
 func addMonths(t time.Time, n int) time.Time {
 	y, m, d := t.Date()
-	last := time.Date(y, m+time.Month(n)+1, 0, 12, 0, 0, 0, t.Location()).Day()
-	return time.Date(y, m+time.Month(n), min(d, last), 12, 0, 0, 0, t.Location())
+	y, m = monthStep(y, m, n)
+	t, _ = dayAt(y, m, min(d, daysIn(y, m)), 12, t.Location())
+	return t
+}
+
+// monthEnd is the last day of y-m, at noon.
+func monthEnd(y int, m time.Month, loc *time.Location) time.Time {
+	t, _ := dayAt(y, m, daysIn(y, m), 12, loc)
+	return t
 }
 
 // enNumber reads "3", "a", "an" or a number word up to twelve.
@@ -408,6 +422,20 @@ type whenResult struct {
 
 // Parse returns nil when no rule matches or none applies.
 func (p *whenParser) Parse(text string, base time.Time) (*whenResult, error) {
+	ctx, start, err := p.match(text, base)
+	if err != nil || ctx == nil {
+		return nil, err
+	}
+	t, err := ctx.Time(base)
+	if err != nil {
+		return nil, fmt.Errorf("dates: bind %q: %w", ctx.Text, err)
+	}
+	return &whenResult{Index: start, Text: ctx.Text, Time: t}, nil
+}
+
+// match is Parse up to the time: what the rules said, and where the words
+// they read start; a nil context when no rule matches or none applies.
+func (p *whenParser) match(text string, base time.Time) (*rules.Context, int, error) {
 	var matches []*rules.Match
 	for _, rule := range p.rules {
 		if m := rule.Find(text); m != nil {
@@ -416,7 +444,7 @@ func (p *whenParser) Parse(text string, base time.Time) (*whenResult, error) {
 		}
 	}
 	if len(matches) == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
 	sort.Sort(rules.MatchByIndex(matches))
 	start, end := matches[0].Left, matches[0].Right
@@ -432,32 +460,61 @@ func (p *whenParser) Parse(text string, base time.Time) (*whenResult, error) {
 	for _, m := range matches {
 		ok, err := m.Apply(ctx, p.opts, base)
 		if err != nil {
-			return nil, fmt.Errorf("dates: apply %q: %w", ctx.Text, err)
+			return nil, 0, fmt.Errorf("dates: apply %q: %w", ctx.Text, err)
 		}
 		applied = ok || applied
 	}
 	if !applied {
-		return nil, nil
+		return nil, 0, nil
 	}
-	t, err := ctx.Time(base)
-	if err != nil {
-		return nil, fmt.Errorf("dates: bind %q: %w", ctx.Text, err)
-	}
-	return &whenResult{Index: start, Text: ctx.Text, Time: t}, nil
+	return ctx, start, nil
 }
 
-// library asks when; rest is the input outside the matched phrase.
-func library(s string, ref time.Time) (t time.Time, rest string, ok bool) {
+// contextDay is the day the library's rules name, at noon: what
+// rules.Context.Time does, but through dayAt, so that a day no month has
+// ("thirty-first of february", 下个月31号 said in January) is the reason
+// there is none instead of a day in the month after. A month or year set
+// without a day keeps ref's day where the month has it and its last day
+// where not, as addMonths does.
+func contextDay(c *rules.Context, ref time.Time) (time.Time, string) {
+	loc := ref.Location()
+	y, m, d := ref.Add(c.Duration).Date()
+	if c.Year != nil {
+		y = *c.Year
+	}
+	if c.Month != nil {
+		// The rules' month arithmetic (下个月 said in December is month
+		// 13) carries into the next year, as time.Date would.
+		y, m = monthStep(y, time.January, *c.Month-1)
+	}
+	if c.Weekday != nil {
+		t, _ := dayAt(y, m, min(d, daysIn(y, m)), 12, loc)
+		y, m, d = t.AddDate(0, 0, *c.Weekday-int(t.Weekday())).Date()
+	}
+	if c.Day != nil {
+		if r := noSuchDay(y, m, *c.Day, c.Year != nil); r != "" {
+			return time.Time{}, r
+		}
+		d = *c.Day
+	}
+	t, _ := dayAt(y, m, min(d, daysIn(y, m)), 12, loc)
+	return t, ""
+}
+
+// library asks when; rest is the input outside the matched phrase, reason
+// why the phrase it matched names no day.
+func library(s string, ref time.Time) (t time.Time, rest, reason string, ok bool) {
 	defer func() {
 		// A rule's bug must be a "not understood", never a crashed tool call.
 		if r := recover(); r != nil {
 			ok = false
 		}
 	}()
-	r, err := parser().Parse(s, ref)
-	if err != nil || r == nil {
-		return time.Time{}, "", false
+	ctx, start, err := parser().match(s, ref)
+	if err != nil || ctx == nil {
+		return time.Time{}, "", "", false
 	}
-	rest = s[:r.Index] + " " + s[r.Index+len(r.Text):]
-	return r.Time.In(ref.Location()), rest, true
+	rest = s[:start] + " " + s[start+len(ctx.Text):]
+	t, reason = contextDay(ctx, ref)
+	return t, rest, reason, true
 }

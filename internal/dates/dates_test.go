@@ -30,8 +30,6 @@ func TestResolve(t *testing.T) {
 	}{
 		{"iso", "2026-12-24", tue, "2026-12-24", ""},
 		{"iso leap day", "2028-02-29", tue, "2028-02-29", ""},
-		{"iso no such day", "2027-02-29", tue, "", "2027-02-29 (no such calendar day)"},
-		{"iso bad month", "2026-13-01", tue, "", "2026-13-01 (no such calendar day)"},
 		{"today", "today", tue, "2026-12-01", ""},
 		{"tomorrow", "tomorrow", tue, "2026-12-02", ""},
 		{"tomorrow capitalised with dot", "Tomorrow.", tue, "2026-12-02", ""},

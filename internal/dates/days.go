@@ -13,7 +13,7 @@ type Days struct{ From, To int32 }
 // DayNumber is t's calendar date as days since 1970-01-01.
 func DayNumber(t time.Time) int32 {
 	y, m, d := t.Date()
-	return int32(time.Date(y, m, d, 0, 0, 0, 0, time.UTC).Unix() / 86400)
+	return int32(dateOf(y, m, d, time.UTC).Unix() / 86400)
 }
 
 // DaysOf is the calendar days s covers.

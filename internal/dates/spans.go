@@ -184,21 +184,26 @@ func enCount(s string) (int, bool) {
 	return n, n > 0
 }
 
+// dayOf is the day y-m-d; ok is false when there is none (a text's
+// "February 30" names no day to look in).
 func dayOf(y int, m time.Month, d int, loc *time.Location) (time.Time, time.Time, bool) {
-	t := time.Date(y, m, d, 0, 0, 0, 0, loc)
-	if t.Day() != d || t.Month() != m {
+	t, ok := dayAt(y, m, d, 0, loc)
+	if !ok {
 		return t, t, false
 	}
 	return t, t.AddDate(0, 0, 1), true
 }
 
+// monthOf is month m of year y; a month past December or before January
+// is counted on into the next years or back into the previous ones.
 func monthOf(y int, m time.Month, loc *time.Location) (time.Time, time.Time) {
-	t := time.Date(y, m, 1, 0, 0, 0, 0, loc)
+	y, m = monthStep(y, time.January, int(m)-1)
+	t := dateOf(y, m, 1, loc)
 	return t, t.AddDate(0, 1, 0)
 }
 
 func yearOf(y int, loc *time.Location) (time.Time, time.Time) {
-	t := time.Date(y, 1, 1, 0, 0, 0, 0, loc)
+	t := dateOf(y, time.January, 1, loc)
 	return t, t.AddDate(1, 0, 0)
 }
 
