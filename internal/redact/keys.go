@@ -11,7 +11,7 @@ import "strings"
 var secretWords = map[string]bool{
 	"password": true, "passwd": true, "passphrase": true, "passcode": true, "pwd": true, "pass": true, "pw": true,
 	"pin": true, "secret": true, "secrets": true, "token": true, "credential": true, "credentials": true,
-	"sig": true, "key": true,
+	"sig": true, "key": true, "pat": true, "auth": true,
 }
 
 // gluedSecrets end a word that names a secret with its qualifier glued on (PGPASSWORD, appsecret,

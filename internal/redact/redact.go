@@ -22,7 +22,75 @@ func TextCount(text string) (string, int) {
 	if text == "" || !mayContainSecret(text) {
 		return text, 0
 	}
-	return applySpans(text, findSpans(text, 0))
+	return applySpans(text, dropPublic(text, findSpans(text, 0)))
+}
+
+// publicPrefixes start keys that are public by design: Stripe's and Clerk's publishable keys are
+// sent to every browser, and their secret twins (sk_live_, sk_test_) have gitleaks rules.
+var publicPrefixes = []string{"pk_live_", "pk_test_"}
+
+// dropPublic removes the spans that are public by design: a publishable key, or the payload of a
+// data: URI (an image or a font is random base64 that any rule may take for a key).
+func dropPublic(text string, spans []span) []span {
+	payloads := dataPayloads(text)
+	kept := spans[:0]
+	for _, s := range spans {
+		if !publicKey(text[s.start:s.end]) && !inside(s, payloads) {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+func publicKey(v string) bool {
+	for _, p := range publicPrefixes {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func inside(s span, in []span) bool {
+	for _, p := range in {
+		if s.start >= p.start && s.end <= p.end {
+			return true
+		}
+	}
+	return false
+}
+
+// dataPayloads are the base64 payloads of the data: URIs of text, read through JSON's escaped
+// slashes.
+func dataPayloads(text string) []span {
+	var ps []span
+	for off := 0; ; {
+		i := strings.Index(text[off:], ";base64,")
+		if i < 0 {
+			return ps
+		}
+		start := off + i + len(";base64,")
+		end := start
+		for end < len(text) {
+			if isTokenByte(text[end]) {
+				end++
+			} else if text[end] == '\\' && end+1 < len(text) && text[end+1] == '/' {
+				end += 2
+			} else {
+				break
+			}
+		}
+		for end < len(text) && text[end] == '=' {
+			end++
+		}
+		if strings.Contains(text[max(0, off+i-64):off+i], "data:") {
+			ps = append(ps, span{start, end})
+		}
+		off = end
+		if end == start {
+			off++
+		}
+	}
 }
 
 // findSpans runs every check on text and, when text holds string escapes, on its unescaped view

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 
@@ -25,6 +27,10 @@ const (
 	classGenerated
 	// classAny values are taken as they are because the rule's context already says "secret".
 	classAny
+	// classShaped values must look like a password by themselves (a digit or a symbol beside letters,
+	// or a capital inside a word): the rule reads words in languages whose prose it does not know, or
+	// a value with no colon or "is" before it.
+	classShaped
 )
 
 type contextRule struct {
@@ -35,20 +41,31 @@ type contextRule struct {
 	// need lists lower case substrings one of which the text must hold for the rule to run: capture
 	// runs every message through these rules, and a substring test costs a fraction of a regex.
 	need []string
+	// refuse lists substrings of the k group that make the value a property of the secret, not the
+	// secret (密码长度设为 12).
+	refuse []string
 }
 
-var cjkKeys = []string{"密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码"}
+var cjkKeys = []string{"密码", "口令", "密钥", "秘钥", "私钥", "令牌", "授权码", "密碼", "密鑰", "金鑰"}
+
+// cjkKey is one of cjkKeys.
+const cjkKey = `(?:密码|口令|密钥|秘钥|私钥|令牌|授权码|密碼|密鑰|金鑰)`
+
+// cjkAbout are the words between a Chinese keyword and its verb that make the value a property of
+// the secret (its length, rule, format, expiry), not the secret.
+var cjkAbout = []string{"长度", "長度", "位数", "位數", "规则", "規則", "策略", "强度", "強度", "格式", "复杂", "複雜",
+	"有效期", "过期", "過期", "提示", "字段", "文件", "路径", "方式", "方法", "算法", "类型", "類型", "次数", "時間", "时间", "周期"}
 
 const (
 	quotedOrBare = `(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"'` + "`" + `,;&<>()\[\]{}]+))`
 	passwordKeys = `password|passwd|passphrase|passcode|pwd|pass|pw`
-	tokenKeys    = `secret|token|credentials?|api[_\-]?key|access[_\-]?key|account[_\-]?key|private[_\-]?key|auth[_\-]?key|secret[_\-]?key|encryption[_\-]?key|signing[_\-]?key|server[_\-]?key|sig|key`
+	tokenKeys    = `secret|token|credentials?|api[_\-]?key|access[_\-]?key|account[_\-]?key|private[_\-]?key|auth[_\-]?key|secret[_\-]?key|encryption[_\-]?key|signing[_\-]?key|server[_\-]?key|sig|key|pat`
 )
 
 // contextRules are compiled on first use, not at start-up (the package's
 // patterns were 2 ms of every start, GODEBUG=inittrace=1).
 var contextRules = sync.OnceValue(func() []contextRule {
-	return []contextRule{
+	rules := []contextRule{
 		// PEM blocks, also when the message cap cut off the END line ("pem cut off"); the header stays so a
 		// reader sees which key was pasted. Replaces gitleaks' private-key rule, which takes the header too.
 		{re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?P<v>(?s:.+?))(?:-----END|\z)`), class: classAny, need: []string{"-----begin"}},
@@ -67,7 +84,7 @@ var contextRules = sync.OnceValue(func() []contextRule {
 		// limited to commands where -p/-a means password (in "docker run -p" or "mkdir -p" it does not).
 		{re: regexp.MustCompile(`\b(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:\s+registry)?)\s+login|sshpass|mongo(?:sh)?|twine(?:\s+upload)?|redis-cli|smbclient|lftp)\b[^\n|;&]*?\s(?:-p|-a|--pass|--password|--passwd)(?:\s+|=)` + quotedOrBare), class: classPassword, need: []string{"login", "sshpass", "mongo", "twine", "redis-cli", "smbclient", "lftp"}},
 		// "docker login long flag", "azure storage key cli": --password v, --account-key v.
-		{re: regexp.MustCompile(`(?i)(?:^|\s)--(?P<k>(?:[a-z0-9]+-)*(?:` + passwordKeys + `|` + tokenKeys + `))(?:\s+|=)` + quotedOrBare), classOf: classOfKey, need: []string{"--"}},
+		{re: regexp.MustCompile(`(?i)(?:^|\s)--(?P<k>(?:[a-z0-9]+-)*(?:` + passwordKeys + `|` + tokenKeys + `|auth))(?:\s+|=)` + quotedOrBare), classOf: classOfKey, need: []string{"--"}},
 		// "openssl passout": -passout pass:secret.
 		{re: regexp.MustCompile(`\s-pass(?:in|out)?\s+pass:(?P<v>\S+)`), class: classAny, need: []string{"-pass"}},
 		// "ssh-keygen passphrase": -N/-P carry the passphrase.
@@ -78,14 +95,18 @@ var contextRules = sync.OnceValue(func() []contextRule {
 		{re: regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9_.\-])["']?(?P<k>[A-Za-z0-9_.\-]*(?:` + passwordKeys + `|` + tokenKeys + `)[A-Za-z0-9_.\-]*)["']?\s*(?:=|:=|:|：)\s*` + quotedOrBare), classOf: classOfKey},
 		// "the root password on", "my password is en": a password said in a sentence.
 		// In prose a password ends at whitespace only, so "Tr0ub4dor&3" stays whole.
-		{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
+		{re: regexp.MustCompile(`(?i)\b(?P<k>password|passphrase|passcode|pin|secret(?: access)? key|api key|access key|token|pat)\b(?:\s+[\w.@\-]+){0,4}?\s+(?:is|was)\s*:?\s+(?:"(?P<v>[^"\n]+)"|'(?P<v>[^'\n]+)'|(?P<v>[^\s"']+))`), classOf: classOfKey},
 		// "我的密码是", "数据库口令：", "服务器密码冒号", "密钥：", "登录密码是", "密码为": a Chinese keyword,
 		// a copula or colon (one or more: "是：") and an ASCII value, quoted or not; "密码是什么" or
 		// "口令验证失败" continue in Chinese and stay.
-		{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)(?:\s*(?:是|为|:|：|=))+\s*` + cjkValue), class: classPassword, need: cjkKeys},
+		{re: regexp.MustCompile(cjkKey + `(?:\s*(?:是|为|為|:|：|=))+\s*` + cjkValue), class: classPassword, need: cjkKeys},
+		// "密码改为", "密码改成了了", "把密码设置成", "密码默认是", "密码用的是": a verb or adverb between the
+		// keyword and its copula (改为, 设置成, 换成了, 都是); what names a property of the password
+		// (密码长度设为 12) is refused.
+		{re: regexp.MustCompile(cjkKey + `(?P<k>\p{Han}{0,4}?)(?:是|为|為|成|叫|作)了?(?:\s*[:：])?\s*` + cjkValue), class: classPassword, need: cjkKeys, refuse: cjkAbout},
 		// Without a copula the next word is a value only when it is not a plain word ("口令 Sunny2024go"),
 		// and a quote or bracket ends it: "密钥 rotation" and (“令牌 bucket”) are prose.
-		{re: regexp.MustCompile(`(?:密码|口令|密钥|秘钥|私钥|令牌|授权码)\s*(?P<v>[^\s"'` + "`" + `,;()\[\]{}<>\x7f-\x{10FFFF}]+)`), class: classToken, need: cjkKeys},
+		{re: regexp.MustCompile(cjkKey + `\s*(?P<v>[^\s"'` + "`" + `,;()\[\]{}<>\x7f-\x{10FFFF}]+)`), class: classToken, need: cjkKeys},
 		// "token 是", "api key 是", "AccessKeySecret 为", "appSecret 为": an English or CamelCase key name
 		// with a Chinese copula or colon.
 		{re: regexp.MustCompile(`(?i)(?P<k>[a-z0-9_]*(?:token|api[ _\-]?key|key ?secret|secret|password|passwd|key))(?:\s*(?:是|为|：))+\s*` + cjkValue), classOf: classOfKey, need: []string{"是", "为", "："}},
@@ -112,11 +133,13 @@ var contextRules = sync.OnceValue(func() []contextRule {
 		// "pgpass line": .pgpass's host:port:database:user:password.
 		{re: regexp.MustCompile(`(?m)(?:^|["'\s])[A-Za-z0-9.\-*]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:"']+)(?:$|["'\s])`), class: classPassword},
 	}
+	rules = append(rules, commandRules()...)
+	return append(rules, languageRule())
 })
 
 // cjkValue is the value after a Chinese keyword: quoted (ASCII or full-width quotes) or a run of
 // printable ASCII.
-const cjkValue = `(?:"(?P<v>[^"\n]+)"|“(?P<v>[^”\n]+)”|'(?P<v>[^'\n]+)'|(?P<v>[\x21-\x7e]+))`
+const cjkValue = `(?:"(?P<v>[^"\n]+)"|“(?P<v>[^”\n]+)”|'(?P<v>[^'\n]+)'|「(?P<v>[^」\n]+)」|『(?P<v>[^』\n]+)』|(?P<v>[\x21-\x7e]+))`
 
 func classOfKey(key string) valueClass {
 	k := strings.ToLower(key)
@@ -132,10 +155,13 @@ func classOfKey(key string) valueClass {
 }
 
 // contextTriggers are lowercase substrings without which no context rule can match.
-var contextTriggers = []string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
+var contextTriggers = append([]string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
 	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
-	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine", "密码", "口令", "密钥", "秘钥", "私钥",
-	"令牌", "授权码"}
+	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine", "_pat", "-pat", "pat:", "pat=", "pat\"",
+	"pat'", " pat ", "7z", "rar", "zip", "plink", "pscp", "psftp", "putty", "freerdp", "mstsc", "rdesktop", "bw ",
+	"rabbitmqctl", "net user", "sudo", "snyk", "vercel", "codecov", "doctl", "nuget", "@tcp", "@udp", "@unix", "@pipe",
+	"@memory", "@cloudsql", "@/", "sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl"},
+	append(cjkKeys, languageNeeds()...)...)
 
 // mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
 // long random-looking token, and skip every regex.
@@ -154,11 +180,31 @@ func hasTrigger(text string) bool {
 	return triggerFinder().Iter(text).Next() != nil
 }
 
-// triggerFinder finds contextTriggers, ASCII case folded.
+// triggerFinder finds contextTriggers, ASCII case folded. A trigger with cased letters outside ASCII
+// (пароль, şifre, κωδικός) is also looked for capitalised and in upper case, as people write it at
+// the start of a line or in a label; lower-casing every non-ASCII text instead would cost each
+// Chinese message a copy.
 var triggerFinder = sync.OnceValue(func() ahocorasick.AhoCorasick {
+	var patterns []string
+	for _, t := range contextTriggers {
+		patterns = append(patterns, t)
+		if up := strings.ToUpper(t); up != t && !isASCII(t) {
+			r, n := utf8.DecodeRuneInString(t)
+			patterns = append(patterns, up, string(unicode.ToUpper(r))+t[n:])
+		}
+	}
 	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.StandardMatch, DFA: true})
-	return b.Build(contextTriggers)
+	return b.Build(patterns)
 })
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // hasLongToken reports a run of token characters that could be a generated secret: 12+ with a digit,
 // or 20+ letters (AWS ids and Hugging Face tokens can lack digits). Every gitleaks rule worth running
@@ -198,7 +244,7 @@ func contextSpans(text string) []span {
 		}
 		names := r.re.SubexpNames()
 		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			key, vs, ve := "", -1, -1
+			key, vs, ve, quoted := "", -1, -1, false
 			for g, name := range names {
 				if m[2*g] < 0 {
 					continue
@@ -209,18 +255,21 @@ func contextSpans(text string) []span {
 					if strings.HasSuffix(text[:m[2*g]], "://") {
 						key = "" // user:password in a URL; the URL rule takes only the password
 					}
-				case "v":
+				case "v", "q":
 					if vs < 0 {
-						vs, ve = m[2*g], m[2*g+1]
+						vs, ve, quoted = m[2*g], m[2*g+1], name == "q"
 					}
 				}
 			}
-			if vs < 0 || (r.classOf != nil && !secretKeyName(key)) {
+			if vs < 0 || (r.classOf != nil && !secretKeyName(key)) || refused(key, r.refuse) {
 				continue
 			}
 			class := r.class
 			if r.classOf != nil {
 				class = r.classOf(key)
+			}
+			if quoted {
+				class = classPassword // a quoted value is what was said, whatever its shape
 			}
 			// Sentence punctuation after a bare value belongs to the sentence.
 			for ve > vs && strings.IndexByte(".,;:)", text[ve-1]) >= 0 {
@@ -229,12 +278,48 @@ func contextSpans(text string) []span {
 			if ve < len(text) && (text[ve] == '(' || text[ve] == '[') {
 				continue // a call or an index: code that reads a secret, not the secret
 			}
+			if class == classPassword && proseAfter(text, vs, ve) {
+				continue
+			}
 			if acceptValue(text[vs:ve], class) {
 				spans = append(spans, span{vs, ve})
 			}
 		}
 	}
 	return spans
+}
+
+func refused(key string, refuse []string) bool {
+	for _, r := range refuse {
+		if strings.Contains(key, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// proseAfter reports a bare value that is a plain word with more words after it on its line, after a
+// colon or "is": "password: must be at least 14 characters", "the password is printed on the label".
+// A word password goes on to the end of its line or to punctuation ("password: sunshine"); after = it
+// is an assignment (PASSWORD=changeme OTHER=1), and a quoted value is what was said.
+func proseAfter(text string, vs, ve int) bool {
+	if vs > 0 && strings.IndexByte("\"'`=", text[vs-1]) >= 0 {
+		return false
+	}
+	if before := strings.TrimRight(text[:vs], " \t"); strings.HasSuffix(before, "=") {
+		return false
+	}
+	for i, c := range text[vs:ve] {
+		if !(c >= 'a' && c <= 'z' || i == 0 && c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	after := strings.TrimLeft(text[ve:], " \t")
+	if len(after) == len(text[ve:]) || after == "" {
+		return false
+	}
+	c := after[0]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func needed(lower string, need []string) bool {
@@ -261,6 +346,11 @@ var notPasswords = map[string]bool{
 	"case": true, "null": true, "none": true, "nil": true, "true": true, "false": true, "yes": true, "ok": true,
 	"unknown": true, "optional": true, "needed": true, "used": true, "sent": true, "only": true, "your": true,
 	"my": true, "our": true, "their": true, "his": true, "her": true, "prompt": true, "ignored": true,
+	// what a sentence says about a password rather than the password (password: must be …)
+	"must": true, "should": true, "needs": true, "requires": true, "contains": true, "minimum": true, "maximum": true,
+	"min": true, "max": true, "least": true, "fine": true, "good": true, "bad": true, "secure": true, "insecure": true,
+	"safe": true, "mandatory": true, "forbidden": true, "hidden": true, "masked": true, "generated": true,
+	"rotated": true, "printed": true, "shown": true, "password": true, "passwd": true,
 }
 
 // versionRe is a version number (13.1.3, 0.1.0-rc.8): lock files pair them with package names that
@@ -313,8 +403,41 @@ func acceptValue(v string, class valueClass) bool {
 	if class == classPassword {
 		return len(v) >= 3 && !notPasswords[strings.ToLower(v)]
 	}
+	if class == classShaped {
+		return shapedPassword(v)
+	}
 	if len(v) < 8 || letters == 0 || (digits == 0 && fieldRe().MatchString(v)) {
 		return false
 	}
 	return digits > 0 || (upper > 0 && lower > 0) || other > 0
+}
+
+// emailRe is an e-mail address: "reset the password user@example.com" names an account.
+var emailRe = lazyre.New(`^[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)+$`)
+
+// shapedPassword is a value that looks like a password by itself: six or more characters, letters
+// with a digit or a symbol among them, or a capital inside a word (sunShine). Letters outside ASCII
+// are letters: "Passwort Änderung" is German, not a password.
+func shapedPassword(v string) bool {
+	if len(v) < 6 || v[0] == '-' || hashName(v) || emailRe().MatchString(v) {
+		return false
+	}
+	var letters, digits, symbols int
+	inner := false
+	prev := rune(0)
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case unicode.IsLetter(c):
+			letters++
+			inner = inner || unicode.IsLower(prev) && unicode.IsUpper(c)
+		case c == '-' || c == '_' || c == '.' || c == '/' || c == ':':
+			// join words and paths: read-only, last_used, a/b
+		default:
+			symbols++
+		}
+		prev = c
+	}
+	return letters > 0 && (digits > 0 || symbols > 0 || inner)
 }

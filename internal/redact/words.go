@@ -1,0 +1,148 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// People say "password" in their own language, with a colon or with their language's "is", and the
+// value is a password whatever the sentence around it. The words are the translations of the English
+// noun "password" in Wiktionary's entry (with the login labels of common sites where a shorter form
+// is what people type: mdp, 비번), each with the words that stand between it and the value.
+//
+// English, Chinese and the key=value forms have rules of their own (rules.go); English is here only
+// for the forms those rules do not read: "password for root: X" and "password X".
+type passwordLanguage struct {
+	lang string
+	// words are lower case; a space stands for any run of blanks. A word matches with up to four
+	// letters after it (Turkish şifrem, Norwegian passordet, Indonesian sandinya); Greek is given by
+	// its stem, as its final sigma does not survive upper and lower casing (ΚΩΔΙΚΟΣ → κωδικοσ).
+	words []string
+	// compound words also end longer words (Datenbankpasswort, WLAN-Kennwort, ログインパスワード,
+	// הסיסמה); the others must start a word (clave is not autoclave).
+	compound bool
+	// copulas stand between the word, or a few words naming what it opens, and the value.
+	copulas []string
+}
+
+var passwordLanguages = []passwordLanguage{
+	{lang: "en", words: []string{"password", "passphrase", "passcode", "pwd", "pw"}},
+	{lang: "de", words: []string{"passwort", "kennwort"}, compound: true, copulas: []string{"ist", "lautet", "war", "heißt", "heisst"}},
+	{lang: "fr", words: []string{"mot de passe", "mdp"}, copulas: []string{"est", "était", "c'est"}},
+	{lang: "es", words: []string{"contraseña", "clave"}, copulas: []string{"es", "era", "sería"}},
+	{lang: "pt", words: []string{"senha", "palavra-passe"}, copulas: []string{"é", "era", "fica"}},
+	{lang: "it", words: []string{"password", "parola d'ordine"}, copulas: []string{"è", "e'", "era"}},
+	{lang: "nl", words: []string{"wachtwoord"}, compound: true, copulas: []string{"is", "was", "luidt"}},
+	{lang: "sv", words: []string{"lösenord"}, compound: true, copulas: []string{"är", "var"}},
+	{lang: "no/da", words: []string{"passord", "adgangskode", "kodeord"}, compound: true, copulas: []string{"er", "var"}},
+	{lang: "fi", words: []string{"salasana"}, compound: true, copulas: []string{"on", "oli"}},
+	{lang: "pl", words: []string{"hasło", "haslo"}, copulas: []string{"to", "jest", "brzmi"}},
+	{lang: "cs/sk", words: []string{"heslo"}, copulas: []string{"je", "bylo", "zní"}},
+	{lang: "hu", words: []string{"jelszó", "jelszo"}, copulas: []string{"az", "pedig"}},
+	{lang: "ro", words: []string{"parolă", "parola"}, copulas: []string{"este", "e"}},
+	{lang: "tr", words: []string{"şifre", "sifre", "parola"}, copulas: []string{"ise"}},
+	{lang: "ru/uk/bg", words: []string{"пароль", "пароля", "паролем", "парола"}, copulas: []string{"это", "будет", "є"}},
+	{lang: "el", words: []string{"κωδικ", "συνθηματικ"}, copulas: []string{"είναι"}},
+	{lang: "vi", words: []string{"mật khẩu", "mat khau"}, copulas: []string{"là"}},
+	{lang: "id/ms", words: []string{"kata sandi", "sandi", "kata laluan", "password-nya"}, copulas: []string{"adalah", "ialah", "yaitu", "yakni", "nya"}},
+	{lang: "ja", words: []string{"パスワード", "暗証番号", "パスコード", "合言葉"}, compound: true, copulas: []string{"は", "が", "を", "も"}},
+	{lang: "ko", words: []string{"비밀번호", "비번", "암호", "패스워드"}, compound: true, copulas: []string{"는", "은", "가", "이", "를", "을"}},
+	{lang: "th", words: []string{"รหัสผ่าน"}, compound: true, copulas: []string{"คือ"}},
+	{lang: "ar", words: []string{"كلمة المرور", "كلمة السر", "الرقم السري"}, copulas: []string{"هي", "هو"}},
+	{lang: "fa", words: []string{"رمز عبور", "گذرواژه", "کلمه عبور"}, copulas: []string{"است"}},
+	{lang: "he", words: []string{"סיסמה", "סיסמא"}, compound: true, copulas: []string{"היא", "הוא"}},
+	{lang: "hi", words: []string{"पासवर्ड", "कूटशब्द"}, compound: true, copulas: []string{"है"}},
+}
+
+// languageRule reads, for every word of passwordLanguages, "<word> [a few words] <copula or colon or
+// dash> <value>" and "<word> <value>". A bare value must look like a password (classShaped): the
+// sentence around it is in a language whose ordinary words we do not list, and "Passwort ist falsch"
+// or "Passwort: mindestens 12 Zeichen" must stay. A quoted value is taken as said.
+func languageRule() contextRule {
+	var all, branches []string
+	for _, l := range passwordLanguages {
+		ws := wordsPattern(l)
+		all = append(all, ws)
+		if len(l.copulas) > 0 {
+			branches = append(branches, ws+`\p{L}{0,4}`+between+`(?:`+copulas(l.copulas)+`)`)
+		}
+	}
+	anyWord := `(?:` + strings.Join(all, `|`) + `)\p{L}{0,4}`
+	// A copula or a colon comes first: "Passwort ist X" read as the word and the value "ist" would
+	// hide X (a match the class refuses is not tried again).
+	branches = append(branches, anyWord+between+`[ \t]*(?:[:：=]|[—–]|\s-{1,2})[ \t]*`, anyWord+`[ \t]+`)
+	re := `(?i)(?:` + strings.Join(branches, `|`) + `)` + saidValue
+	return contextRule{re: regexp.MustCompile(re), class: classShaped, need: languageNeeds()}
+}
+
+// copulas is the alternation of a language's copulas with the blanks around them: a word of a
+// spaced script stands between blanks (or before a colon), a particle of Japanese or Korean may be
+// glued to the word and to the value (パスワードはX).
+func copulas(cs []string) string {
+	var alts []string
+	for _, c := range cs {
+		q := regexp.QuoteMeta(c)
+		if r := []rune(c); spaced(r[len(r)-1]) {
+			alts = append(alts, `[ \t]+`+q+`(?:[ \t]*[:：][ \t]*|[ \t]+)`)
+		} else {
+			alts = append(alts, `[ \t]*`+q+`[ \t]*[:：]?[ \t]*`)
+		}
+	}
+	return strings.Join(alts, `|`)
+}
+
+// spaced reports whether r belongs to a script that puts blanks between words.
+func spaced(r rune) bool {
+	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai)
+}
+
+// between is what may name what the password opens: up to four words of up to 24 characters, no
+// colon and no line break ("für den NAS", "del router", "от вайфая").
+const between = `(?:[ \t]+[^\s:：=]{1,24}?){0,4}?`
+
+// saidValue is a quoted value (group q, taken as said) or a bare one (group v): printable ASCII and
+// Latin letters, so the value ends where a sentence in another script goes on (admin-Q7r2xでお願い).
+const saidValue = `(?:"(?P<q>[^"\n]+)"|'(?P<q>[^'\n]+)'|“(?P<q>[^”\n]+)”|„(?P<q>[^“”\n]+)[“”]|«\s*(?P<q>[^»\n]+?)\s*»|「(?P<q>[^」\n]+)」|『(?P<q>[^』\n]+)』|(?P<v>[!#%&*+\-./0-9:=?@A-Z\\^_a-z|~$\x{00C0}-\x{024F}]+))`
+
+func wordsPattern(l passwordLanguage) string {
+	var ws []string
+	for _, w := range l.words {
+		ws = append(ws, strings.ReplaceAll(regexp.QuoteMeta(w), " ", `\s+`))
+	}
+	p := `(?:` + strings.Join(ws, `|`) + `)`
+	if l.compound {
+		return p
+	}
+	// The text before a word that must start one is not a letter: RE2 has no look-behind, so the
+	// character is part of the match (the value group alone is replaced).
+	return `(?:^|[^\p{L}\p{N}_])` + p
+}
+
+func alternation(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(q, `|`)
+}
+
+// languageNeeds are the lower case forms of the words, the rule's need list and part of the
+// context triggers.
+func languageNeeds() []string {
+	var need []string
+	seen := map[string]bool{}
+	for _, l := range passwordLanguages {
+		for _, w := range l.words {
+			// A word with a space is found by its first part (mot de passe by "mot", kata sandi by
+			// "sandi" after it): the space may be any blank.
+			parts := strings.Fields(w)
+			key := parts[len(parts)-1]
+			if !seen[key] {
+				seen[key] = true
+				need = append(need, key)
+			}
+		}
+	}
+	return need
+}
