@@ -184,30 +184,34 @@ func (pm Intentions) closeReport(ctx context.Context, id string, reason string) 
 	if err != nil {
 		return nil, fmt.Errorf("memory: intention %s: %w", id, err)
 	}
-	if _, err := pm.archiveLocked(e, reason); err != nil {
+	if _, err := pm.archiveLocked(e, reason, nil); err != nil {
 		return nil, err
 	}
 	return intentionFromEntry(e), nil
 }
 
-func (pm Intentions) closeByID(ctx context.Context, id, reason string) (string, error) {
-	it, err := pm.closeReport(ctx, id, reason)
-	if err != nil {
-		return "", err
+// archiveLocked notes the close reason in the body, then moves the directory to
+// intentions/archived/<id>. check, when given, compares a caller's version with the
+// bytes the note is written over, again at each try of the compare-and-swap, so a
+// hand edit landing after the caller's compare is not archived unseen.
+func (pm Intentions) archiveLocked(e *Entry, reason string, check func(current []byte) error) (string, error) {
+	dir := filepath.Dir(e.Path)
+	if filepath.Base(e.Path) != "INTENT.md" || filepath.Dir(dir) != pm.s.dirs.intentions {
+		return "", invalid("%s is not an intention file (intentions/<id>/INTENT.md)", pm.s.Rel(e.Path))
 	}
-	return it.Entry.Path, nil
-}
-
-// archiveLocked notes the close reason in the body, then moves the directory to intentions/archived/<id>.
-func (pm Intentions) archiveLocked(e *Entry, reason string) (string, error) {
 	err := pm.s.rewrite(e, func(e *Entry) error {
+		if check != nil {
+			if err := check(e.Raw()); err != nil {
+				return err
+			}
+		}
 		e.Body = ensureTrailingNewline(e.Body) + "- closed: " + pm.s.today() + " (" + reason + ")\n"
 		return nil
 	})
 	if err != nil {
 		return "", err
 	}
-	dest, err := pm.s.MoveToFreeName(filepath.Dir(e.Path), filepath.Join(pm.s.dirs.intentions, "archived"), filepath.Base(filepath.Dir(e.Path)), "")
+	dest, err := pm.s.MoveToFreeName(dir, filepath.Join(pm.s.dirs.intentions, "archived"), filepath.Base(dir), "")
 	if err != nil {
 		return "", err
 	}
@@ -287,7 +291,7 @@ func (pm Intentions) expireIdleLocked(ctx context.Context, now time.Time) ([]str
 		if !ok || days <= IntentionIdleDays || e.Pinned() {
 			continue
 		}
-		if _, err := pm.archiveLocked(e, ClosedAutoExpired); err != nil {
+		if _, err := pm.archiveLocked(e, ClosedAutoExpired, nil); err != nil {
 			return ids, err
 		}
 		ids = append(ids, e.Name)

@@ -420,40 +420,38 @@ func (ed Editor) Kind(path string) (k Kind, archived, ok bool) {
 }
 
 // ArchiveEntry is Archive of the entry file at path. check, when given, sees the
-// file's bytes under the write lock; its error stops the archive.
+// file's bytes under the write lock; its error stops the archive. An intention is
+// cancelled (the close noted in its file), every other kind moved as it is.
 func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
 	s := ed.s
-	e, err := s.Load(path)
-	if err != nil {
-		return "", err
-	}
-	switch {
-	case e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode && e.Kind != KindIntention:
-		return "", invalid("%s is not an active knowledge, skill, episode or intention entry", s.Rel(e.Path))
-	case e.Kind == KindIntention && check != nil && check(e.Raw()) != nil:
-		return "", check(e.Raw())
-	case e.Kind == KindIntention:
-		return s.Intentions().closeByID(ctx, e.Name, "cancelled")
-	}
+	// Locked before the first read, for every kind: a version compared with
+	// bytes read unlocked can be stale by the time of the move, and a change
+	// written in between would be archived unseen.
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
-	fresh, err := s.Load(e.Path)
+	e, err := s.Load(path)
 	if err != nil {
-		return "", fmt.Errorf("memory: archive %s: %w", s.Rel(e.Path), err)
+		return "", err
+	}
+	if e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode && e.Kind != KindIntention {
+		return "", invalid("%s is not an active knowledge, skill, episode or intention entry", s.Rel(e.Path))
 	}
 	if check != nil {
-		if err := check(fresh.Raw()); err != nil {
+		if err := check(e.Raw()); err != nil {
 			return "", err
 		}
 	}
-	if fresh.Kind == KindSkill && autoMergeOff(fresh) {
+	switch {
+	case e.Kind == KindSkill && autoMergeOff(e):
 		// Its owner keeps it by hand: retiring it is as much an edit as rewriting it.
-		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", fresh.Name)
+		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", e.Name)
+	case e.Kind == KindIntention:
+		return s.Intentions().archiveLocked(e, ClosedCancelled, check)
 	}
-	return s.archiveLocked(fresh)
+	return s.archiveLocked(e)
 }
 
 // Rewrite applies change to the entry file at path under the write lock,
