@@ -11,5 +11,7 @@
 //	frontmatter.go  Meta (the ordered keys and values), Parse/Render of a Document, QuoteValue;
 //	                the YAML reader with its alias-bomb bound, the flat reader
 //	split.go        Delim and splitFrontMatter, the one rule for where a header starts and ends;
-//	                Strip and ParseHead (a header from a file's first bytes)
+//	                Strip and ParseHead (a header from a file's first bytes); frameOf, the same rule as offsets
+//	redact.go       Redact: a file's bytes as they may reach disk, with the secrets of its header
+//	                (comment lines, comments after values, values beside their keys) and body redacted
 package frontmatter

@@ -19,26 +19,45 @@ const Delim = "---"
 func IsDelim(line string) bool { return strings.TrimRight(line, " \t\r\n") == Delim }
 
 func splitFrontMatter(text string) (header []string, body string, framed, closed bool) {
-	text = strings.TrimPrefix(text, "\ufeff")
-	first, rest, ok := strings.Cut(text, "\n")
+	hs, he, bs, framed, closed := frameOf(text)
+	if !framed || !closed {
+		return nil, text[bs:], framed, false
+	}
+	if he > hs {
+		header = strings.Split(strings.TrimSuffix(text[hs:he], "\n"), "\n")
+	}
+	return header, text[bs:], true, true
+}
+
+// frameOf is splitFrontMatter's rule as byte offsets, for a writer that
+// puts changed header lines back between the very bytes around them: the
+// header lines are text[hs:he] (each with its line end) and what follows the
+// closing line is text[bs:]. Not framed: bs is past the BOM; never closed:
+// the rest of the text is header and the body is empty.
+func frameOf(text string) (hs, he, bs int, framed, closed bool) {
+	start := len(text) - len(strings.TrimPrefix(text, "\ufeff"))
+	first, _, more := strings.Cut(text[start:], "\n")
 	if !IsDelim(first) {
-		return nil, text, false, false
+		return 0, 0, start, false, false
 	}
-	if !ok {
-		return nil, "", true, false
+	if !more {
+		return len(text), len(text), len(text), true, false
 	}
-	for pos := 0; pos <= len(rest); {
-		line, after, more := strings.Cut(rest[pos:], "\n")
+	hs = start + len(first) + 1
+	for pos := hs; ; {
+		line, _, more := strings.Cut(text[pos:], "\n")
 		if IsDelim(line) {
-			return header, after, true, true
+			bs = pos + len(line)
+			if more {
+				bs++
+			}
+			return hs, pos, bs, true, true
 		}
-		header = append(header, line)
 		if !more {
-			break
+			return hs, len(text), len(text), true, false
 		}
-		pos = len(rest) - len(after)
+		pos += len(line) + 1
 	}
-	return header, "", true, false
 }
 
 // Strip returns the text after a file's front-matter, trimmed, for

@@ -23,7 +23,8 @@
 // A file that cannot be parsed becomes a Problem (logged once, naming path:line) and is never rewritten.
 // Every file access goes through the store's safefs.FS (files.go; osfs_test.go fails on a direct os call): links never lead out of the memory
 // and skill roots, nothing is written through a link, only regular files are read and each read is
-// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in redactBeforeWrite (package redact),
+// bounded (MaxEntryBytes, MaxLogBytes). Every write is atomic, passes the redaction in redactBeforeWrite (frontmatter.Redact:
+// a header's comments and values with their keys in view, the body as text),
 // and every rewrite is a compare-and-swap on the bytes read (rewrite in lifecycle.go, header patching
 // in patch.go). Recall journals its hits (usage.go) instead of rewriting files; a dream folds them in.
 //
@@ -36,7 +37,8 @@
 //	                                    code that knows where a field lives, so index and sidecar never parse
 //	files.go, names.go, patch.go        atomic writes, MoveToFreeName (the one archive move),
 //	                                    NextDailyNumber (the one NNN of session logs, dream logs, intentions),
-//	                                    SafeName, header patching
+//	                                    SafeName, NameWithoutSecrets (the one check of every name or id
+//	                                    that becomes a path or a header id), header patching
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage and
 //	                                    UsageJournal (Store.UsageJournal): an unreadable claim is quarantined
 //	ops.go                              CreateKnowledge/SupersedeKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
-	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -76,11 +75,10 @@ func (ed Editor) ReplaceText(ctx context.Context, path string, raw []byte, check
 	return s.replace(path, raw, ver)
 }
 
-// redactBeforeWrite is the last step before bytes reach disk: secrets are redacted here,
-// for every writer. A document is redacted value by value, on the raw values
-// before the writer's quoting and escaping (a "{\"auth\": …}" description),
-// and re-rendered only when something was replaced, so a redaction marker
-// never breaks its header.
+// redactBeforeWrite is the last step before bytes reach disk: secrets are
+// redacted here, for every writer, by frontmatter.Redact — a header's comment
+// lines and values with their keys in view, the body as text — and a file
+// without secrets is written as it came, byte for byte.
 //
 // Session logs are the exception: every block and header value in them was
 // redacted when it was captured (capture is the only writer of their
@@ -90,29 +88,11 @@ func (s *Store) redactBeforeWrite(path string, data []byte) []byte {
 	if kind, _, _, ok := s.dirs.classify(path); ok && kind == KindSessionLog {
 		return data
 	}
-	doc, err := frontmatter.Parse(path, data)
-	if err != nil || !doc.HasFrontMatter {
-		text := string(data)
-		out := redact.Text(text)
-		if out == text {
-			return data
-		}
+	out, redacted := frontmatter.Redact(path, data)
+	if redacted {
 		s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
-		return []byte(out)
 	}
-	meta, changed := frontmatter.New(), false
-	for _, k := range doc.Meta.Keys() {
-		v := doc.Meta.Value(k)
-		r := redact.Text(v)
-		changed = changed || r != v
-		meta.Set(k, r)
-	}
-	body := redact.Text(doc.Body)
-	if !changed && body == doc.Body {
-		return data
-	}
-	s.log.Warn("memory: redacted a secret before writing", "file", s.Rel(path))
-	return frontmatter.Render(meta, body)
+	return out
 }
 
 // MoveToFreeName renames src (a file or a folder) to destParent/<base><ext>,

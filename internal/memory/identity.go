@@ -180,6 +180,11 @@ func (in Identity) UpdateAboutUser(userID, content string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Checked where a profile is written, not in UserProfilePath: reading the profile of a host's user
+	// id makes no path, and a host id redact mistakes for a key must not fail every prompt.
+	if err := refuseSecretName("user id", userID); err != nil {
+		return nil, fmt.Errorf("memory: user id: %w", err)
+	}
 	path, err := in.UserProfilePath(userID)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -66,11 +67,36 @@ func SafeName(name string) (string, error) {
 	return out, nil
 }
 
+// NameWithoutSecrets is the one check of a name or id that is about to become a path, a file or folder
+// name, a front-matter id or an index row: name with each secret package redact finds replaced by
+// redact.Marker, and whether it held one. A marker already in name counts: it is a secret redacted
+// earlier (a session log's `user:`), and every such id would be the same one.
+func NameWithoutSecrets(name string) (string, bool) {
+	red, n := redact.TextCount(name)
+	return red, n > 0 || strings.Contains(name, redact.Marker)
+}
+
+// refuseSecretName is NameWithoutSecrets where a name becomes a folder: a name holding a secret is
+// refused rather than redacted. Redacted, every such name would be the same folder (`REDACTED`), so
+// unrelated entries would meet as duplicates and different users share one profile; refused, the
+// dreaming model that chose it picks a name that says what the entry is about, which is what a name
+// is for. The error shows the name redacted: it goes back to the model and into logs.
+func refuseSecretName(what, name string) error {
+	if red, secret := NameWithoutSecrets(name); secret {
+		return fmt.Errorf("%w: the %s %q holds a secret (shown redacted) and would be written into a path; "+
+			"choose one that says what it is about, without the secret", ErrUnsafeName, what, red)
+	}
+	return nil
+}
+
 // entryDirName is SafeName for the directory of a knowledge, skill or episode entry: it also refuses
 // "archived", which is each root's archive folder (scans skip it, so an entry there would be invisible,
-// and an episode there would sit inside the episode archive). Compared case-insensitively for file
-// systems that are.
+// and an episode there would sit inside the episode archive), and a name holding a secret
+// (refuseSecretName). Compared case-insensitively for file systems that are.
 func entryDirName(name string) (string, error) {
+	if err := refuseSecretName("name", name); err != nil {
+		return "", err
+	}
 	dir, err := SafeName(name)
 	if err != nil {
 		return "", err

@@ -205,3 +205,65 @@ func TestUserDirName(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretNamesRefused: every way a name or id becomes a folder refuses
+// one that holds a secret, with an error that shows it redacted; names that
+// only mention tokens and passwords are made as asked.
+func TestSecretNamesRefused(t *testing.T) {
+	ctx := context.Background()
+	const token = "npm_Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
+	create := map[string]func(s *Store, name string) error{
+		"knowledge": func(s *Store, name string) error {
+			_, err := s.CreateKnowledge(ctx, name, "fact", "how the deploy publishes "+name, "It publishes.\n", true)
+			return err
+		},
+		"skill": func(s *Store, name string) error {
+			_, err := s.CreateSkill(ctx, name, "cloning the repository "+name, "1. clone\n", true)
+			return err
+		},
+		"episode source": func(s *Store, name string) error {
+			_, err := s.RecordEpisode(ctx, EpisodeInput{What: "published " + name, Source: name})
+			return err
+		},
+		"user id": func(s *Store, name string) error {
+			_, err := s.Identity().UpdateAboutUser(name, "Prefers short answers.")
+			return err
+		},
+	}
+	for what, fn := range create {
+		for _, tc := range []struct {
+			name   string
+			refuse bool
+		}{
+			{"deploy-" + token, true},
+			{token, true},
+			{"password=Hunter2-Staging-42", true},
+			{"feishu:[REDACTED]", true}, // an id a session log's header already redacted
+			{"api-token-rotation", false},
+			{"password-policy", false},
+			{"telegram:123456789", false},
+		} {
+			t.Run(what+"/"+tc.name, func(t *testing.T) {
+				s, dir := pyStore(t)
+				err := fn(s, tc.name)
+				if !tc.refuse {
+					if err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				if !errors.Is(err, ErrUnsafeName) || !strings.Contains(err.Error(), "holds a secret") ||
+					strings.Contains(err.Error(), "Hunter2-Staging-42") || strings.Contains(err.Error(), token) {
+					t.Fatalf("err = %v", err)
+				}
+				_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+					rel, _ := filepath.Rel(dir, p) // the temp dir is named after the test
+					if err == nil && (strings.Contains(rel, "Hunter2") || strings.Contains(rel, token) || strings.Contains(rel, "REDACTED")) {
+						t.Errorf("written: %s", rel)
+					}
+					return nil
+				})
+			})
+		}
+	}
+}

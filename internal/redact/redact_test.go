@@ -190,6 +190,31 @@ func BenchmarkRedact(b *testing.B) {
 	}
 }
 
+// chatMessages are ordinary chat turns in the languages people write to an agent in, none holding a
+// secret: what Text costs on most of what it reads.
+var chatMessages = []string{
+	"Could you check why the CI docker build fails with the BuildKit cache mount error again?",
+	"The login page redirects twice after the password reset, can you look at the session cookie?",
+	"帮我看一下为什么部署之后首页加载这么慢，昨天还好好的",
+	"用户说忘记密码之后收不到验证码，看看邮件服务的日志",
+	"Kannst du bitte prüfen, warum der Build seit gestern fehlschlägt? Das Passwort-Feld ist nicht betroffen.",
+	"ログイン画面でパスワードを忘れた場合のリンクが表示されません",
+	"Почему тесты падают только на CI, а локально всё проходит?",
+	"refactor the config loader so that the path comes from the flag, not the env",
+	"비밀번호 변경 화면에서 버튼이 두 번 눌리는 문제를 고쳐 주세요",
+	"La page de connexion affiche une erreur quand le mot de passe contient un accent.",
+	"run the migration on staging first, then tell me how long it took",
+	"¿Puedes revisar por qué la API devuelve 500 cuando falta el token?",
+}
+
+// BenchmarkRedactChat is Text on ordinary chat, one message per iteration.
+func BenchmarkRedactChat(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		_ = Text(chatMessages[i%len(chatMessages)])
+	}
+}
+
 // BenchmarkRedactLongLine is one line with many findings (minified JSON, escaped or not): the cost
 // must grow with the line, not with findings × line (gitleaks checks allowlists per finding against
 // the whole line; the detector reads the text in chunks).

@@ -133,8 +133,7 @@ var contextRules = sync.OnceValue(func() []contextRule {
 		// "pgpass line": .pgpass's host:port:database:user:password.
 		{re: regexp.MustCompile(`(?m)(?:^|["'\s])[A-Za-z0-9.\-*]+:(?:\d{2,5}|\*):[^\s:]+:[^\s:]+:(?P<v>[^\s:"']+)(?:$|["'\s])`), class: classPassword},
 	}
-	rules = append(rules, commandRules()...)
-	return append(rules, languageRule())
+	return append(rules, commandRules()...)
 })
 
 // cjkValue is the value after a Chinese keyword: quoted (ASCII or full-width quotes) or a run of
@@ -157,10 +156,14 @@ func classOfKey(key string) valueClass {
 // contextTriggers are lowercase substrings without which no context rule can match.
 var contextTriggers = append([]string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
 	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
-	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine", "_pat", "-pat", "pat:", "pat=", "pat\"",
-	"pat'", " pat ", "7z", "rar", "zip", "plink", "pscp", "psftp", "putty", "freerdp", "mstsc", "rdesktop", "bw ",
-	"rabbitmqctl", "net user", "sudo", "snyk", "vercel", "codecov", "doctl", "nuget", "@tcp", "@udp", "@unix", "@pipe",
-	"@memory", "@cloudsql", "@/", "sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl"},
+	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine",
+	// *_PAT keys and "the PAT is": "pat" alone is in path and pattern
+	"_pat", "-pat", "pat:", "pat=", "pat\"", "pat'", " pat ",
+	// commands.go, each by a word its rule cannot match without; a common word (zip, sudo, German's
+	// "rman") would send ordinary chat through every rule
+	"7z", "rar ", "zip -p", "-pw ", "/p:", "rdesktop", "bw unlock", "bw login", "rabbitmqctl", "net user", "sudo -s",
+	"snyk auth", "vercel", "codecov", "doctl", "nuget", "@tcp(", "@tcp6(", "@udp(", "@unix(", "@pipe(", "@memory(",
+	"@cloudsql", "dsn", "sqlplus", "expdp", "impdp", "sqlldr", "dgmgrl"},
 	append(cjkKeys, languageNeeds()...)...)
 
 // mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
@@ -242,48 +245,55 @@ func contextSpans(text string) []span {
 		if !needed(lower, r.need) {
 			continue
 		}
-		names := r.re.SubexpNames()
-		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			key, vs, ve, quoted := "", -1, -1, false
-			for g, name := range names {
-				if m[2*g] < 0 {
-					continue
-				}
-				switch name {
-				case "k":
-					key = text[m[2*g]:m[2*g+1]]
-					if strings.HasSuffix(text[:m[2*g]], "://") {
-						key = "" // user:password in a URL; the URL rule takes only the password
-					}
-				case "v", "q":
-					if vs < 0 {
-						vs, ve, quoted = m[2*g], m[2*g+1], name == "q"
-					}
-				}
-			}
-			if vs < 0 || (r.classOf != nil && !secretKeyName(key)) || refused(key, r.refuse) {
+		spans = append(spans, matchSpans(r.re, text, r.re.FindAllStringSubmatchIndex(text, -1), r.class, r.classOf, r.refuse)...)
+	}
+	return append(spans, languageSpans(text)...)
+}
+
+// matchSpans turns the matches of re in text into the spans of the values that pass their class.
+func matchSpans(re *regexp.Regexp, text string, matches [][]int, class valueClass, classOf func(string) valueClass, refuse []string) []span {
+	var spans []span
+	names := re.SubexpNames()
+	for _, m := range matches {
+		key, vs, ve, quoted := "", -1, -1, false
+		for g, name := range names {
+			if m[2*g] < 0 {
 				continue
 			}
-			class := r.class
-			if r.classOf != nil {
-				class = r.classOf(key)
+			switch name {
+			case "k":
+				key = text[m[2*g]:m[2*g+1]]
+				if strings.HasSuffix(text[:m[2*g]], "://") {
+					key = "" // user:password in a URL; the URL rule takes only the password
+				}
+			case "v", "q":
+				if vs < 0 {
+					vs, ve, quoted = m[2*g], m[2*g+1], name == "q"
+				}
 			}
-			if quoted {
-				class = classPassword // a quoted value is what was said, whatever its shape
-			}
-			// Sentence punctuation after a bare value belongs to the sentence.
-			for ve > vs && strings.IndexByte(".,;:)", text[ve-1]) >= 0 {
-				ve--
-			}
-			if ve < len(text) && (text[ve] == '(' || text[ve] == '[') {
-				continue // a call or an index: code that reads a secret, not the secret
-			}
-			if class == classPassword && proseAfter(text, vs, ve) {
-				continue
-			}
-			if acceptValue(text[vs:ve], class) {
-				spans = append(spans, span{vs, ve})
-			}
+		}
+		if vs < 0 || (classOf != nil && !secretKeyName(key)) || refused(key, refuse) {
+			continue
+		}
+		c := class
+		if classOf != nil {
+			c = classOf(key)
+		}
+		if quoted {
+			c = classPassword // a quoted value is what was said, whatever its shape
+		}
+		// Sentence punctuation after a bare value belongs to the sentence.
+		for ve > vs && strings.IndexByte(".,;:)", text[ve-1]) >= 0 {
+			ve--
+		}
+		if ve < len(text) && (text[ve] == '(' || text[ve] == '[') {
+			continue // a call or an index: code that reads a secret, not the secret
+		}
+		if c == classPassword && proseAfter(text, vs, ve) {
+			continue
+		}
+		if acceptValue(text[vs:ve], c) {
+			spans = append(spans, span{vs, ve})
 		}
 	}
 	return spans

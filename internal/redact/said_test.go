@@ -63,7 +63,7 @@ func TestSaidPasswords(t *testing.T) {
 		// Go and Oracle DSNs.
 		{"go dsn tcp", `sql.Open("mysql", "svc:Svc#Pw2024@tcp(10.1.2.3:3306)/app")`, "Svc#Pw2024", "svc:"},
 		{"go dsn unix", "app:Unix!Sock7@unix(/tmp/mysql.sock)/app", "Unix!Sock7", "@unix("},
-		{"go dsn @/", `"ro:R3ad!only@/stats"`, "R3ad!only", "@/stats"},
+		{"go dsn @/", `dsn = "ro:R3ad!only@/stats"`, "R3ad!only", "@/stats"},
 		{"oracle", "expdp hr/Hr#Export9@orclpdb directory=dp", "Hr#Export9", "expdp hr/"},
 		// CLI logins that take a token as an argument.
 		{"npm config set", "npm config set //npm.acme.dev/:_authToken Zp9Kq2Xm7Lw4Rv8Tn3", "Zp9Kq2Xm7Lw4Rv8Tn3", "_authToken "},

@@ -2,8 +2,13 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"unicode"
+	"unicode/utf8"
+
+	ahocorasick "github.com/petar-dambovaliev/aho-corasick"
 )
 
 // People say "password" in their own language, with a colon or with their language's "is", and the
@@ -55,25 +60,153 @@ var passwordLanguages = []passwordLanguage{
 	{lang: "hi", words: []string{"पासवर्ड", "कूटशब्द"}, compound: true, copulas: []string{"है"}},
 }
 
-// languageRule reads, for every word of passwordLanguages, "<word> [a few words] <copula or colon or
-// dash> <value>" and "<word> <value>". A bare value must look like a password (classShaped): the
-// sentence around it is in a language whose ordinary words we do not list, and "Passwort ist falsch"
-// or "Passwort: mindestens 12 Zeichen" must stay. A quoted value is taken as said.
-func languageRule() contextRule {
-	var all, branches []string
-	for _, l := range passwordLanguages {
-		ws := wordsPattern(l)
-		all = append(all, ws)
+// languageRules read, for each language, "<word> [a few words] <copula, colon or dash> <value>" and
+// "<word> <value>". A bare value must look like a password (classShaped): the sentence around it is
+// in a language whose ordinary words we do not list, and "Passwort ist falsch" or "Passwort:
+// mindestens 12 Zeichen" must stay. A quoted value is taken as said.
+//
+// One pattern over all languages cost a millisecond a message (its \p{L} classes and alternations
+// tried at every position); each language's pattern is anchored instead and run only where
+// languageFinder found one of its words.
+type languageRule struct {
+	re       *regexp.Regexp
+	compound bool
+}
+
+var languageRules = sync.OnceValue(func() []languageRule {
+	rules := make([]languageRule, len(passwordLanguages))
+	for i, l := range passwordLanguages {
+		ws := wordsPattern(l) + `\p{L}{0,4}`
+		var branches []string
 		if len(l.copulas) > 0 {
-			branches = append(branches, ws+`\p{L}{0,4}`+between+`(?:`+copulas(l.copulas)+`)`)
+			branches = append(branches, between+`(?:`+copulas(l.copulas)+`)`)
+		}
+		// A copula or a colon comes first: "Passwort ist X" read as the word and the value "ist"
+		// would hide X (a match the class refuses is not tried again).
+		branches = append(branches, between+`[ \t]*(?:[:：=]|[—–]|\s-{1,2})[ \t]*`, `[ \t]+`)
+		rules[i] = languageRule{
+			re:       regexp.MustCompile(`^(?i)` + ws + `(?:` + strings.Join(branches, `|`) + `)` + saidValue),
+			compound: l.compound,
 		}
 	}
-	anyWord := `(?:` + strings.Join(all, `|`) + `)\p{L}{0,4}`
-	// A copula or a colon comes first: "Passwort ist X" read as the word and the value "ist" would
-	// hide X (a match the class refuses is not tried again).
-	branches = append(branches, anyWord+between+`[ \t]*(?:[:：=]|[—–]|\s-{1,2})[ \t]*`, anyWord+`[ \t]+`)
-	re := `(?i)(?:` + strings.Join(branches, `|`) + `)` + saidValue
-	return contextRule{re: regexp.MustCompile(re), class: classShaped, need: languageNeeds()}
+	return rules
+})
+
+// languageFinder finds the words of passwordLanguages, ASCII case folded and, for cased letters
+// outside ASCII, capitalised and in upper case too (see triggerFinder); languageOf maps each of its
+// patterns to the languages that have the word (password is English, Italian and Indonesian).
+var languageFinder = sync.OnceValues(func() (ahocorasick.AhoCorasick, [][]int) {
+	var patterns []string
+	var langs [][]int
+	index := map[string]int{}
+	for li, l := range passwordLanguages {
+		for _, w := range l.words {
+			for _, v := range caseVariants(strings.Fields(w)[0]) {
+				i, ok := index[v]
+				if !ok {
+					i = len(patterns)
+					index[v] = i
+					patterns = append(patterns, v)
+					langs = append(langs, nil)
+				}
+				if !slices.Contains(langs[i], li) {
+					langs[i] = append(langs[i], li)
+				}
+			}
+		}
+	}
+	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.LeftMostLongestMatch, DFA: true})
+	return b.Build(patterns), langs
+})
+
+// languageSpans are the values of languageRules at each word languageFinder finds in text.
+func languageSpans(text string) []span {
+	finder, langs := languageFinder()
+	rules := languageRules()
+	var spans []span
+	for it := finder.Iter(text); ; {
+		m := it.Next()
+		if m == nil {
+			return spans
+		}
+		at := m.Start()
+		line := text[at:]
+		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
+			line = line[:nl]
+		}
+		for _, li := range langs[m.Pattern()] {
+			r := rules[li]
+			if !r.compound && at > 0 {
+				if c, _ := utf8.DecodeLastRuneInString(text[:at]); unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' {
+					continue
+				}
+			}
+			// A language whose pattern matched but whose value its class refused gives way to the
+			// next one with the word: "la password è X" is not English "password è".
+			if sm := r.re.FindStringSubmatchIndex(line); sm != nil {
+				if found := matchSpans(r.re, text, [][]int{offset(sm, at)}, classShaped, nil, nil); len(found) > 0 {
+					spans = append(spans, found...)
+					break
+				}
+			}
+		}
+	}
+}
+
+func offset(m []int, by int) []int {
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += by
+		}
+	}
+	return m
+}
+
+// caseVariants are w and, when it has cased letters outside ASCII, its capitalised and upper case
+// forms; ASCII case is folded by the finders themselves.
+func caseVariants(w string) []string {
+	up := strings.ToUpper(w)
+	if up == w || isASCII(w) {
+		return []string{w}
+	}
+	r, n := utf8.DecodeRuneInString(w)
+	return []string{w, up, string(unicode.ToUpper(r)) + w[n:]}
+}
+
+// between is what may name what the password opens: up to four words of up to 24 characters, no
+// colon and no line break ("für den NAS", "del router", "от вайфая").
+const between = `(?:[ \t]+[^\s:：=]{1,24}?){0,4}?`
+
+// saidValue is a quoted value (group q, taken as said) or a bare one (group v): printable ASCII and
+// Latin letters, so the value ends where a sentence in another script goes on (admin-Q7r2xでお願い).
+const saidValue = `(?:"(?P<q>[^"\n]+)"|'(?P<q>[^'\n]+)'|“(?P<q>[^”\n]+)”|„(?P<q>[^“”\n]+)[“”]|«\s*(?P<q>[^»\n]+?)\s*»|「(?P<q>[^」\n]+)」|『(?P<q>[^』\n]+)』|(?P<v>[!#%&*+\-./0-9:=?@A-Z\\^_a-z|~$\x{00C0}-\x{024F}]+))`
+
+func wordsPattern(l passwordLanguage) string {
+	var ws []string
+	for _, w := range l.words {
+		ws = append(ws, strings.ReplaceAll(regexp.QuoteMeta(w), " ", `\s+`))
+	}
+	// Whether a word that must start one does is checked on the text before it (languageSpans):
+	// the pattern is anchored at the word.
+	return `(?:` + strings.Join(ws, `|`) + `)`
+}
+
+// languageNeeds are the words as context triggers: a word of several is given by its last part,
+// which is in every text that holds it, whatever blanks are between its parts.
+func languageNeeds() []string {
+	var need []string
+	seen := map[string]bool{}
+	for _, l := range passwordLanguages {
+		for _, w := range l.words {
+			parts := strings.Fields(w)
+			key := parts[len(parts)-1]
+			if !seen[key] {
+				seen[key] = true
+				need = append(need, key)
+			}
+		}
+	}
+	return need
 }
 
 // copulas is the alternation of a language's copulas with the blanks around them: a word of a
@@ -95,54 +228,4 @@ func copulas(cs []string) string {
 // spaced reports whether r belongs to a script that puts blanks between words.
 func spaced(r rune) bool {
 	return !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai)
-}
-
-// between is what may name what the password opens: up to four words of up to 24 characters, no
-// colon and no line break ("für den NAS", "del router", "от вайфая").
-const between = `(?:[ \t]+[^\s:：=]{1,24}?){0,4}?`
-
-// saidValue is a quoted value (group q, taken as said) or a bare one (group v): printable ASCII and
-// Latin letters, so the value ends where a sentence in another script goes on (admin-Q7r2xでお願い).
-const saidValue = `(?:"(?P<q>[^"\n]+)"|'(?P<q>[^'\n]+)'|“(?P<q>[^”\n]+)”|„(?P<q>[^“”\n]+)[“”]|«\s*(?P<q>[^»\n]+?)\s*»|「(?P<q>[^」\n]+)」|『(?P<q>[^』\n]+)』|(?P<v>[!#%&*+\-./0-9:=?@A-Z\\^_a-z|~$\x{00C0}-\x{024F}]+))`
-
-func wordsPattern(l passwordLanguage) string {
-	var ws []string
-	for _, w := range l.words {
-		ws = append(ws, strings.ReplaceAll(regexp.QuoteMeta(w), " ", `\s+`))
-	}
-	p := `(?:` + strings.Join(ws, `|`) + `)`
-	if l.compound {
-		return p
-	}
-	// The text before a word that must start one is not a letter: RE2 has no look-behind, so the
-	// character is part of the match (the value group alone is replaced).
-	return `(?:^|[^\p{L}\p{N}_])` + p
-}
-
-func alternation(words []string) string {
-	q := make([]string, len(words))
-	for i, w := range words {
-		q[i] = regexp.QuoteMeta(w)
-	}
-	return strings.Join(q, `|`)
-}
-
-// languageNeeds are the lower case forms of the words, the rule's need list and part of the
-// context triggers.
-func languageNeeds() []string {
-	var need []string
-	seen := map[string]bool{}
-	for _, l := range passwordLanguages {
-		for _, w := range l.words {
-			// A word with a space is found by its first part (mot de passe by "mot", kata sandi by
-			// "sandi" after it): the space may be any blank.
-			parts := strings.Fields(w)
-			key := parts[len(parts)-1]
-			if !seen[key] {
-				seen[key] = true
-				need = append(need, key)
-			}
-		}
-	}
-	return need
 }

@@ -112,7 +112,7 @@ func (c *Capture) create(h logHeader, now time.Time) (*os.File, string, int64, e
 		m := frontmatter.New()
 		m.Set("session_id", id)
 		m.Set("user", label(h.userID))
-		m.Set("chat_id", markedLine(h.chatID, 0))
+		m.Set("chat_id", chatLabel(h.chatID))
 		if h.chatType != "" {
 			m.Set("chat_type", label(h.chatType))
 		}
@@ -235,7 +235,7 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 			continue
 		}
 		meta, ok := frontmatter.ParseHead(p, head)
-		if !ok || meta.Value("chat_id") != markedLine(w.chatID, 0) ||
+		if !ok || meta.Value("chat_id") != chatLabel(w.chatID) ||
 			meta.Value("user") != label(w.userID) || meta.Value("status") == StatusProcessed {
 			continue
 		}

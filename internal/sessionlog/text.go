@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -12,6 +13,17 @@ import (
 // redacted, one line, capped.
 func label(s string) string {
 	return markedLine(redactHead(textcut.Visible(s), LabelMaxChars), LabelMaxChars)
+}
+
+// chatLabel is a session id as a header's chat_id: one line, with any secret
+// in it redacted by the check every name or id that reaches disk passes
+// (memory.NameWithoutSecrets). Redacted rather than refused: capture must
+// never drop a message, and a chat_id names no file. Two session ids that
+// are both secrets read alike, so a restart may resume one user's two such
+// sessions in one log; they stay that user's.
+func chatLabel(id string) string {
+	red, _ := memory.NameWithoutSecrets(id)
+	return markedLine(red, 0)
 }
 
 func cleanSpeaker(s string) string {
