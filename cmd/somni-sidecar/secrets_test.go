@@ -114,20 +114,33 @@ func TestSecretsNeverReachDisk(t *testing.T) {
 	})
 }
 
-// dreamCopying runs a dream whose model copies every corpus line into a knowledge entry of its own
+// dreamCopying runs dreams whose model copies every corpus line into a knowledge entry of its own
 // (body and, flattened, description: a front-matter value the store quotes), and the first few
-// into an episode and the diary.
+// into an episode and the diary. A dream makes at most dream.MaxToolCallsPerDream tool calls, so
+// the corpus is copied by as many dreams as that takes, one closed session each.
 func dreamCopying(t *testing.T, s *proc, ls []testutil.SecretLine) {
+	perDream := dream.MaxToolCallsPerDream - 20 // the consolidation's own calls around the copies
+	for from, d := 0, 0; from < len(ls); from, d = from+perDream, d+1 {
+		dreamCopyingFrom(t, s, ls, from, min(from+perDream, len(ls)), d)
+	}
+}
+
+// dreamCopyingFrom is dream d of dreamCopying: it copies all[first:end]. Each dream's episode and
+// diary take the corpus's first lines, whose secrets are found without their sentence (the
+// episode holds the bare secrets).
+func dreamCopyingFrom(t *testing.T, s *proc, all []testutil.SecretLine, first, end, d int) {
+	ls := all[first:end]
 	var diary strings.Builder
-	for _, l := range ls[:10] {
+	for _, l := range all[:10] {
 		diary.WriteString(l.Text + "\n\n")
 	}
-	s.call("session.append", map[string]any{"sessionId": "d", "role": "user", "text": "remember the credentials"}, nil)
+	session := fmt.Sprintf("d%d", d)
+	s.call("session.append", map[string]any{"sessionId": session, "role": "user", "text": "remember the credentials"}, nil)
 	var closed struct{ Path string }
-	s.call("session.close", map[string]any{"sessionId": "d"}, &closed)
+	s.call("session.close", map[string]any{"sessionId": session}, &closed)
 	steps := dreamtest.Consolidate(dreamtest.Consolidation{
-		Fact:     dreamtest.Fact{Name: "credentials", Type: "fact", Description: "credentials " + ls[0].Secret, Body: ls[0].Text},
-		Episode:  "the user pasted credentials " + strings.Join(secretsOf(ls[:3]), " "),
+		Fact:     dreamtest.Fact{Name: fmt.Sprintf("credentials-%d", d), Type: "fact", Description: "credentials " + all[0].Secret, Body: all[0].Text},
+		Episode:  "the user pasted credentials " + strings.Join(secretsOf(all[:3]), " "),
 		SourceID: strings.TrimSuffix(filepath.Base(closed.Path), ".md"),
 		Diary:    "---\ntrigger: test\n---\n\n" + diary.String(),
 		Summary:  "copied",
@@ -140,7 +153,7 @@ func dreamCopying(t *testing.T, s *proc, ls []testutil.SecretLine) {
 		for j := i; j < min(i+30, len(ls)); j++ {
 			desc := []rune(strings.Join(strings.Fields(ls[j].Text), " "))
 			calls = append(calls, dreamtest.Call{Name: "create_knowledge", Args: map[string]any{
-				"name": fmt.Sprintf("secret-%03d", j), "entry_type": "fact",
+				"name": fmt.Sprintf("secret-%03d", first+j), "entry_type": "fact",
 				"description": string(desc[:min(len(desc), 480)]), "body": ls[j].Text,
 			}})
 		}
@@ -156,7 +169,7 @@ func dreamCopying(t *testing.T, s *proc, ls []testutil.SecretLine) {
 		t.Fatalf("sleep.run = %+v", run)
 	}
 	if n := strings.Count(strings.Join(model.ToolReplies(), "\n"), "Created knowledge entry secret-"); n != len(ls) {
-		t.Fatalf("the dream wrote %d of %d entries: %q", n, len(ls), model.ToolReplies())
+		t.Fatalf("dream %d wrote %d of %d entries: %q", d, n, len(ls), model.ToolReplies())
 	}
 }
 

@@ -54,8 +54,9 @@ func commandRules() []contextRule {
 		// "cargo login positional", "ngrok add-authtoken", "vault login legacy token", "snyk auth uuid":
 		// the token is the argument.
 		{re: regexp.MustCompile(`\b(?:cargo\s+login|ngrok\s+(?:config\s+add-authtoken|authtoken)|vault\s+login|snyk\s+auth)\s+(?:--?[\w-]+\s+)*?` + argValue), class: classToken, need: []string{"login", "ngrok", "snyk auth"}},
-		// "heroku auth token output": the token is printed on a line after the command.
-		{re: regexp.MustCompile(`\bauth:token\b[^\n]*\n(?:[^\n]*\n){0,3}?\s*(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|HRKU-[A-Za-z0-9_\-]{20,})`), class: classAny, need: []string{"auth:token"}},
+		// "heroku auth token output": the token is printed after the command, a warning between; the
+		// lines may have been joined into one (an intention's cue is one line).
+		{re: regexp.MustCompile(`\bauth:token\b(?s:.{0,240}?)(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|HRKU-[A-Za-z0-9_\-]{20,})`), class: classAny, need: []string{"auth:token"}},
 		// "vercel -t", "codecov -t", "dotnet nuget push -k", "gh secret set --body": short flags that carry a
 		// token for these commands only.
 		{re: regexp.MustCompile(`\b(?:vercel|codecov|doctl)\b` + rest + `\s-t(?:\s+|=)` + argValue), class: classToken, need: []string{"vercel", "codecov", "doctl"}},

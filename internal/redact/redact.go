@@ -135,6 +135,8 @@ func Prepare() {
 	detector()
 	contextRules()
 	triggerFinder()
+	languageRules()
+	languageFinder()
 	for _, re := range []func() *regexp.Regexp{cardRe, cardWords, cvvRe, versionRe, fieldRe, seedWords} {
 		re()
 	}

@@ -190,11 +190,7 @@ func hasTrigger(text string) bool {
 var triggerFinder = sync.OnceValue(func() ahocorasick.AhoCorasick {
 	var patterns []string
 	for _, t := range contextTriggers {
-		patterns = append(patterns, t)
-		if up := strings.ToUpper(t); up != t && !isASCII(t) {
-			r, n := utf8.DecodeRuneInString(t)
-			patterns = append(patterns, up, string(unicode.ToUpper(r))+t[n:])
-		}
+		patterns = append(patterns, caseVariants(t)...)
 	}
 	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.StandardMatch, DFA: true})
 	return b.Build(patterns)

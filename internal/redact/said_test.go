@@ -34,6 +34,8 @@ func TestSaidPasswords(t *testing.T) {
 		{"id", "kata sandi: Bali#Ubud21", "Bali#Ubud21", "kata sandi:"},
 		{"el", "ΚΩΔΙΚΟΣ: Olympos#2917", "Olympos#2917", "ΚΩΔΙΚΟΣ:"},
 		{"quoted plain word", "Passwort: „sonnenblume“", "sonnenblume", "Passwort:"},
+		{"in JSON arguments", `{"content":"DBのパスワードは Maguro#77 です","path":"notes.md"}`, "Maguro#77", `"path":"notes.md"`},
+		{"password X in JSON arguments", `{"content":"log in as ops, password Ops!2024x","path":"notes.md"}`, "Ops!2024x", `"path":"notes.md"`},
 		// A password with no = or :.
 		{"password X", "log in as admin, password Zk8!wq3P", "Zk8!wq3P", "password "},
 		{"password for X:", "password for the backup user: Bk#up2025x", "Bk#up2025x", "password for the backup user:"},
@@ -76,6 +78,7 @@ func TestSaidPasswords(t *testing.T) {
 		{"nuget -k", "nuget push Acme.nupkg -k oy2zq8xm3kw7p4vn9rtb2hc5jd6fs1lgae0yu3ti7okbq", "oy2zq8xm3kw7p4vn9rtb2hc5jd6fs1lgae0yu3ti7okbq", "-k "},
 		{"gh secret set", "gh secret set TOKEN -b 'Gh#Secret2024x'", "Gh#Secret2024x", "-b '"},
 		{"heroku auth:token", "heroku auth:token\n1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "heroku auth:token"},
+		{"heroku auth:token one line", "$ heroku auth:token › Warning: token will expire 01/02/2027 1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "Warning"},
 		// Braintree.
 		{"braintree", "token access_token$sandbox$z9y8x7w6v5u4t3s2$0123456789abcdef0123456789abcdef", "access_token$sandbox$z9y8x7w6v5u4t3s2$0123456789abcdef0123456789abcdef", "token "},
 	}

@@ -69,25 +69,26 @@ var passwordLanguages = []passwordLanguage{
 // tried at every position); each language's pattern is anchored instead and run only where
 // languageFinder found one of its words.
 type languageRule struct {
-	re       *regexp.Regexp
+	// res are tried in order at a word, the first whose value passes its class taken: a copula, a
+	// colon or dash, nothing. One pattern with the three as alternatives would take a colon further
+	// on ("パスワードは X です","path":"notes.md") over the copula, as the letters a word may end
+	// with are tried before the alternatives.
+	res      []*regexp.Regexp
 	compound bool
 }
 
 var languageRules = sync.OnceValue(func() []languageRule {
 	rules := make([]languageRule, len(passwordLanguages))
 	for i, l := range passwordLanguages {
-		ws := wordsPattern(l) + `\p{L}{0,4}`
-		var branches []string
+		ws := `^(?i)` + wordsPattern(l) + `\p{L}{0,4}`
+		var res []*regexp.Regexp
 		if len(l.copulas) > 0 {
-			branches = append(branches, between+`(?:`+copulas(l.copulas)+`)`)
+			res = append(res, regexp.MustCompile(ws+between+`(?:`+copulas(l.copulas)+`)`+saidValue))
 		}
-		// A copula or a colon comes first: "Passwort ist X" read as the word and the value "ist"
-		// would hide X (a match the class refuses is not tried again).
-		branches = append(branches, between+`[ \t]*(?:[:：=]|[—–]|\s-{1,2})[ \t]*`, `[ \t]+`)
-		rules[i] = languageRule{
-			re:       regexp.MustCompile(`^(?i)` + ws + `(?:` + strings.Join(branches, `|`) + `)` + saidValue),
-			compound: l.compound,
-		}
+		res = append(res,
+			regexp.MustCompile(ws+between+`[ \t]*(?:[:：=]|[—–]|\s-{1,2})[ \t]*`+saidValue),
+			regexp.MustCompile(ws+`[ \t]+`+saidValue))
+		rules[i] = languageRule{res: res, compound: l.compound}
 	}
 	return rules
 })
@@ -141,16 +142,27 @@ func languageSpans(text string) []span {
 					continue
 				}
 			}
-			// A language whose pattern matched but whose value its class refused gives way to the
+			// A language whose patterns matched but whose values their class refused gives way to the
 			// next one with the word: "la password è X" is not English "password è".
-			if sm := r.re.FindStringSubmatchIndex(line); sm != nil {
-				if found := matchSpans(r.re, text, [][]int{offset(sm, at)}, classShaped, nil, nil); len(found) > 0 {
-					spans = append(spans, found...)
-					break
-				}
+			if found := r.spans(text, line, at); len(found) > 0 {
+				spans = append(spans, found...)
+				break
 			}
 		}
 	}
+}
+
+// spans are the value of the first of r's patterns that matches line (text from at) with a value
+// its class accepts.
+func (r languageRule) spans(text, line string, at int) []span {
+	for _, re := range r.res {
+		if sm := re.FindStringSubmatchIndex(line); sm != nil {
+			if found := matchSpans(re, text, [][]int{offset(sm, at)}, classShaped, nil, nil); len(found) > 0 {
+				return found
+			}
+		}
+	}
+	return nil
 }
 
 func offset(m []int, by int) []int {
@@ -173,9 +185,10 @@ func caseVariants(w string) []string {
 	return []string{w, up, string(unicode.ToUpper(r)) + w[n:]}
 }
 
-// between is what may name what the password opens: up to four words of up to 24 characters, no
-// colon and no line break ("für den NAS", "del router", "от вайфая").
-const between = `(?:[ \t]+[^\s:：=]{1,24}?){0,4}?`
+// between is what may name what the password opens: up to four words of up to 24 letters, digits
+// and joiners ("für den NAS", "del router", "от вайфая", "for root@db-1"); a quote or a comma ends
+// the sentence the password word was in.
+const between = `(?:[ \t]+[\p{L}\p{N}][\p{L}\p{N}\p{M}'._@\-]{0,23}){0,4}?`
 
 // saidValue is a quoted value (group q, taken as said) or a bare one (group v): printable ASCII and
 // Latin letters, so the value ends where a sentence in another script goes on (admin-Q7r2xでお願い).
