@@ -18,7 +18,9 @@
 //     it: entries not embedded yet score by keyword meanwhile.
 //   - store.go     entries to and from the rows of the SQLite file, which
 //     package cache (internal/index/cache) keeps: entries, vectors, lexical
-//     views, links, state.
+//     views, links, state; a write the file refuses (a full disk) costs
+//     recall nothing: what the sync read is published, and the next sync
+//     rewrites the file (cacheFailed).
 //   - corpus.go    the in-memory corpus: entries by slot, what each is
 //     indexed under (its weighted terms, its links, its embedded text) and
 //     its lexical view for the cache.

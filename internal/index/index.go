@@ -46,9 +46,15 @@ type Index struct {
 
 	// pubMu orders writing rows or vectors with publishing them, so the
 	// SQLite file and the corpus agree on which vector an entry has; it
-	// also guards the st pointer against reopenIfGone. Holders: a sync
-	// while it writes and publishes, the embedder per batch.
+	// also guards the st pointer against reopenIfGone, and unsaved and
+	// dropped. Holders: a sync while it writes and publishes, the
+	// embedder per batch.
 	pubMu sync.Mutex
+	// unsaved: a write to the cache file failed (a full disk), so it lacks
+	// rows the corpus holds; dropped: paths whose rows it should no
+	// longer hold. The next sync rewrites the file whole (see cacheFailed).
+	unsaved bool
+	dropped map[string]struct{}
 
 	// the background embedder (embedq.go)
 	eq        embedQueue
@@ -525,10 +531,11 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 }
 
 // persistLocked takes the vectors the embedder published since the
-// snapshot and writes the batch's rows: everything to a rebuilt file,
-// score and mtime rows deferred on a path sync, flushed on a full one.
-// Callers hold syncMu and pubMu; c only changes under pubMu, so it is
-// read here without mu.
+// snapshot and writes the batch's rows: everything to a rebuilt file, or
+// to one a failed write left short, score and mtime rows deferred on a
+// path sync, flushed on a full one. A failed write is cacheFailed's: the
+// batch is still published. Callers hold syncMu and pubMu; c only changes
+// under pubMu, so it is read here without mu.
 func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch) error {
 	takeVec := func(e *entry) {
 		if cur := ix.c.get(e.doc.Path); e.vec == nil && cur != nil && cur.embedHash == e.embedHash && ix.current(cur) {
@@ -545,8 +552,12 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 	}
 	for _, e := range b.upserts {
 		delete(ix.deferred, e.doc.Path)
+		delete(ix.dropped, e.doc.Path)
 	}
-	write, moved := b.upserts, b.touched
+	if ix.unsaved {
+		plan.persistAll = true // the file lacks what a failed write left out
+	}
+	write, moved, removed := b.upserts, b.touched, b.removed
 	// same text: score, mtime and size rows only; a fresh slice, since
 	// light is refilled below while rescored is still to be published
 	light := append(append([]*entry(nil), b.rescored...), b.touched...)
@@ -563,6 +574,9 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 			}
 		}
 		light, ix.deferred = nil, nil
+		for p := range ix.dropped {
+			removed = append(removed, p)
+		}
 	case plan.deferLight:
 		// Searches pay for these (every recall reinforces what it
 		// returned), so their rows wait for the next full sync or Close.
@@ -588,15 +602,19 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 		}
 		ix.deferred = nil
 	}
-	if len(write) > 0 || len(moved) > 0 || len(b.removed) > 0 {
-		if err := ix.writeRows(ctx, write, moved, b.removed); err != nil {
-			return err
-		}
+	var err error
+	if len(write) > 0 || len(moved) > 0 || len(removed) > 0 {
+		err = ix.writeRows(ctx, write, moved, removed)
 	}
-	if len(light) > 0 {
-		if err := ix.writeLight(ctx, light); err != nil {
-			return err
-		}
+	if err == nil && len(light) > 0 {
+		err = ix.writeLight(ctx, light)
+	}
+	if err != nil {
+		return ix.cacheFailed(ctx, err, removed)
+	}
+	if ix.unsaved {
+		ix.unsaved, ix.dropped = false, nil
+		ix.log.Info("index cache written again", "path", ix.opts.Path, "entries", len(write))
 	}
 	return nil
 }
@@ -642,7 +660,7 @@ func (ix *Index) enqueueBatchLocked(ctx context.Context, plan syncPlan, b *syncB
 	stats.Queued = ix.enqueueLocked(paths)
 	ix.counters.loaded.Add(int64(stats.Loaded))
 	ix.counters.removed.Add(int64(stats.Removed))
-	if !ix.synced {
+	if !ix.synced && !ix.unsaved { // a full disk refuses it too: recorded with the rewrite
 		ix.synced = true
 		if err := ix.st.SetState(ctx, "embedder", ix.embID); err != nil {
 			ix.log.Warn("index state not recorded", "err", err)

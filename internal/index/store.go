@@ -62,11 +62,44 @@ func (ix *Index) writeLight(ctx context.Context, es []*entry) error {
 	return ix.st.WriteLight(ctx, ls)
 }
 
-// writeVectors stores the background embedder's vectors. Callers hold pubMu.
+// writeVectors stores the background embedder's vectors; a file that
+// cannot take them gets them with the rewrite cacheFailed schedules.
+// Callers hold pubMu.
 func (ix *Index) writeVectors(ctx context.Context, es []*entry) error {
 	vs := make([]cache.Vector, len(es))
 	for i, e := range es {
 		vs[i] = cache.Vector{Path: e.doc.Path, EmbedHash: e.embedHash, Embedder: e.embedder, Vec: e.vec}
 	}
-	return ix.st.WriteVectors(ctx, vs)
+	return ix.cacheFailed(ctx, ix.st.WriteVectors(ctx, vs), nil)
+}
+
+// cacheFailed handles a write the cache file refused (err nil: none).
+// The file is only a cache, so a full disk, a file made read-only or a
+// lock held past busy_timeout must not cost recall what a sync read: the
+// caller publishes it anyway, and the next sync rewrites the whole file,
+// deleting the rows of removed, which it may still hold. Until then a
+// restart reads those files again. Said once per episode: syncs keep
+// failing for as long as the disk stays full. A cancelled write is the
+// caller's error. Callers hold pubMu.
+func (ix *Index) cacheFailed(ctx context.Context, err error, removed []string) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	if ix.dropped == nil {
+		ix.dropped = map[string]struct{}{}
+	}
+	for _, p := range removed {
+		ix.dropped[p] = struct{}{}
+	}
+	if ix.unsaved {
+		ix.log.Debug("index cache still not written", "err", err)
+		return nil
+	}
+	ix.unsaved = true
+	ix.log.Warn("index cache not written; recall answers from memory, and the next sync writes the cache again once it can",
+		"path", ix.opts.Path, "err", err)
+	return nil
 }

@@ -348,8 +348,16 @@ func scoreOnly(old *entry, doc Doc) bool {
 	return hashDoc(doc) == old.docHash
 }
 
-// flushDeferred writes the rows path syncs postponed; callers hold syncMu.
+// flushDeferred writes the rows path syncs postponed, or the whole file
+// when a failed write left it short and no sync has written it since (the
+// space may be back by now); callers hold syncMu.
 func (ix *Index) flushDeferred() {
+	ix.pubMu.Lock()
+	defer ix.pubMu.Unlock()
+	if ix.unsaved {
+		_ = ix.persistLocked(context.Background(), syncPlan{}, &syncBatch{})
+		return
+	}
 	if len(ix.deferred) == 0 {
 		return
 	}

@@ -250,7 +250,14 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	if prev != nil {
 		e.Meta.Set(KeySupersedes, linkName(prev))
 	}
+	// The write makes the entry's folder first: when the file then fails
+	// (a full disk), the empty folder would stay behind for scans and the
+	// next dream to trip over, so it goes (Remove takes only an empty one).
+	made := !s.fs.Exists(filepath.Dir(path))
 	if err := s.Save(e); err != nil {
+		if made {
+			_ = s.fs.Remove(filepath.Dir(path))
+		}
 		return nil, err
 	}
 	if prev == nil {
