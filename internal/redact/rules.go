@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -154,7 +155,7 @@ func classOfKey(key string) valueClass {
 }
 
 // contextTriggers are lowercase substrings without which no context rule can match.
-var contextTriggers = append([]string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
+var contextTriggers = slices.Concat([]string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
 	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
 	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine",
 	// *_PAT keys and "the PAT is": "pat" alone is in path and pattern
@@ -164,7 +165,7 @@ var contextTriggers = append([]string{"-----begin", "putty-user-key", "://", "au
 	"7z", "rar ", "zip -p", "-pw ", "/p:", "rdesktop", "bw unlock", "bw login", "rabbitmqctl", "net user", "sudo -s",
 	"snyk auth", "vercel", "codecov", "doctl", "nuget", "@tcp(", "@tcp6(", "@udp(", "@unix(", "@pipe(", "@memory(",
 	"@cloudsql", "dsn", "sqlplus", "expdp", "impdp", "sqlldr", "dgmgrl"},
-	append(cjkKeys, languageNeeds()...)...)
+	cjkKeys, languageNeeds())
 
 // mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
 // long random-looking token, and skip every regex.
