@@ -13,7 +13,7 @@
 //	read.go      memory.read: the text, its version token, front-matter, body
 //	strength.go  an entry's strength over time: its past from the lifecycle numbers and the usage
 //	             journal, its future with the lifecycle's own decay (memory.Decayed)
-//	edit.go      memory.write / memory.pin / memory.forget: compare-and-swap edits through memory.Editor
+//	edit.go      memory.write / memory.pin / memory.forget / memory.restore: compare-and-swap edits through memory.Editor
 //	dreams.go    memory.dreams: each dream's run record (what the dreamer saw change) and its diary
 //	sessions.go  memory.session: what one live session was hinted and recalled (a bounded ring)
 //	logtail.go   memory.health's log tail: the last lines of logs/somni.log, through the boundary, redacted

@@ -101,6 +101,28 @@ func (b *Browser) conflict(f file) error {
 	return c
 }
 
+// Restore answers memory.restore: the undo of Forget, an archived entry
+// put back among the active ones (memory.Editor.RestoreEntry), checked
+// against version under the write lock; it returns the restored file,
+// relative to the data directory.
+func (b *Browser) Restore(ctx context.Context, rel, version string) (string, error) {
+	f, err := b.entryFile(rel, false)
+	if err != nil {
+		return "", err
+	}
+	dest, err := b.ed.RestoreEntry(ctx, f.abs, b.expect(f, version)) // "" accepts whatever is there
+	if _, ok := IsConflict(err); ok {
+		return "", err
+	}
+	if err != nil {
+		if errors.Is(err, memory.ErrInvalid) {
+			return "", err
+		}
+		return "", fileErr(f.rel, err)
+	}
+	return b.store.Rel(dest), nil
+}
+
 // Pin answers memory.pin: pinned: true in the front-matter (removed when
 // false) through the store's rewrite, which keeps every other byte; pinned
 // entries are skipped by decay, retirement and expiry (memory.DecayAll).

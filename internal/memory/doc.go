@@ -44,6 +44,7 @@
 //	ops.go                              CreateKnowledge/SupersedeKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/
 //	                                    Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer;
 //	                                    Editor (by path, for a person's edits)
+//	restore.go                          Editor.RestoreEntry: an archived entry back among the active ones
 //	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/
 //	                                    ExpireIdle/Select (prospective memory)
 //	identity.go                         Identity (Store.Identity): AboutMe/AboutUser/UpdateAboutMe/UpdateAboutUser

@@ -14,7 +14,7 @@ import (
 	"github.com/somni-dev/somni/internal/rpc"
 )
 
-// CodeConflict is memory.write's (and pin's, forget's) answer when the file
+// CodeConflict is memory.write's (and pin's, forget's, restore's) answer when the file
 // changed since the caller's version: in JSON-RPC's server-error range, with
 // data {current, version} so the tab can show both texts.
 const CodeConflict = -32010
@@ -37,6 +37,7 @@ func (t *tab) methods() map[string]rpc.Handler {
 		"memory.read":    method("memory.read", t.read),
 		"memory.write":   method("memory.write", t.write),
 		"memory.forget":  method("memory.forget", t.forget),
+		"memory.restore": method("memory.restore", t.restore),
 		"memory.pin":     method("memory.pin", t.pin),
 		"memory.session": method("memory.session", t.session),
 		"memory.health":  method("memory.health", t.health),
@@ -95,6 +96,20 @@ func (t *tab) forget(ctx context.Context, p forgetParams) (any, error) {
 	}
 	t.s.SyncIndexAsync("memory.forget")
 	return map[string]string{"archivedTo": to}, nil
+}
+
+type restoreParams struct {
+	Path    string `json:"path" desc:"the archived entry's file, relative to the data directory"`
+	Version string `json:"version" desc:"the version memory.read returned; empty: any" default:""`
+}
+
+func (t *tab) restore(ctx context.Context, p restoreParams) (any, error) {
+	to, err := t.b.Restore(ctx, p.Path, p.Version)
+	if err != nil {
+		return nil, conflictError(err)
+	}
+	t.s.SyncIndexAsync("memory.restore")
+	return map[string]string{"restoredTo": to}, nil
 }
 
 type pinParams struct {

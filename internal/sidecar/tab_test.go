@@ -271,6 +271,46 @@ func TestMemoryPinAndForget(t *testing.T) {
 	if !found {
 		t.Errorf("archive listing %+v", archived.Entries)
 	}
+
+	// Restore undoes it: a version read before a hand edit of the archived
+	// file is refused with the conflict and nothing moves; the current one
+	// puts the entry back where it was, the edit kept, and recall finds it.
+	var inArchive browse.Document
+	if err := call(t, srv, "memory.read", `{"path":"`+forgot.ArchivedTo+`"}`, &inArchive); err != nil {
+		t.Fatal(err)
+	}
+	archivedAbs := filepath.Join(dir, filepath.FromSlash(forgot.ArchivedTo))
+	if err := os.WriteFile(archivedAbs, []byte(inArchive.Raw+"\nEdited in the archive.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := call(t, srv, "memory.restore", `{"path":"`+forgot.ArchivedTo+`","version":"`+inArchive.Version+`"}`, nil); rpcCode(err) != CodeConflict {
+		t.Fatalf("restore with a stale version: %v, want a conflict", err)
+	}
+	if err := call(t, srv, "memory.read", `{"path":"`+forgot.ArchivedTo+`"}`, &inArchive); err != nil {
+		t.Fatal(err)
+	}
+	var restored struct {
+		RestoredTo string `json:"restoredTo"`
+	}
+	if err := call(t, srv, "memory.restore", `{"path":"`+forgot.ArchivedTo+`","version":"`+inArchive.Version+`"}`, &restored); err != nil {
+		t.Fatal(err)
+	}
+	if restored.RestoredTo != weak {
+		t.Errorf("restoredTo %q, want %q", restored.RestoredTo, weak)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(weak))); err != nil || !strings.Contains(string(b), "Edited in the archive.") {
+		t.Errorf("the restored entry lost the edit: %v\n%s", err, b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(forgot.ArchivedTo))); !os.IsNotExist(err) {
+		t.Errorf("the archived copy is still there: %v", err)
+	}
+	var again browse.ListResult
+	if err := call(t, srv, "memory.list", `{"query":"api gateway 503"}`, &again); err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Entries) == 0 || again.Entries[0].Path != weak {
+		t.Errorf("the restored entry is not found first: %+v", again.Entries)
+	}
 }
 
 // TestMemorySession: the hints and work-tool calls of one session, newest
