@@ -108,6 +108,40 @@ func TestVersionCheckedUnderTheLock(t *testing.T) {
 	}
 }
 
+// TestRestoreVersionCheckedUnderTheLock: memory.restore, the one versioned
+// write on archived entries, compares under the lock as the others do.
+func TestRestoreVersionCheckedUnderTheLock(t *testing.T) {
+	s := newTestStore(t)
+	ctx := context.Background()
+	for kind, path := range entryOfEachKind(t, s) {
+		if kind == "intention" || kind == "user skill" {
+			continue // not restored by the store: moved back by hand
+		}
+		t.Run(kind, func(t *testing.T) {
+			dest, err := EditorOf(s).ArchiveEntry(ctx, path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			archived := filepath.Join(dest, filepath.Base(path))
+			calls, unlocked := 0, 0
+			_, err = EditorOf(s).RestoreEntry(ctx, archived, func([]byte) error {
+				calls++
+				if s.mu.TryLock() {
+					unlocked++
+					s.mu.Unlock()
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if calls == 0 || unlocked > 0 {
+				t.Fatalf("version checked %d times, %d of them without the store's lock", calls, unlocked)
+			}
+		})
+	}
+}
+
 // TestStaleVersionRefused: a version read before a change (a hand edit of
 // the file) is refused by every versioned write, with the check's error,
 // and the file keeps the change where it was.
