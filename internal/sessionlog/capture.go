@@ -1,6 +1,7 @@
 package sessionlog
 
 import (
+	"container/list"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +14,15 @@ import (
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
-// Capture writes live conversations to memory/session-log. It is safe for concurrent use; each session
+// Capture writes live conversations to memory/session-log. It is safe for concurrent use; a session
 // keeps its file open so an append is one write(2) — no data sits in user-space buffers, so a kill -9
-// loses nothing that Append acknowledged.
+// loses nothing that Append acknowledged. At most maxOpenLogs files stay open: the least recently used
+// session's is closed and reopened in append mode on its next message.
 type Capture struct {
 	l        *Logs
+	pool     *fdPool
+	live     liveMarks
+	resumes  resumeIndex
 	mu       sync.Mutex
 	sessions map[string]*sessionWriter
 	// mine are the logs this process opened: once closed they are never
@@ -35,8 +40,13 @@ type sessionWriter struct {
 	chatID   string
 	userID   string
 	chatType string
-	path     string // current file ("" before the first write and after finalisation)
-	f        *os.File
+	path     string   // current file ("" before the first write and after finalisation)
+	f        *os.File // nil while path is closed to bound descriptors (fdPool)
+	elem     *list.Element
+	// reopened is set while the current file is one reopened after it was
+	// closed to bound descriptors: it makes no spare, which would cost a
+	// create and a remove at every such close.
+	reopened bool
 	size     int64
 	count    int
 	lastPath string // most recent file, returned by Close
@@ -62,7 +72,7 @@ func (l *Logs) Capture() *Capture {
 	l.capMu.Lock()
 	defer l.capMu.Unlock()
 	if l.capture == nil {
-		l.capture = &Capture{l: l, sessions: map[string]*sessionWriter{}, mine: map[string]bool{}, finalizing: map[string]chan struct{}{}}
+		l.capture = &Capture{l: l, pool: newFDPool(), sessions: map[string]*sessionWriter{}, mine: map[string]bool{}, finalizing: map[string]chan struct{}{}}
 	}
 	return l.capture
 }
@@ -90,7 +100,7 @@ func (c *Capture) lockedWriter(sessionID, userID, chatType string) *sessionWrite
 		if !w.closed.Load() {
 			return w
 		}
-		w.mu.Unlock()
+		c.unlock(w)
 	}
 }
 
@@ -136,7 +146,7 @@ func (c *Capture) Append(sessionID, role, text, userID, chatType, speaker string
 		tag += ":" + sp
 	}
 	w := c.lockedWriter(sessionID, userID, chatType)
-	defer w.mu.Unlock()
+	defer c.unlock(w)
 	b := w.buf[:0]
 	b = append(b, '[')
 	b = append(b, tag...)
@@ -161,7 +171,7 @@ func (c *Capture) Tool(sessionID, call, result, reason string) error {
 	}
 	call, result, reason = textcut.Visible(call), textcut.Visible(result), textcut.Visible(reason)
 	w := c.lockedWriter(sessionID, "", "")
-	defer w.mu.Unlock()
+	defer c.unlock(w)
 	b := w.buf[:0]
 	b = append(b, "[tool] "...)
 	at := len(b)
@@ -191,7 +201,7 @@ func (c *Capture) Close(sessionID string) (string, error) {
 		return "", nil
 	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer c.unlock(w)
 	if w.closed.Load() {
 		return "", nil // a concurrent Close finalised it
 	}
@@ -269,7 +279,7 @@ func (c *Capture) openPaths() map[string]bool {
 		if p := w.spare.name(); p != "" {
 			out[p] = true
 		}
-		w.mu.Unlock()
+		c.unlock(w)
 	}
 	// After the writers: a rotation enters its log here before it leaves
 	// the writer, so a log moving between the two is seen in one of them.
@@ -291,7 +301,7 @@ func (c *Capture) release(path string) error {
 		if w.path == path {
 			_, err = c.finalize(w)
 		}
-		w.mu.Unlock()
+		c.unlock(w)
 		if err != nil {
 			return err
 		}

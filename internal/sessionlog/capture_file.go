@@ -20,8 +20,8 @@ import (
 func (c *Capture) write(w *sessionWriter, block, stamp []byte) error {
 	if w.f != nil {
 		if c.movedAway(w) {
-			_ = w.f.Close()
-			w.f, w.path = nil, ""
+			_ = c.closeFile(w)
+			w.path = ""
 		} else if w.size > SessionLogMaxBytes {
 			c.handOff(w)
 		}
@@ -40,7 +40,8 @@ func (c *Capture) write(w *sessionWriter, block, stamp []byte) error {
 		return fmt.Errorf("sessionlog: append to %s: %w", w.path, err)
 	}
 	w.count++
-	if w.size > spareAt && w.spare == nil {
+	c.pool.hold(w)
+	if w.size > spareAt && w.spare == nil && !w.reopened && c.pool.tryAcquire() {
 		c.prepareSpare(w)
 	}
 	return nil
@@ -61,13 +62,34 @@ func (c *Capture) movedAway(w *sessionWriter) bool {
 	return err != nil
 }
 
-// open continues in the spare made for this session, resumes an earlier
+// open continues in the spare made for this session (its slot already
+// taken), reopens the log closed to bound descriptors, resumes an earlier
 // process's log, or creates the next log. Caller holds w.mu.
 func (c *Capture) open(w *sessionWriter) error {
 	now := c.l.st.Now()
 	day := now.Format(dates.Layout)
 	if c.useSpare(w, day) {
+		c.pool.hold(w)
 		return nil
+	}
+	c.acquire() // before a turn at file work: acquiring may close another log, which is file work
+	done := c.pool.op()
+	err := c.openFile(w, now, day)
+	done()
+	if w.f == nil {
+		c.pool.release(1)
+		return err
+	}
+	c.pool.hold(w)
+	return nil
+}
+
+// openFile is open's file work, with a slot and a turn held.
+func (c *Capture) openFile(w *sessionWriter, now time.Time, day string) error {
+	if w.path != "" {
+		if ok, err := c.reopen(w); ok || err != nil {
+			return err
+		}
 	}
 	if err := c.l.fs.MkdirAll(c.l.dir); err != nil {
 		return fmt.Errorf("sessionlog: create %s: %w", c.l.dir, err)
@@ -88,7 +110,7 @@ func (c *Capture) open(w *sessionWriter) error {
 // Caller holds w.mu.
 func (w *sessionWriter) take(f *os.File, path string, size int64, count int, fresh bool) {
 	w.f, w.path, w.size, w.count, w.lastPath = f, path, size, count, path
-	w.fresh, w.firstAt, w.checkedAt = fresh, "", time.Now()
+	w.fresh, w.firstAt, w.checkedAt, w.reopened = fresh, "", time.Now(), false
 }
 
 // logHeader is what a new log's header says of its session.
@@ -99,12 +121,13 @@ func (w *sessionWriter) header() logHeader {
 }
 
 // create makes the next free YYYY-MM-DD_NNN.md of now's day (pending and
-// archived numbers both count) with its header, locked, and claims it.
+// archived numbers both count) with its header, locked, and claims it. The
+// caller holds a slot and a turn at file work.
 func (c *Capture) create(h logHeader, now time.Time) (*os.File, string, int64, error) {
 	dir := c.l.dir
 	day := now.Format(dates.Layout)
-	for next := c.firstFreeNumber(day); ; next++ {
-		id := fmt.Sprintf("%s_%03d", day, next)
+	for {
+		id := fmt.Sprintf("%s_%03d", day, c.takeNumber(day))
 		path := filepath.Join(dir, id+".md")
 		if c.l.fs.Exists(filepath.Join(dir, "archived", id+".md")) {
 			continue
@@ -130,37 +153,45 @@ func (c *Capture) create(h logHeader, now time.Time) (*os.File, string, int64, e
 			return nil, "", 0, fmt.Errorf("sessionlog: create session log %s: %w", path, err)
 		}
 		c.claim(path)
-		c.mu.Lock()
-		c.nextNumber = dayNumber{day, max(c.nextNumber.n, next+1)}
-		c.mu.Unlock()
 		return f, path, int64(len(header)), nil
 	}
 }
 
-// dayNumber is the number after the last log this process created on day.
+// dayNumber is the number after the last one this process handed out on day.
 type dayNumber struct {
 	day string
 	n   int
 }
 
-// firstFreeNumber is where the search for day's next log number starts:
-// after the last one this process created, or after the highest a listing
-// of session-log and its archive finds. A listing per rotation read every
+// takeNumber hands out day's next log number to try: after the last one
+// this process handed out, or, on a new day, after the highest a listing of
+// session-log and its archive finds. A listing per rotation read every
 // log's name (hundreds, in a long burst); a number another process took
-// meanwhile is passed by create's exclusive link.
-func (c *Capture) firstFreeNumber(day string) int {
+// meanwhile is passed by create's exclusive link. Each caller gets its own
+// number, so sessions opening at once do not all try the same one and
+// walk past each other's.
+func (c *Capture) takeNumber(day string) int {
 	c.mu.Lock()
-	known := c.nextNumber
+	known := c.nextNumber.day == day
 	c.mu.Unlock()
-	if known.day == day {
-		return known.n
+	first := 0
+	if !known {
+		first = c.l.st.NextDailyNumber(sessionLogNameRe, day, c.l.dir, filepath.Join(c.l.dir, "archived"))
 	}
-	return c.l.st.NextDailyNumber(sessionLogNameRe, day, c.l.dir, filepath.Join(c.l.dir, "archived"))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.nextNumber.day != day {
+		c.nextNumber = dayNumber{day, first}
+	}
+	n := c.nextNumber.n
+	c.nextNumber.n++
+	return n
 }
 
-// finalize closes the current file and records end_time, message_count and status: pending. Caller holds w.mu.
+// finalize closes the current file (open or closed to bound descriptors)
+// and records end_time, message_count and status: pending. Caller holds w.mu.
 func (c *Capture) finalize(w *sessionWriter) (string, error) {
-	if w.f == nil {
+	if w.path == "" {
 		return "", nil
 	}
 	return c.finish(c.detach(w))
@@ -168,24 +199,35 @@ func (c *Capture) finalize(w *sessionWriter) (string, error) {
 
 // finalJob is a log taken from its writer, to be finalised.
 type finalJob struct {
-	f       *os.File
-	path    string
-	count   int
-	end     time.Time
-	firstAt string // start_time to record, "" to keep the header's
+	path     string
+	closeErr error
+	marked   bool // closed to bound descriptors: marked live until final
+	count    int
+	end      time.Time
+	firstAt  string // start_time to record, "" to keep the header's
 }
 
-// detach takes the current file from w. Caller holds w.mu.
+// detach takes the current file from w, closed: a log waiting for its
+// header's rewrite holds no descriptor. Caller holds w.mu.
 func (c *Capture) detach(w *sessionWriter) finalJob {
-	j := finalJob{f: w.f, path: w.path, count: w.count, end: c.l.st.Now(), firstAt: w.firstAt}
-	w.f, w.path, w.size, w.count, w.firstAt, w.fresh = nil, "", 0, 0, "", false
+	j := finalJob{path: w.path, count: w.count, end: c.l.st.Now(), firstAt: w.firstAt, marked: w.f == nil}
+	if w.f != nil {
+		j.closeErr = c.closeFile(w)
+	}
+	w.path, w.size, w.count, w.firstAt, w.fresh, w.reopened = "", 0, 0, "", false, false
 	return j
 }
 
-// finish closes a detached log and rewrites its header final.
+// finish rewrites a detached log's header final.
 func (c *Capture) finish(j finalJob) (string, error) {
-	if err := j.f.Close(); err != nil {
-		return j.path, fmt.Errorf("sessionlog: close session log %s: %w", j.path, err)
+	if j.closeErr != nil {
+		return j.path, fmt.Errorf("sessionlog: close session log %s: %w", j.path, j.closeErr)
+	}
+	defer c.pool.op()()
+	if j.marked {
+		// Final, or left without status for the next start's recovery: a
+		// pending log either way, not a live one.
+		defer c.unmark(j.path)
 	}
 	data, ver, err := c.l.fs.ReadVersion(j.path, memory.MaxLogBytes)
 	if err != nil {
@@ -209,55 +251,6 @@ func (c *Capture) finish(j finalJob) (string, error) {
 		return j.path, err
 	}
 	return j.path, nil
-}
-
-// resume continues a session in the log it was writing before this process
-// started (a restarted sidecar, the host reconnecting): today's newest log of
-// the same chat and user that is not processed, not held by a live writer and
-// has room. One conversation stays one log instead of being split at every
-// restart. Caller holds w.mu.
-func (c *Capture) resume(w *sessionWriter, day string) bool {
-	if w.lastPath != "" {
-		return false // this session already wrote (and closed) one here: rotation, not a restart
-	}
-	logs, err := c.l.logFilesIn(c.l.dir)
-	if err != nil {
-		return false
-	}
-	for i := len(logs) - 1; i >= 0; i-- {
-		p := logs[i]
-		m := sessionLogNameRe.FindStringSubmatch(filepath.Base(p))
-		if m == nil || m[1] != day || c.isMine(p) {
-			continue
-		}
-		head, err := c.l.fs.ReadHead(p, logHeadBytes)
-		if err != nil {
-			continue
-		}
-		meta, ok := frontmatter.ParseHead(p, head)
-		if !ok || meta.Value("chat_id") != chatLabel(w.chatID) ||
-			meta.Value("user") != label(w.userID) || meta.Value("status") == StatusProcessed {
-			continue
-		}
-		f, err := c.l.fs.OpenAppend(p, false)
-		if err != nil {
-			continue
-		}
-		info, err := f.Stat()
-		if err != nil || info.Size() > SessionLogMaxBytes || !filelock.TryLock(f) {
-			_ = f.Close()
-			continue
-		}
-		if !c.claim(p) {
-			_ = f.Close()
-			continue
-		}
-		count, _ := strconv.Atoi(meta.Value("message_count"))
-		w.take(f, p, info.Size(), count, false)
-		c.l.log.Info("memory: session continues in its log", "session", w.chatID, "file", c.l.st.Rel(p))
-		return true
-	}
-	return false
 }
 
 // claim records p as opened by this process; false if it already was.

@@ -32,8 +32,9 @@ func (sp *spareLog) name() string {
 }
 
 // prepareSpare starts making w's next log: created, header synced,
-// locked and claimed before its name appears, as every log is. Caller
-// holds w.mu.
+// locked and claimed before its name appears, as every log is. The caller
+// took its slot, which the spare holds until used or dropped (or it fails).
+// Caller holds w.mu.
 func (c *Capture) prepareSpare(w *sessionWriter) {
 	sp := &spareLog{ready: make(chan struct{})}
 	w.spare = sp
@@ -41,7 +42,12 @@ func (c *Capture) prepareSpare(w *sessionWriter) {
 	go func() {
 		defer close(sp.ready)
 		sp.day = now.Format(dates.Layout)
+		done := c.pool.op()
 		sp.f, sp.path, sp.size, sp.err = c.create(h, now)
+		done()
+		if sp.err != nil {
+			c.pool.release(1)
+		}
 	}()
 }
 
@@ -64,6 +70,7 @@ func (c *Capture) useSpare(w *sessionWriter, day string) bool {
 	}
 	if !c.l.fs.Exists(sp.path) { // moved or removed by hand while it waited
 		_ = sp.f.Close()
+		c.pool.release(1)
 		w.spare = nil
 		return false
 	}
@@ -85,16 +92,19 @@ func (c *Capture) dropSpare(w *sessionWriter) {
 	}
 	// Removed while still locked, so no other process takes it meanwhile
 	// for a crash leftover.
+	done := c.pool.op()
 	if err := c.l.fs.Remove(sp.path); err != nil {
 		c.l.log.Warn("memory: unused session log left behind", "file", c.l.st.Rel(sp.path), "err", err)
 	}
+	done()
 	_ = sp.f.Close()
+	c.pool.release(1)
 }
 
-// handOff takes w's full log from it and finalises it in the background,
-// so the append that rotates does not wait for the header's rewrite and its
-// fsyncs. The log stays among openPaths until final; settle waits for it.
-// Caller holds w.mu.
+// handOff takes w's full log from it (closed) and finalises it in the
+// background, so the append that rotates does not wait for the header's
+// rewrite and its fsyncs. The log stays among openPaths until final; settle
+// waits for it. Caller holds w.mu.
 func (c *Capture) handOff(w *sessionWriter) {
 	done := make(chan struct{})
 	c.mu.Lock()

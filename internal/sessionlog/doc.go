@@ -11,7 +11,13 @@
 //
 //	sessionlog.go       Logs and the Store it needs; limits, status values, file names
 //	capture.go          Logs.Capture(): Append/Tool/Close/CloseAll, the per-session writers
-//	capture_file.go     opening, finalising and resuming a log file; the writer's lock
+//	capture_file.go     opening, creating and finalising a log file; the writer's lock
+//	capture_pool.go     the bound on open logs (maxOpenLogs): the least recently used
+//	                    closed, file work in flight bounded
+//	capture_resume.go   reopening a log closed by that bound; resuming an earlier
+//	                    process's log, found through a per-day index
+//	livemark.go         session-log/.live: marks of live logs closed by that bound, so other
+//	                    processes still see them held
 //	capture_rotate.go   rotation off the append path: the successor made ahead, the full log
 //	                    finalised in the background (settle waits for it)
 //	files.go            Pending/MarkProcessed/Files: listing and archiving

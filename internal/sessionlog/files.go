@@ -129,9 +129,11 @@ func (l *Logs) MarkProcessed(path string) (string, error) {
 		return "", err
 	}
 	defer unlock()
-	if l.heldElsewhere(p) {
+	hold, held := l.holdLog(p)
+	if held {
 		return "", invalid("%s is still being written by a live session in another process; it is archived once that session closes", l.st.Rel(p))
 	}
+	defer hold()
 	data, ver, err := l.fs.ReadVersion(p, memory.MaxLogBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -178,14 +180,32 @@ func (l *Logs) Files(ctx context.Context, includeArchived bool) ([]string, error
 	return out, nil
 }
 
-// heldElsewhere reports whether another process's live session writer holds
-// the log (its advisory lock): such a log is neither pending nor archivable.
-// Callers skip the logs this process's own writers hold before asking.
-func (l *Logs) heldElsewhere(path string) bool {
+// holdLog takes the log's writer lock until release runs, or reports the
+// log held by another process's live session: by its lock, or by its live
+// mark when that session closed it to bound descriptors. Archiving holds it
+// while it rewrites and moves the log: the session reopens its log by name,
+// and must not reopen the file being replaced, whose appends would land in
+// a file no name reaches. A log that cannot be opened is not held (reading
+// it reports why).
+func (l *Logs) holdLog(path string) (release func(), held bool) {
 	f, err := l.fs.OpenRead(path)
 	if err != nil {
-		return false
+		return func() {}, false
 	}
-	defer f.Close() // closing releases the probe's own lock
-	return !filelock.TryLock(f)
+	if !filelock.TryLock(f) || l.liveMark(path) {
+		_ = f.Close()
+		return nil, true
+	}
+	return func() { _ = f.Close() }, false
+}
+
+// heldElsewhere reports whether another process's live session writer holds
+// the log: such a log is neither pending nor archivable. Callers skip the
+// logs this process's own writers hold before asking.
+func (l *Logs) heldElsewhere(path string) bool {
+	release, held := l.holdLog(path)
+	if !held {
+		release()
+	}
+	return held
 }

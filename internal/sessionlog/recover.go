@@ -42,7 +42,29 @@ func (c *Capture) RecoverCrashed() ([]string, error) {
 			done = append(done, p)
 		}
 	}
+	c.clearStaleMarks(open)
 	return done, errors.Join(errs...)
+}
+
+// clearStaleMarks removes the live marks a dead process left on logs it
+// had closed to bound descriptors. The logs recovered above lost theirs
+// already; these are on logs with a status (a resumed log is finalised
+// from an earlier run) that recovery leaves alone. A stale mark misleads
+// no one — it reads as stale — this only keeps the folder clean.
+func (c *Capture) clearStaleMarks(open map[string]bool) {
+	names, err := c.l.fs.ReadDirNames(filepath.Join(c.l.dir, liveDirName))
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		p := filepath.Join(c.l.dir, n)
+		if strings.HasPrefix(n, ownerPrefix) || !isLogName(n) || open[p] {
+			continue
+		}
+		if release, held := c.l.holdLog(p); !held {
+			release()
+		}
+	}
 }
 
 // recoverLog finalises one crashed log unless another process still writes
@@ -53,7 +75,7 @@ func (c *Capture) recoverLog(path string) (bool, error) {
 		return false, fmt.Errorf("sessionlog: recover %s: %w", path, err)
 	}
 	defer f.Close()
-	if !filelock.TryLock(f) {
+	if !filelock.TryLock(f) || c.l.liveMark(path) {
 		return false, nil // a live writer in another process
 	}
 	info, err := f.Stat()
