@@ -1,7 +1,7 @@
 /** Browse and search: kind/tag/date filters, `memory.list {query}` with each hit's reason. */
 import { useState } from 'react';
 import type { MemoryListQuery } from '../src/memory-wire.js';
-import { Status, fmtScore, fmtTime, useLoad, type ViewProps } from './common.js';
+import { Status, fmtScore, fmtTime, kindLabel, useLoad, type ViewProps } from './common.js';
 
 const KINDS = ['', 'knowledge', 'skill', 'intention', 'episode'];
 
@@ -17,7 +17,7 @@ export function BrowseView({ api, t, open }: ViewProps) {
         <input aria-label={t('browse.search')} placeholder={t('browse.search')} value={form.query ?? ''} onChange={(e) => set('query')(e.target.value)} style={{ minWidth: 220 }} />
         <label className="somni-small">{t('browse.kind')}{' '}
           <select value={form.kind ?? ''} onChange={(e) => set('kind')(e.target.value)}>
-            {KINDS.map((k) => <option key={k} value={k}>{k || t('browse.any')}</option>)}
+            {KINDS.map((k) => <option key={k} value={k}>{k ? kindLabel(k, t) : t('browse.any')}</option>)}
           </select>
         </label>
         <input aria-label={t('browse.tag')} placeholder={t('browse.tag')} value={form.tag ?? ''} onChange={(e) => set('tag')(e.target.value)} style={{ width: 90 }} />
@@ -26,18 +26,24 @@ export function BrowseView({ api, t, open }: ViewProps) {
         <label className="somni-small"><input type="checkbox" checked={form.archived === true} onChange={(e) => setForm((f) => ({ ...f, archived: e.target.checked || undefined }))} /> {t('browse.archived')}</label>
         <button className="somni-btn" type="submit">{t('browse.go')}</button>
       </form>
-      {value && <div className="somni-muted somni-small">{t('browse.total', { total: value.total })}</div>}
-      <Status t={t} error={error} loading={loading} empty={entries.length === 0} />
+      {value && query.query && value.total === 0 ? (
+        <div className="somni-muted" data-testid="somni-no-match">{t('browse.noMatch', { query: query.query })}</div>
+      ) : (
+        <>
+          {value && <div className="somni-muted somni-small">{t('browse.total', { total: value.total })}</div>}
+          <Status t={t} error={error} loading={loading} empty={entries.length === 0} />
+        </>
+      )}
       {entries.map((e) => (
         <div className="somni-card" key={e.path} data-path={e.path}>
           <div className="somni-row">
             <button className="somni-link" onClick={() => open(e.path)}>{e.name}</button>
-            <span className="somni-badge">{e.kind}{e.type ? ` · ${e.type}` : ''}</span>
+            <span className="somni-badge">{kindLabel(e.kind, t)}{e.type ? ` · ${e.type}` : ''}</span>
             {e.pinned && <span className="somni-badge">{t('browse.pinned')}</span>}
             {e.archived && <span className="somni-badge">{t('browse.archived')}</span>}
             {e.tags.map((tag) => <span className="somni-badge" key={tag}>#{tag}</span>)}
             <span className="somni-spacer" />
-            <span className="somni-muted somni-small">{fmtTime(e.lastUsed || e.created)}</span>
+            <span className="somni-muted somni-small">{fmtTime(e.lastUsed || e.created, t)}</span>
           </div>
           {e.description && <div className="somni-small">{e.description}</div>}
           {e.hit && <div className="somni-muted somni-small" data-testid="somni-hit">{t('session.score', { score: fmtScore(e.hit.score) })} · {t('session.why', { why: e.hit.why })}</div>}

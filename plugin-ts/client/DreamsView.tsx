@@ -1,7 +1,7 @@
 /** Dreams: each one's diary, duration, tokens, what it changed and its diff; Dream now / Cancel. */
 import { useEffect, useState } from 'react';
 import type { DreamStatus } from '../src/memory-wire.js';
-import { Status, fmtTime, useLoad, type ViewProps } from './common.js';
+import { Status, fmtTime, useLoad, wordFor, type ViewProps } from './common.js';
 import { renderMarkdown } from './markdown.js';
 
 const POLL_MS = 1_000;
@@ -54,15 +54,15 @@ export function DreamsView({ api, t, open }: ViewProps) {
         {sleeping && <span data-testid="somni-dreaming">{status?.step !== undefined && status.maxSteps ? t('dreams.running', { step: status.step, max: status.maxSteps }) : t('dreams.runningNoStep')}</span>}
         {status && !sleeping && <span className="somni-muted somni-small">{t('dreams.pending', { n: status.pendingLogs })}</span>}
       </div>
-      {status?.last && !sleeping && <div className="somni-muted somni-small" data-testid="somni-dream-last">{t('dreams.last', { status: status.last.status, summary: status.last.summary || status.last.reason })}</div>}
+      {status?.last && !sleeping && <div className="somni-muted somni-small" data-testid="somni-dream-last">{t('dreams.last', { status: wordFor('dreamStatus', status.last.status, t), summary: status.last.summary || status.last.reason })}</div>}
       {err && <div className="somni-error" role="alert">{err}</div>}
       <Status t={t} error={error} loading={loading} empty={dreams.length === 0} />
       {dreams.map((d) => (
         <div className="somni-card" key={d.id} data-testid="somni-dream">
           <div className="somni-row">
-            <strong>{fmtTime(d.started)}</strong>
+            <strong>{fmtTime(d.started, t)}</strong>
             <span className="somni-badge">{d.trigger}</span>
-            <span className="somni-badge">{d.status}</span>
+            <span className="somni-badge">{wordFor('dreamStatus', d.status, t)}</span>
             <span className="somni-muted somni-small">{t('dreams.duration', { s: (d.durationMs / 1000).toFixed(1) })} · {t('dreams.tokens', { n: d.tokens })}</span>
           </div>
           {(['created', 'updated', 'archived'] as const).map((k) => d[k].length > 0 && (

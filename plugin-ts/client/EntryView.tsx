@@ -4,13 +4,13 @@
  */
 import { useState } from 'react';
 import type { MemoryEntry } from '../src/memory-wire.js';
-import { Status, useLoad, type ViewProps } from './common.js';
+import { Status, kindLabel, useLoad, type ViewProps } from './common.js';
 import { renderMarkdown } from './markdown.js';
 import { Sparkline } from './Sparkline.js';
 
 type Edit = { draft: string; base: string; conflict?: { current: string; version: string } };
 
-export function EntryView({ api, t, path, back }: ViewProps & { path: string; back: () => void }) {
+export function EntryView({ api, t, open, path, back }: ViewProps & { path: string; back: () => void }) {
   const { value: entry, error, loading, reload } = useLoad(() => api.read(path), [api, path]);
   const [edit, setEdit] = useState<Edit | null>(null);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
@@ -50,9 +50,11 @@ export function EntryView({ api, t, path, back }: ViewProps & { path: string; ba
         <Shown entry={entry} t={t} busy={busy}
           onEdit={() => setEdit({ draft: entry.raw, base: entry.version })}
           onPin={() => act(async () => { await api.pin(path, !entry.pinned, entry.version); reload(); })}
+          onRestore={() => act(async () => { const r = await api.restore(path, entry.version); open(r.restoredTo); return t('entry.restored', { path: r.restoredTo }); })}
           onForget={() => {
             if (!window.confirm(t('entry.forgetConfirm'))) return;
-            void act(async () => { const r = await api.forget(path, entry.version); reload(); return t('entry.forgotten', { path: r.archivedTo }); });
+            // The entry now lives in the archive: show it there (with Restore), not the path it left.
+            void act(async () => { const r = await api.forget(path, entry.version); open(r.archivedTo); return t('entry.forgotten', { path: r.archivedTo }); });
           }} />
       )}
       {entry && edit && !edit.conflict && (
@@ -83,24 +85,31 @@ export function EntryView({ api, t, path, back }: ViewProps & { path: string; ba
   );
 }
 
-function Shown({ entry, t, busy, onEdit, onPin, onForget }: { entry: MemoryEntry; t: ViewProps['t']; busy: boolean; onEdit: () => void; onPin: () => void; onForget: () => void }) {
+function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: MemoryEntry; t: ViewProps['t']; busy: boolean; onEdit: () => void; onPin: () => void; onForget: () => void; onRestore: () => void }) {
+  const description = entry.frontMatter.find((f) => f.key === 'description')?.value ?? '';
   return (
     <div>
       <div className="somni-row" style={{ margin: '8px 0' }}>
         <strong style={{ fontSize: 15 }}>{entry.name}</strong>
-        <span className="somni-badge">{entry.kind}</span>
+        <span className="somni-badge">{kindLabel(entry.kind, t)}</span>
         {entry.archived && <span className="somni-badge">{t('browse.archived')}</span>}
         <span className="somni-spacer" />
         {!entry.archived && <button className="somni-btn" disabled={busy} onClick={onEdit}>{t('entry.edit')}</button>}
         {!entry.archived && <button className="somni-btn" disabled={busy} onClick={onPin}>{entry.pinned ? t('entry.unpin') : t('entry.pin')}</button>}
         {!entry.archived && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
+        {entry.archived && entry.kind !== 'intention' && <button className="somni-btn" disabled={busy} onClick={onRestore} data-testid="somni-restore">{t('entry.restore')}</button>}
       </div>
       {entry.strength.length > 0 && (
         <div className="somni-row somni-small" style={{ alignItems: 'center' }}><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
       )}
-      <dl className="somni-fm">
-        {entry.frontMatter.map((f) => [<dt key={`k-${f.key}`}>{f.key}</dt>, <dd key={`v-${f.key}`}>{f.value}</dd>])}
-      </dl>
+      {description && <div data-testid="somni-description">{description}</div>}
+      {/* The header's raw keys (stability, score, last_decay …) are for whoever wants them, not the entry's face. */}
+      <details className="somni-small" data-testid="somni-details">
+        <summary className="somni-muted">{t('entry.details')}</summary>
+        <dl className="somni-fm">
+          {entry.frontMatter.map((f) => [<dt key={`k-${f.key}`}>{f.key}</dt>, <dd key={`v-${f.key}`}>{f.value}</dd>])}
+        </dl>
+      </details>
       {/* renderMarkdown escapes raw HTML and unsafe links: the file is user-editable. */}
       <div className="somni-md" data-testid="somni-body" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.body) }} />
     </div>

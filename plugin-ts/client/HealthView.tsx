@@ -49,7 +49,7 @@ function SyncCard({ sync, t }: { sync: SyncState; t: ViewProps['t'] }) {
       <div className={cls}>{t(state)}</div>
       <div className="somni-card somni-small">
         {sync.remote && <div>{t('health.syncRemote', { remote: sync.remote })}</div>}
-        <div>{sync.lastAt ? t('health.syncLast', { when: fmtTime(sync.lastAt) }) : t('health.syncNever')}</div>
+        <div>{sync.lastAt ? t('health.syncLast', { when: fmtTime(sync.lastAt, t) }) : t('health.syncNever')}</div>
         {sync.said && <div className="somni-muted">{sync.said}</div>}
       </div>
     </div>

@@ -1,6 +1,6 @@
 /** This session's memory: hints shown, recalls and their results, intentions touched; newest first. */
 import { useEffect } from 'react';
-import { Status, fmtScore, fmtTime, type ViewProps } from './common.js';
+import { Status, fmtScore, fmtTime, wordFor, type ViewProps } from './common.js';
 import { useLoad } from './common.js';
 import type { Key } from './locale.js';
 
@@ -23,10 +23,10 @@ export function SessionView({ api, t, open, sessionId }: ViewProps & { sessionId
         <div className="somni-card" key={`${e.time}-${i}`} data-kind={e.kind}>
           <div className="somni-row">
             <span className={`somni-badge somni-badge-${e.kind}`}>{labelOf(e.kind, t)}</span>
-            {e.tool && <span className="somni-small">{e.tool}</span>}
+            {e.tool && <span className="somni-small">{wordFor('tool', e.tool, t)}</span>}
             {e.turn !== undefined && <span className="somni-muted somni-small" data-testid="somni-turn">{t('session.turn', { n: e.turn, said: e.turnSaid ?? '' })}</span>}
             <span className="somni-spacer" />
-            <span className="somni-muted somni-small">{fmtTime(e.time)}</span>
+            <span className="somni-muted somni-small">{fmtTime(e.time, t)}</span>
           </div>
           {e.query && <div className="somni-muted somni-small">{t('session.query', { query: e.query })}</div>}
           {e.text && <div className="somni-pre">{e.text}</div>}

@@ -16,6 +16,7 @@ export interface MemoryApi {
   read(path: string): Promise<MemoryEntry>;
   write(path: string, raw: string, version: string): Promise<MemoryWriteResult>;
   forget(path: string, version?: string): Promise<{ archivedTo: string }>;
+  restore(path: string, version?: string): Promise<{ restoredTo: string }>;
   pin(path: string, pinned: boolean, version?: string): Promise<{ version: string }>;
   session(sessionId: string): Promise<{ events: SessionMemoryEvent[] }>;
   dreams(limit?: number): Promise<{ dreams: Dream[] }>;
@@ -47,6 +48,7 @@ export function memoryApi(rpc: ClientRpc): MemoryApi {
     read: (path) => call('read', { path }),
     write: (path, raw, version) => call('write', { path, raw, version }),
     forget: (path, version) => call('forget', { path, version }),
+    restore: (path, version) => call('restore', { path, version }),
     pin: (path, pinned, version) => call('pin', { path, pinned, version }),
     session: (sessionId) => call('session', { sessionId }),
     dreams: (limit) => call('dreams', { limit }),

@@ -1,7 +1,7 @@
 /** Pieces every view shares: the props they get and a loader hook with error and refresh. */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { MemoryApi } from './api.js';
-import type { T } from './locale.js';
+import type { Key, T } from './locale.js';
 
 export interface ViewProps {
   api: MemoryApi;
@@ -36,8 +36,34 @@ export function Status({ t, error, loading, empty }: { t: T; error: string; load
 }
 
 export const fmtScore = (n: number | undefined): string => (typeof n === 'number' ? n.toFixed(2) : '');
-export const fmtTime = (s: string | undefined): string => {
+/**
+ * A date or time in the tab's language (`date.locale`, not the browser's): a day without a time of
+ * day (`2026-11-20`, as the front-matter stores `created` and `last_used`) is shown as that day, never
+ * as its midnight; a time as date and time.
+ */
+export const fmtTime = (s: string | undefined, t: T): string => {
   if (!s) return '';
+  const lang = t('date.locale');
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s.trim());
+  if (day) {
+    // A local date: parsing "2026-11-20" alone reads UTC midnight, the day before west of Greenwich.
+    const d = new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
+    return d.toLocaleDateString(lang, { year: 'numeric', month: 'short', day: 'numeric' });
+  }
   const d = new Date(s);
-  return Number.isNaN(d.getTime()) ? s : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? s : d.toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
 };
+
+/** An entry kind in the tab's language; a kind this version does not know is shown as it is. */
+export const kindLabel = (kind: string, t: T): string => {
+  const key = `kind.${kind}`;
+  return KIND_KEYS.has(key) ? t(key as Key) : kind;
+};
+const KIND_KEYS = new Set(['kind.knowledge', 'kind.skill', 'kind.intention', 'kind.episode', 'kind.identity']);
+
+/** A word for a person in place of an internal name (a dream's status, a hint's source), else the name itself. */
+export const wordFor = (prefix: 'dreamStatus' | 'tool', name: string, t: T): string => {
+  const key = `${prefix}.${name}`;
+  return WORD_KEYS.has(key) ? t(key as Key) : name;
+};
+const WORD_KEYS = new Set(['dreamStatus.deep_sleep', 'dreamStatus.skipped', 'dreamStatus.interrupted', 'dreamStatus.error', 'tool.assoc.thought', 'tool.assoc.action']);

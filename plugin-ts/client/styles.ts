@@ -1,10 +1,12 @@
 /**
  * The tab's CSS, injected inside the bundle's factory (the host tags and removes it on unload).
  * Colours come from the web client's theme variables (the ones ui-trajectory uses), so light and
- * dark themes both apply; the fallbacks only matter outside the host.
+ * dark themes both apply; the fallbacks only matter outside the host. The bottom padding is the
+ * chat composer's height and margin: DSH Web floats it over the conversation views, the tab included,
+ * and without it the last cards of a list sit under it, unreachable.
  */
 export const CSS = `
-.somni-root{height:100%;overflow:auto;box-sizing:border-box;padding:12px 16px;font-family:var(--dsw-font-family,system-ui,sans-serif);font-size:13px;color:var(--dsw-alias-label-primary,#1f2328);background:var(--dsw-alias-bg-layer-1,transparent)}
+.somni-root{height:100%;overflow:auto;box-sizing:border-box;padding:12px 16px 160px;font-family:var(--dsw-font-family,system-ui,sans-serif);font-size:13px;color:var(--dsw-alias-label-primary,#1f2328);background:var(--dsw-alias-bg-layer-1,transparent)}
 .somni-nav{display:flex;gap:4px;margin-bottom:12px;border-bottom:1px solid var(--dsw-alias-border-l2,#d0d7de);padding-bottom:6px;align-items:center;flex-wrap:wrap}
 .somni-nav button,.somni-btn{font:inherit;cursor:pointer;border:1px solid var(--dsw-alias-border-l2,#d0d7de);background:var(--dsw-alias-bg-layer-2,#f6f8fa);color:var(--dsw-alias-label-primary,#1f2328);border-radius:6px;padding:3px 10px}
 .somni-nav button:hover,.somni-btn:hover{background:var(--dsw-alias-interactive-bg-hover,#eaeef2)}
@@ -28,6 +30,7 @@ export const CSS = `
 .somni-filters input,.somni-filters select,.somni-textarea{font:inherit;color:inherit;background:var(--dsw-alias-bg-layer-1,#fff);border:1px solid var(--dsw-alias-border-l2,#d0d7de);border-radius:6px;padding:3px 6px}
 .somni-textarea{width:100%;box-sizing:border-box;min-height:260px;font-family:var(--ds-font-family-code,ui-monospace,monospace);font-size:12px}
 .somni-md{line-height:1.5}
+.somni-md h1,.somni-md h2,.somni-md h3,.somni-md h4{font-size:13px;font-weight:600;margin:8px 0 4px}
 .somni-md pre,.somni-md code{font-family:var(--ds-font-family-code,ui-monospace,monospace);font-size:12px}
 .somni-md a{color:var(--dsw-alias-state-business-primary,#0969da)}
 .somni-fm{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;font-size:12px;margin:6px 0 10px}

@@ -33,7 +33,7 @@ export interface TypertProtocol {
   Remote: (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext) => void;
 }
 
-type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel';
+type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel';
 export interface MemoryApiDeps {
   call: CallOf<MemoryMethod>;
   /** Starts a dream through the plugin's scheduler (shared with dream_now and the idle timer). */
@@ -168,6 +168,7 @@ export function memoryHandlers(deps: MemoryApiDeps) {
       }
     },
     forget: async (path: unknown, version: unknown) => call('memory.forget', compact({ path: arg.path(path), version: arg.str('version', version, 256) }), T),
+    restore: async (path: unknown, version: unknown) => call('memory.restore', compact({ path: arg.path(path), version: arg.str('version', version, 256) }), T),
     async pin(path: unknown, pinned: unknown, version: unknown) {
       const p = arg.bool('pinned', pinned);
       if (p === undefined) throw new Error('pinned is required');
@@ -251,6 +252,9 @@ function memoryApiClass(mod: TypertProtocol, h: ReturnType<typeof memoryHandlers
     }
     @Remote async forget(path: unknown, version: unknown) {
       return h.forget(path, version);
+    }
+    @Remote async restore(path: unknown, version: unknown) {
+      return h.restore(path, version);
     }
     @Remote async pin(path: unknown, pinned: unknown, version: unknown) {
       return h.pin(path, pinned, version);

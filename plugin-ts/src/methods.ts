@@ -89,6 +89,7 @@ export interface MethodTable {
   'memory.read': { params: { path: string }; result: MemoryEntry };
   'memory.write': { params: { path: string; raw: string; version: string }; result: { version: string; redacted: boolean } };
   'memory.forget': { params: { path: string; version?: string }; result: { archivedTo: string } };
+  'memory.restore': { params: { path: string; version?: string }; result: { restoredTo: string } };
   'memory.pin': { params: { path: string; pinned: boolean; version?: string }; result: { version: string } };
   'memory.session': { params: { sessionId: string }; result: { events: SessionMemoryEvent[] } };
   'memory.dreams': { params: { limit?: number }; result: { dreams: Dream[] } };
@@ -251,6 +252,7 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
     return { version: s(r.version), redacted: b(r.redacted) || n(r.redacted) > 0 };
   },
   'memory.forget': (raw) => ({ archivedTo: s(object('memory.forget', raw).archivedTo) }),
+  'memory.restore': (raw) => ({ restoredTo: s(object('memory.restore', raw).restoredTo) }),
   'memory.pin': (raw) => ({ version: s(object('memory.pin', raw).version) }),
   'memory.session': (raw) => ({ events: records(object('memory.session', raw).events).map(toSessionEvent) }),
   'memory.dreams': (raw) => ({ dreams: records(object('memory.dreams', raw).dreams).map(toDream) }),

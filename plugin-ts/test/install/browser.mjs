@@ -195,6 +195,7 @@ await check('This session: the hint is listed with its text, score and reason', 
   });
   const card = await page.$eval(memTab('[data-kind="hint"]'), (e) => e.textContent ?? '');
   expect(card.includes('staging-postgres') && /why:/.test(card) && /score \d/.test(card), `the hint card reads: ${card.slice(0, 500)}`);
+  expect(!/assoc\./.test(card) && /after a tool call|as the agent thought/.test(card), `the hint card names the method, not when it came: ${card.slice(0, 500)}`);
   // Linked to the turn it came in: the first turn, and what the user said there.
   expect(/turn 1: “Please read the staging notes/.test(card), `the hint card names no turn: ${card.slice(0, 500)}`);
   await shot('session');
@@ -209,6 +210,26 @@ await check('Browse & search: "postgres" finds staging-postgres with the hit\'s 
   const why = await page.$eval(memTab(`[data-path="${PG}"] [data-testid="somni-hit"]`), (e) => e.textContent ?? '');
   expect(/why:.*postgres/i.test(why), `the hit reads: ${why}`);
   await shot('browse');
+});
+
+await check('Browse: a search that matches nothing says so, and shows no entries', async () => {
+  await clearInput(memTab('[data-testid="somni-browse"] input'));
+  await page.type(memTab('[data-testid="somni-browse"] input'), 'quantum chromodynamics lattice');
+  await clickText('Search');
+  await page.waitForSelector(memTab('[data-testid="somni-no-match"]'), { timeout: 15_000 });
+  const said = await page.$eval(memTab('[data-testid="somni-no-match"]'), (e) => e.textContent ?? '');
+  expect(said === 'No memory matches “quantum chromodynamics lattice”.', `it says: ${said}`);
+  const cards = await page.$$(memTab('[data-testid="somni-browse"] [data-path]'));
+  expect(cards.length === 0, `${cards.length} entries are listed for a search that matches nothing`);
+});
+
+await check('Browse: a day without a time is shown as that day, never as midnight', async () => {
+  await clearInput(memTab('[data-testid="somni-browse"] input'));
+  await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
+  const row = await page.$eval(memTab(`[data-path="${PG}"]`), (e) => e.textContent ?? '');
+  // staging-postgres was last used on 2026-11-20 (its front-matter holds the day alone).
+  expect(row.includes('Nov 20, 2026') && !/12:00:00|AM|PM/.test(row), `the row reads: ${row}`);
 });
 
 /** Empties one of Browse's inputs (React reads the input event). */
@@ -257,7 +278,12 @@ await check('Entry: the body is rendered Markdown with its front-matter', async 
   await openEntry(PG);
   const html = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => e.innerHTML);
   expect(/<code>pg-stage-7<\/code>/.test(html), `body: ${html.slice(0, 300)}`);
-  await waitText('front-matter', /description\s*Staging Postgres host and port/);
+  await waitText('its description', /Staging Postgres host and port/);
+  // The raw header keys wait under Details, folded.
+  const open = await page.$eval(memTab('[data-testid="somni-details"]'), (e) => /** @type {HTMLDetailsElement} */ (e).open);
+  expect(open === false, 'the front-matter keys are unfolded on the entry\'s face');
+  const keys = await page.$eval(memTab('[data-testid="somni-details"]'), (e) => e.textContent ?? '');
+  expect(/stability/.test(keys) && /last_decay/.test(keys), `the details hold: ${keys}`);
   // Its strength: the past from the file, then the lifecycle's decay ahead, on a time axis.
   const parts = await page.$$eval(memTab('.somni-spark [data-part]'), (els) => els.map((e) => e.getAttribute('data-part')));
   expect(parts.includes('past') && parts.includes('projected') && parts.includes('today'), `the strength line has parts ${JSON.stringify(parts)}`);
@@ -327,13 +353,37 @@ await check('Pin / Unpin: the entry is pinned on disk and the button says Unpin'
   await waitFor('unpinned', async () => (await api('read', { path: PG })).result.value?.pinned === false, 10_000);
 });
 
-await check('Forget: the entry moves to the archive', async () => {
+await check('Forget: the entry moves to the archive, and the tab shows it there without an error', async () => {
   await openEntry(COFFEE);
   await clickText('Forget');
   await waitText('the archive path', /Moved to the archive: \S+/);
+  // The view follows the entry to the archive: its text, the Archived badge, no error beside the success.
+  await page.waitForSelector(memTab('[data-testid="somni-body"]'), { timeout: 15_000 });
+  const shown = await page.$eval(memTab('[data-testid="somni-entry"]'), (e) => e.textContent ?? '');
+  expect(shown.includes('oat milk') && shown.includes('Archived') && !shown.includes(COFFEE), `the entry view reads: ${shown.slice(0, 600)}`);
+  const errors = await page.$$eval(memTab('.somni-error'), (els) => els.map((e) => e.textContent));
+  expect(errors.length === 0, `errors beside the success: ${JSON.stringify(errors)}`);
+  const buttons = await page.$$eval(memTab('[data-testid="somni-entry"] button'), (els) => els.map((e) => e.textContent));
+  expect(!buttons.includes('Edit') && !buttons.includes('Forget'), `an archived entry still offers ${JSON.stringify(buttons)}`);
   expect(!existsSync(join(dataDir, COFFEE)), `${COFFEE} is still there`);
   const archived = listFiles(dataDir).filter((f) => f.includes('coffee-pref') && f !== COFFEE);
   expect(archived.length > 0, `no archived copy of coffee-pref under ${dataDir}`);
+});
+
+
+await check('Restore: the archived entry goes back where it was, and the tab shows it there', async () => {
+  await page.click(memTab('[data-testid="somni-restore"]'));
+  await waitText('the restored path', new RegExp(`Restored: ${COFFEE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  expect(existsSync(join(dataDir, COFFEE)), `${COFFEE} is not back on disk`);
+  const leftovers = listFiles(dataDir).filter((f) => f.includes('coffee-pref') && f !== COFFEE && !f.startsWith('index'));
+  expect(leftovers.length === 0, `copies left in the archive: ${leftovers.join(', ')}`);
+  const entryButtons = () => page.$$eval(memTab('[data-testid="somni-entry"] button'), (els) => els.map((e) => e.textContent ?? ''));
+  await waitFor('the restored entry, editable', async () => {
+    const b = await entryButtons();
+    return b.includes('Edit') && b.includes('Forget');
+  }, 15_000).catch(async () => expect(false, `the restored entry offers ${JSON.stringify(await entryButtons())}`));
+  const errors = await page.$$eval(memTab('.somni-error'), (els) => els.map((e) => e.textContent));
+  expect(errors.length === 0, `errors beside the success: ${JSON.stringify(errors)}`);
 });
 
 await check('Dreams: "Dream now" runs a dream over this session and the tab shows its outcome and diff', async () => {
@@ -342,7 +392,9 @@ await check('Dreams: "Dream now" runs a dream over this session and the tab show
   await page.click(memTab('[data-testid="somni-dream-now"]'));
   await page.waitForSelector(memTab('[data-testid="somni-dream-last"]'), { timeout: 120_000 });
   const last = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '');
-  expect(/deep_sleep/.test(last), `the last dream reads: ${last}`);
+  expect(/Last dream: finished/.test(last), `the last dream reads: ${last}`);
+  const tab = await page.$eval(memTab(''), (e) => e.textContent ?? '');
+  expect(!/deep_sleep|assoc\.thought|assoc\.action/.test(tab), 'internal names on the tab\'s face');
   expect(existsSync(join(KNOW, 'deploy-window', 'SKILL.md')), 'the dream did not write deploy-window');
   await page.waitForSelector(memTab('[data-testid="somni-dream"]'), { timeout: 15_000 }).catch(() => {});
   const diff = await page.$eval(memTab('[data-testid="somni-diff"]'), (e) => e.textContent ?? '').catch(() => '');
@@ -370,7 +422,7 @@ await check('Dreams: a running dream shows its progress and Cancel stops it', as
   await page.waitForSelector(memTab('[data-testid="somni-dream-last"]'), { timeout: 60_000 });
   const after = await page.$eval(memTab('[data-testid="somni-dream-last"]'), (e) => e.textContent ?? '');
   dreamDelayMs = 0;
-  expect(after !== before && !/deep_sleep/.test(after), `after Cancel the last dream reads: ${after} (before: ${before})`);
+  expect(after !== before && /Last dream: stopped/.test(after), `after Cancel the last dream reads: ${after} (before: ${before})`);
 });
 
 await check('Health: doctor, index counts, pending logs and the log tail', async () => {
@@ -379,6 +431,17 @@ await check('Health: doctor, index counts, pending logs and the log tail', async
   // The tail of logs/somni.log, where the plugin writes its lines and the sidecar's stderr.
   const tail = await page.$eval(memTab('[data-testid="somni-health"] pre'), (e) => e.textContent ?? '').catch(() => '');
   expect(/somni/i.test(tail), `the log tail reads: ${tail.slice(0, 300)}`);
+  // Scrolled to the end, the last of the view clears the chat composer DSH Web floats over the tab.
+  const gap = await page.evaluate(() => {
+    const root = document.querySelector('[data-testid="somni-memory"]');
+    const composer = document.querySelector('textarea');
+    if (!root || !composer) return 'no root or no composer';
+    const last = root.querySelector('[data-testid="somni-health"]')?.lastElementChild;
+    // Every scrolling box from the view up to the page, scrolled to its end, as a user scrolling down would.
+    for (let el = last?.parentElement ?? null; el; el = el.parentElement) el.scrollTop = el.scrollHeight;
+    return last ? composer.getBoundingClientRect().top - last.getBoundingClientRect().bottom : 'no content';
+  });
+  expect(typeof gap === 'number' && gap > 0, `the end of the Health view is under the composer (gap ${gap} px)`);
   await shot('health');
 });
 
@@ -422,6 +485,19 @@ await check('dark theme and Chinese: the tab reads 记忆 and its views take the
   await page.screenshot({ path: join(SHOTS, 'session-dark-zh.png') });
   const [r, g, b] = (colours.match(/\d+/g) ?? []).map(Number);
   expect((r ?? 0) + (g ?? 0) + (b ?? 0) > 3 * 128, `the text colour under the dark theme is ${colours}: not light`);
+});
+
+await check('Chinese: Browse shows days and kinds in Chinese, and says so in Chinese when nothing matches', async () => {
+  await clickText('浏览');
+  await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
+  const row = await page.$eval(memTab(`[data-path="${PG}"]`), (e) => e.textContent ?? '');
+  expect(/\d{4}年\d{1,2}月\d{1,2}日/.test(row) && !/:\d\d/.test(row) && row.includes('知识'), `the row reads: ${row}`);
+  await page.type(memTab('[data-testid="somni-browse"] input'), '量子色动力学');
+  await clickText('搜索');
+  await page.waitForSelector(memTab('[data-testid="somni-no-match"]'), { timeout: 15_000 });
+  const said = await page.$eval(memTab('[data-testid="somni-no-match"]'), (e) => e.textContent ?? '');
+  expect(said === '没有与“量子色动力学”相符的记忆。', `it says: ${said}`);
+  await page.screenshot({ path: join(SHOTS, 'browse-dark-zh.png') });
 });
 
 await check('no page errors during the run', async () => {

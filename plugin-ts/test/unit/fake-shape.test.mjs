@@ -30,6 +30,8 @@ const MISSING = '(method not found)';
 const MEM_PATH = 'memory/knowledge/coffee-pref/SKILL.md';
 const MEM_RAW = '---\nname: coffee-pref\ndescription: The user takes coffee with oat milk\n---\nThe user likes coffee with oat milk.\n';
 /** @param {import('../../lib/rpc.js').Json} reply */
+const archivedOf = (reply) => (reply && typeof reply === 'object' && !Array.isArray(reply) && typeof reply.archivedTo === 'string' ? reply.archivedTo : '');
+/** @param {import('../../lib/rpc.js').Json} reply */
 const versionOf = (reply) => (reply && typeof reply === 'object' && !Array.isArray(reply) && typeof reply.version === 'string' ? reply.version : '');
 
 /**
@@ -65,6 +67,8 @@ const REQUESTS = [
   ['memory.health', {}],
   ['memory.dreams', {}],
   ['memory.forget', { path: MEM_PATH }],
+  // Restore what the forget just archived, where it went.
+  ['memory.restore', (prev) => ({ path: archivedOf(prev[prev.length - 1]) })],
   ['shutdown', {}],
 ];
 
