@@ -17,10 +17,10 @@ func commandRules() []contextRule {
 	return []contextRule{
 		// "cf login -p", "az login -p quoted", "expo login": any tool's login subcommand takes -p/-P as its
 		// password; /bin/login's own -p is followed by a flag or a user, which argValue or the class refuse.
-		{re: regexp.MustCompile(`\blogin\b` + rest + `\s(?:-p|-P|--pass|--passwd)(?:\s+|=)` + argValue), class: classShaped, need: []string{"login"}},
+		{re: regexp.MustCompile(`\blogin\b` + rest + `\s(?:-p|-P|--pass|--passwd)(?:\s+|=)` + argValue), class: classShaped, need: []string{" -p", "--pass"}},
 		// "jfrog -p quoted": -p after a user flag in the same command. A port (psql -U app -p 5432) or a
 		// database (mysql -u root -p shop) has no shape of a password.
-		{re: regexp.MustCompile(`\s(?:-u|-U|--user|--username)(?:\s+|=)\S+` + rest + `\s-p(?:\s+|=)` + argValue), class: classShaped, need: []string{"-u", "--user"}},
+		{re: regexp.MustCompile(`\s(?:-u|-U|--user|--username)(?:\s+|=)\S+` + rest + `\s-p(?:\s+|=)` + argValue), class: classShaped, need: []string{" -p", "\t-p"}},
 		// "7z -p glued", "mysql -uroot -pX": archivers and MySQL clients take the password glued to -p.
 		{re: regexp.MustCompile(`\b(?:7z|7za|7zz|7zr|rar|unrar)\b` + rest + `\s-p(?:'(?P<v>[^'\n]+)'|"(?P<v>[^"\n]+)"|(?P<v>[^\s'"-]\S*))`), class: classAny, need: []string{"7z", "rar "}},
 		// "zip -P": zip, unzip and zipcloak's -P is the password.
@@ -53,7 +53,7 @@ func commandRules() []contextRule {
 		{re: regexp.MustCompile(`\b(?:npm|pnpm|yarn|poetry|git|doppler|heroku|gh)\s+config(?:ure)?\s+(?:set\s+)?(?:--?[\w-]+\s+)*(?P<k>[^\s=]+)\s+` + argValue), classOf: classOfKey, need: []string{"config"}},
 		// "cargo login positional", "ngrok add-authtoken", "vault login legacy token", "snyk auth uuid":
 		// the token is the argument.
-		{re: regexp.MustCompile(`\b(?:cargo\s+login|ngrok\s+(?:config\s+add-authtoken|authtoken)|vault\s+login|snyk\s+auth)\s+(?:--?[\w-]+\s+)*?` + argValue), class: classToken, need: []string{"login", "ngrok", "snyk auth"}},
+		{re: regexp.MustCompile(`\b(?:cargo\s+login|ngrok\s+(?:config\s+add-authtoken|authtoken)|vault\s+login|snyk\s+auth)\s+(?:--?[\w-]+\s+)*?` + argValue), class: classToken, need: []string{"cargo login", "vault login", "ngrok", "snyk auth"}},
 		// "heroku auth token output": the token is printed after the command, a warning between; the
 		// lines may have been joined into one (an intention's cue is one line).
 		{re: regexp.MustCompile(`\bauth:token\b(?s:.{0,240}?)(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|HRKU-[A-Za-z0-9_\-]{20,})`), class: classAny, need: []string{"auth:token"}},

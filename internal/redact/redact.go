@@ -19,10 +19,14 @@ func Text(text string) string {
 
 // TextCount is Text that also reports how many secrets it replaced.
 func TextCount(text string) (string, int) {
-	if text == "" || !mayContainSecret(text) {
+	if text == "" {
 		return text, 0
 	}
-	return applySpans(text, dropPublic(text, findSpans(text, 0)))
+	rules, language := screen(text)
+	if !rules && !language {
+		return text, 0
+	}
+	return applySpans(text, dropPublic(text, findSpans(text, rules, 0)))
 }
 
 // publicPrefixes start keys that are public by design: Stripe's and Clerk's publishable keys are
@@ -94,9 +98,16 @@ func dataPayloads(text string) []span {
 }
 
 // findSpans runs every check on text and, when text holds string escapes, on its unescaped view
-// (depth counts the layers already read through).
-func findSpans(text string, depth int) []span {
-	spans := contextSpans(text)
+// (depth counts the layers already read through); without rules (see screen), only the language
+// rules.
+func findSpans(text string, rules bool, depth int) []span {
+	var spans []span
+	if !rules {
+		// Only a password word of another language let the text in: its rules alone can match.
+		spans = languageSpans(text)
+	} else {
+		spans = append(contextSpans(text), bareSpans(text)...)
+	}
 	if hasLongToken(text) {
 		// gitleaks rules end a token at quotes, blanks or line ends; a tool
 		// call summary wraps it in brackets (`exec-shell(npm_…)`). The rules
@@ -104,10 +115,10 @@ func findSpans(text string, depth int) []span {
 		// is located in the original.
 		spans = append(spans, detectorSpans(strings.Map(bracketToSpace, text))...)
 	}
-	spans = append(spans, bareSpans(text)...)
 	if depth < maxUnescapeDepth && hasEscape(text) {
-		if v := unescapeView(text); mayContainSecret(v.view) {
-			spans = append(spans, v.spansIn(findSpans(v.view, depth+1))...)
+		v := unescapeView(text)
+		if rules, language := screen(v.view); rules || language {
+			spans = append(spans, v.spansIn(findSpans(v.view, rules, depth+1))...)
 		}
 	}
 	return spans

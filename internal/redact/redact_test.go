@@ -241,6 +241,32 @@ func TestBIP39List(t *testing.T) {
 	}
 }
 
+// TestRuleTriggersMatchLowerContains holds the check that lets a text skip contextRules to the
+// same answers: lower-case the text, search it for each of ruleTriggers.
+func TestRuleTriggersMatchLowerContains(t *testing.T) {
+	want := func(text string) bool {
+		lower := strings.ToLower(text)
+		for _, tr := range ruleTriggers {
+			if strings.Contains(lower, tr) {
+				return true
+			}
+		}
+		return false
+	}
+	texts := []string{"", "plain words", "パスワード only", "Passwort-Feld", "mdp-pw x", "sandi-pw z", "SANDI", "senha dsn"}
+	for _, f := range []string{"secrets.jsonl", "ordinary.jsonl"} {
+		for _, l := range testutil.SecretCorpus(t, f) {
+			texts = append(texts, l.Text, strings.ToUpper(l.Text))
+		}
+	}
+	texts = append(texts, chatMessages...)
+	for _, text := range texts {
+		if got, _ := triggerKinds(text); got != want(text) {
+			t.Errorf("%.80q: triggerKinds %v, lower+contains %v", text, got, want(text))
+		}
+	}
+}
+
 // TestTriggerFinderMatchesLowerContains holds the one-pass trigger check to
 // what it replaced: lower-case the text, search it for each trigger.
 func TestTriggerFinderMatchesLowerContains(t *testing.T) {

@@ -154,8 +154,12 @@ func classOfKey(key string) valueClass {
 	return classToken
 }
 
-// contextTriggers are lowercase substrings without which no context rule can match.
-var contextTriggers = slices.Concat([]string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
+// contextTriggers are lowercase substrings without which no context rule can match: ruleTriggers,
+// without which no rule of contextRules can, then languageNeeds, which only the password words of
+// words.go need.
+var contextTriggers = slices.Concat(ruleTriggers, languageNeeds())
+
+var ruleTriggers = slices.Concat([]string{"-----begin", "putty-user-key", "://", "authorization", "pass", "pwd", "pw", "pin",
 	"secret", "token", "key", "cred", "sig", "-u", "--user", "mysql", "mariadb", "login", "mongo", "twine",
 	"redis-cli", "smbclient", "ssh-keygen", ":aa", "sk-", "hook", "machine",
 	// *_PAT keys and "the PAT is": "pat" alone is in path and pattern
@@ -165,12 +169,24 @@ var contextTriggers = slices.Concat([]string{"-----begin", "putty-user-key", ":/
 	"7z", "rar ", "zip -p", "-pw ", "/p:", "rdesktop", "bw unlock", "bw login", "rabbitmqctl", "net user", "sudo -s",
 	"snyk auth", "vercel", "codecov", "doctl", "nuget", "@tcp(", "@tcp6(", "@udp(", "@unix(", "@pipe(", "@memory(",
 	"@cloudsql", "dsn", "sqlplus", "expdp", "impdp", "sqlldr", "dgmgrl"},
-	cjkKeys, languageNeeds())
+	cjkKeys)
 
-// mayContainSecret is the hot-path check: most captured messages have neither a trigger word nor a
-// long random-looking token, and skip every regex.
+// screen is the hot-path check: most captured messages have neither a trigger word nor a long
+// random-looking token, and skip every regex. rules reports what contextRules and the shape checks
+// need (a long token, a rule trigger, 13+ digits, a run of words); language a password word of
+// words.go, which the language rules alone read: a text with only such a word (パスワード,
+// Passwort-Feld) skips the rules, tens of microseconds a message.
+func screen(text string) (rules, language bool) {
+	if hasLongToken(text) || digitCount(text) >= 13 || hasWordRun(text) {
+		return true, true
+	}
+	return triggerKinds(text)
+}
+
+// mayContainSecret reports whether screen lets text in at all.
 func mayContainSecret(text string) bool {
-	return hasLongToken(text) || hasTrigger(text) || digitCount(text) >= 13 || hasWordRun(text)
+	rules, language := screen(text)
+	return rules || language
 }
 
 // hasTrigger reports whether the lower-cased text holds a context trigger. One pass of an automaton
@@ -178,10 +194,31 @@ func mayContainSecret(text string) bool {
 // a pipelined capture's CPU, 35 passes over every message); the two letters outside ASCII that
 // lower-case into it (İ → i, the Kelvin sign → k) are lower-cased first.
 func hasTrigger(text string) bool {
-	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
-		text = strings.ToLower(text)
+	rule, language := triggerKinds(text)
+	return rule || language
+}
+
+// triggerKinds reports whether text holds one of ruleTriggers and whether it holds a password word
+// of languageNeeds, in the same pass. The matches are read overlapping: a password word's match
+// must not hide a rule trigger it overlaps.
+func triggerKinds(text string) (rule, language bool) {
+	for it := triggerFinder().IterOverlapping(foldSpecial(text)); ; {
+		m := it.Next()
+		if m == nil {
+			return false, language
+		}
+		if m.Pattern() < ruleTriggerPatterns() {
+			return true, true
+		}
+		language = true
 	}
-	return triggerFinder().Iter(text).Next() != nil
+}
+
+func foldSpecial(text string) string {
+	if strings.Contains(text, "\u0130") || strings.Contains(text, "\u212a") {
+		return strings.ToLower(text)
+	}
+	return text
 }
 
 // triggerFinder finds contextTriggers, ASCII case folded. A trigger with cased letters outside ASCII
@@ -195,6 +232,16 @@ var triggerFinder = sync.OnceValue(func() ahocorasick.AhoCorasick {
 	}
 	b := ahocorasick.NewAhoCorasickBuilder(ahocorasick.Opts{AsciiCaseInsensitive: true, MatchKind: ahocorasick.StandardMatch, DFA: true})
 	return b.Build(patterns)
+})
+
+// ruleTriggerPatterns is how many of triggerFinder's patterns come from ruleTriggers: they are
+// listed first.
+var ruleTriggerPatterns = sync.OnceValue(func() int {
+	n := 0
+	for _, t := range ruleTriggers {
+		n += len(caseVariants(t))
+	}
+	return n
 })
 
 func isASCII(s string) bool {

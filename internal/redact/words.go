@@ -135,6 +135,9 @@ func languageSpans(text string) []span {
 		if nl := strings.IndexByte(line, '\n'); nl >= 0 {
 			line = line[:nl]
 		}
+		if !mayHoldPassword(line[min(len(line), m.End()-at):]) {
+			continue
+		}
 		for _, li := range langs[m.Pattern()] {
 			r := rules[li]
 			if !r.compound && at > 0 {
@@ -150,6 +153,35 @@ func languageSpans(text string) []span {
 			}
 		}
 	}
+}
+
+// reach is how far after a password word its value may end: four words naming what it opens, a
+// copula and a long password.
+const reach = 240
+
+// mayHoldPassword reports whether the text after a password word holds what a value of the
+// language rules needs: a quote, or a digit, a symbol or a capital inside a word for a bare value
+// (classShaped). Most sentences that name a password hold none ("forgot my password, can you
+// reset it?") and skip the patterns; a question mark ends sentences and is no sign.
+func mayHoldPassword(after string) bool {
+	after = after[:min(len(after), reach)]
+	for i := 0; i < len(after); i++ {
+		switch c := after[i]; {
+		case c >= '0' && c <= '9', strings.IndexByte("\"'!#$%&*+=@^|~", c) >= 0:
+			return true
+		case c >= 'A' && c <= 'Z' && i > 0 && after[i-1] >= 'a' && after[i-1] <= 'z':
+			return true
+		case c >= utf8.RuneSelf:
+			// Quotes outside ASCII (“„«「『) and letters outside ASCII, whose case is not looked at
+			// here: decoding every rune of a sentence costs what the patterns would.
+			r, n := utf8.DecodeRuneInString(after[i:])
+			if strings.ContainsRune("“„«「『", r) {
+				return true
+			}
+			i += n - 1
+		}
+	}
+	return false
 }
 
 // spans are the value of the first of r's patterns that matches line (text from at) with a value
