@@ -79,6 +79,9 @@ func TestSaidPasswords(t *testing.T) {
 		{"gh secret set", "gh secret set TOKEN -b 'Gh#Secret2024x'", "Gh#Secret2024x", "-b '"},
 		{"heroku auth:token", "heroku auth:token\n1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "heroku auth:token"},
 		{"heroku auth:token one line", "$ heroku auth:token › Warning: token will expire 01/02/2027 1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f", "Warning"},
+		// What is public by design hides nothing beside it.
+		{"token after a data URI", "![x](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)\nexport GITHUB_TOKEN=ghp_Zk8Qm2Xw7Lp4Rv9Tn3Yb6Hc1Jd5Fs8Gq2Wm7", "ghp_Zk8Qm2Xw7Lp4Rv9Tn3Yb6Hc1Jd5Fs8Gq2Wm7", "data:image/png;base64,iVBORw0KGgo"},
+		{"secret key beside a publishable one", "STRIPE_PUBLISHABLE_KEY=pk_live_51Kx2Lm7Zq8Rw4Tn9Yb3Hc6Jd1Fs5Gq8Wm2Xz7Lp4Kv9Rt3Yn6Bc1Hd5Js8Fq2 STRIPE_SECRET_KEY=sk_live_51Kx2Lm7Zq8Rw4Tn9Yb3Hc6Jd1Fs5Gq8Wm2Xz7Lp4Kv9Rt3Yn6Bc1Hd5Js8Fq2", "sk_live_51Kx2Lm7Zq8Rw4Tn9Yb3Hc6Jd1Fs5Gq8Wm2Xz7Lp4Kv9Rt3Yn6Bc1Hd5Js8Fq2", "pk_live_51Kx2Lm7Zq8Rw4Tn9Yb3Hc6Jd1Fs5Gq8Wm2Xz7Lp4Kv9Rt3Yn6Bc1Hd5Js8Fq2"},
 		// Braintree.
 		{"braintree", "token access_token$sandbox$z9y8x7w6v5u4t3s2$0123456789abcdef0123456789abcdef", "access_token$sandbox$z9y8x7w6v5u4t3s2$0123456789abcdef0123456789abcdef", "token "},
 	}
