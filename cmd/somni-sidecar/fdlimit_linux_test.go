@@ -91,6 +91,11 @@ func TestManyLiveSessionsUnderLowFileLimit(t *testing.T) {
 				t.Errorf("closeAll closed %d sessions with a log, want %d", closed.Closed, tc.sessions)
 			}
 			checkLogs(t, dir, acked, true)
+			// What marked the closed logs live goes with the sessions.
+			marks, _ := filepath.Glob(filepath.Join(dir, "memory", "session-log", ".live", "*.md"))
+			if len(marks) > 0 {
+				t.Errorf("%d live marks left once every session closed, e.g. %s", len(marks), filepath.Base(marks[0]))
+			}
 			if strings.Contains(s.stderr.String(), "too many open files") {
 				t.Errorf("the sidecar ran out of descriptors:\n%s", grepLines(s.stderr.String(), "too many open files", 5))
 			}

@@ -55,8 +55,8 @@ func newFDPool() *fdPool {
 }
 
 // op waits for a turn at file work; the caller runs done once finished. A
-// turn is only ever held by work that waits for nothing else, so waiting
-// for one cannot deadlock.
+// turn is held only by work that never waits for another turn or a slot,
+// so waiting for one cannot deadlock.
 func (p *fdPool) op() (done func()) {
 	p.ops <- struct{}{}
 	return func() { <-p.ops }
@@ -122,10 +122,10 @@ func (p *fdPool) victim() *sessionWriter {
 	return nil
 }
 
-// acquire takes a slot for w's next log, closing the least recently used
-// idle writer's log when the pool is full, or waiting for one to become
-// idle. w holds no log, so no writer waiting here is one another waits
-// for. Caller holds w.mu.
+// acquire takes a slot for the caller's next log, closing the least
+// recently used idle writer's log when the pool is full, or waiting for one
+// to become idle. The caller holds its own writer's lock, and that writer
+// holds no log, so it is never the one another caller waits for.
 func (c *Capture) acquire() {
 	p := c.pool
 	p.mu.Lock()
