@@ -230,6 +230,24 @@ func (f *FS) Remove(p string) error {
 	return mapErr("remove", p, r.Remove(rel))
 }
 
+// Link makes dst a second name of the file src (a hard link), refusing a
+// dst that exists; both must be inside one root. It is how session logs
+// closed to bound descriptors are marked live: the mark shares the locked
+// owner file, so the lock speaks for every log it marks.
+func (f *FS) Link(src, dst string) error {
+	sr, srel, ok1 := f.split(src)
+	dr, drel, ok2 := f.split(dst)
+	if !ok1 || !ok2 || sr != dr {
+		return &fs.PathError{Op: "link", Path: src + " → " + dst, Err: ErrOutside}
+	}
+	r, err := os.OpenRoot(sr)
+	if err != nil {
+		return fmt.Errorf("safefs: link %s: %w", dst, err)
+	}
+	defer r.Close()
+	return mapErr("link", dst, r.Link(srel, drel))
+}
+
 // Rename moves src to dst, refusing a dst that exists (archives never overwrite).
 // Both must be inside roots; when they are in different roots (a memory and a
 // skill folder configured apart) the move is a plain rename of the two paths

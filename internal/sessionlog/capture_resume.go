@@ -54,7 +54,7 @@ func (c *Capture) reopen(w *sessionWriter) (bool, error) {
 			break
 		}
 		info, err := f.Stat()
-		now, lerr := os.Lstat(w.path)
+		now, lerr := c.l.fs.Lstat(w.path)
 		if err != nil || lerr != nil || !os.SameFile(info, now) {
 			_ = f.Close()
 			continue

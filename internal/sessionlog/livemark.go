@@ -32,9 +32,9 @@ const ownerPrefix = "owner-"
 // as its logs' locks would.
 type liveMarks struct {
 	once  sync.Once
-	root  *os.Root // session-log/.live
+	dir   string   // session-log/.live
 	owner *os.File // locked for the capture's life
-	name  string   // the owner file's name in root
+	name  string   // the owner file's name in dir
 	err   error    // why marks cannot be made
 }
 
@@ -59,12 +59,8 @@ func (m *liveMarks) open(l *Logs) error {
 	if err := l.fs.MkdirAll(dir); err != nil {
 		return err
 	}
-	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
+	if info, err := l.fs.Lstat(dir); err != nil || !info.IsDir() {
 		return fmt.Errorf("sessionlog: %s is not a folder", dir)
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
 	}
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
@@ -72,10 +68,9 @@ func (m *liveMarks) open(l *Logs) error {
 	// Locked before its name appears, as a log is: no one removes it as stale.
 	owner, err := l.fs.CreateLocked(filepath.Join(dir, name), nil, logWriterLock)
 	if err != nil {
-		_ = root.Close()
 		return err
 	}
-	m.root, m.owner, m.name = root, owner, name
+	m.dir, m.owner, m.name = dir, owner, name
 	removeStaleOwners(l, dir, name)
 	return nil
 }
@@ -111,11 +106,11 @@ func (c *Capture) mark(path string) error {
 	if err != nil {
 		return err
 	}
-	name := filepath.Base(path)
-	err = m.root.Link(m.name, name)
+	owner, mark := filepath.Join(m.dir, m.name), filepath.Join(m.dir, filepath.Base(path))
+	err = c.l.fs.Link(owner, mark)
 	if errors.Is(err, fs.ErrExist) {
-		_ = m.root.Remove(name)
-		err = m.root.Link(m.name, name)
+		_ = c.l.fs.Remove(mark)
+		err = c.l.fs.Link(owner, mark)
 	}
 	return err
 }
@@ -126,7 +121,7 @@ func (c *Capture) unmark(path string) {
 	if err != nil {
 		return
 	}
-	if err := m.root.Remove(filepath.Base(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := c.l.fs.Remove(filepath.Join(m.dir, filepath.Base(path))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.l.log.Warn("memory: live mark of a session log left behind", "file", c.l.st.Rel(path), "err", err)
 	}
 }
