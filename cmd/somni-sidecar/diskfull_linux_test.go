@@ -8,58 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // The disk-full tests run the data dir on a tmpfs of their own and fill it
 // with one file before the step under test, so the disk is full when that
 // step writes, whatever the scheduler does: nothing races the sidecar.
-
-// smallDisk mounts a tmpfs of size bytes for the test. Mounting needs root
-// (CAP_SYS_ADMIN), which CI has: the test fails rather than skips without
-// it, so a run that did not check a full disk never passes as one that did.
-func smallDisk(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
-		t.Fatalf("cannot mount a %d-byte tmpfs at %s (%v): the disk-full tests need root or CAP_SYS_ADMIN "+
-			"and a kernel with tmpfs, as CI runs them; as another user: sudo -E go test ./cmd/somni-sidecar -run DiskFull", size, dir, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes one file until the file system refuses it, and returns
-// a func that removes it again: the space comes back at once.
-func fillDisk(t *testing.T, dir string) (free func()) {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for err == nil {
-		_, err = f.Write(chunk)
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling %s: %v, want ENOSPC", dir, err)
-	}
-	return func() {
-		t.Helper()
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // moveKnowledge renames every note folder of from's knowledge into dir's:
 // a rename needs no space, so notes arrive on a disk that is already full.
@@ -97,7 +54,7 @@ func TestDiskFullRecall(t *testing.T) {
 			first.call("index.sync", map[string]any{"reason": "test"}, nil)
 			first.kill()
 			writeKnowledge(t, dir, n)
-			free := fillDisk(t, dir)
+			free := testutil.FillDisk(t, dir)
 			return start(t, dir, nil), free
 		}},
 		{"notes arrive on a full disk", func(t *testing.T, dir string) (*proc, func()) {
@@ -105,14 +62,14 @@ func TestDiskFullRecall(t *testing.T) {
 			s.call("index.sync", map[string]any{"reason": "test"}, nil)
 			incoming := filepath.Join(dir, "incoming")
 			writeKnowledge(t, incoming, n)
-			free := fillDisk(t, dir)
+			free := testutil.FillDisk(t, dir)
 			moveKnowledge(t, incoming, dir)
 			return s, free
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := smallDisk(t, 8<<20)
+			dir := testutil.SmallDisk(t, 8<<20)
 			s, free := tc.fill(t, dir)
 			for range 3 { // each sync fails to write the cache; the log says so once
 				s.call("index.sync", map[string]any{"reason": "test"}, nil)
@@ -148,11 +105,11 @@ func TestDiskFullRecall(t *testing.T) {
 // cannot write its file on a full disk leaves no entry folder behind, and
 // the model is told the write failed.
 func TestDiskFullDreamLeavesNoFolder(t *testing.T) {
-	dir := smallDisk(t, 4<<20)
+	dir := testutil.SmallDisk(t, 4<<20)
 	s := start(t, dir, nil)
 	s.call("session.append", map[string]any{"sessionId": "chat-1", "role": "user", "text": "the staging bastion is bastion-07 now"}, nil)
 	s.call("session.close", map[string]any{"sessionId": "chat-1"}, nil)
-	fillDisk(t, dir)
+	testutil.FillDisk(t, dir)
 
 	const name = "staging-bastion-host"
 	model := dreamtest.NewModel(

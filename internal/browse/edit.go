@@ -111,16 +111,20 @@ func (b *Browser) Restore(ctx context.Context, rel, version string) (string, err
 		return "", err
 	}
 	dest, err := b.ed.RestoreEntry(ctx, f.abs, b.expect(f, version)) // "" accepts whatever is there
-	if _, ok := IsConflict(err); ok {
-		return "", err
-	}
 	if err != nil {
-		if errors.Is(err, memory.ErrInvalid) {
-			return "", err
-		}
-		return "", fileErr(f.rel, err)
+		return "", moveErr(f, err)
 	}
 	return b.store.Rel(dest), nil
+}
+
+// moveErr is how a move of f (Forget, Restore) failed, as the tab shows it:
+// a conflict and a refusal as they are, anything else as what went wrong
+// with the file.
+func moveErr(f file, err error) error {
+	if _, ok := IsConflict(err); ok || errors.Is(err, memory.ErrInvalid) {
+		return err
+	}
+	return fileErr(f.rel, err)
 }
 
 // Pin answers memory.pin: pinned: true in the front-matter (removed when
@@ -164,14 +168,8 @@ func (b *Browser) Forget(ctx context.Context, rel, version string) (string, erro
 		return "", err
 	}
 	dest, err := b.ed.ArchiveEntry(ctx, f.abs, b.expect(f, version)) // "" accepts whatever is there
-	if _, ok := IsConflict(err); ok {
-		return "", err
-	}
 	if err != nil {
-		if errors.Is(err, memory.ErrInvalid) {
-			return "", err
-		}
-		return "", fileErr(f.rel, err)
+		return "", moveErr(f, err)
 	}
 	if info, err := b.store.FS().Stat(dest); err == nil && info.IsDir() {
 		dest = filepath.Join(dest, filepath.Base(f.abs))

@@ -4,60 +4,16 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/testutil"
 )
-
-// smallDisk mounts a tmpfs of size bytes for the test. Mounting needs root
-// (CAP_SYS_ADMIN), which CI has: the test fails rather than skips without
-// it, so a run that did not check a full disk never passes as one that did.
-func smallDisk(t *testing.T, size int64) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
-		t.Fatalf("cannot mount a %d-byte tmpfs at %s (%v): the disk-full tests need root or CAP_SYS_ADMIN "+
-			"and a kernel with tmpfs, as CI runs them; as another user: sudo -E go test ./internal/index -run DiskFull", size, dir, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fillDisk writes one file until the file system refuses it, and returns
-// a func that removes it again.
-func fillDisk(t *testing.T, dir string) (free func()) {
-	t.Helper()
-	p := filepath.Join(dir, "filler")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for err == nil {
-		_, err = f.Write(chunk)
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling %s: %v, want ENOSPC", dir, err)
-	}
-	return func() {
-		t.Helper()
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestDiskFullCache: the notes live on a disk with space, the cache file
 // on one that fills after it was opened. A sync whose rows the cache file
@@ -100,7 +56,7 @@ func TestDiskFullCache(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			root, disk := t.TempDir(), smallDisk(t, 2<<20)
+			root, disk := t.TempDir(), testutil.SmallDisk(t, 2<<20)
 			var emb embed.Embedder = embed.Off()
 			gate := make(chan struct{})
 			switch tc.emb {
@@ -124,7 +80,7 @@ func TestDiskFullCache(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			free := fillDisk(t, disk)
+			free := testutil.FillDisk(t, disk)
 			close(gate)
 			tc.whileFull(t, root)
 			for range 3 {

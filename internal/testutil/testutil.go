@@ -5,6 +5,7 @@
 //	secrets.go   the secret corpus of testdata/secrets, line by line
 //	crash.go     CrashRounds: the kill -9 harness of the crash tests
 //	yaml.go      BillionLaughs: the YAML alias bomb the front-matter readers must survive
+//	disk_linux.go  SmallDisk, FillDisk: a tmpfs of its own for a test, filled until it refuses a write
 package testutil
 
 import (
