@@ -194,7 +194,7 @@ func randomToken(tok string) bool {
 	case digit == 0 || upper+lower == 0:
 		return false
 	case isHex(body) || isUUID(body):
-		if !prefixed || isUUID(body) {
+		if !prefixed || isUUID(body) || feishuID(tok[:len(tok)-len(body)]) {
 			return false
 		}
 		alphabet = 16
@@ -208,6 +208,18 @@ func randomToken(tok string) bool {
 		return false
 	}
 	return entropy(body) >= entropyShare*math.Log2(min(float64(len(body)), alphabet))
+}
+
+// feishuID says whether a hex token's prefix is one of Feishu's (Lark's) id kinds: ou_ (a user's
+// open_id), on_ (union_id), oc_ (chat) and om_ (message). The chat platforms name a session's user
+// with it (feishu:ou_…), and it has the shape of a vendor token (shpat_ + 32 hex is Shopify's):
+// redacted, every Feishu user's profile and log header read [REDACTED] and their names were refused.
+func feishuID(prefix string) bool {
+	switch prefix {
+	case "ou_", "on_", "oc_", "om_":
+		return true
+	}
+	return false
 }
 
 // vendorBody strips a vendor prefix (gsk_, napi_, lsv2_pt_, dckr_pat_, nvapi-): one to three lower

@@ -75,6 +75,10 @@ func TestRedactLeavesNormalTextAlone(t *testing.T) {
 		`  "memory/intentions/pi-20261129-001/INTENT.md": ` + "`---",
 		"	u := Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}",
 		"// \"密钥 rotation\" and \"令牌 bucket\" are prose.",
+		// Feishu's ids of a user, a union, a chat and a message: what a chat platform names a
+		// session's user with, never a credential.
+		"user: feishu:ou_7d8a6e6b5c4d3e2f1a0b9c8d7e6f5a4b",
+		"union on_0f1e2d3c4b5a69788796a5b4c3d2e1f0, chat oc_a1b2c3d4e5f60718293a4b5c6d7e8f90, message om_5f4e3d2c1b0a99887766554433221100",
 	}
 	for _, txt := range texts {
 		if got := Text(txt); got != txt {
