@@ -101,6 +101,38 @@ func (b *Browser) conflict(f file) error {
 	return c
 }
 
+// NewEntry is a knowledge entry a person writes in the tab (memory.create).
+type NewEntry struct {
+	Name        string // its name and folder, as the dreamer's names
+	Type        string // a knowledge type (memory.KnowledgeTypes); "" is fact
+	Description string // one sentence: recall matches it first
+	Body        string
+}
+
+// Create answers memory.create: a knowledge entry written by hand through
+// the dreamer's own create (its checks of name, type and duplicates, its
+// redaction), verified, since a person wrote it. An entry that exists
+// under the name or says the same is refused naming it: edit that one.
+// It returns the new file, relative to the data directory.
+func (b *Browser) Create(ctx context.Context, in NewEntry) (string, error) {
+	if n := len(in.Name) + len(in.Type) + len(in.Description) + len(in.Body); n > MaxRawBytes {
+		return "", invalid("the entry is %d bytes, over the %d-byte limit of a memory file", n, MaxRawBytes)
+	}
+	typ := strings.TrimSpace(in.Type)
+	if typ == "" {
+		typ = "fact"
+	}
+	e, err := b.store.CreateKnowledge(ctx, strings.TrimSpace(in.Name), typ, strings.TrimSpace(in.Description), in.Body, true)
+	var dup *memory.DuplicateError
+	if errors.As(err, &dup) {
+		return "", invalid("%q already exists (%s, %s): open it and edit it instead", dup.Existing.Name, b.store.Rel(dup.Existing.Path), dup.Why)
+	}
+	if err != nil {
+		return "", err
+	}
+	return b.store.Rel(e.Path), nil
+}
+
 // Restore answers memory.restore: the undo of Forget, an archived entry
 // put back among the active ones (memory.Editor.RestoreEntry), checked
 // against version under the write lock; it returns the restored file,

@@ -38,6 +38,7 @@ func (t *tab) methods() map[string]rpc.Handler {
 		"memory.write":   method("memory.write", t.write),
 		"memory.forget":  method("memory.forget", t.forget),
 		"memory.restore": method("memory.restore", t.restore),
+		"memory.create":  method("memory.create", t.create),
 		"memory.pin":     method("memory.pin", t.pin),
 		"memory.session": method("memory.session", t.session),
 		"memory.health":  method("memory.health", t.health),
@@ -110,6 +111,22 @@ func (t *tab) restore(ctx context.Context, p restoreParams) (any, error) {
 	}
 	t.s.SyncIndexAsync("memory.restore")
 	return map[string]string{"restoredTo": to}, nil
+}
+
+type createParams struct {
+	Name        string `json:"name" desc:"a short slug naming the topic, e.g. office-wifi"`
+	Type        string `json:"type" desc:"fact, preference, decision, pitfall, experience, user, procedure or insight; empty: fact" default:""`
+	Description string `json:"description" desc:"one sentence: when this memory helps"`
+	Body        string `json:"body" desc:"the memory in Markdown"`
+}
+
+func (t *tab) create(ctx context.Context, p createParams) (any, error) {
+	path, err := t.b.Create(ctx, browse.NewEntry{Name: p.Name, Type: p.Type, Description: p.Description, Body: p.Body})
+	if err != nil {
+		return nil, err
+	}
+	t.s.SyncIndexAsync("memory.create")
+	return map[string]string{"path": path}, nil
 }
 
 type pinParams struct {

@@ -681,3 +681,47 @@ func TestHealthAndPingSync(t *testing.T) {
 		})
 	}
 }
+
+// TestMemoryCreate: a memory written by hand in the tab is a knowledge
+// entry on disk that recall finds; a second one under the same name, a
+// name holding a secret and a missing body are refused with the reason,
+// and nothing more is written.
+func TestMemoryCreate(t *testing.T) {
+	srv, dir := tabServer(t)
+	var made struct{ Path string }
+	if err := call(t, srv, "memory.create", `{"name":"office-wifi","type":"fact","description":"The office Wi-Fi network and where its password is kept","body":"The office Wi-Fi is **corp-5g**; its password is on the card at reception."}`, &made); err != nil {
+		t.Fatal(err)
+	}
+	if made.Path != "memory/knowledge/office-wifi/SKILL.md" {
+		t.Fatalf("created %q", made.Path)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(made.Path)))
+	if err != nil || !strings.Contains(string(b), "name: office-wifi\n") || !strings.Contains(string(b), "corp-5g") {
+		t.Fatalf("on disk: %v\n%s", err, b)
+	}
+	if err := call(t, srv, "index.sync", `{}`, nil); err != nil {
+		t.Fatal(err)
+	}
+	var found browse.ListResult
+	if err := call(t, srv, "memory.list", `{"query":"office wifi"}`, &found); err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Entries) == 0 || found.Entries[0].Path != made.Path {
+		t.Errorf("search does not find the new memory first: %+v", found.Entries)
+	}
+	before, _ := filepath.Glob(filepath.Join(dir, "memory", "knowledge", "*", "SKILL.md"))
+	for _, tc := range []struct{ params, want string }{
+		{`{"name":"office-wifi","description":"Another note","body":"x"}`, `"office-wifi" already exists`},
+		{`{"name":"deploy-ghp_Zx8Qw2Er4Ty6Ui8Op0As2Df4Gh6Jk8Lz0Xc2V","description":"Deploy token","body":"x"}`, "secret"},
+		{`{"name":"empty","description":"Nothing in it","body":"  "}`, `"body": is required`},
+	} {
+		err := call(t, srv, "memory.create", tc.params, nil)
+		if rpcCode(err) != rpc.CodeInvalidParams || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("create %s: %v, want -32602 saying %q", tc.params, err, tc.want)
+		}
+	}
+	after, _ := filepath.Glob(filepath.Join(dir, "memory", "knowledge", "*", "SKILL.md"))
+	if len(after) != len(before) {
+		t.Errorf("refused creates wrote files: %v then %v", before, after)
+	}
+}

@@ -2,6 +2,7 @@
 import { useState } from 'react';
 import type { MemoryListQuery } from '../src/memory-wire.js';
 import { Status, fmtScore, fmtTime, kindLabel, useLoad, type ViewProps } from './common.js';
+import { NewMemory } from './NewMemory.js';
 
 const KINDS = ['', 'knowledge', 'skill', 'intention', 'episode'];
 
@@ -11,8 +12,13 @@ export function BrowseView({ api, t, open }: ViewProps) {
   const { value, error, loading } = useLoad(() => api.list({ ...query, limit: 200 }), [api, query]);
   const entries = value?.entries ?? [];
   const set = (k: keyof MemoryListQuery) => (v: string) => setForm((f) => ({ ...f, [k]: v || undefined }));
+  const [writing, setWriting] = useState(false);
   return (
     <div data-testid="somni-browse">
+      <div className="somni-row" style={{ marginBottom: 8 }}>
+        <button className="somni-btn" data-testid="somni-new-open" onClick={() => setWriting(true)} disabled={writing}>{t('new.open')}</button>
+      </div>
+      {writing && <NewMemory api={api} t={t} open={open} cancel={() => setWriting(false)} />}
       <form className="somni-filters" onSubmit={(e) => { e.preventDefault(); setQuery({ ...form }); }}>
         <input aria-label={t('browse.search')} placeholder={t('browse.search')} value={form.query ?? ''} onChange={(e) => set('query')(e.target.value)} style={{ minWidth: 220 }} />
         <label className="somni-small">{t('browse.kind')}{' '}

@@ -3,7 +3,7 @@
  * resolves to a value or throws an Error carrying the host's message: views show it as it is.
  */
 import { MEMORY_NAMESPACE } from '../src/memory-wire.js';
-import type { DreamStatus, Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, SessionMemoryEvent } from '../src/memory-wire.js';
+import type { DreamStatus, Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent } from '../src/memory-wire.js';
 
 /** The web client's `ctx.connection.rpc` as far as the tab uses it. */
 export interface ClientRpc {
@@ -17,6 +17,7 @@ export interface MemoryApi {
   write(path: string, raw: string, version: string): Promise<MemoryWriteResult>;
   forget(path: string, version?: string): Promise<{ archivedTo: string }>;
   restore(path: string, version?: string): Promise<{ restoredTo: string }>;
+  create(m: NewMemory): Promise<{ path: string }>;
   pin(path: string, pinned: boolean, version?: string): Promise<{ version: string }>;
   session(sessionId: string): Promise<{ events: SessionMemoryEvent[] }>;
   dreams(limit?: number): Promise<{ dreams: Dream[] }>;
@@ -49,6 +50,7 @@ export function memoryApi(rpc: ClientRpc): MemoryApi {
     write: (path, raw, version) => call('write', { path, raw, version }),
     forget: (path, version) => call('forget', { path, version }),
     restore: (path, version) => call('restore', { path, version }),
+    create: (m) => call('create', { name: m.name, type: m.type, description: m.description, body: m.body }),
     pin: (path, pinned, version) => call('pin', { path, pinned, version }),
     session: (sessionId) => call('session', { sessionId }),
     dreams: (limit) => call('dreams', { limit }),

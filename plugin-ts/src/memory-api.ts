@@ -33,7 +33,7 @@ export interface TypertProtocol {
   Remote: (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext) => void;
 }
 
-type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel';
+type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel';
 export interface MemoryApiDeps {
   call: CallOf<MemoryMethod>;
   /** Starts a dream through the plugin's scheduler (shared with dream_now and the idle timer). */
@@ -169,6 +169,13 @@ export function memoryHandlers(deps: MemoryApiDeps) {
     },
     forget: async (path: unknown, version: unknown) => call('memory.forget', compact({ path: arg.path(path), version: arg.str('version', version, 256) }), T),
     restore: async (path: unknown, version: unknown) => call('memory.restore', compact({ path: arg.path(path), version: arg.str('version', version, 256) }), T),
+    create: async (name: unknown, type: unknown, description: unknown, body: unknown) =>
+      call('memory.create', compact({
+        name: arg.str('name', name, MEMORY_LIMITS.pathChars, true) as string,
+        type: arg.str('type', type, 64),
+        description: arg.str('description', description, MEMORY_LIMITS.queryChars, true) as string,
+        body: arg.str('body', body, MEMORY_LIMITS.rawChars, true) as string,
+      }), T),
     async pin(path: unknown, pinned: unknown, version: unknown) {
       const p = arg.bool('pinned', pinned);
       if (p === undefined) throw new Error('pinned is required');
@@ -255,6 +262,9 @@ function memoryApiClass(mod: TypertProtocol, h: ReturnType<typeof memoryHandlers
     }
     @Remote async restore(path: unknown, version: unknown) {
       return h.restore(path, version);
+    }
+    @Remote async create(name: unknown, type: unknown, description: unknown, body: unknown) {
+      return h.create(name, type, description, body);
     }
     @Remote async pin(path: unknown, pinned: unknown, version: unknown) {
       return h.pin(path, pinned, version);

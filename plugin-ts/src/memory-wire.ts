@@ -113,6 +113,14 @@ export interface Dream {
 }
 /** A JSON value the tab renders generically (doctor findings and index counts vary by sidecar version). */
 export type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };
+/** A knowledge entry a person writes in the tab (`memory.create`); `type` '' is fact. */
+// A type, not an interface: the sidecar call takes it as a JSON record.
+export type NewMemory = {
+  name: string;
+  type?: string;
+  description: string;
+  body: string;
+};
 export interface MemoryHealth {
   doctor: Plain[];
   index: { [key: string]: Plain };

@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, Plain, SessionMemoryEvent, SyncState } from './memory-wire.js';
+import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, SyncState } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -90,6 +90,7 @@ export interface MethodTable {
   'memory.write': { params: { path: string; raw: string; version: string }; result: { version: string; redacted: boolean } };
   'memory.forget': { params: { path: string; version?: string }; result: { archivedTo: string } };
   'memory.restore': { params: { path: string; version?: string }; result: { restoredTo: string } };
+  'memory.create': { params: NewMemory; result: { path: string } };
   'memory.pin': { params: { path: string; pinned: boolean; version?: string }; result: { version: string } };
   'memory.session': { params: { sessionId: string }; result: { events: SessionMemoryEvent[] } };
   'memory.dreams': { params: { limit?: number }; result: { dreams: Dream[] } };
@@ -253,6 +254,7 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   },
   'memory.forget': (raw) => ({ archivedTo: s(object('memory.forget', raw).archivedTo) }),
   'memory.restore': (raw) => ({ restoredTo: s(object('memory.restore', raw).restoredTo) }),
+  'memory.create': (raw) => ({ path: s(object('memory.create', raw).path) }),
   'memory.pin': (raw) => ({ version: s(object('memory.pin', raw).version) }),
   'memory.session': (raw) => ({ events: records(object('memory.session', raw).events).map(toSessionEvent) }),
   'memory.dreams': (raw) => ({ dreams: records(object('memory.dreams', raw).dreams).map(toDream) }),

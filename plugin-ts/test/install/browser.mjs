@@ -232,6 +232,27 @@ await check('Browse: a day without a time is shown as that day, never as midnigh
   expect(row.includes('Nov 20, 2026') && !/12:00:00|AM|PM/.test(row), `the row reads: ${row}`);
 });
 
+await check('New memory: written by hand in Browse, it is a file on disk, opens, and recall finds it', async () => {
+  await clickText('Browse');
+  await page.click(memTab('[data-testid="somni-new-open"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-new"]'));
+  await page.type(memTab('[data-testid="somni-new"] input[aria-label^="Name"]'), 'office-wifi');
+  await page.type(memTab('[data-testid="somni-new"] input[aria-label^="One sentence"]'), 'The office Wi-Fi network and where its password is kept');
+  await page.type(memTab('[data-testid="somni-new"] textarea'), 'The office Wi-Fi is **corp-5g**; its password is on the card at reception.');
+  await page.click(memTab('[data-testid="somni-new"] button[type="submit"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-body"]'), { timeout: 15_000 });
+  const body = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => e.innerHTML);
+  expect(/<strong>corp-5g<\/strong>/.test(body), `the new entry's body: ${body.slice(0, 300)}`);
+  const file = join(KNOW, 'office-wifi', 'SKILL.md');
+  expect(existsSync(file) && /name: office-wifi\n/.test(readFileSync(file, 'utf8')), `${file} is not on disk as written`);
+  const r = await waitFor('recall of the new memory', async () => {
+    const res = await api('list', { query: 'office wifi' });
+    return res.result.value?.entries?.some((e) => e.path === 'memory/knowledge/office-wifi/SKILL.md') ? res : undefined;
+  }, 15_000).catch(() => undefined);
+  expect(r, 'search does not find the new memory');
+  await clickText('← Back');
+});
+
 /** Empties one of Browse's inputs (React reads the input event). */
 async function clearInput(selector) {
   await page.$eval(selector, (el) => {

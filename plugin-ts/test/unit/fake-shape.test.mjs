@@ -69,6 +69,7 @@ const REQUESTS = [
   ['memory.forget', { path: MEM_PATH }],
   // Restore what the forget just archived, where it went.
   ['memory.restore', (prev) => ({ path: archivedOf(prev[prev.length - 1]) })],
+  ['memory.create', { name: 'office-wifi', description: 'The office Wi-Fi network', body: 'The office Wi-Fi is corp-5g.' }],
   ['shutdown', {}],
 ];
 
