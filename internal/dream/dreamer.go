@@ -371,8 +371,11 @@ func (r *run) dream() Result {
 	r.d.log.Info("dream started", "trigger", r.trigger, "logs", len(work), "max_iters", maxIters)
 
 	conv := newConversation(4 + 4*maxIters)
-	conv.add(Message{Role: "system", Content: tb.systemPrompt(r.ctx, r.trigger, r.start)})
-	conv.add(Message{Role: "user", Content: tb.userPrompt(r.ctx, work, r.trigger, r.start)})
+	// One walk of knowledge serves both prompts (its count, its sync
+	// conflicts); one that fails leaves them without either.
+	knowledge, _ := tb.st.Scan(r.ctx, memory.KindKnowledge)
+	conv.add(Message{Role: "system", Content: tb.systemPrompt(knowledge, r.trigger, r.start)})
+	conv.add(Message{Role: "user", Content: tb.userPrompt(knowledge, work, r.trigger, r.start)})
 	tools := tb.specs()
 
 	for iter := 0; iter < maxIters; iter++ {

@@ -127,18 +127,17 @@ func (tb *toolbox) markLogProcessed(_ context.Context, c *call, a logPathArgs) s
 	return fmt.Sprintf("Marked %s processed and archived it to %s. Its raw text has left the context: work from your notes.", present.ShowExact(logKey(a.Path)), tb.rel(dest))
 }
 
-// systemPrompt assembles role, strategy (the user's override when present) and workflow.
-func (tb *toolbox) systemPrompt(ctx context.Context, trigger string, start time.Time) string {
-	n := 0
-	if refs, err := tb.st.Scan(ctx, memory.KindKnowledge); err == nil {
-		n = len(refs)
-	}
-	return renderSystemPrompt(tb.strategy(), n, trigger, start)
+// systemPrompt assembles role, strategy (the user's override when present)
+// and workflow; knowledge is the store's knowledge entries (their count).
+func (tb *toolbox) systemPrompt(knowledge []memory.Ref, trigger string, start time.Time) string {
+	return renderSystemPrompt(tb.strategy(), len(knowledge), trigger, start)
 }
 
-func (tb *toolbox) userPrompt(ctx context.Context, logs []logRef, trigger string, now time.Time) string {
+// userPrompt lists the logs, the last diary's tail and the sync conflicts
+// among knowledge, the same scan the system prompt counts.
+func (tb *toolbox) userPrompt(knowledge []memory.Ref, logs []logRef, trigger string, now time.Time) string {
 	name, text := tb.latestDiary()
-	return renderUserPrompt(logs, trigger, now, name, text) + renderConflicts(tb.conflicts(ctx))
+	return renderUserPrompt(logs, trigger, now, name, text) + renderConflicts(tb.conflicts(knowledge))
 }
 
 // conflict is a sibling a git sync left beside an entry whose same lines
@@ -147,14 +146,10 @@ type conflict struct{ sibling, of string }
 
 // conflicts lists the knowledge entries whose header names, under
 // conflicts_with, the entry they conflict with; only folders shaped like a
-// sibling's are read, so a store without conflicts costs one scan.
-func (tb *toolbox) conflicts(ctx context.Context) []conflict {
-	refs, err := tb.st.Scan(ctx, memory.KindKnowledge)
-	if err != nil {
-		return nil
-	}
+// sibling's are read, so a store without conflicts costs nothing more.
+func (tb *toolbox) conflicts(knowledge []memory.Ref) []conflict {
 	var out []conflict
-	for _, r := range refs {
+	for _, r := range knowledge {
 		if !memmerge.LooksLikeSibling(filepath.Base(filepath.Dir(r.Path))) {
 			continue
 		}
