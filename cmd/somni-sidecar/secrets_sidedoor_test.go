@@ -146,6 +146,7 @@ func TestSecretsSideDoors(t *testing.T) {
 // and passwords keep their spelling.
 func TestSecretsSideDoorLookAlikes(t *testing.T) {
 	const entry = "memory/knowledge/staging-db/SKILL.md"
+	const dshSession = "session-a16e50c1-294b-4c71-a54b-4970b3e73c6c"
 	header := "---\n# reviewed with the platform team\nname: staging-db\ndescription: the staging database # see the runbook\n" +
 		"type: fact\npassword_policy: at least 14 characters\ntoken_count: 12\nsecret_name: prod/db\n" +
 		"api_token_ttl: 30d\n# tokens are counted per session\ntags: [db, staging]\n---\n\n"
@@ -189,6 +190,9 @@ func TestSecretsSideDoorLookAlikes(t *testing.T) {
 			}
 			s.call("session.append", map[string]any{"sessionId": "agent:main:main", "role": "user", "text": "deploy the staging stack"}, nil)
 			s.call("session.close", map[string]any{"sessionId": "agent:main:main"}, nil)
+			// DSH's session ids are UUIDs; one whose first group starts with a letter once read as a token.
+			s.call("session.append", map[string]any{"sessionId": dshSession, "role": "user", "text": "and the production one"}, nil)
+			s.call("session.close", map[string]any{"sessionId": dshSession}, nil)
 		}, func(t *testing.T, dir string) {
 			for _, p := range []string{"memory/knowledge/api-token-rotation/SKILL.md", "memory/knowledge/password-policy/SKILL.md",
 				"memory/users/telegram:123456789/about_user.md"} {
@@ -198,6 +202,9 @@ func TestSecretsSideDoorLookAlikes(t *testing.T) {
 			}
 			if all := dirBytes(t, dir); !bytes.Contains(all, []byte(`chat_id: "agent:main:main"`+"\n")) {
 				t.Error("no session log header says chat_id: \"agent:main:main\"")
+			}
+			if all := dirBytes(t, dir); !bytes.Contains(all, []byte("chat_id: "+dshSession+"\n")) {
+				t.Errorf("no session log header says chat_id: %s", dshSession)
 			}
 		}},
 	} {

@@ -167,6 +167,9 @@ func hashName(s string) bool {
 
 // randomToken decides a token by its shape (see the package comment of this file).
 func randomToken(tok string) bool {
+	if endsInUUID(tok) {
+		return false
+	}
 	body, prefixed := vendorBody(tok)
 	if prefixed {
 		if hashName(tok[:len(tok)-len(body)-1]) {
@@ -251,6 +254,22 @@ func isHex(s string) bool {
 
 func isUUID(s string) bool {
 	return len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' && isHex(s)
+}
+
+// endsInUUID is a UUID, alone or named by a prefix (session-…, req_…): an id, not a secret. Without
+// this check a UUID whose first group starts with a letter (a16e50c1-…) read as a vendor prefix and
+// a random body, and DSH's session ids (session-<uuid>) were redacted in the log's chat_id — a nap
+// or a compaction digest then found no log for the session.
+func endsInUUID(tok string) bool {
+	const n = 36
+	if len(tok) < n || !isUUID(tok[len(tok)-n:]) {
+		return false
+	}
+	if len(tok) == n {
+		return true
+	}
+	c := tok[len(tok)-n-1]
+	return c == '-' || c == '_'
 }
 
 // wordLetters counts the letters in runs of 3+ lower case letters, with a capital before the run

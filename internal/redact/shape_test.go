@@ -47,6 +47,9 @@ func TestRandomTokenGuards(t *testing.T) {
 		"gsk_8mQz1vX4pL7sT2wR9yB3nK6dF0hJ5cA1eG8iM2oU4qW7zX3v":             true,  // vendor prefix, long random body
 		"9fceb02d0ae598e95dc970b74767f19372d61af8":                         false, // commit id: hex alone
 		"3f2c1a9e-7b4d-4e2f-9a1c-5d8e6f7a8b9c":                             false, // UUID
+		"a16e50c1-294b-4c71-a54b-4970b3e73c6c":                             false, // UUID whose first group reads as a prefix
+		"session-a16e50c1-294b-4c71-a54b-4970b3e73c6c":                     false, // DSH's session id
+		"req_fa3e0c1d-294b-4c71-a54b-4970b3e73c6c":                         false,
 		"TestSecretsNeverReachDiskThroughEveryChannel2":                    false, // identifier made of words
 		"Base64URLSafeEncoderV2Impl":                                       false,
 		"ch_3MmlLrLkdIwHu7ix0snN0B15":                                      false, // object id: short body after a prefix
