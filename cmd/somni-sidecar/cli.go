@@ -107,8 +107,15 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	}
 	// what the recall tool shows the model: no hit barely above noise
 	hits = sidecar.Evident(types.Filter(hits, limit))
-	// A person at a terminal opens the files: absolute paths here.
-	fmt.Fprintln(stdout, present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: 200}))
+	// A person at a terminal opens the files: absolute paths here, a team
+	// pool's named by its origin.
+	show := func(p string) string {
+		if origin := srv.Origin(p); origin != "" {
+			return origin + ": " + p
+		}
+		return p
+	}
+	fmt.Fprintln(stdout, present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: 200, ShowPath: show}))
 	return 0
 }
 

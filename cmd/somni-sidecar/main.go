@@ -18,6 +18,7 @@
 //	cli.go                           the recall, doctor, stats and embed subcommands
 //	mcp.go                           the mcp subcommand
 //	sync.go                          the sync subcommand (package gitsync)
+//	team.go                          the team subcommand: the pools this machine mounts (package team)
 //	mergefile.go                     the merge-file subcommand, git's merge driver (package memmerge)
 //	stdout_unix.go, stdout_other.go  keeping stdout for protocol frames only
 //	memprofile_unix.go, memprofile_other.go  SOMNI_MEMPROFILE: a heap profile on SIGUSR1
@@ -51,6 +52,7 @@ import (
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/sidecar"
+	"github.com/somni-dev/somni/internal/team"
 )
 
 // gcPercent is the collector's target (GOGC) unless the environment sets
@@ -90,7 +92,9 @@ type options struct {
 	verbose  bool
 	recallN  int
 	recallTy string
-	usage    string // the help text, flags described from the parser itself
+	// teamFlags are the --team pools; run adds teams.yml's (team.Mounted).
+	teamFlags []team.Pool
+	usage     string // the help text, flags described from the parser itself
 }
 
 // commands are the subcommands in the order usage lists them; "" serves
@@ -103,10 +107,14 @@ var commands = []struct{ name, args, what string }{
 	{"embed", `["text" ...]`, "print the embedder's vectors as JSON (texts from stdin, one a line, when none given)"},
 	{"mcp", "", "serve the memory to an MCP client on stdio; dream_now dreams with the client's model or --llm openai"},
 	{"sync", "[init REMOTE|status]", "sync the memory through git: init joins REMOTE, sync runs one round, status says what waits (exit 0 only when in step)"},
+	{"team", "[add NAME FOLDER|REMOTE|list|remove NAME|sync]", "mount a team's shared memory beside yours: a folder of the project (e.g. ./.somni) or a git remote cloned into the data dir"},
 	{"merge-file", "%O %A %B %P", "git's merge driver for memory files (sync init registers it)"},
 	{"help", "", "print this help"},
 	{"version", "", "print the version and exit"},
 }
+
+// mountsTeams are the commands that recall: they read the team pools too.
+var mountsTeams = map[string]bool{"": true, "mcp": true, "recall": true, "doctor": true, "stats": true}
 
 // readOnly are the commands that only look at a memory: pointed at a
 // directory that is not there they refuse, where the plugin's serve and
@@ -304,6 +312,13 @@ func newFlagSet(o *options, f *flagValues, version *bool, env func(k, def string
 		"the IANA time `ZONE` dates are read and written in (default: the machine's) (env SOMNI_TIMEZONE)")
 	fs.StringVar(&f.syncInterval, "sync-interval", env("SOMNI_SYNC_INTERVAL", "5m"),
 		"how often a memory under git sync (sync init) syncs by itself while the sidecar runs, a `DURATION` (30s, 5m, 1h) of at least 1s; off: never, not even at start or after a dream (env SOMNI_SYNC_INTERVAL)")
+	fs.Func("team", "mount a team pool for this run, `NAME=FOLDER` (repeatable; teams.yml's pools are mounted too, see the team command)", func(v string) error {
+		p, err := team.ParseFlag(v)
+		if err == nil {
+			o.teamFlags = append(o.teamFlags, p)
+		}
+		return err
+	})
 	fs.BoolVar(&o.jsonOut, "json", false, "stats, doctor: print JSON")
 	fs.IntVar(&o.recallN, "limit", 10, fmt.Sprintf("recall: the most memories to print, `N` from 1 to %d", maxRecallLimit))
 	fs.StringVar(&o.recallTy, "types", "", "recall: a comma `LIST` of kinds (knowledge, skill, episode) or entry types (fact, pitfall, …)")
@@ -499,6 +514,16 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 			return 2
 		}
 	}
+	if mountsTeams[o.command] {
+		if o.cfg.Teams, err = team.Mounted(o.cfg.DataDir, o.teamFlags); err != nil {
+			if o.command != "" && o.command != "mcp" {
+				fmt.Fprintf(stderr, "somni-sidecar %s: %v\n", o.command, err)
+				return 2
+			}
+			// A broken teams.yml costs the team pools, never the personal memory.
+			logger.Error("team pools not mounted", sidecar.LoggerKey, "somni.main", "err", err)
+		}
+	}
 	switch o.command {
 	case "":
 		return serve(o, stdin, stdout, logger)
@@ -516,6 +541,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdSync(o, stdout, stderr)
 	case "merge-file":
 		return cmdMergeFile(o.args, stderr)
+	case "team":
+		return cmdTeam(o, stdout, stderr)
 	}
 	return 2
 }

@@ -41,6 +41,11 @@ func ignorePatterns(st *memory.Store) []string {
 		"/index.sqlite*",
 		// the plugin's log (plugin-ts logfile.ts: logs/somni.log and somni.log.1)
 		"/logs/",
+		// the team pools this machine mounts and the team repositories it
+		// cloned (internal/team's RegistryFile and CloneDir): this machine's
+		// paths, and repositories with remotes of their own
+		"/teams.yml",
+		"/teams/",
 		dataRel(write),
 		dataRel(dream),
 		dataRel(journal),

@@ -19,7 +19,7 @@ type assocGate struct {
 // bind creates the gate over a freshly opened index.
 func (a *assocGate) bind(ix *index.Index, s *Server) {
 	cfg := a.cfg
-	cfg.ShowPath = s.store.Rel // hints name files as the dreamer does: no home directory
+	cfg.ShowPath = names{s.store, s.pools}.show // hints name files as the dreamer does: no home directory
 	a.gate.Store(assoc.New(ix, cfg, s.cfg.Logger.With(LoggerKey, "somni.assoc")))
 }
 

@@ -17,6 +17,7 @@
 //	prompt.go        prompt.build: identity, intentions and the discipline text
 //	assoc.go         the hint gate bound to the index and the store
 //	source.go        the index's view of the store (memory entries as index docs)
+//	teams.go         the mounted team pools: the index reads them with the personal memory (recallSource), results name their origin (Origin)
 //	doctor.go        `doctor`: a thin caller of memory's file checks
 //	install.go       `doctor`'s install checks: binary, embedder, model, runtime, data dir
 //	stats.go         `stats`

@@ -20,6 +20,7 @@ import (
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/sessionlog"
+	"github.com/somni-dev/somni/internal/team"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -71,6 +72,12 @@ type Config struct {
 	// itself (--sync-interval); 0 ⇒ DefaultSyncInterval, < 0 ⇒ never (no
 	// automatic round at all, not even at start or after a dream).
 	SyncInterval time.Duration
+
+	// Teams are the team pools mounted beside the personal memory (package
+	// team: teams.yml's and the --team flags'). Recall, hints and the
+	// search tools rank their entries with the personal ones; nothing but
+	// an explicit share writes them.
+	Teams []team.Pool
 }
 
 // Server is one sidecar instance over one data directory.
@@ -79,6 +86,7 @@ type Server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	store   *memory.Store
+	pools   pools // the mounted team pools, each over its own boundary
 	logs    *sessionlog.Logs
 	capture *sessionlog.Capture
 	dreamer *dream.Dreamer
@@ -148,8 +156,12 @@ func New(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(st.DataDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("sidecar: create data dir: %w", err)
 	}
+	pools, err := openPools(cfg)
+	if err != nil {
+		return nil, err
+	}
 	logs := sessionlog.New(st)
-	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, logs: logs, capture: logs.Capture(),
+	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, pools: pools, logs: logs, capture: logs.Capture(),
 		ixReady: make(chan struct{}), firstSync: make(chan struct{}), startGate: make(chan struct{}), shutdown: make(chan struct{}),
 		assoc: &assocGate{cfg: cfg.Assoc}}
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
@@ -294,15 +306,17 @@ func (s *Server) openIndex(ctx context.Context) {
 			s.log.Warn("cannot create memory folder; hand edits there are seen by periodic scans only", "dir", d, "err", err)
 		}
 	}
+	src := newRecallSource(s.store, s.pools)
 	ix, err := index.Open(ctx, index.Options{
 		Path:         filepath.Join(s.store.DataDir(), "index.sqlite"),
-		Source:       storeSource{s.store},
+		Source:       src,
 		Embedder:     emb,
 		Logger:       ilog,
 		Now:          s.now,
 		Calibration:  s.cfg.Calibration,
 		LinkSpread:   s.cfg.LinkSpread,
-		WatchDirs:    s.store.RecallDirs(),
+		WatchDirs:    src.watchDirs(),
+		Roots:        src.roots(),
 		ScanInterval: scanInterval,
 	})
 	if err != nil {

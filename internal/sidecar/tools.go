@@ -152,7 +152,7 @@ func (s *Server) searchResult(hits []index.Hit, query, what, listOrder, none str
 // quoted notes are data, then the hits with paths relative to the data
 // directory (the model needs no home directory to tell files apart).
 func (s *Server) renderNotes(hits []index.Hit) string {
-	return present.NotesAreData + "\n" + present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: recallBodyChars, ShowPath: s.store.Rel})
+	return present.NotesAreData + "\n" + present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: recallBodyChars, ShowPath: names{s.store, s.pools}.show})
 }
 
 // search runs q on the index, waiting for it to open if needed. It
