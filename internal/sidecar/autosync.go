@@ -44,6 +44,12 @@ type autoSync struct {
 	// received brings the index up to date after a round brought files in
 	received func(ctx context.Context)
 
+	// clones are the team repositories somni cloned (team pools of
+	// package team), each synced by a round of its own after this data
+	// dir's; teamSaid is what each last said, so a failure is logged once.
+	clones   map[string]string // team name → clone dir
+	teamSaid map[string]string
+
 	kick chan struct{} // a round is wanted soon (buffered 1)
 	mu   sync.Mutex    // guards last
 	last SyncOutcome
@@ -51,9 +57,15 @@ type autoSync struct {
 
 // newAutoSync is the automatic sync of the server s over its data dir.
 func newAutoSync(s *Server) *autoSync {
-	return &autoSync{dir: s.store.DataDir(), interval: s.cfg.SyncInterval, log: s.log, now: s.now,
+	a := &autoSync{dir: s.store.DataDir(), interval: s.cfg.SyncInterval, log: s.log, now: s.now,
 		ready: s.firstSync, received: func(ctx context.Context) { s.syncIndex(ctx, "git sync") },
-		kick: make(chan struct{}, 1)}
+		clones: map[string]string{}, teamSaid: map[string]string{}, kick: make(chan struct{}, 1)}
+	for _, p := range s.pools {
+		if p.Clone != "" {
+			a.clones[p.Name] = p.Clone
+		}
+	}
+	return a
 }
 
 // SyncOutcome is how the server's last automatic round went.
@@ -117,9 +129,44 @@ func (a *autoSync) run(ctx context.Context) {
 	}
 }
 
-// round runs one round when the data dir is under sync, then brings the
-// index up to date with what it received.
+// round runs one round when the data dir is under sync, then one for
+// each cloned team repository.
 func (a *autoSync) round(ctx context.Context) {
+	a.personal(ctx)
+	for name, dir := range a.clones {
+		a.team(ctx, name, dir)
+	}
+}
+
+// team runs one round of a cloned team repository: what a teammate shared
+// comes in, what was approved here goes out. Its outcome is logged (once
+// while it fails the same way); the Health view's sync state stays the
+// personal memory's.
+func (a *autoSync) team(ctx context.Context, name, dir string) {
+	rctx, cancel := context.WithTimeout(ctx, syncRoundBound)
+	defer cancel()
+	rep, err := gitsync.Round(rctx, dir, gitsync.WithLogger(a.log))
+	if ctx.Err() != nil {
+		return
+	}
+	said := rep.String()
+	if err != nil {
+		said = err.Error()
+		if a.teamSaid[name] != said {
+			a.log.Warn("team sync failed; the team's entries here stay recallable, the next round retries", "team", name, "err", said)
+		}
+	} else if rep.Sent > 0 || rep.Received > 0 {
+		a.log.Info("team sync: "+said, "team", name, "sent", rep.Sent, "received", rep.Received)
+	}
+	a.teamSaid[name] = said
+	if err == nil && rep.Received > 0 {
+		a.received(ctx)
+	}
+}
+
+// personal runs one round of the data dir when it is under sync, then
+// brings the index up to date with what it received.
+func (a *autoSync) personal(ctx context.Context) {
 	if !underSync(a.dir) {
 		return
 	}

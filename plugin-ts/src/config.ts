@@ -16,7 +16,7 @@
 
 /** One leaf of the description: what it checks, and its default (`undefined` ⇒ the sidecar's). */
 interface Leaf<T> {
-  readonly leaf: 'string' | 'boolean' | 'number' | 'enum';
+  readonly leaf: 'string' | 'boolean' | 'number' | 'enum' | 'record';
   readonly default: T;
   /** Returns why `value` is wrong ('' when it is fine); `at` is the dotted path. */
   readonly check: (value: unknown, at: string) => string;
@@ -54,6 +54,21 @@ function checkNumber({ min, max, integer }: Range): Leaf<unknown>['check'] {
     return '';
   };
 }
+/** A team pool's name, as the sidecar's `team` command checks it. */
+const TEAM_NAME = /^[a-z0-9][a-z0-9-]{0,39}$/;
+/** Team pools by name: NAME → the pool's folder. */
+const teamFolders = (): Leaf<Readonly<Record<string, string>>> => ({
+  leaf: 'record',
+  default: {},
+  check: (v, at) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return `${at} must map team names to folders (e.g. { backend: ./.somni })`;
+    for (const [name, folder] of Object.entries(v)) {
+      if (!TEAM_NAME.test(name)) return `${at}.${name}: a team name is lower-case letters, digits and '-' (at most 40)`;
+      if (typeof folder !== 'string' || !folder.trim()) return `${at}.${name} must be the pool's folder (a non-empty string)`;
+    }
+    return '';
+  },
+});
 const num = (def: number, range: Range): Leaf<number> => ({ leaf: 'number', default: def, check: checkNumber(range) });
 /** A number the sidecar defaults: undefined unless the user set it. */
 const sidecarNum = (range: Range): Leaf<number | undefined> => ({ leaf: 'number', default: undefined, check: checkNumber(range) });
@@ -122,6 +137,13 @@ const SCHEMA = {
      */
     interval: str(''),
   },
+  /**
+   * Team pools mounted for this harness, NAME → folder (relative folders are the harness's working
+   * directory's, so a project's own config can ship `teams: { backend: ./.somni }`). The pools
+   * `somni-sidecar team add` recorded on this machine are mounted too; recall ranks every pool with
+   * the personal memory and names each result's origin. Nothing is written to a pool but an explicit share.
+   */
+  teams: teamFolders(),
 } satisfies Tree;
 
 /** The resolved value a description stands for. */

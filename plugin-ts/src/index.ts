@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Context } from '@deepseek-ai/cordis';
 import type { Agent } from '@deepseek-ai/dsh-agent';
@@ -78,6 +78,7 @@ export function sidecarArgv(binary: string, config: SomniConfig, dataDir: string
   // Only when set: without the flag the sidecar uses the machine's zone.
   if (config.timezone.trim()) argv.push('--timezone', config.timezone.trim());
   if (config.sync.interval.trim()) argv.push('--sync-interval', config.sync.interval.trim());
+  for (const [name, folder] of Object.entries(config.teams)) argv.push('--team', `${name}=${resolvePath(folder.trim())}`);
   return argv;
 }
 

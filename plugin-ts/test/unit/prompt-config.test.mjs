@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PromptCache, SECTIONS, neutralizeBraces, toPromptTexts } from '../../lib/prompt.js';
 import { Config, DEFAULTS, parseConfig, resolveConfig } from '../../lib/config.js';
+import { join } from 'node:path';
 import { dataDirOf, sidecarArgv, sidecarEnv } from '../../lib/index.js';
 
 test('braces are neutralised so rc.8 interpolation cannot see {{name}}', () => {
@@ -110,6 +111,16 @@ test('sync.interval: passed as --sync-interval only when set; the ambient SOMNI_
   assert.deepEqual(sidecarArgv('/s', resolveConfig({ sync: { interval: 'off' } }), '/d').slice(-2), ['--sync-interval', 'off']);
   assert.throws(() => resolveConfig({ sync: { interval: 5 } }), /interval must be a string/);
   assert.deepEqual(sidecarEnv(resolveConfig({}), { SOMNI_SYNC_INTERVAL: '1s' }), { SOMNI_SYNC_INTERVAL: undefined });
+});
+
+test('teams: each pool passed as --team NAME=FOLDER, relative folders resolved from the working directory; bad names and folders refused', () => {
+  assert.deepEqual(resolveConfig({}).teams, {});
+  assert.ok(!sidecarArgv('/s', resolveConfig({}), '/d').includes('--team'), 'none: no flag');
+  const argv = sidecarArgv('/s', resolveConfig({ teams: { backend: '/src/backend/.somni', ops: './.somni' } }), '/d');
+  assert.deepEqual(argv.slice(-4), ['--team', 'backend=/src/backend/.somni', '--team', `ops=${join(process.cwd(), '.somni')}`]);
+  assert.throws(() => resolveConfig({ teams: { Backend: '/x' } }), /teams\.Backend: a team name/);
+  assert.throws(() => resolveConfig({ teams: { backend: '' } }), /teams\.backend must be the pool's folder/);
+  assert.throws(() => resolveConfig({ teams: ['/x'] }), /teams must map team names to folders/);
 });
 
 test('timezone: passed as --timezone only when set; the ambient SOMNI_TIMEZONE is the config\'s to set', () => {
