@@ -41,7 +41,7 @@
 //	                                    that becomes a path or a header id), header patching
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage and
 //	                                    UsageJournal (Store.UsageJournal): an unreadable claim is quarantined
-//	ops.go                              CreateKnowledge/SupersedeKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/
+//	ops.go                              CreateKnowledge (CheckKnowledge: its checks alone)/SupersedeKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/
 //	                                    Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer;
 //	                                    Editor (by path, for a person's edits)
 //	restore.go                          Editor.RestoreEntry: an archived entry back among the active ones

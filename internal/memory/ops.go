@@ -179,16 +179,24 @@ func (s *Store) CreateSkill(ctx context.Context, name, description, body string,
 // KnowledgeTypes are the knowledge `type` values the dreamer may use.
 var KnowledgeTypes = []string{"experience", "fact", "decision", "pitfall", "preference", "user", "procedure", "insight"}
 
-// createSemantic creates a knowledge entry or a learned skill; prev, when set, is the entry it supersedes.
-func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool, prev *Entry) (*Entry, error) {
-	name = strings.TrimSpace(name)
-	dir, err := entryDirName(name)
+// CheckKnowledge runs CreateKnowledge's checks of its input without writing anything: the name
+// (a folder name without a secret, not "archived"), the entry type, the one-line description and a
+// body. Nil when a knowledge entry of these fields could be created, a duplicate aside; a share
+// proposal is checked by it so that its approval is not refused for what could be said at once.
+func CheckKnowledge(name, entryType, description, body string) error {
+	_, _, _, err := checkSemantic(KindKnowledge, strings.TrimSpace(name), entryType, description, body)
+	return err
+}
+
+// checkSemantic checks a new knowledge entry's or learned skill's input and returns its folder
+// name, its description trimmed and its type as written.
+func checkSemantic(kind Kind, name, typ, description, body string) (dir, desc, entryType string, err error) {
+	dir, err = entryDirName(name)
 	if err != nil {
-		return nil, fmt.Errorf("memory: create %s: %w", kind, err)
+		return "", "", "", fmt.Errorf("memory: create %s: %w", kind, err)
 	}
-	desc, err := checkDescription(description)
-	if err != nil {
-		return nil, err
+	if desc, err = checkDescription(description); err != nil {
+		return "", "", "", err
 	}
 	typ = strings.ToLower(strings.TrimSpace(typ))
 	if kind == KindKnowledge {
@@ -196,14 +204,24 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 			typ = "experience"
 		}
 		if typ == "episode" || typ == "intention" || typ == "identity" || typ == "skill" {
-			return nil, invalid("entry_type %q is not a knowledge type (use one of %s)", typ, strings.Join(KnowledgeTypes, ", "))
+			return "", "", "", invalid("entry_type %q is not a knowledge type (use one of %s)", typ, strings.Join(KnowledgeTypes, ", "))
 		}
 		if len(typ) > 40 || strings.ContainsAny(typ, " \n:/\\") {
-			return nil, invalid("entry_type %q is not a single word", typ)
+			return "", "", "", invalid("entry_type %q is not a single word", typ)
 		}
 	}
 	if strings.TrimSpace(body) == "" {
-		return nil, invalid("body is required")
+		return "", "", "", invalid("body is required")
+	}
+	return dir, desc, typ, nil
+}
+
+// createSemantic creates a knowledge entry or a learned skill; prev, when set, is the entry it supersedes.
+func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool, prev *Entry) (*Entry, error) {
+	name = strings.TrimSpace(name)
+	dir, desc, typ, err := checkSemantic(kind, name, typ, description, body)
+	if err != nil {
+		return nil, err
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
