@@ -8,6 +8,7 @@
 //	somni-sidecar [flags] doctor          report broken files and links (exit 1 if any)
 //	somni-sidecar [flags] stats           counts and index state
 //	somni-sidecar [flags] sync [init REMOTE|status]  one memory on every machine, through git
+//	somni-sidecar [flags] share [list|approve ID|reject ID|NAME --team TEAM]  what is shared with a team
 //	somni-sidecar merge-file %O %A %B %P  git's merge driver for memory files
 //	somni-sidecar mcp [flags]             serve the memory to an MCP client on stdio
 //	somni-sidecar help | version          usage with every flag, the version
@@ -19,6 +20,7 @@
 //	mcp.go                           the mcp subcommand
 //	sync.go                          the sync subcommand (package gitsync)
 //	team.go                          the team subcommand: the pools this machine mounts (package team)
+//	share.go                         the share subcommand: proposals approved or rejected, an entry shared by name (package share)
 //	mergefile.go                     the merge-file subcommand, git's merge driver (package memmerge)
 //	stdout_unix.go, stdout_other.go  keeping stdout for protocol frames only
 //	memprofile_unix.go, memprofile_other.go  SOMNI_MEMPROFILE: a heap profile on SIGUSR1
@@ -108,6 +110,7 @@ var commands = []struct{ name, args, what string }{
 	{"mcp", "", "serve the memory to an MCP client on stdio; dream_now dreams with the client's model or --llm openai"},
 	{"sync", "[init REMOTE|status]", "sync the memory through git: init joins REMOTE, sync runs one round, status says what waits (exit 0 only when in step)"},
 	{"team", "[add NAME FOLDER|REMOTE|list|remove NAME|sync]", "mount a team's shared memory beside yours: a folder of the project (e.g. ./.somni) or a git remote cloned into the data dir"},
+	{"share", "[list|approve ID|reject ID|NAME --team TEAM]", "write into a team pool: approve or reject what the model proposed (share_memory), or share your entry NAME"},
 	{"merge-file", "%O %A %B %P", "git's merge driver for memory files (sync init registers it)"},
 	{"help", "", "print this help"},
 	{"version", "", "print the version and exit"},
@@ -543,6 +546,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdMergeFile(o.args, stderr)
 	case "team":
 		return cmdTeam(o, stdout, stderr)
+	case "share":
+		return cmdShare(o, stdout, stderr)
 	}
 	return 2
 }

@@ -12,7 +12,7 @@ import (
 var memoryTools = map[string]bool{
 	"recall_memories": true, "search_episodes": true, "search_recent_conversation": true,
 	"search_knowledge": true, "add_intention": true, "complete_intention": true,
-	"cancel_intention": true, "list_intentions": true,
+	"cancel_intention": true, "list_intentions": true, "share_memory": true,
 }
 
 // builtinCueKeys are the arguments that carry the intent of each built-in

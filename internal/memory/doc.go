@@ -12,6 +12,7 @@
 //	memory/dream-log/YYYY-MM-DD_dream_NNN.md      dream diaries (package dreamlog; never overwritten)
 //	memory/about_me.md, memory/users/<id>/about_user.md (legacy memory/about_user.md = user "default")
 //	memory/archived/<name>/                       retired knowledge and learned skills
+//	memory/proposals/<team>/<name>.md             shares waiting for a person (package share): no kind, never an entry
 //	skills/agent_learned_skills/<name>/SKILL.md   skills the dreamer learned (KindSkill, Learned)
 //	skills/<collection>/<name>/SKILL.md           other readable skills (never decayed, never shortened)
 //	skills/base_skill/memory-extraction/SKILL.md  the user's override of the dreamer prompt (not a skill entry)

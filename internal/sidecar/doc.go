@@ -5,7 +5,7 @@
 // Map:
 //
 //	server.go        Config and Server: opening the store, the index and the dreamer; lifecycle
-//	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*)
+//	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*; memory.* from tab.go, team.list and share.* from share.go)
 //	tools.go         the work tools: argument structs (their schemas), handlers and result text
 //	evident.go       Evident: which ranked hits are worth showing (the tools and the CLI)
 //	recalltypes.go   the one parser of recall `types` (tools and the CLI)
@@ -13,6 +13,7 @@
 //	conversation.go  search_recent_conversation over the live session logs
 //	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
 //	tab.go           memory.*: the web Memory tab's methods, bound to package browse
+//	share.go         the explicit share (package share): the share_memory tool when a team pool is mounted, team.list and share.*
 //	autosync.go      rounds of git sync run by the server itself (package gitsync), never on a turn's path
 //	prompt.go        prompt.build: identity, intentions and the discipline text
 //	assoc.go         the hint gate bound to the index and the store

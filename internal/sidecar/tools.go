@@ -28,7 +28,7 @@ type ToolEnv struct {
 const recallBodyChars = 400
 
 func newWorkTools(s *Server) (*toolspec.Registry[ToolEnv], error) {
-	return toolspec.NewRegistry(
+	tools := []*toolspec.Tool[ToolEnv]{
 		toolspec.MustTool("recall_memories",
 			"Search long-term memory (knowledge, skills, episodes). Use when the user refers to past work, preferences, people or projects.",
 			s.recallMemories),
@@ -47,7 +47,9 @@ func newWorkTools(s *Server) (*toolspec.Registry[ToolEnv], error) {
 		toolspec.MustTool("complete_intention", "Mark an intention done.", s.completeIntention),
 		toolspec.MustTool("cancel_intention", "Drop an intention that no longer applies.", s.cancelIntention),
 		toolspec.MustTool("list_intentions", "List open intentions: ids, due dates, cues.", s.listIntentions),
-	)
+	}
+	// share_memory, when a team pool is mounted
+	return toolspec.NewRegistry(append(tools, shares{s}.tools()...)...)
 }
 
 type recallArgs struct {
