@@ -121,6 +121,39 @@ export type NewMemory = {
   description: string;
   body: string;
 };
+/** A mounted team pool (`team.list`): `remote` (credentials left out) only for a cloned team repository. */
+export interface TeamPool {
+  name: string;
+  folder: string;
+  remote?: string;
+  /** Synced by `team sync`; false for a folder of the project's own repository. */
+  cloned: boolean;
+  entries: number;
+}
+/** A share the model proposed (`share.list`), waiting for a person; `id` is TEAM/NAME. */
+export interface ShareProposal {
+  id: string;
+  team: string;
+  name: string;
+  type: string;
+  description: string;
+  body: string;
+  /** Local time, YYYY-MM-DDTHH:MM:SS. */
+  proposed: string;
+  /** The conversation it came from, when known. */
+  session?: string;
+}
+/** What `share.approve` wrote: `path` in the pool, `file` absolute, `next` how it reaches the team. */
+export interface SharedEntry {
+  team: string;
+  name: string;
+  path: string;
+  file: string;
+  sharedBy: string;
+  next: string;
+  /** What could not be done beside the write (the lock file kept out of git status). */
+  note?: string;
+}
 export interface MemoryHealth {
   doctor: Plain[];
   index: { [key: string]: Plain };

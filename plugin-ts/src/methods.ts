@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, SyncState } from './memory-wire.js';
+import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamPool } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -95,6 +95,14 @@ export interface MethodTable {
   'memory.session': { params: { sessionId: string }; result: { events: SessionMemoryEvent[] } };
   'memory.dreams': { params: { limit?: number }; result: { dreams: Dream[] } };
   'memory.health': { params: Empty; result: MemoryHealth };
+  /** The team pools mounted beside the personal memory. */
+  'team.list': { params: Empty; result: { teams: TeamPool[] } };
+  /** The shares the model proposed (share_memory), waiting for a person. */
+  'share.list': { params: Empty; result: { proposals: ShareProposal[] } };
+  /** Writes the proposal into its team's pool, with an edited description or body ('' keeps the proposal's). */
+  'share.approve': { params: { id: string; description?: string; body?: string }; result: SharedEntry };
+  /** Drops the proposal; nothing of it is kept. */
+  'share.reject': { params: { id: string }; result: { rejected: string } };
 }
 
 /** `sleep.status` result; `sleeping`, `step`, `maxSteps` and `startedAt` only from sidecars that send them. */
@@ -262,7 +270,24 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
     const r = object('memory.health', raw);
     return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}), ...(isRecord(r.sync) ? { sync: toSyncState(r.sync) } : {}) };
   },
+  'team.list': (raw) => ({ teams: records(object('team.list', raw).teams).map(toTeamPool) }),
+  'share.list': (raw) => ({ proposals: records(object('share.list', raw).proposals).map(toProposal) }),
+  'share.approve': (raw) => {
+    const r = object('share.approve', raw);
+    return defined({ team: s(r.team), name: s(r.name), path: s(r.path), file: s(r.file), sharedBy: s(r.sharedBy), next: s(r.next), note: os(r.note) || undefined });
+  },
+  'share.reject': (raw) => ({ rejected: s(object('share.reject', raw).rejected) }),
 };
+
+function toTeamPool(t: { [key: string]: Json }): TeamPool {
+  return defined({ name: s(t.name), folder: s(t.folder), remote: os(t.remote) || undefined, cloned: b(t.cloned), entries: n(t.entries) });
+}
+function toProposal(p: { [key: string]: Json }): ShareProposal {
+  return defined({
+    id: s(p.id), team: s(p.team), name: s(p.name), type: s(p.type), description: s(p.description), body: s(p.body),
+    proposed: s(p.proposed), session: os(p.session) || undefined,
+  });
+}
 
 function toListEntry(e: { [key: string]: Json }): MemoryListEntry {
   const hit = isRecord(e.hit) ? { score: n(e.hit.score), why: s(e.hit.why) } : undefined;

@@ -70,6 +70,13 @@ const REQUESTS = [
   // Restore what the forget just archived, where it went.
   ['memory.restore', (prev) => ({ path: archivedOf(prev[prev.length - 1]) })],
   ['memory.create', { name: 'office-wifi', description: 'The office Wi-Fi network', body: 'The office Wi-Fi is corp-5g.' }],
+  // The team pool both mount (the real one by --team): the model proposes two shares, one is approved, one rejected.
+  ['team.list', {}],
+  ['tools.call', { name: 'share_memory', args: { team: 'backend', name: 'staging-pg-port', entry_type: 'fact', description: 'Our staging Postgres listens on port 6543', body: 'Our staging Postgres listens on 6543, not 5432.' }, sessionId: 's1' }],
+  ['tools.call', { name: 'share_memory', args: { team: 'backend', name: 'deploy-window', entry_type: 'decision', description: 'We deploy on Tuesdays', body: 'Deploys go out on Tuesdays at 14:00.' } }],
+  ['share.list', {}],
+  ['share.approve', { id: 'backend/staging-pg-port', description: 'The staging Postgres port is 6543' }],
+  ['share.reject', { id: 'backend/deploy-window' }],
   ['shutdown', {}],
 ];
 
@@ -154,9 +161,11 @@ test('the fake sidecar answers every table method with the real binary\'s reply 
   const dir = mkdtempSync(join(tmpdir(), 'somni-shape-real-'));
   mkdirSync(join(dir, dirname(MEM_PATH)), { recursive: true });
   writeFileSync(join(dir, MEM_PATH), MEM_RAW);
+  // A team pool beside the data dir (never in it), mounted for the run.
+  const pool = mkdtempSync(join(tmpdir(), 'somni-shape-pool-'));
   const [fake, real] = await Promise.all([
     replies([process.execPath, FAKE_SIDECAR]),
-    replies([REAL, '--data-dir', dir, '--embed', 'hash', '--llm', 'host']),
+    replies([REAL, '--data-dir', dir, '--embed', 'hash', '--llm', 'host', '--team', `backend=${pool}`]),
   ]);
   REQUESTS.forEach(([method], i) => {
     if (real[i] === MISSING) {
