@@ -43,7 +43,7 @@ fi
 
 # Each e2e file runs the real harness on its own and ends with "e2e: N passed, M failed";
 # `--e2e FILE…` runs only those (e.g. `test.sh --e2e test/e2e/hints.mjs`).
-e2e_files=(test/e2e/demo.mjs test/e2e/run.mjs test/e2e/hints.mjs test/e2e/hung-sidecar.mjs test/e2e/compaction.mjs test/e2e/compaction-web.mjs test/e2e/sync.mjs)
+e2e_files=(test/e2e/demo.mjs test/e2e/run.mjs test/e2e/hints.mjs test/e2e/hung-sidecar.mjs test/e2e/compaction.mjs test/e2e/compaction-web.mjs test/e2e/sync.mjs test/e2e/team.mjs)
 if [ "${1:-}" = --e2e ] && [ $# -gt 1 ]; then e2e_files=("${@:2}"); fi
 e2e_rc=0; e2e_pass=0; e2e_fail=0
 for f in "${e2e_files[@]}"; do
