@@ -152,7 +152,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sidecar: %w", err)
 	}
-	// The index cache lives in the data dir: it must exist before the index opens.
+	// The index cache lives in the data dir: it must exist before the index
+	// opens. The data dir is the boundary's parent, not inside it: this is
+	// the one folder created outside package safefs.
 	if err := os.MkdirAll(st.DataDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("sidecar: create data dir: %w", err)
 	}
@@ -302,7 +304,7 @@ func (s *Server) openIndex(ctx context.Context) {
 	}
 	// A folder missing when the index opens is never watched: create them.
 	for _, d := range s.store.RecallDirs() {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := s.store.FS().MkdirAll(d); err != nil {
 			s.log.Warn("cannot create memory folder; hand edits there are seen by periodic scans only", "dir", d, "err", err)
 		}
 	}
