@@ -24,19 +24,40 @@
 //   - corpus.go    the in-memory corpus: entries by slot, what each is
 //     indexed under (its weighted terms, its links, its embedded text) and
 //     its lexical view for the cache.
-//   - scorer.go    the hybrid scorer: cosine, keyword, literal bonus, calibration.
+//   - scorer.go    the hybrid scorer (Scorer): the query cut to size and
+//     embedded, ad-hoc doc sets (ScoreDocs), and rank, which runs the
+//     ranking's phases in order; the ranking's constants, each with its
+//     measurement. The phases, one file each:
+//   - ranking.go   one query's ranking: its lexical view and the
+//     candidates found so far (cand), in pooled arrays.
+//   - lexical.go   keyword candidates: strong weighted-BM25 evidence, or
+//     the whole query held literally (checked late, where it could pay).
+//   - semantic.go  cosine candidates: an entry's own cosine or the one it
+//     borrows from the question it answers (contextCos); the cosine's
+//     weight, and the words' and vectors' agreement on CJK.
+//   - admit.go     candidates for other evidence: a day the query asks
+//     about (dated), an exact symbol held verbatim, which pins (symbols).
+//   - score.go     the hybrid: the calibrated cosine and the keyword
+//     (hybridScore), the damps and bonuses; the best k kept.
+//   - collect.go   top-k collection and the ranking order (better).
+//   - spread.go    one hop of link spreading from the top seeds.
 //   - floor.go     the BM25 floor: plain BM25's first entry (bm25.Index,
 //     exactly make eval's baseline) kept in the first places of a
 //     Chinese question's ranking.
+//   - supersede.go the ranked list as package change reorders it: the
+//     newest statement of a thing above the one it replaced, which is
+//     marked (Hit.SupersededBy); the old one first for a question about
+//     the past.
+//   - explain.go   why it matched: the Hits built from the ranked list,
+//     each with its evidence (Hit's fields: the query's terms and words
+//     it holds, the symbol that pinned it, the seed it was spread from).
+//   - filter.go    the query's filters (passes), and what an empty query
+//     lists (listRecent).
 //   - dated.go     what an entry says about time (dates.TextDays; the day
 //     ranges and their bounds live in package dates).
 //   - shown.go     hits as package present renders them for a model (Shown);
 //     which are worth showing at all is package sidecar's (Evident).
 //   - turns.go     conversation turns as doc sets (TurnDocs).
-//   - supersede.go the ranked list as package change reorders it: the
-//     newest statement of a thing above the one it replaced, which is
-//     marked (Hit.SupersededBy); the old one first for a question about
-//     the past.
 //   - types.go     Doc, Query, Hit, Status, Options, Source.
 //   - memsource.go, synthetic.go  an in-memory Source; synthetic corpora for benchmarks.
 //   - package watch (internal/index/watch): what changed since the last

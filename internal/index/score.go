@@ -1,0 +1,79 @@
+package index
+
+import (
+	"strings"
+
+	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/embed"
+)
+
+// score filters the candidates, gives each its hybrid score with the
+// damps and bonuses, runs the deferred literal checks that could still
+// pay, and returns the best k in order. No get may follow: the list
+// points into pool.
+func (r *ranking) score(k int) []*cand {
+	c, q, qvec, lex := r.c, r.q, r.qvec, r.lex
+	list := make([]*cand, 0, len(r.pool))
+	for i := range r.pool {
+		cd := &r.pool[i]
+		e := c.slots[cd.slot]
+		if !passes(q, &e.doc) {
+			continue
+		}
+		wCos := r.semWeight(e)
+		if qvec != nil && e.vec == nil {
+			// not embedded yet (the background embedder is behind): its
+			// keyword evidence stands in for the cosine it will have, so a
+			// backlog costs it no place against embedded entries with the
+			// same words
+			cd.hybrid = (wCos + weightKeyword) * cd.keyword
+		} else {
+			cd.hybrid = hybridScore(r.cal, wCos, max(cd.cos, cd.ctxCos), cd.keyword)
+		}
+		switch {
+		case e.asks && c.answered(e):
+			cd.hybrid *= answeredDamp
+		case e.asks && e.ctxKey == 0:
+			cd.hybrid *= askingDamp
+		}
+		if qvec != nil && wCos > 0 && cd.keyword > 0 && !cd.literal && !cd.pinned && !cd.dated && !lex.Telling[cd.slot] {
+			cd.hybrid *= unexplainedDamp
+		}
+		if len(r.bounds) > 0 && !dates.InBounds(e.days, r.bounds) {
+			cd.hybrid *= outsideBoundDamp
+		}
+		if cd.literal {
+			cd.hybrid += literalBonus
+		}
+		if cd.specific {
+			cd.hybrid += symbolBonus
+		}
+		if cd.dated {
+			cd.hybrid += dateBonus
+		}
+		list = append(list, cd)
+	}
+	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
+	for _, cd := range list {
+		if cd.maybeLit && (cd.pinned || cd.hybrid+literalBonus >= bar) &&
+			c.slots[cd.slot].holds(r.lit, strings.Contains) {
+			cd.literal = true
+			cd.hybrid += literalBonus
+		}
+	}
+	// only the top of the list is returned (plus spread seeds): select it
+	// before sorting, so a query with thousands of candidates does not
+	// sort them all
+	return topK(c, list, k)
+}
+
+// hybridScore combines the semantic and lexical signals, the cosine
+// weighted by wCos (semWeight); cos only counts above the floor.
+func hybridScore(cal embed.Calibration, wCos, cos, keyword float64) float64 {
+	sem := 0.0
+	if cos != 0 {
+		sem = (cos - cal.Floor) / cal.Span
+		sem = max(0, min(1, sem))
+	}
+	return wCos*sem + weightKeyword*keyword
+}

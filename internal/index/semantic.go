@@ -1,0 +1,137 @@
+package index
+
+import (
+	"sort"
+
+	"github.com/somni-dev/somni/internal/embed"
+)
+
+// semantic admits the semantic candidates: cosine above the embedder's
+// noise floor, the entry's own or, discounted, its context's (see
+// contextCos); and gives the lexical ones their cosines.
+func (r *ranking) semantic() {
+	c, qvec := r.c, r.qvec
+	if qvec == nil {
+		return
+	}
+	if r.own == nil && len(c.ctxRefs) > 0 {
+		r.own = make([]float64, len(c.slots))
+		for s, e := range c.slots {
+			if e != nil && e.vec != nil {
+				r.own[s] = embed.Dot(qvec, e.vec)
+			}
+		}
+	}
+	own := r.own
+	for s, e := range c.slots {
+		if e == nil || e.vec == nil {
+			continue
+		}
+		var cos, ctx float64
+		if own == nil { // no contexts: the plain scan, kept free of calls
+			cos = embed.Dot(qvec, e.vec)
+		} else {
+			cos, ctx = own[s], contextCos(c, e, own)
+		}
+		if r.idx[s] >= 0 {
+			r.pool[r.idx[s]].cos, r.pool[r.idx[s]].ctxCos = cos, ctx
+		} else if max(cos, ctx) > r.cal.Floor && r.semWeight(e) > 0 {
+			cd := r.get(int32(s))
+			cd.cos, cd.ctxCos = cos, ctx
+			cd.keyword = r.lex.Score[s]
+		}
+	}
+}
+
+// cosines is slot s's own and context cosine (see semantic).
+func (r *ranking) cosines(s int32, e *entry) (cos, ctx float64) {
+	if r.own == nil {
+		return embed.Dot(r.qvec, e.vec), 0
+	}
+	return r.own[s], contextCos(r.c, e, r.own)
+}
+
+// contextCos is the semantic evidence an entry borrows from its context
+// when that context is a question: the question's own cosine with the
+// query, times contextLend. A reply is found through the question it
+// answers ("几点开门" reaches "上午九点到下午五点十五" only via "几点开门？"), so
+// it is as relevant as that question; a context that does not ask lends
+// nothing, since a turn after a statement need not be about it. The
+// question's vector is its own entry's, so this costs no embedding.
+func contextCos(c *corpus, e *entry, own []float64) float64 {
+	s := c.contextSlot(e)
+	if s < 0 || !c.slots[s].asks {
+		return 0
+	}
+	return contextLend * own[s]
+}
+
+// semWeight is the weight of e's cosine in its hybrid: weightCos, times the
+// embedder's CJKTrust when a mostly-CJK query meets a mostly-CJK entry (its
+// words can be matched, so the weaker vectors only add noise to them).
+func (r *ranking) semWeight(e *entry) float64 {
+	if r.cjkTrust < 1 && e.cjk {
+		return weightCos * r.cjkTrust
+	}
+	return weightCos
+}
+
+// agreement is how far the words and the vectors agree on this query:
+// the share of the agreeK mostly-CJK entries the words rank highest that
+// the vectors also rank among their agreeK highest above their noise
+// floor (so a pool of fewer than agreeK entries agrees only where the
+// vectors see relevance); 1 when no such entry shares a word with the
+// query (the vectors are then all there is). It fills r.own, every
+// slot's own cosine, which semantic reuses.
+func (r *ranking) agreement() float64 {
+	var lex []scored
+	for _, s := range r.lex.Touched {
+		if r.c.slots[s].cjk && r.lex.Score[s] > 0 {
+			lex = keepBest(lex, scored{s, r.lex.Score[s]}, agreeK)
+		}
+	}
+	if len(lex) == 0 {
+		return 1
+	}
+	if r.own == nil {
+		r.own = make([]float64, len(r.c.slots))
+		for s, e := range r.c.slots {
+			if e != nil && e.vec != nil {
+				r.own[s] = embed.Dot(r.qvec, e.vec)
+			}
+		}
+	}
+	var sem []scored
+	for s, e := range r.c.slots {
+		if e != nil && e.cjk && e.vec != nil && r.own[s] > r.cal.Floor {
+			sem = keepBest(sem, scored{int32(s), r.own[s]}, agreeK)
+		}
+	}
+	n := 0
+	for _, x := range lex {
+		for _, y := range sem {
+			if x.slot == y.slot {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(len(lex))
+}
+
+// scored is a slot with one signal's value.
+type scored struct {
+	slot int32
+	v    float64
+}
+
+// keepBest adds x to best, the k highest so far in descending order.
+func keepBest(best []scored, x scored, k int) []scored {
+	if len(best) == k && x.v <= best[k-1].v {
+		return best
+	}
+	i := sort.Search(len(best), func(i int) bool { return best[i].v < x.v })
+	best = append(best, scored{})
+	copy(best[i+1:], best[i:])
+	best[i] = x
+	return best[:min(len(best), k)]
+}
