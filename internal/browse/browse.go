@@ -80,6 +80,7 @@ type Browser struct {
 	store  *memory.Store
 	ed     memory.Editor
 	search SearchFunc
+	pools  []Pool // mounted team pools, read-only (WithPools)
 }
 
 // New returns a browser over st; search ranks list queries (nil: listing only).

@@ -3,7 +3,10 @@
 // search the agent uses. Paths on the wire are relative to the data
 // directory (memory.Store.Rel); every one a caller gives is resolved here and
 // read or written only through the store's boundary (package safefs), so no
-// link leads out of the data directory.
+// link leads out of the data directory. A mounted team pool's entries
+// (package team) are listed, searched and read beside them, each named
+// team:NAME/REL and read through the pool's own store; nothing here writes
+// a pool — only an approved share does (package share).
 //
 // Files, by job:
 //
@@ -11,6 +14,7 @@
 //	paths.go     a wire path → the store file it names, refused when it leaves the data directory
 //	list.go      memory.list: entries by kind, tag and date, newest first or ranked by recall's search
 //	read.go      memory.read: the text, its version token, front-matter, body
+//	teams.go     the mounted team pools, read-only: their wire paths (team:NAME/REL), each entry's Origin, their listing and reads
 //	strength.go  an entry's strength over time: its past from the lifecycle numbers and the usage
 //	             journal, its future with the lifecycle's own decay (memory.Decayed)
 //	edit.go      memory.write / memory.pin / memory.forget / memory.restore: compare-and-swap edits through memory.Editor

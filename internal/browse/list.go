@@ -47,6 +47,7 @@ type Item struct {
 	Pinned      bool     `json:"pinned"`
 	Archived    bool     `json:"archived"`
 	Hit         *Hit     `json:"hit,omitempty"`
+	Origin      *Origin  `json:"origin,omitempty"` // a team pool's entry: where it lives
 }
 
 // Hit is why a ranked row matched: recall's score and its reason line.
@@ -160,7 +161,7 @@ func (b *Browser) ranked(ctx context.Context, q index.Query, f filter) ([]Item, 
 	shown := index.Shown(hits)
 	var out []Item
 	for i, h := range hits {
-		e, err := b.store.Load(h.Doc.Path)
+		e, err := b.load(h.Doc.Path)
 		if err != nil || !f.keep(e) {
 			continue // changed since it was indexed, or filtered out
 		}
@@ -201,8 +202,9 @@ func (b *Browser) listed(ctx context.Context, f filter, archived bool, text stri
 	return out, nil
 }
 
-// entries loads the active (or archived) entries of kinds; files that do
-// not parse are doctor's to report and are left out here.
+// entries loads the active (or archived) entries of kinds, the mounted
+// team pools' active ones with them; files that do not parse are doctor's
+// to report and are left out here.
 func (b *Browser) entries(ctx context.Context, kinds []memory.Kind, archived bool) ([]*memory.Entry, error) {
 	var out []*memory.Entry
 	var scan []memory.Kind
@@ -223,7 +225,11 @@ func (b *Browser) entries(ctx context.Context, kinds []memory.Kind, archived boo
 		if err != nil {
 			return nil, fmt.Errorf("browse: list: %w", err)
 		}
-		return append(out, es...), nil
+		shared, err := b.poolEntries(ctx, scan)
+		if err != nil {
+			return nil, err
+		}
+		return append(append(out, es...), shared...), nil
 	}
 	for _, dir := range b.archiveDirs() {
 		err := b.store.FS().WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -297,8 +303,9 @@ func dayOf(e *memory.Entry) time.Time {
 	return e.ModTime
 }
 
+// item is e's list row, with its origin when a team pool holds it.
 func (b *Browser) item(e *memory.Entry) Item {
-	it := Item{Path: b.store.Rel(e.Path), Name: e.Name, Kind: string(e.Kind), Type: e.Type(),
+	it := Item{Path: b.WirePath(e.Path), Name: e.Name, Kind: string(e.Kind), Type: e.Type(),
 		Description: e.Description(), Tags: e.Tags(), Pinned: e.Pinned(), Archived: e.Archived}
 	if it.Tags == nil {
 		it.Tags = []string{}
@@ -316,6 +323,9 @@ func (b *Browser) item(e *memory.Entry) Item {
 	}
 	if t, ok := e.Created(); ok {
 		it.Created = t.Format(dates.Layout)
+	}
+	if pl, ok := b.poolOf(e.Path); ok {
+		it.Origin = pl.origin(e)
 	}
 	return it
 }

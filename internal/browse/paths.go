@@ -10,6 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/safefs"
+	"github.com/somni-dev/somni/internal/textcut"
 )
 
 // file is a store file a wire path named.
@@ -27,22 +28,13 @@ type file struct {
 // file outside memory/ and skills/). Links are the boundary's: every read and
 // write after this goes through safefs, which refuses a link leading out.
 func (b *Browser) resolve(rel string) (file, error) {
-	switch {
-	case strings.TrimSpace(rel) == "":
-		return file{}, fmt.Errorf("%w: path is required", ErrBadPath)
-	case len(rel) > MaxPathBytes:
-		return file{}, fmt.Errorf("%w: path is %d bytes, over the %d-byte limit", ErrBadPath, len(rel), MaxPathBytes)
-	case strings.IndexFunc(rel, unicode.IsControl) >= 0:
-		return file{}, fmt.Errorf("%w: path %q holds a control character", ErrBadPath, rel)
-	case filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || filepath.VolumeName(rel) != "":
-		return file{}, fmt.Errorf("%w: %q is absolute; paths are relative to the data directory", ErrBadPath, rel)
+	if strings.HasPrefix(rel, TeamPrefix) {
+		// Read answers these (readTeam); every other use is a change.
+		return file{}, fmt.Errorf("%w: %q is a team pool's entry, read-only here: nothing writes a team pool but an approved share; change it in the team's repository", ErrBadPath, textcut.Clip(rel, 200, "…"))
 	}
-	clean := filepath.Clean(filepath.FromSlash(rel))
-	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return file{}, fmt.Errorf("%w: %q leads outside the data directory", ErrBadPath, rel)
-	}
-	if filepath.Ext(clean) != ".md" {
-		return file{}, fmt.Errorf("%w: %q is not a memory file (*.md)", ErrBadPath, rel)
+	clean, err := cleanRel(rel)
+	if err != nil {
+		return file{}, err
 	}
 	for _, root := range []string{b.store.DataDir(), b.store.MemoryDir(), b.store.SkillDir()} {
 		p := filepath.Join(root, clean)
@@ -54,6 +46,29 @@ func (b *Browser) resolve(rel string) (file, error) {
 		}
 	}
 	return file{}, fmt.Errorf("%w: %q is not an entry, profile or log of this store", ErrBadPath, rel)
+}
+
+// cleanRel checks a relative wire path and cleans it: not empty, bounded,
+// no control character, not absolute, not climbing out, a *.md file.
+func cleanRel(rel string) (string, error) {
+	switch {
+	case strings.TrimSpace(rel) == "":
+		return "", fmt.Errorf("%w: path is required", ErrBadPath)
+	case len(rel) > MaxPathBytes:
+		return "", fmt.Errorf("%w: path is %d bytes, over the %d-byte limit", ErrBadPath, len(rel), MaxPathBytes)
+	case strings.IndexFunc(rel, unicode.IsControl) >= 0:
+		return "", fmt.Errorf("%w: path %q holds a control character", ErrBadPath, rel)
+	case filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, `\`) || filepath.VolumeName(rel) != "":
+		return "", fmt.Errorf("%w: %q is absolute; paths are relative to the data directory", ErrBadPath, rel)
+	}
+	clean := filepath.Clean(filepath.FromSlash(rel))
+	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%w: %q leads outside the data directory", ErrBadPath, rel)
+	}
+	if filepath.Ext(clean) != ".md" {
+		return "", fmt.Errorf("%w: %q is not a memory file (*.md)", ErrBadPath, rel)
+	}
+	return clean, nil
 }
 
 // entryFile is resolve for an entry a person may edit, pin or forget: the

@@ -3,6 +3,7 @@ package browse
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
@@ -23,6 +24,9 @@ type Document struct {
 	// Problem says why the file does not parse (its text is still shown,
 	// so a person can mend it with memory.write).
 	Problem string `json:"problem,omitempty"`
+	// Origin is where a team pool's entry lives (read-only here); absent
+	// for the personal memory's.
+	Origin *Origin `json:"origin,omitempty"`
 }
 
 // Field is one front-matter key and its value, in file order.
@@ -33,8 +37,12 @@ type Field struct {
 
 // Read answers memory.read: any file of the store's layout (entries,
 // profiles, session and dream logs), read through the boundary and bounded
-// like every store read.
+// like every store read; or a mounted team pool's entry (team:NAME/REL),
+// through the pool's own store.
 func (b *Browser) Read(ctx context.Context, rel string) (Document, error) {
+	if strings.HasPrefix(rel, TeamPrefix) {
+		return b.readTeam(rel)
+	}
 	f, err := b.resolve(rel)
 	if err != nil {
 		return Document{}, err

@@ -28,7 +28,11 @@ type tab struct {
 }
 
 func newTab(s *Server) *tab {
-	return &tab{s: s, b: browse.New(s.store, s.search), sessions: browse.NewSessions()}
+	pools := make([]browse.Pool, 0, len(s.pools))
+	for _, p := range s.pools {
+		pools = append(pools, browse.Pool{Pool: p.Pool, Store: p.st})
+	}
+	return &tab{s: s, b: browse.New(s.store, s.search).WithPools(pools), sessions: browse.NewSessions()}
 }
 
 func (t *tab) methods() map[string]rpc.Handler {
@@ -278,7 +282,7 @@ func (t *tab) noteTool(sessionID, tool string, tr *toolTrace) {
 	ev := browse.Event{Time: t.s.now(), Kind: tr.kind, Tool: tool, Query: tr.query, Text: tr.text}
 	shown := index.Shown(tr.hits)
 	for i, h := range tr.hits {
-		ev.Items = append(ev.Items, browse.EventItem{Name: h.Doc.Name, Path: t.s.store.Rel(h.Doc.Path),
+		ev.Items = append(ev.Items, browse.EventItem{Name: h.Doc.Name, Path: t.b.WirePath(h.Doc.Path),
 			Score: math.Round(h.Hybrid*1000) / 1000, Why: shown[i].Why()})
 	}
 	t.sessions.Add(sessionID, ev)
@@ -291,7 +295,7 @@ func (t *tab) noteHint(sessionID, method, cue string, res assoc.Result) {
 	}
 	ev := browse.Event{Time: t.s.now(), Kind: "hint", Tool: method, Query: cue, Text: res.Hint}
 	for _, it := range res.Items {
-		ev.Items = append(ev.Items, browse.EventItem{Name: it.Name, Path: t.s.store.Rel(it.Path), Score: it.Score, Why: it.Why})
+		ev.Items = append(ev.Items, browse.EventItem{Name: it.Name, Path: t.b.WirePath(it.Path), Score: it.Score, Why: it.Why})
 	}
 	t.sessions.Add(sessionID, ev)
 }

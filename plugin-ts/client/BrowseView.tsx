@@ -1,7 +1,7 @@
 /** Browse and search: kind/tag/date filters, `memory.list {query}` with each hit's reason. */
 import { useState } from 'react';
 import type { MemoryListQuery } from '../src/memory-wire.js';
-import { Status, fmtScore, fmtTime, kindLabel, useLoad, type ViewProps } from './common.js';
+import { Status, fmtScore, fmtTime, kindLabel, originLabel, useLoad, type ViewProps } from './common.js';
 import { NewMemory } from './NewMemory.js';
 
 const KINDS = ['', 'knowledge', 'skill', 'intention', 'episode'];
@@ -45,6 +45,8 @@ export function BrowseView({ api, t, open }: ViewProps) {
           <div className="somni-row">
             <button className="somni-link" onClick={() => open(e.path)}>{e.name}</button>
             <span className="somni-badge">{kindLabel(e.kind, t)}{e.type ? ` · ${e.type}` : ''}</span>
+            {/* Personal entries carry no label; a team pool's says whose it is. */}
+            {e.origin && <span className="somni-badge somni-badge-team" data-testid="somni-origin">{originLabel(e.origin, t)}</span>}
             {e.pinned && <span className="somni-badge">{t('browse.pinned')}</span>}
             {e.archived && <span className="somni-badge">{t('browse.archived')}</span>}
             {e.tags.map((tag) => <span className="somni-badge" key={tag}>#{tag}</span>)}

@@ -1,10 +1,11 @@
 /**
  * One memory: rendered Markdown and front-matter, its strength, Edit (with a side-by-side conflict
- * when the file changed on disk meanwhile: nothing the user typed is lost), Forget, Pin/Unpin.
+ * when the file changed on disk meanwhile: nothing the user typed is lost), Forget, Pin/Unpin. A team
+ * pool's entry is shown read-only, saying where it lives: only an approved share writes a pool.
  */
 import { useState } from 'react';
 import type { MemoryEntry } from '../src/memory-wire.js';
-import { Status, kindLabel, useLoad, type ViewProps } from './common.js';
+import { Status, kindLabel, originLabel, useLoad, type ViewProps } from './common.js';
 import { renderMarkdown } from './markdown.js';
 import { Sparkline } from './Sparkline.js';
 
@@ -42,7 +43,7 @@ export function EntryView({ api, t, open, path, back }: ViewProps & { path: stri
     <div data-testid="somni-entry">
       <div className="somni-row">
         <button className="somni-btn" onClick={back}>{t('entry.back')}</button>
-        <span className="somni-small somni-muted">{path}</span>
+        <span className="somni-small somni-muted">{entry?.origin ? `${t('origin.team', { team: entry.origin.team })} · ${entry.origin.path}` : path}</span>
       </div>
       <Status t={t} error={error} loading={loading} empty={!entry} />
       {note && <div className={note.ok ? 'somni-ok' : 'somni-error'} role="status">{note.text}</div>}
@@ -87,18 +88,23 @@ export function EntryView({ api, t, open, path, back }: ViewProps & { path: stri
 
 function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: MemoryEntry; t: ViewProps['t']; busy: boolean; onEdit: () => void; onPin: () => void; onForget: () => void; onRestore: () => void }) {
   const description = entry.frontMatter.find((f) => f.key === 'description')?.value ?? '';
+  // A team pool's entry: nothing here writes it (no Edit, Pin, Forget or Restore).
+  const { origin } = entry;
+  const active = !entry.archived && !origin;
   return (
     <div>
       <div className="somni-row" style={{ margin: '8px 0' }}>
         <strong style={{ fontSize: 15 }}>{entry.name}</strong>
         <span className="somni-badge">{kindLabel(entry.kind, t)}</span>
+        {origin && <span className="somni-badge somni-badge-team" data-testid="somni-origin">{originLabel(origin, t)}</span>}
         {entry.archived && <span className="somni-badge">{t('browse.archived')}</span>}
         <span className="somni-spacer" />
-        {!entry.archived && <button className="somni-btn" disabled={busy} onClick={onEdit}>{t('entry.edit')}</button>}
-        {!entry.archived && <button className="somni-btn" disabled={busy} onClick={onPin}>{entry.pinned ? t('entry.unpin') : t('entry.pin')}</button>}
-        {!entry.archived && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
-        {entry.archived && entry.kind !== 'intention' && <button className="somni-btn" disabled={busy} onClick={onRestore} data-testid="somni-restore">{t('entry.restore')}</button>}
+        {active && <button className="somni-btn" disabled={busy} onClick={onEdit}>{t('entry.edit')}</button>}
+        {active && <button className="somni-btn" disabled={busy} onClick={onPin}>{entry.pinned ? t('entry.unpin') : t('entry.pin')}</button>}
+        {active && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
+        {entry.archived && !origin && entry.kind !== 'intention' && <button className="somni-btn" disabled={busy} onClick={onRestore} data-testid="somni-restore">{t('entry.restore')}</button>}
       </div>
+      {origin && <div className="somni-note somni-muted somni-small" data-testid="somni-readonly">{t('entry.teamReadOnly', { team: origin.team, path: origin.path })}</div>}
       {entry.strength.length > 0 && (
         <div className="somni-row somni-small" style={{ alignItems: 'center' }}><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
       )}

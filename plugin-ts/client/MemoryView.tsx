@@ -7,9 +7,10 @@ import { EntryView } from './EntryView.js';
 import { HealthView } from './HealthView.js';
 import type { Key, T } from './locale.js';
 import { SessionView } from './SessionView.js';
+import { TeamView } from './TeamView.js';
 
-type Pane = 'session' | 'browse' | 'dreams' | 'health';
-const PANES: Pane[] = ['session', 'browse', 'dreams', 'health'];
+type Pane = 'session' | 'browse' | 'team' | 'dreams' | 'health';
+const PANES: Pane[] = ['session', 'browse', 'team', 'dreams', 'health'];
 
 export interface MemoryViewProps {
   sessionId: string;
@@ -34,6 +35,7 @@ export function MemoryView({ sessionId, t, api }: MemoryViewProps) {
       {path ? <EntryView {...props} path={path} back={() => setPath(null)} />
         : pane === 'session' ? <SessionView {...props} sessionId={sessionId} />
         : pane === 'browse' ? <BrowseView {...props} />
+        : pane === 'team' ? <TeamView {...props} />
         : pane === 'dreams' ? <DreamsView {...props} />
         : <HealthView {...props} />}
     </div>

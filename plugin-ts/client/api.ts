@@ -3,7 +3,7 @@
  * resolves to a value or throws an Error carrying the host's message: views show it as it is.
  */
 import { MEMORY_NAMESPACE } from '../src/memory-wire.js';
-import type { DreamStatus, Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent } from '../src/memory-wire.js';
+import type { DreamStatus, Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent, ShareProposal, SharedEntry, TeamPool } from '../src/memory-wire.js';
 
 /** The web client's `ctx.connection.rpc` as far as the tab uses it. */
 export interface ClientRpc {
@@ -25,6 +25,11 @@ export interface MemoryApi {
   dreamStart(): Promise<{ started: boolean; reason: string }>;
   dreamStatus(): Promise<DreamStatus>;
   dreamCancel(): Promise<{ cancelled: boolean }>;
+  teams(): Promise<{ teams: TeamPool[] }>;
+  proposals(): Promise<{ proposals: ShareProposal[] }>;
+  /** Approves a proposal, with an edited description or body (undefined keeps the proposal's). */
+  approve(id: string, edit?: { description?: string; body?: string }): Promise<SharedEntry>;
+  reject(id: string): Promise<{ rejected: string }>;
 }
 
 /** Drops undefined fields: the gateway rejects unknown wire names, never missing ones. */
@@ -58,5 +63,9 @@ export function memoryApi(rpc: ClientRpc): MemoryApi {
     dreamStart: () => call('dreamStart', {}),
     dreamStatus: () => call('dreamStatus', {}),
     dreamCancel: () => call('dreamCancel', {}),
+    teams: () => call('teams', {}),
+    proposals: () => call('proposals', {}),
+    approve: (id, edit) => call('approve', { id, description: edit?.description, body: edit?.body }),
+    reject: (id) => call('reject', { id }),
   };
 }

@@ -1,5 +1,6 @@
 /** Pieces every view shares: the props they get and a loader hook with error and refresh. */
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type { TeamOrigin } from '../src/memory-wire.js';
 import type { MemoryApi } from './api.js';
 import type { Key, T } from './locale.js';
 
@@ -53,6 +54,10 @@ export const fmtTime = (s: string | undefined, t: T): string => {
   const d = new Date(s);
   return Number.isNaN(d.getTime()) ? s : d.toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
 };
+
+/** Where a team pool's entry comes from, as its label says it: "team backend · shared by Alice". */
+export const originLabel = (o: TeamOrigin, t: T): string =>
+  o.sharedBy ? t('origin.teamBy', { team: o.team, who: o.sharedBy }) : t('origin.team', { team: o.team });
 
 /** An entry kind in the tab's language; a kind this version does not know is shown as it is. */
 export const kindLabel = (kind: string, t: T): string => {

@@ -24,6 +24,8 @@ export const CSS = `
 .somni-badge-hint{color:var(--dsw-alias-state-business-primary,#0969da);border-color:currentColor}
 .somni-badge-recall{color:var(--dsw-alias-state-success-primary,#1a7f37);border-color:currentColor}
 .somni-badge-intention{color:var(--dsw-alias-state-warn-label,#9a6700);border-color:currentColor}
+.somni-badge-team{color:var(--dsw-alias-state-business-primary,#0969da);border-color:currentColor}
+.somni-note{border-left:3px solid var(--dsw-alias-border-l2,#d0d7de);padding:4px 10px;margin:8px 0}
 .somni-link{background:none;border:none;padding:0;font:inherit;cursor:pointer;color:var(--dsw-alias-state-business-primary,#0969da);text-decoration:underline}
 .somni-pre{white-space:pre-wrap;word-break:break-word;font-family:var(--ds-font-family-code,ui-monospace,monospace);font-size:12px;margin:4px 0;color:var(--dsw-alias-label-secondary,#57606a)}
 .somni-filters{display:flex;gap:6px;flex-wrap:wrap;margin-bottom:10px;align-items:center}

@@ -33,7 +33,8 @@ export interface TypertProtocol {
   Remote: (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext) => void;
 }
 
-type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel';
+type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel'
+  | 'team.list' | 'share.list' | 'share.approve' | 'share.reject';
 export interface MemoryApiDeps {
   call: CallOf<MemoryMethod>;
   /** Starts a dream through the plugin's scheduler (shared with dream_now and the idle timer). */
@@ -207,7 +208,31 @@ export function memoryHandlers(deps: MemoryApiDeps) {
       await call('sleep.cancel', {}, T);
       return { cancelled: true };
     },
+    // Team pools and the shares waiting for a person. A refusal (a secret, an entry the pool already
+    // has) is the sidecar's sentence, passed on as the call's error; the proposal stays.
+    teams: async () => call('team.list', {}, T),
+    proposals: async () => call('share.list', {}, T),
+    approve: async (id: unknown, description: unknown, body: unknown) =>
+      refusalAsSaid('share.approve', call('share.approve', compact({
+        id: arg.str('id', id, MEMORY_LIMITS.shareIdChars, true) as string,
+        description: arg.str('description', description, MEMORY_LIMITS.descriptionChars),
+        body: arg.str('body', body, MEMORY_LIMITS.rawChars),
+      }), T)),
+    reject: async (id: unknown) => refusalAsSaid('share.reject', call('share.reject', { id: arg.str('id', id, MEMORY_LIMITS.shareIdChars, true) as string }, T)),
   };
+}
+
+/**
+ * A share the sidecar refused (-32602: a secret, an entry the pool already has, no such proposal) as its
+ * own sentence, for a person to read: without the method's name the pipe puts in front.
+ */
+async function refusalAsSaid<R>(method: string, reply: Promise<R>): Promise<R> {
+  try {
+    return await reply;
+  } catch (err) {
+    if (err instanceof RpcError && err.code === -32602 && err.message.startsWith(`${method}: `)) throw new Error(err.message.slice(method.length + 2));
+    throw err;
+  }
 }
 
 /** A write conflict's disk side, when the error is one. */
@@ -286,6 +311,18 @@ function memoryApiClass(mod: TypertProtocol, h: ReturnType<typeof memoryHandlers
     }
     @Remote async dreamCancel() {
       return h.dreamCancel();
+    }
+    @Remote async teams() {
+      return h.teams();
+    }
+    @Remote async proposals() {
+      return h.proposals();
+    }
+    @Remote async approve(id: unknown, description: unknown, body: unknown) {
+      return h.approve(id, description, body);
+    }
+    @Remote async reject(id: unknown) {
+      return h.reject(id);
     }
   }
   return SomniMemoryApi;

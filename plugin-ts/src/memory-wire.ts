@@ -22,8 +22,25 @@ export const MEMORY_LIMITS = {
   listLimit: 200,
   /** Dreams listed at most. */
   dreamLimit: 100,
+  /** A share proposal's id, TEAM/NAME (a team name is at most 40 characters, an entry name a slug). */
+  shareIdChars: 256,
+  /** An edited one-sentence description of a share. */
+  descriptionChars: 1024,
 } as const;
 
+/**
+ * Where a team pool's entry lives (absent for the personal memory's). Such an entry is read-only in the
+ * tab: its wire path is `team:NAME/<path>`, and nothing writes a pool but an approved share.
+ */
+export interface TeamOrigin {
+  team: string;
+  /** Who shared it, when the entry says. */
+  sharedBy?: string;
+  /** In the pool's folder: knowledge/NAME/SKILL.md. */
+  path: string;
+  /** A team repository somni syncs (`team sync`); false for a folder of the project's own repository. */
+  cloned: boolean;
+}
 export interface MemoryHit {
   score: number;
   why: string;
@@ -42,6 +59,7 @@ export interface MemoryListEntry {
   pinned: boolean;
   archived: boolean;
   hit?: MemoryHit;
+  origin?: TeamOrigin;
 }
 export interface MemoryList {
   total: number;
@@ -69,6 +87,8 @@ export interface MemoryEntry {
   archived: boolean;
   /** Score by day: the past from the file and the usage journal, then the lifecycle's decay ahead (`projected`). */
   strength: { day: string; value: number; event: string; projected: boolean }[];
+  /** A team pool's entry: where it lives; the tab shows it read-only. */
+  origin?: TeamOrigin;
 }
 /** A write either lands or meets a newer file on disk, whose text comes back so nothing is lost. */
 export type MemoryWriteResult =

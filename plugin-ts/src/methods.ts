@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamPool } from './memory-wire.js';
+import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -294,16 +294,22 @@ function toListEntry(e: { [key: string]: Json }): MemoryListEntry {
   return defined({
     path: s(e.path), name: s(e.name), kind: s(e.kind), type: s(e.type), description: s(e.description),
     score: on(e.score), stability: on(e.stability), lastUsed: os(e.lastUsed), created: os(e.created),
-    tags: strings(e.tags), pinned: b(e.pinned), archived: b(e.archived), hit,
+    tags: strings(e.tags), pinned: b(e.pinned), archived: b(e.archived), hit, origin: toOrigin(e.origin),
   });
 }
+/** A team pool entry's origin; undefined for a personal entry (or a reply without a team name). */
+function toOrigin(v: Json | undefined): TeamOrigin | undefined {
+  if (!isRecord(v) || !s(v.team)) return undefined;
+  return defined({ team: s(v.team), sharedBy: os(v.sharedBy) || undefined, path: s(v.path), cloned: b(v.cloned) });
+}
 function toMemoryEntry(r: { [key: string]: Json }): MemoryEntry {
-  return {
+  return defined({
     path: s(r.path), kind: s(r.kind), name: s(r.name), raw: s(r.raw), version: s(r.version),
     frontMatter: records(r.frontMatter).map((f) => ({ key: s(f.key), value: typeof f.value === 'string' ? f.value : JSON.stringify(f.value ?? '') })),
     body: s(r.body), pinned: b(r.pinned), archived: b(r.archived),
     strength: records(r.strength).map((p) => ({ day: s(p.day), value: n(p.value), event: s(p.event), projected: p.projected === true })),
-  };
+    origin: toOrigin(r.origin),
+  });
 }
 function toSessionEvent(e: { [key: string]: Json }): SessionMemoryEvent {
   return {

@@ -5,7 +5,9 @@
 // recording fake; memories are files under the data dir. A turn raises a hint; the tab shows it with
 // its reason; search finds an entry; an edit lands on disk and the next recall returns the new text;
 // an edit racing a change on disk shows both versions and keeps the user's; forget archives; a dream
-// started from the tab runs and is listed. Screenshots of each view go to .cache/screenshots/ (gitignored:
+// started from the tab runs and is listed. A team pool (the project's .somni folder, mounted by the
+// plugin's `teams` config) shows in Browse with its origin, read-only; the model proposes shares and the
+// Team view approves one with edits, shows a refused approval's sentence, and rejects one. Screenshots of each view go to .cache/screenshots/ (gitignored:
 // a test run leaves the checkout as it found it); `make screenshots` writes the committed docs/screenshots/.
 // Also, at the /api level (what curl sees): a path out of the data dir and an oversized body are
 // refused with clear errors.
@@ -80,6 +82,11 @@ memory('coffee-pref', 'How the user takes coffee', 'The user takes coffee with o
 memory('html-note', 'A note with markup in it', 'Markup: <img src=x onerror="window.__somniPwned=1"> <script>window.__somniPwned=2</script> and [a link](javascript:window.__somniPwned=3).');
 mkdirSync(join(work, 'docs'), { recursive: true });
 writeFileSync(join(work, 'docs/staging-postgres-notes.md'), 'Connection notes.\n');
+// The project's team pool: its own repository's .somni folder, with one entry a teammate shared.
+const POOL = join(work, '.somni');
+mkdirSync(join(POOL, 'knowledge', 'release-checklist'), { recursive: true });
+writeFileSync(join(POOL, 'knowledge', 'release-checklist', 'SKILL.md'), '---\nname: release-checklist\ndescription: The steps of cutting a release\ntype: procedure\ncreated: 2026-11-02\nshared_by: Alice\nshared: 2026-11-02\n---\nBefore a release: run `make check`, bump VERSION, then tag vX.Y.Z and push the tag.\n');
+const TEAM_ENTRY = 'team:backend/knowledge/release-checklist/SKILL.md';
 const PG = 'memory/knowledge/staging-postgres/SKILL.md';
 const COFFEE = 'memory/knowledge/coffee-pref/SKILL.md';
 const HTML_NOTE = 'memory/knowledge/html-note/SKILL.md';
@@ -109,8 +116,13 @@ const patch = join(root, 'model.patch.yml');
 writeFileSync(patch, `${fakeModelRows(model.url)}- id: session-title-llm
   disabled: true
 - id: dsh-somni
-  config: {embed: {provider: hash}, dream: {enabled: false}}
+  config: {embed: {provider: hash}, dream: {enabled: false}, teams: {backend: ${JSON.stringify(POOL)}}}
 `);
+// The project is a git repository whose user is Ada: an approved share is hers (shared_by).
+for (const args of [['init', '-q'], ['config', 'user.name', 'Ada']]) {
+  const g = await run('git', args, { cwd: work, env });
+  if (g.code !== 0) throw new Error(`git ${args.join(' ')}: ${tail(g.stderr)}`);
+}
 
 const web = await startDshWeb({ home: dshHome, patch, cwd: work, env: { ...env, HOME: home } });
 console.log(`         web ${web.base}`);
@@ -407,6 +419,160 @@ await check('Restore: the archived entry goes back where it was, and the tab sho
   expect(errors.length === 0, `errors beside the success: ${JSON.stringify(errors)}`);
 });
 
+// --- the team pool: its entry in Browse (read-only), the model's proposals in the Team view
+const PROPOSALS = join(dataDir, 'memory', 'proposals', 'backend');
+const teamCard = (id) => memTab(`[data-testid="somni-proposal"][data-id="${id}"]`);
+/** Clicks the button reading `text` inside the element `selector` names. */
+async function clickIn(selector, text) {
+  await page.waitForSelector(selector, { timeout: 15_000 });
+  const ok = await page.$eval(selector, (el, text) => {
+    const b = [...el.querySelectorAll('button')].find((x) => x.textContent?.trim() === text);
+    if (b instanceof HTMLElement) b.click();
+    return Boolean(b);
+  }, text);
+  expect(ok, `no "${text}" button in ${selector}`);
+}
+/** Replaces an input's text (React reads the input event). */
+async function setInput(selector, text) {
+  await page.$eval(selector, (el, text) => {
+    const input = /** @type {HTMLInputElement} */ (el);
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set?.call(input, text);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, text);
+}
+const dialogs = [];
+page.on('dialog', (d) => dialogs.push(d.message()));
+
+await check('Browse: a search finds the team pool\'s entry, labelled with its team and who shared it; personal entries carry no label', async () => {
+  await clickText('Browse');
+  await page.waitForSelector(memTab('[data-testid="somni-browse"] input'));
+  await clearInput(memTab('[data-testid="somni-browse"] input'));
+  await page.type(memTab('[data-testid="somni-browse"] input'), 'release checklist');
+  await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${TEAM_ENTRY}"] [data-testid="somni-origin"]`), { timeout: 15_000 }).catch(async () => {
+    const r = await api('list', { query: 'release checklist' });
+    expect(false, `no team entry with an origin in Browse; somniMemory/list answers ${JSON.stringify(r.result).slice(0, 800)}`);
+  });
+  const label = await page.$eval(memTab(`[data-path="${TEAM_ENTRY}"] [data-testid="somni-origin"]`), (e) => e.textContent ?? '');
+  expect(label === 'team backend · shared by Alice', `the team entry's label reads: ${label}`);
+  const hit = await page.$eval(memTab(`[data-path="${TEAM_ENTRY}"]`), (e) => e.textContent ?? '');
+  expect(/why:/.test(hit) && hit.includes('The steps of cutting a release'), `the team entry's card reads: ${hit}`);
+  // The listing without a query holds the pool's entries too, among the personal ones, which carry no label.
+  await clearInput(memTab('[data-testid="somni-browse"] input'));
+  await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
+  const labelled = await page.$$eval(memTab('[data-testid="somni-browse"] [data-path]'), (els) => els.filter((e) => e.querySelector('[data-testid="somni-origin"]')).map((e) => e.getAttribute('data-path')));
+  expect(JSON.stringify(labelled) === JSON.stringify([TEAM_ENTRY]), `labelled entries in the listing: ${JSON.stringify(labelled)}`);
+  await shot('browse-team');
+  await page.type(memTab('[data-testid="somni-browse"] input'), 'release checklist');
+  await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${TEAM_ENTRY}"] [data-testid="somni-hit"]`), { timeout: 15_000 });
+});
+
+await check('Browse: the team entry opens read-only, saying where it lives and that changes go through the team\'s repository', async () => {
+  await page.click(memTab(`[data-path="${TEAM_ENTRY}"] .somni-link`));
+  await page.waitForSelector(memTab('[data-testid="somni-body"]'), { timeout: 15_000 });
+  const note = await page.$eval(memTab('[data-testid="somni-readonly"]'), (e) => e.textContent ?? '').catch(() => '');
+  expect(note.includes('team backend') && note.includes('knowledge/release-checklist/SKILL.md') && /changes go through the team’s repository/.test(note), `the read-only note reads: ${note}`);
+  const body = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => e.textContent ?? '');
+  expect(body.includes('bump VERSION'), `the body reads: ${body}`);
+  const buttons = await page.$$eval(memTab('[data-testid="somni-entry"] button'), (els) => els.map((e) => e.textContent?.trim()));
+  expect(!['Edit', 'Pin', 'Unpin', 'Forget', 'Restore'].some((b) => buttons.includes(b)), `a team entry offers ${JSON.stringify(buttons)}`);
+  const errors = await page.$$eval(memTab('.somni-error'), (els) => els.map((e) => e.textContent));
+  expect(errors.length === 0, `errors on the team entry: ${JSON.stringify(errors)}`);
+  await shot('entry-team');
+  // Nor can the API change it.
+  const before = readFileSync(join(POOL, 'knowledge', 'release-checklist', 'SKILL.md'), 'utf8');
+  const r = await api('read', { path: TEAM_ENTRY });
+  const w = await api('write', { path: TEAM_ENTRY, raw: `${r.result.value?.raw}\nmore\n`, version: r.result.value?.version });
+  const f = await api('forget', { path: TEAM_ENTRY });
+  expect(w.result.ok === false && /read-only/.test(w.result.error?.message ?? '') && f.result.ok === false, `write/forget of a team entry: ${JSON.stringify([w, f]).slice(0, 500)}`);
+  expect(readFileSync(join(POOL, 'knowledge', 'release-checklist', 'SKILL.md'), 'utf8') === before, 'the pool file changed');
+  await clickText('← Back');
+});
+
+await check('Team: the model proposes three shares (share_memory); they wait as proposals and the pool is untouched', async () => {
+  const share = (name, type, description, body) => ({ name: 'share_memory', arguments: { team: 'backend', name, entry_type: type, description, body } });
+  await turn('Share what we learned today with the backend team.', [
+    () => ({ toolCalls: [
+      share('staging-redis-port', 'fact', 'The staging Redis port', 'Staging Redis listens on 6380.'),
+      share('flaky-login-test', 'pitfall', 'Why the login test fails at random', 'The login test races the session cache; rerun it once.'),
+      share('deploy-freeze', 'decision', 'When deploys are frozen', 'No deploys from Friday 16:00 until Monday 09:00.'),
+    ] }),
+    () => ({ content: 'Proposed three shares.' }),
+  ]);
+  const waiting = existsSync(PROPOSALS) ? readdirSync(PROPOSALS).sort() : [];
+  expect(JSON.stringify(waiting) === JSON.stringify(['deploy-freeze.md', 'flaky-login-test.md', 'staging-redis-port.md']), `proposals on disk: ${JSON.stringify(waiting)}`);
+  expect(JSON.stringify(readdirSync(join(POOL, 'knowledge'))) === JSON.stringify(['release-checklist']), `the pool holds ${JSON.stringify(readdirSync(join(POOL, 'knowledge')))}`);
+});
+
+await check('Team view: the mounted pool (folder, entry count) and each proposal with its team, type, description, body and when', async () => {
+  await clickText('Team');
+  await page.waitForSelector(memTab('[data-testid="somni-pool"][data-team="backend"]'), { timeout: 15_000 });
+  const pool = await page.$eval(memTab('[data-testid="somni-pool"][data-team="backend"]'), (e) => e.textContent ?? '');
+  expect(pool.includes('project folder') && pool.includes('1 entry') && pool.includes(`Folder: ${POOL}`), `the pool card reads: ${pool}`);
+  await page.waitForSelector(teamCard('backend/deploy-freeze'), { timeout: 15_000 });
+  const cards = await page.$$eval(memTab('[data-testid="somni-proposal"]'), (els) => els.map((e) => e.getAttribute('data-id')));
+  expect(cards.length === 3, `proposal cards: ${JSON.stringify(cards)}`);
+  const card = await page.$eval(teamCard('backend/flaky-login-test'), (e) => e.textContent ?? '');
+  expect(card.includes('team backend') && card.includes('pitfall') && card.includes('Why the login test fails at random') && card.includes('races the session cache'), `the proposal reads: ${card}`);
+  expect(/proposed [A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d\d\s[AP]M/.test(card), `the proposal's time reads: ${card}`);
+  const buttons = await page.$$eval(`${teamCard('backend/flaky-login-test')} button`, (els) => els.map((e) => e.textContent?.trim()));
+  expect(JSON.stringify(buttons) === JSON.stringify(['Approve', 'Edit', 'Reject']), `the proposal offers ${JSON.stringify(buttons)}`);
+  await shot('team');
+});
+
+await check('Team: Edit then "Approve with edits" writes the edited entry into the pool file, and says to commit it with the code', async () => {
+  const id = 'backend/staging-redis-port';
+  await clickIn(teamCard(id), 'Edit');
+  await page.waitForSelector(`${teamCard(id)} [data-testid="somni-proposal-body"]`);
+  await setInput(`${teamCard(id)} input`, 'The staging Redis host and port');
+  await setEditor(`${teamCard(id)} [data-testid="somni-proposal-body"]`, 'Staging Redis: host `redis-stage-2`, port 6380.');
+  // The whole form in view, above the chat composer DSH Web floats over the tab.
+  await page.$eval(teamCard(id), (e) => e.scrollIntoView({ block: 'center' }));
+  await shot('team-edit');
+  await clickIn(teamCard(id), 'Approve with edits');
+  await page.waitForSelector(memTab('[data-testid="somni-team-note"]'), { timeout: 15_000 });
+  const file = join(POOL, 'knowledge', 'staging-redis-port', 'SKILL.md');
+  const said = await page.$eval(memTab('[data-testid="somni-team-note"]'), (e) => e.textContent ?? '');
+  expect(said.includes('Shared “staging-redis-port” with team backend as knowledge/staging-redis-port/SKILL.md.') && said.includes(`It is left for you to commit with your code: ${file}`), `after approve it says: ${said}`);
+  const disk = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  expect(/description: The staging Redis host and port/.test(disk) && disk.includes('host `redis-stage-2`, port 6380') && /shared_by: Ada/.test(disk), `the pool file reads: ${disk}`);
+  expect(!existsSync(join(PROPOSALS, 'staging-redis-port.md')), 'the approved proposal is still on disk');
+  await waitFor('the approved card gone and the pool counting two', async () => {
+    const ids = await page.$$eval(memTab('[data-testid="somni-proposal"]'), (els) => els.map((e) => e.getAttribute('data-id')));
+    const pool = await page.$eval(memTab('[data-testid="somni-pool"]'), (e) => e.textContent ?? '');
+    return !ids.includes(id) && pool.includes('2 entries');
+  }, 15_000);
+});
+
+await check('Team: an approval the sidecar refuses (a teammate\'s entry of that name arrived meanwhile) shows its sentence and keeps the proposal', async () => {
+  const id = 'backend/flaky-login-test';
+  // Bob's entry of the same name, pulled from the project's repository after the proposal was made.
+  const bobs = join(POOL, 'knowledge', 'flaky-login-test', 'SKILL.md');
+  mkdirSync(dirname(bobs), { recursive: true });
+  const text = '---\nname: flaky-login-test\ndescription: The login test is flaky on CI\ntype: pitfall\ncreated: 2026-11-28\nshared_by: Bob\n---\nQuarantined; see issue 412.\n';
+  writeFileSync(bobs, text);
+  await clickIn(teamCard(id), 'Approve');
+  await page.waitForSelector(`${teamCard(id)} [data-testid="somni-proposal-error"]`, { timeout: 15_000 });
+  const said = await page.$eval(`${teamCard(id)} [data-testid="somni-proposal-error"]`, (e) => e.textContent ?? '');
+  expect(/^proposal backend\/flaky-login-test: team backend already has "flaky-login-test".*never overwritten/.test(said), `the refusal reads: ${said}`);
+  expect(existsSync(join(PROPOSALS, 'flaky-login-test.md')), 'the refused proposal is gone from disk');
+  expect(readFileSync(bobs, 'utf8') === text, 'the teammate\'s entry was changed');
+  await shot('team-refused');
+});
+
+await check('Team: Reject asks first, then removes the proposal from disk and the view', async () => {
+  const id = 'backend/flaky-login-test';
+  const asked = dialogs.length;
+  await clickIn(teamCard(id), 'Reject');
+  await waitText('the rejection', /Rejected “flaky-login-test”: nothing of it was shared or kept\./);
+  expect(dialogs.length === asked + 1 && dialogs[asked]?.includes('flaky-login-test'), `the confirm asked: ${JSON.stringify(dialogs.slice(asked))}`);
+  expect(!existsSync(join(PROPOSALS, 'flaky-login-test.md')), 'the rejected proposal is still on disk');
+  await waitFor('the rejected card gone', async () => (await page.$(teamCard(id))) === null, 15_000);
+  expect(readdirSync(PROPOSALS).join() === 'deploy-freeze.md', `proposals left: ${readdirSync(PROPOSALS).join()}`);
+});
+
 await check('Dreams: "Dream now" runs a dream over this session and the tab shows its outcome and diff', async () => {
   await clickText('Dreams');
   await page.waitForSelector(memTab('[data-testid="somni-dream-now"]'));
@@ -521,6 +687,15 @@ await check('Chinese: Browse shows days and kinds in Chinese, and says so in Chi
   await page.screenshot({ path: join(SHOTS, 'browse-dark-zh.png') });
 });
 
+await check('Chinese: the Team view in Chinese under the dark theme, its times in Chinese', async () => {
+  await clickText('团队');
+  await page.waitForSelector(teamCard('backend/deploy-freeze'), { timeout: 15_000 });
+  const view = await page.$eval(memTab('[data-testid="somni-team"]'), (e) => e.textContent ?? '');
+  expect(view.includes('团队记忆库') && view.includes('项目文件夹') && view.includes('待你审批的分享') && view.includes('批准') && view.includes('拒绝'), `the Team view reads: ${view.slice(0, 600)}`);
+  expect(/提议于 \d{4}年\d{1,2}月\d{1,2}日/.test(view), `the proposal's time reads: ${view.slice(0, 600)}`);
+  await page.screenshot({ path: join(SHOTS, 'team-dark-zh.png') });
+});
+
 await check('no page errors during the run', async () => {
   expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
 });
@@ -534,6 +709,14 @@ await check('/api: a path out of the data dir is refused with a clear error', as
   const w = await api('write', { path: '../escape.md', raw: 'x', version: 'v' });
   expect(w.result.ok === false && /outside the data directory|bad path/i.test(w.result.error?.message ?? ''), `write ../escape.md: ${JSON.stringify(w).slice(0, 400)}`);
   expect(!existsSync(join(dshHome, 'escape.md')), 'a file was written outside the data dir');
+});
+await check('/api: approving or rejecting a proposal that does not wait says so', async () => {
+  for (const method of ['approve', 'reject']) {
+    const r = await api(method, { id: 'backend/no-such-share' });
+    expect(r.result.ok === false && /no proposal backend\/no-such-share waits/.test(r.result.error?.message ?? ''), `${method}: ${JSON.stringify(r).slice(0, 400)}`);
+  }
+  const long = await api('approve', { id: 'x'.repeat(300) });
+  expect(long.result.ok === false && /id is \d+ characters; the limit is 256/.test(long.result.error?.message ?? ''), `a 300-char id: ${JSON.stringify(long).slice(0, 400)}`);
 });
 await check('/api: an oversized body and an overlong path are refused with clear errors', async () => {
   const big = await api('write', { path: PG, raw: 'x'.repeat(300 * 1024), version: 'v' });

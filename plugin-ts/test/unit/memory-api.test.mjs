@@ -107,3 +107,51 @@ test('session: the sidecar\'s events come back linked to the host\'s turns', asy
   const r = await h.session('session-1');
   assert.deepEqual([r.events[0]?.turn, r.events[0]?.turnSaid], [1, 'Please read the staging notes']);
 });
+
+test('team pools and proposals: each call forwards to its sidecar method', async () => {
+  const { h, calls } = handlers((method) => (method === 'team.list' ? { teams: [] } : { proposals: [] }));
+  assert.deepEqual(await h.teams(), { teams: [] });
+  assert.deepEqual(await h.proposals(), { proposals: [] });
+  assert.deepEqual(calls, [['team.list', {}], ['share.list', {}]]);
+});
+
+test('approve passes the id and only the edits made; reject the id', async () => {
+  const shared = { team: 'backend', name: 'ci-cache', path: 'knowledge/ci-cache/SKILL.md', file: '/p/.somni/knowledge/ci-cache/SKILL.md', sharedBy: 'Alice', next: 'it is left for you to commit with your code: /p/.somni/knowledge/ci-cache/SKILL.md' };
+  const { h, calls } = handlers((method, params) => (method === 'share.reject' ? { rejected: params.id } : shared));
+  assert.deepEqual(await h.approve('backend/ci-cache', undefined, undefined), shared);
+  await h.approve('backend/ci-cache', 'When the CI cache misses', 'Bump CACHE_EPOCH.');
+  await h.approve('backend/ci-cache', '', undefined);
+  assert.deepEqual(await h.reject('backend/flaky'), { rejected: 'backend/flaky' });
+  assert.deepEqual(calls, [
+    ['share.approve', { id: 'backend/ci-cache' }],
+    ['share.approve', { id: 'backend/ci-cache', description: 'When the CI cache misses', body: 'Bump CACHE_EPOCH.' }],
+    ['share.approve', { id: 'backend/ci-cache' }],
+    ['share.reject', { id: 'backend/flaky' }],
+  ]);
+});
+
+test('approve and reject: a missing, mistyped or oversized argument is refused before the sidecar, saying the bound', async () => {
+  const { h, calls } = handlers(() => ({}));
+  await assert.rejects(() => h.approve(undefined, undefined, undefined), /id is required/);
+  await assert.rejects(() => h.approve(7, undefined, undefined), /id must be a string/);
+  await assert.rejects(() => h.approve('b/'.repeat(MEMORY_LIMITS.shareIdChars), undefined, undefined), /id is \d+ characters; the limit is 256/);
+  await assert.rejects(() => h.approve('backend/x', 'd'.repeat(MEMORY_LIMITS.descriptionChars + 1), undefined), /description is \d+ characters; the limit is 1024/);
+  await assert.rejects(() => h.approve('backend/x', undefined, 'b'.repeat(MEMORY_LIMITS.rawChars + 1)), /body is \d+ characters; the limit is 262144/);
+  await assert.rejects(() => h.approve('backend/x', undefined, { text: 'x' }), /body must be a string/);
+  await assert.rejects(() => h.reject(''), /id is required/);
+  await assert.rejects(() => h.reject('x'.repeat(MEMORY_LIMITS.shareIdChars + 1)), /id is \d+ characters/);
+  assert.equal(calls.length, 0);
+});
+
+test('a refused approval or rejection is the sidecar\'s sentence alone, as the call\'s error; other failures stay as they were', async () => {
+  const said = 'proposal backend/ci-cache: team backend already has "ci-cache" (knowledge/ci-cache/SKILL.md, same name); a teammate\'s entry is never overwritten';
+  const refused = handlers((method) => {
+    throw new RpcError(`${method}: ${method === 'share.reject' ? 'no proposal backend/x waits' : said}`, -32602);
+  });
+  await assert.rejects(() => refused.h.approve('backend/ci-cache', undefined, undefined), (err) => err instanceof Error && err.message === said);
+  await assert.rejects(() => refused.h.reject('backend/x'), (err) => err instanceof Error && err.message === 'no proposal backend/x waits');
+  const down = handlers(() => {
+    throw new RpcError('share.approve: no reply within 10000 ms', -2);
+  });
+  await assert.rejects(() => down.h.approve('backend/ci-cache', undefined, undefined), (err) => err instanceof RpcError && err.message === 'share.approve: no reply within 10000 ms');
+});
