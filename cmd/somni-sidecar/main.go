@@ -19,6 +19,7 @@
 //	cli.go                           the recall, doctor, stats and embed subcommands
 //	mcp.go                           the mcp subcommand
 //	sync.go                          the sync subcommand (package gitsync)
+//	export.go                        the export subcommand: the memory as one archive (package export)
 //	team.go                          the team subcommand: the pools this machine mounts (package team)
 //	share.go                         the share subcommand: proposals approved or rejected, an entry shared by name (package share)
 //	mergefile.go                     the merge-file subcommand, git's merge driver (package memmerge)
@@ -111,6 +112,7 @@ var commands = []struct{ name, args, what string }{
 	{"sync", "[init REMOTE|status]", "sync the memory through git: init joins REMOTE, sync runs one round, status says what waits (exit 0 only when in step)"},
 	{"team", "add|list|remove|sync", "mount a team's shared memory beside yours: team add NAME FOLDER (e.g. ./.somni in a project) or team add NAME REMOTE (cloned into the data dir and synced); list; remove NAME; sync (the cloned ones)"},
 	{"share", "list|approve|reject", "write into a team pool: share list, share approve ID, share reject ID (what the model proposed with share_memory), or share NAME --team TEAM (your own entry)"},
+	{"export", "FILE", "write the memory's Markdown (every entry, intention, diary and session log) as a .tar.gz; unpacked, it is a data dir (- for stdout)"},
 	{"merge-file", "%O %A %B %P", "git's merge driver for memory files (sync init registers it)"},
 	{"help", "", "print this help"},
 	{"version", "", "print the version and exit"},
@@ -122,7 +124,7 @@ var mountsTeams = map[string]bool{"": true, "mcp": true, "recall": true, "doctor
 // readOnly are the commands that only look at a memory: pointed at a
 // directory that is not there they refuse, where the plugin's serve and
 // mcp create it on first use.
-var readOnly = map[string]bool{"recall": true, "doctor": true, "stats": true}
+var readOnly = map[string]bool{"recall": true, "doctor": true, "stats": true, "export": true}
 
 func isCommand(w string) bool {
 	for _, c := range commands {
@@ -546,6 +548,8 @@ func run(args []string, getenv func(string) string, stdin io.Reader, stdout, std
 		return cmdMergeFile(o.args, stderr)
 	case "team":
 		return cmdTeam(o, stdout, stderr)
+	case "export":
+		return cmdExport(o, stdout, stderr)
 	case "share":
 		return cmdShare(o, stdout, stderr)
 	}
