@@ -122,7 +122,9 @@ func (b *Browser) Create(ctx context.Context, in NewEntry) (string, error) {
 	if typ == "" {
 		typ = "fact"
 	}
-	e, err := b.store.CreateKnowledge(ctx, strings.TrimSpace(in.Name), typ, strings.TrimSpace(in.Description), in.Body, true)
+	e, err := b.store.CreateKnowledge(ctx, memory.KnowledgeInput{
+		Name: strings.TrimSpace(in.Name), Type: typ, Description: strings.TrimSpace(in.Description), Body: in.Body, Verified: true,
+	})
 	var dup *memory.DuplicateError
 	if errors.As(err, &dup) {
 		return "", invalid("%q already exists (%s, %s): open it and edit it instead", dup.Existing.Name, b.store.Rel(dup.Existing.Path), dup.Why)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/dream"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // instantModel answers every turn at once with the same tool call, then ends
@@ -42,7 +43,7 @@ func BenchmarkDreamStep(b *testing.B) {
 	for _, bc := range cases {
 		b.Run(bc.name, func(b *testing.B) {
 			st := newStore(b, "2026-03-02_002.md")
-			if _, err := st.CreateKnowledge(context.Background(), "somni-metrics-port", "fact", "somni metrics endpoint port", "9464", true); err != nil {
+			if _, err := st.CreateKnowledge(context.Background(), memory.KnowledgeInput{Name: "somni-metrics-port", Type: "fact", Description: "somni metrics endpoint port", Body: "9464", Verified: true}); err != nil {
 				b.Fatal(err)
 			}
 			m := &instantModel{steps: steps, call: dream.ToolCall{ID: "c", Type: "function", Function: dream.FunctionCall{Name: bc.tool, Arguments: bc.args}}}

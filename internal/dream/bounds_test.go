@@ -11,6 +11,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // toolRepliesOf returns the tool messages of one request, in order.
@@ -177,7 +178,7 @@ func TestFailedWritesAreReported(t *testing.T) {
 
 func TestReadsAreClippedForThePrompt(t *testing.T) {
 	st := newStore(t, "2026-03-02_002.md")
-	if _, err := st.CreateKnowledge(context.Background(), "huge-note", "fact", "a note that grew far too large", "small", true); err != nil {
+	if _, err := st.CreateKnowledge(context.Background(), memory.KnowledgeInput{Name: "huge-note", Type: "fact", Description: "a note that grew far too large", Body: "small", Verified: true}); err != nil {
 		t.Fatal(err)
 	}
 	huge := strings.Repeat("长", dream.MaxReadRunes) + strings.Repeat("z", 3*dream.MaxReadRunes)

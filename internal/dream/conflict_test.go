@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // TestDreamReconcilesSyncConflicts: a sibling git sync left beside an
@@ -18,7 +19,7 @@ import (
 func TestDreamReconcilesSyncConflicts(t *testing.T) {
 	ctx := context.Background()
 	st := newStore(t, "2026-03-02_002.md")
-	if _, err := st.CreateKnowledge(ctx, "office-printer", "fact", "Which printer the office uses", "The 3rd floor printer is prn-3f.", true); err != nil {
+	if _, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "office-printer", Type: "fact", Description: "Which printer the office uses", Body: "The 3rd floor printer is prn-3f.", Verified: true}); err != nil {
 		t.Fatal(err)
 	}
 	knowledge := filepath.Join(st.MemoryDir(), "knowledge")

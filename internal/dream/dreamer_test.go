@@ -283,7 +283,7 @@ func assertOnlyPaths(t *testing.T, root string, want ...string) {
 func TestCreateKnowledgeRefusesDuplicates(t *testing.T) {
 	st := newStore(t, "2026-03-02_002.md")
 	ctx := context.Background()
-	if _, err := st.CreateKnowledge(ctx, "somni-metrics-port", "fact", "somni metrics endpoint listens on port 9464 by default", "Port 9464 unless SOMNI_METRICS_ADDR is set.", true); err != nil {
+	if _, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "somni-metrics-port", Type: "fact", Description: "somni metrics endpoint listens on port 9464 by default", Body: "Port 9464 unless SOMNI_METRICS_ADDR is set.", Verified: true}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -323,7 +323,7 @@ func TestCreateKnowledgeRefusesDuplicates(t *testing.T) {
 func TestUpdateReinforces(t *testing.T) {
 	st := newStore(t, "2026-03-02_002.md")
 	ctx := context.Background()
-	e, err := st.CreateKnowledge(ctx, "port", "fact", "somni metrics port", "9464", true)
+	e, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "port", Type: "fact", Description: "somni metrics port", Body: "9464", Verified: true})
 	if err != nil {
 		t.Fatal(err)
 	}

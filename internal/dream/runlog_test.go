@@ -8,6 +8,7 @@ import (
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
 	"github.com/somni-dev/somni/internal/dreamlog"
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 // TestRunRecord: the dreamer records each dream's changes itself — created,
@@ -16,10 +17,10 @@ import (
 func TestRunRecord(t *testing.T) {
 	st := newStore(t, "2026-03-02_001.md")
 	ctx := context.Background()
-	if _, err := st.CreateKnowledge(ctx, "port", "fact", "somni metrics port", "9464\n", true); err != nil {
+	if _, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "port", Type: "fact", Description: "somni metrics port", Body: "9464\n", Verified: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.CreateKnowledge(ctx, "stale", "fact", "an old note nobody needs", "old\n", true); err != nil {
+	if _, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "stale", Type: "fact", Description: "an old note nobody needs", Body: "old\n", Verified: true}); err != nil {
 		t.Fatal(err)
 	}
 	model := dreamtest.NewModel(

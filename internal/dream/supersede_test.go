@@ -63,7 +63,7 @@ func TestCreateKnowledgeSupersedes(t *testing.T) {
 			name: "an earlier successor is overwritten by the newest",
 			olds: []old{{"db-port", "The billing database port", "5432"}},
 			setup: func(t *testing.T, st *memory.Store) {
-				if _, err := st.SupersedeKnowledge(context.Background(), "db-port", "db-port-6432", "fact", "The billing database port via pgbouncer", "6432", true); err != nil {
+				if _, err := st.SupersedeKnowledge(context.Background(), "db-port", memory.KnowledgeInput{Name: "db-port-6432", Type: "fact", Description: "The billing database port via pgbouncer", Body: "6432", Verified: true}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -96,7 +96,7 @@ func TestCreateKnowledgeSupersedes(t *testing.T) {
 		{
 			name: "the old entry is a skill, not knowledge",
 			setup: func(t *testing.T, st *memory.Store) {
-				if _, err := st.CreateSkill(context.Background(), "deploy-staging", "How to deploy to staging", "1. make deploy", true); err != nil {
+				if _, err := st.CreateSkill(context.Background(), memory.SkillInput{Name: "deploy-staging", Description: "How to deploy to staging", Body: "1. make deploy", Verified: true}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -158,7 +158,7 @@ func TestCreateKnowledgeSupersedes(t *testing.T) {
 			ctx := context.Background()
 			st := newStore(t, "2026-03-02_002.md")
 			for _, o := range tc.olds {
-				if _, err := st.CreateKnowledge(ctx, o.name, "fact", o.desc, o.body, true); err != nil {
+				if _, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: o.name, Type: "fact", Description: o.desc, Body: o.body, Verified: true}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -216,10 +216,10 @@ func TestCreateKnowledgeSupersedes(t *testing.T) {
 func TestSupersessionAccessors(t *testing.T) {
 	ctx := context.Background()
 	st := newStore(t)
-	if _, err := st.CreateKnowledge(ctx, "api-host", "fact", "The API host name", "api1.example.org", true); err != nil {
+	if _, err := st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "api-host", Type: "fact", Description: "The API host name", Body: "api1.example.org", Verified: true}); err != nil {
 		t.Fatal(err)
 	}
-	next, err := st.SupersedeKnowledge(ctx, "api-host", "api-host-2", "fact", "The API host name after the migration", "api2.example.org", true)
+	next, err := st.SupersedeKnowledge(ctx, "api-host", memory.KnowledgeInput{Name: "api-host-2", Type: "fact", Description: "The API host name after the migration", Body: "api2.example.org", Verified: true})
 	if err != nil {
 		t.Fatal(err)
 	}

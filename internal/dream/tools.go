@@ -100,12 +100,13 @@ func errorf(format string, args ...any) string { return errPrefix + fmt.Sprintf(
 const errPrefix = "Error: "
 
 func (tb *toolbox) createKnowledge(ctx context.Context, c *call, a createKnowledgeArgs) string {
+	in := memory.KnowledgeInput{Name: a.Name, Type: a.EntryType, Description: a.Description, Body: a.Body, Verified: a.Verified}
 	old := strings.TrimSpace(a.Supersedes)
 	if old == "" {
-		e, err := tb.st.CreateKnowledge(ctx, a.Name, a.EntryType, a.Description, a.Body, a.Verified)
+		e, err := tb.st.CreateKnowledge(ctx, in)
 		return tb.created(c, toolCreateKnowledge, "knowledge entry", e, err)
 	}
-	e, err := tb.st.SupersedeKnowledge(ctx, old, a.Name, a.EntryType, a.Description, a.Body, a.Verified)
+	e, err := tb.st.SupersedeKnowledge(ctx, old, in)
 	return tb.superseding(c, old, e, err)
 }
 
@@ -150,17 +151,22 @@ func rootCause(err error) string {
 }
 
 func (tb *toolbox) createSkill(ctx context.Context, c *call, a createSkillArgs) string {
-	e, err := tb.st.CreateSkill(ctx, a.Name, a.Description, a.Body, a.Verified)
+	e, err := tb.st.CreateSkill(ctx, memory.SkillInput{Name: a.Name, Description: a.Description, Body: a.Body, Verified: a.Verified})
 	return tb.created(c, toolCreateSkill, "skill", e, err)
 }
 
 func (tb *toolbox) updateKnowledge(ctx context.Context, c *call, a updateKnowledgeArgs) string {
-	e, err := tb.st.UpdateKnowledge(ctx, a.Name, a.Description, a.Body, a.StabilityDelta, a.ScoreDelta)
+	e, err := tb.st.UpdateKnowledge(ctx, memory.KnowledgeUpdate{
+		Name: a.Name, Description: a.Description, Body: a.Body, StabilityDelta: a.StabilityDelta, ScoreDelta: a.ScoreDelta,
+	})
 	return tb.updated(c, toolUpdateKnowledge, a.Name, e, err)
 }
 
 func (tb *toolbox) updateSkill(ctx context.Context, c *call, a updateSkillArgs) string {
-	e, err := tb.st.UpdateSkill(ctx, a.Name, a.Description, a.Body, a.MergeNote, a.StabilityDelta, a.ScoreDelta)
+	e, err := tb.st.UpdateSkill(ctx, memory.SkillUpdate{
+		Name: a.Name, Description: a.Description, Body: a.Body, MergeNote: a.MergeNote,
+		StabilityDelta: a.StabilityDelta, ScoreDelta: a.ScoreDelta,
+	})
 	return tb.updated(c, toolUpdateSkill, a.Name, e, err)
 }
 

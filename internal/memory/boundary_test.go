@@ -19,7 +19,7 @@ func TestWritesNeverFollowLinks(t *testing.T) {
 		write func(s *Store) error
 	}{
 		{"update_knowledge", "knowledge/evil/SKILL.md", func(s *Store) error {
-			_, err := s.UpdateKnowledge(ctx, "evil", "", "new body", 0, 0)
+			_, err := s.UpdateKnowledge(ctx, KnowledgeUpdate{Name: "evil", Body: "new body"})
 			return err
 		}},
 		{"update_about_user", "users/default/about_user.md", func(s *Store) error {

@@ -30,8 +30,8 @@ func TestCheckKnowledgeAgreesWithCreate(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name+"/"+tc.typ, func(t *testing.T) {
 			st := newTestStore(t)
-			checked := CheckKnowledge(tc.name, tc.typ, tc.desc, tc.body)
-			_, created := st.CreateKnowledge(context.Background(), tc.name, tc.typ, tc.desc, tc.body, true)
+			checked := CheckKnowledge(KnowledgeInput{Name: tc.name, Type: tc.typ, Description: tc.desc, Body: tc.body})
+			_, created := st.CreateKnowledge(context.Background(), KnowledgeInput{Name: tc.name, Type: tc.typ, Description: tc.desc, Body: tc.body, Verified: true})
 			if tc.refuse == nil {
 				if checked != nil || created != nil {
 					t.Fatalf("refused: check %v, create %v", checked, created)

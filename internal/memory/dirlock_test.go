@@ -152,7 +152,7 @@ func TestFoldUsageOnceAcrossStores(t *testing.T) {
 			}
 			wg.Wait()
 		}
-		e, err := a.CreateKnowledge(ctx, "folded", "fact", "a fact recalled often", "body\n", true)
+		e, err := a.CreateKnowledge(ctx, KnowledgeInput{Name: "folded", Type: "fact", Description: "a fact recalled often", Body: "body\n", Verified: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +176,7 @@ func TestFoldUsageOnceAcrossStores(t *testing.T) {
 		if err := a.NoteRecall(want[:4]); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.update(got, "", "", "", 0, -0.5, nil); err != nil {
+		if _, err := a.update(got, SkillUpdate{ScoreDelta: -0.5}, nil); err != nil {
 			t.Fatal(err)
 		}
 		before, _ := a.Load(e.Path)

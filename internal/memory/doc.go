@@ -43,7 +43,9 @@
 //	lifecycle.go, usage.go              lifecycle numbers, RecordUsage/DecayAll, NoteRecall/FoldUsage and
 //	                                    UsageJournal (Store.UsageJournal): an unreadable claim is quarantined
 //	ops.go                              CreateKnowledge (CheckKnowledge: its checks alone)/SupersedeKnowledge/UpdateKnowledge/CreateSkill/UpdateSkill/
-//	                                    Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer;
+//	                                    Archive/RecordEpisode/ListItems/ReadItem/FindDuplicate for the dreamer,
+//	                                    each write taking one input struct of its kind (KnowledgeInput, SkillInput,
+//	                                    KnowledgeUpdate, SkillUpdate, EpisodeInput);
 //	                                    Editor (by path, for a person's edits)
 //	restore.go                          Editor.RestoreEntry: an archived entry back among the active ones
 //	intentions.go                       Intentions (Store.Intentions): Add/Complete/Cancel/List/Archived/

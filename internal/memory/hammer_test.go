@@ -31,7 +31,7 @@ func TestHandEditsSurviveRewrites(t *testing.T) {
 	}
 	ctx := context.Background()
 	s := newTestStore(t)
-	e, err := s.CreateKnowledge(ctx, "hammered", "fact", "the staging postgres port", "Port 6543.\n", true)
+	e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "hammered", Type: "fact", Description: "the staging postgres port", Body: "Port 6543.\n", Verified: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,11 +118,11 @@ func TestCreateIsCaseInsensitive(t *testing.T) {
 	})
 	t.Run("knowledge directory differing in case", func(t *testing.T) {
 		s, _ := pyStore(t)
-		first, err := s.CreateKnowledge(ctx, "POSTGRES PORT", "fact", "The database listens on 5433", "Port 5433.\n", true)
+		first, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "POSTGRES PORT", Type: "fact", Description: "The database listens on 5433", Body: "Port 5433.\n", Verified: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.CreateKnowledge(ctx, "postgres-port", "fact", "Which port the main DB uses", "See the compose file.\n", true)
+		_, err = s.CreateKnowledge(ctx, KnowledgeInput{Name: "postgres-port", Type: "fact", Description: "Which port the main DB uses", Body: "See the compose file.\n", Verified: true})
 		var dup *DuplicateError
 		if !errors.As(err, &dup) || dup.Existing.Path != first.Path {
 			t.Fatalf("case variant created: %v", err)
@@ -138,7 +138,7 @@ func TestCreateIsCaseInsensitive(t *testing.T) {
 		if err := os.WriteFile(p, []byte(broken), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateKnowledge(ctx, "postgres-port", "fact", "The database listens on 5433", "Port 5433.\n", true); err == nil {
+		if _, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "postgres-port", Type: "fact", Description: "The database listens on 5433", Body: "Port 5433.\n", Verified: true}); err == nil {
 			t.Error("created a case variant beside an unreadable entry")
 		}
 		if _, err := os.Stat(filepath.Join(s.dirs.knowledge, "postgres-port")); err == nil && !sameFile(t, p, filepath.Join(s.dirs.knowledge, "postgres-port", "SKILL.md")) {
@@ -214,11 +214,11 @@ func TestSecretNamesRefused(t *testing.T) {
 	const token = "npm_Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
 	create := map[string]func(s *Store, name string) error{
 		"knowledge": func(s *Store, name string) error {
-			_, err := s.CreateKnowledge(ctx, name, "fact", "how the deploy publishes "+name, "It publishes.\n", true)
+			_, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: name, Type: "fact", Description: "how the deploy publishes " + name, Body: "It publishes.\n", Verified: true})
 			return err
 		},
 		"skill": func(s *Store, name string) error {
-			_, err := s.CreateSkill(ctx, name, "cloning the repository "+name, "1. clone\n", true)
+			_, err := s.CreateSkill(ctx, SkillInput{Name: name, Description: "cloning the repository " + name, Body: "1. clone\n", Verified: true})
 			return err
 		},
 		"episode source": func(s *Store, name string) error {

@@ -134,10 +134,20 @@ func jaccard(a, b map[string]struct{}) float64 {
 	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
+// KnowledgeInput is a new knowledge entry, as CreateKnowledge, SupersedeKnowledge and CheckKnowledge take it.
+type KnowledgeInput struct {
+	Name        string // the entry's name and folder: a safe name without a secret, not "archived"
+	Type        string // one of KnowledgeTypes; "" is experience
+	Description string // one line, at most 500 characters: recall matches it first
+	Body        string // the details in Markdown; required
+	// Verified is false for what the session did not confirm: a lower start score and the unverified banner.
+	Verified bool
+}
+
 // CreateKnowledge creates knowledge/<name>/SKILL.md. A same-named or near-duplicate item is not copied:
 // the error is a *DuplicateError carrying the existing entry.
-func (s *Store) CreateKnowledge(ctx context.Context, name, entryType, description, body string, verified bool) (*Entry, error) {
-	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, name, entryType, description, body, verified, nil)
+func (s *Store) CreateKnowledge(ctx context.Context, in KnowledgeInput) (*Entry, error) {
+	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, in, nil)
 }
 
 // MarkError comes with the new entry from SupersedeKnowledge when the new entry was written but the one it
@@ -153,27 +163,38 @@ func (e *MarkError) Error() string {
 
 func (e *MarkError) Unwrap() error { return e.Err }
 
-// SupersedeKnowledge creates the knowledge entry name like CreateKnowledge, as the one replacing the
+// SupersedeKnowledge creates a knowledge entry like CreateKnowledge, as the one replacing the
 // existing knowledge entry old because the fact changed: the new entry is written with `supersedes: old`,
-// then old, kept, gets `superseded_by: name` (an earlier successor is overwritten: the newest wins) through
+// then old, kept, gets `superseded_by: <in.Name>` (an earlier successor is overwritten: the newest wins) through
 // the compare-and-swap rewrite, both under one hold of the write lock. When old is not an existing
 // knowledge entry nothing is written (ErrNotFound); old is no duplicate of its successor, which restates
 // its topic by design. When old cannot be marked after the new entry was written, the new entry is
 // returned with a *MarkError: the new fact is kept rather than lost to a failure on the old file.
-func (s *Store) SupersedeKnowledge(ctx context.Context, old, name, entryType, description, body string, verified bool) (*Entry, error) {
+func (s *Store) SupersedeKnowledge(ctx context.Context, old string, in KnowledgeInput) (*Entry, error) {
 	prev, err := s.findKind(ctx, old, KindKnowledge)
 	if err != nil {
 		return nil, err
 	}
-	if sameEntryName(prev.Name, name) || sameEntryName(filepath.Base(filepath.Dir(prev.Path)), name) {
+	if sameEntryName(prev.Name, in.Name) || sameEntryName(filepath.Base(filepath.Dir(prev.Path)), in.Name) {
 		return nil, invalid("the entry superseding %q needs a name of its own", prev.Name)
 	}
-	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, name, entryType, description, body, verified, prev)
+	return s.createSemantic(ctx, KindKnowledge, s.dirs.knowledge, in, prev)
+}
+
+// SkillInput is a new learned skill, as CreateSkill takes it.
+type SkillInput struct {
+	Name        string // the skill's name and folder: a safe name without a secret, not "archived"
+	Description string // one line, at most 500 characters: when to use the skill
+	Body        string // the procedure in Markdown; required
+	// Verified is false for a procedure that did not fully work: a lower start score and the unverified banner.
+	Verified bool
 }
 
 // CreateSkill creates skills/agent_learned_skills/<name>/SKILL.md, refusing duplicates like CreateKnowledge.
-func (s *Store) CreateSkill(ctx context.Context, name, description, body string, verified bool) (*Entry, error) {
-	return s.createSemantic(ctx, KindSkill, s.dirs.learned, name, "skill", description, body, verified, nil)
+func (s *Store) CreateSkill(ctx context.Context, in SkillInput) (*Entry, error) {
+	return s.createSemantic(ctx, KindSkill, s.dirs.learned, KnowledgeInput{
+		Name: in.Name, Type: "skill", Description: in.Description, Body: in.Body, Verified: in.Verified,
+	}, nil)
 }
 
 // KnowledgeTypes are the knowledge `type` values the dreamer may use.
@@ -181,24 +202,25 @@ var KnowledgeTypes = []string{"experience", "fact", "decision", "pitfall", "pref
 
 // CheckKnowledge runs CreateKnowledge's checks of its input without writing anything: the name
 // (a folder name without a secret, not "archived"), the entry type, the one-line description and a
-// body. Nil when a knowledge entry of these fields could be created, a duplicate aside; a share
-// proposal is checked by it so that its approval is not refused for what could be said at once.
-func CheckKnowledge(name, entryType, description, body string) error {
-	_, _, _, err := checkSemantic(KindKnowledge, strings.TrimSpace(name), entryType, description, body)
+// body (Verified is not checked). Nil when a knowledge entry of these fields could be created, a duplicate
+// aside; a share proposal is checked by it so that its approval is not refused for what could be said at once.
+func CheckKnowledge(in KnowledgeInput) error {
+	in.Name = strings.TrimSpace(in.Name)
+	_, _, _, err := checkSemantic(KindKnowledge, in)
 	return err
 }
 
-// checkSemantic checks a new knowledge entry's or learned skill's input and returns its folder
-// name, its description trimmed and its type as written.
-func checkSemantic(kind Kind, name, typ, description, body string) (dir, desc, entryType string, err error) {
-	dir, err = entryDirName(name)
+// checkSemantic checks a new knowledge entry's or learned skill's input (a skill's
+// Type is "skill") and returns its folder name, its description trimmed and its type as written.
+func checkSemantic(kind Kind, in KnowledgeInput) (dir, desc, entryType string, err error) {
+	dir, err = entryDirName(in.Name)
 	if err != nil {
 		return "", "", "", fmt.Errorf("memory: create %s: %w", kind, err)
 	}
-	if desc, err = checkDescription(description); err != nil {
+	if desc, err = checkDescription(in.Description); err != nil {
 		return "", "", "", err
 	}
-	typ = strings.ToLower(strings.TrimSpace(typ))
+	typ := strings.ToLower(strings.TrimSpace(in.Type))
 	if kind == KindKnowledge {
 		if typ == "" {
 			typ = "experience"
@@ -210,16 +232,17 @@ func checkSemantic(kind Kind, name, typ, description, body string) (dir, desc, e
 			return "", "", "", invalid("entry_type %q is not a single word", typ)
 		}
 	}
-	if strings.TrimSpace(body) == "" {
+	if strings.TrimSpace(in.Body) == "" {
 		return "", "", "", invalid("body is required")
 	}
 	return dir, desc, typ, nil
 }
 
-// createSemantic creates a knowledge entry or a learned skill; prev, when set, is the entry it supersedes.
-func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, typ, description, body string, verified bool, prev *Entry) (*Entry, error) {
-	name = strings.TrimSpace(name)
-	dir, desc, typ, err := checkSemantic(kind, name, typ, description, body)
+// createSemantic creates a knowledge entry or a learned skill (in of Type "skill") under rootDir;
+// prev, when set, is the entry it supersedes.
+func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir string, in KnowledgeInput, prev *Entry) (*Entry, error) {
+	in.Name = strings.TrimSpace(in.Name)
+	dir, desc, typ, err := checkSemantic(kind, in)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +261,7 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 		}
 		prev, except = fresh, fresh.Path
 	}
-	if dup, why, err := s.FindDuplicate(ctx, kind, name, desc, except); err != nil {
+	if dup, why, err := s.FindDuplicate(ctx, kind, in.Name, desc, except); err != nil {
 		return nil, err
 	} else if dup != nil {
 		return nil, &DuplicateError{Existing: dup, Why: why}
@@ -251,18 +274,18 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir, name, ty
 	if s.fs.Exists(path) {
 		e, lerr := s.Load(path)
 		if lerr != nil {
-			return nil, fmt.Errorf("memory: create %s: %s exists but cannot be read: %w", name, path, lerr)
+			return nil, fmt.Errorf("memory: create %s: %s exists but cannot be read: %w", in.Name, path, lerr)
 		}
 		return nil, &DuplicateError{Existing: e, Why: "same directory name"}
 	}
-	if !verified && !strings.HasPrefix(body, UnverifiedBanner) {
-		body = UnverifiedBanner + body
+	if !in.Verified && !strings.HasPrefix(in.Body, UnverifiedBanner) {
+		in.Body = UnverifiedBanner + in.Body
 	}
-	e := s.newEntry(kind, path, name, desc, typ, SemanticBirthScore(verified), ensureTrailingNewline(body))
+	e := s.newEntry(kind, path, in.Name, desc, typ, SemanticBirthScore(in.Verified), ensureTrailingNewline(in.Body))
 	if kind == KindSkill {
 		e.Learned = true
 	}
-	if !verified {
+	if !in.Verified {
 		e.Meta.Set("verified", "false")
 	}
 	if prev != nil {
@@ -304,21 +327,42 @@ func ensureTrailingNewline(s string) string {
 	return s + "\n"
 }
 
-// UpdateKnowledge changes an existing knowledge entry (empty description/body keep the old ones), applies
-// the deltas and reinforces it with record_usage — an update re-confirms the memory.
-func (s *Store) UpdateKnowledge(ctx context.Context, name, description, body string, stabilityDelta int, scoreDelta float64) (*Entry, error) {
-	e, err := s.findKind(ctx, name, KindKnowledge)
+// KnowledgeUpdate is a change to an existing knowledge entry, as UpdateKnowledge takes it.
+type KnowledgeUpdate struct {
+	Name           string  // the existing entry's name
+	Description    string  // the new one-line description; "" keeps the old one
+	Body           string  // the new full body; "" keeps the old one
+	StabilityDelta int     // added to stability, within ±5
+	ScoreDelta     float64 // added to score, within ±0.5
+}
+
+// UpdateKnowledge changes an existing knowledge entry, applies the deltas and reinforces it with
+// record_usage — an update re-confirms the memory.
+func (s *Store) UpdateKnowledge(ctx context.Context, in KnowledgeUpdate) (*Entry, error) {
+	e, err := s.findKind(ctx, in.Name, KindKnowledge)
 	if err != nil {
 		return nil, err
 	}
-	return s.update(e, description, body, "", stabilityDelta, scoreDelta, nil)
+	return s.update(e, SkillUpdate{Description: in.Description, Body: in.Body,
+		StabilityDelta: in.StabilityDelta, ScoreDelta: in.ScoreDelta}, nil)
 }
 
-// UpdateSkill changes an existing skill. Skills outside agent_learned_skills are the user's: a body that
-// would make them shorter is refused, and so is any change to a skill saying `auto_merge: false`.
-// A non-empty mergeNote is appended to the body as a dated note.
-func (s *Store) UpdateSkill(ctx context.Context, name, description, body, mergeNote string, stabilityDelta int, scoreDelta float64) (*Entry, error) {
-	e, err := s.findKind(ctx, name, KindSkill)
+// SkillUpdate is a change to an existing skill, as UpdateSkill takes it.
+type SkillUpdate struct {
+	Name        string // the existing skill's name
+	Description string // the new one-line description; "" keeps the old one
+	// Body is the new full body; "" keeps the old one. Outside agent_learned_skills it may only grow.
+	Body           string
+	MergeNote      string  // what was merged and why: appended to the body as a dated note; "" for none
+	StabilityDelta int     // added to stability, within ±5
+	ScoreDelta     float64 // added to score, within ±0.5
+}
+
+// UpdateSkill changes an existing skill like UpdateKnowledge. Skills outside agent_learned_skills are the
+// user's: a body that would make them shorter is refused, and so is any change to a skill saying
+// `auto_merge: false`.
+func (s *Store) UpdateSkill(ctx context.Context, in SkillUpdate) (*Entry, error) {
+	e, err := s.findKind(ctx, in.Name, KindSkill)
 	if err != nil {
 		return nil, err
 	}
@@ -327,16 +371,16 @@ func (s *Store) UpdateSkill(ctx context.Context, name, description, body, mergeN
 		if autoMergeOff(e) {
 			return invalid("skill %q says auto_merge: false; it may only be edited by hand", e.Name)
 		}
-		if !e.Learned && strings.TrimSpace(body) != "" && utf8.RuneCountInString(body) < utf8.RuneCountInString(e.Body) {
+		if !e.Learned && strings.TrimSpace(in.Body) != "" && utf8.RuneCountInString(in.Body) < utf8.RuneCountInString(e.Body) {
 			return invalid("skill %q is not a learned skill; the new body (%d chars) would shorten it (%d chars) — send the full text with your additions",
-				e.Name, utf8.RuneCountInString(body), utf8.RuneCountInString(e.Body))
+				e.Name, utf8.RuneCountInString(in.Body), utf8.RuneCountInString(e.Body))
 		}
 		return nil
 	}
 	if err := guard(e); err != nil {
 		return nil, err
 	}
-	return s.update(e, description, body, mergeNote, stabilityDelta, scoreDelta, guard)
+	return s.update(e, in, guard)
 }
 
 // autoMergeOff reports a skill whose owner said `auto_merge: false` (any YAML spelling of false).
@@ -368,17 +412,18 @@ const (
 	maxScoreDelta     = 0.5
 )
 
-// update applies the changes to the entry as it is on disk under the store lock (so nothing changed since
-// e was found is lost, and an entry archived meanwhile is not recreated); guard, when set, re-checks it.
-func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityDelta int, scoreDelta float64, guard func(*Entry) error) (*Entry, error) {
-	if stabilityDelta < -maxStabilityDelta || stabilityDelta > maxStabilityDelta {
-		return nil, invalid("stability_delta %d is outside ±%d", stabilityDelta, maxStabilityDelta)
+// update applies in's changes (a knowledge entry's come without a merge note; in.Name is not read) to the
+// entry as it is on disk under the store lock (so nothing changed since e was found is lost, and an entry
+// archived meanwhile is not recreated); guard, when set, re-checks it.
+func (s *Store) update(e *Entry, in SkillUpdate, guard func(*Entry) error) (*Entry, error) {
+	if in.StabilityDelta < -maxStabilityDelta || in.StabilityDelta > maxStabilityDelta {
+		return nil, invalid("stability_delta %d is outside ±%d", in.StabilityDelta, maxStabilityDelta)
 	}
-	if math.IsNaN(scoreDelta) || scoreDelta < -maxScoreDelta || scoreDelta > maxScoreDelta {
-		return nil, invalid("score_delta %v is outside ±%v", scoreDelta, maxScoreDelta)
+	if math.IsNaN(in.ScoreDelta) || in.ScoreDelta < -maxScoreDelta || in.ScoreDelta > maxScoreDelta {
+		return nil, invalid("score_delta %v is outside ±%v", in.ScoreDelta, maxScoreDelta)
 	}
 	desc := ""
-	if d := strings.TrimSpace(description); d != "" {
+	if d := strings.TrimSpace(in.Description); d != "" {
 		var err error
 		if desc, err = checkDescription(d); err != nil {
 			return nil, err
@@ -398,17 +443,17 @@ func (s *Store) update(e *Entry, description, body, mergeNote string, stabilityD
 		if desc != "" {
 			e.Meta.Set(KeyDescription, desc)
 		}
-		if strings.TrimSpace(body) != "" {
-			e.Body = ensureTrailingNewline(body)
+		if strings.TrimSpace(in.Body) != "" {
+			e.Body = ensureTrailingNewline(in.Body)
 		}
-		if note := strings.TrimSpace(mergeNote); note != "" {
+		if note := strings.TrimSpace(in.MergeNote); note != "" {
 			e.Body = ensureTrailingNewline(e.Body) + "\n> merge note (" + s.today() + "): " + strings.ReplaceAll(note, "\n", " ") + "\n"
 		}
-		if stabilityDelta != 0 {
-			e.SetStability(e.Stability() + stabilityDelta)
+		if in.StabilityDelta != 0 {
+			e.SetStability(e.Stability() + in.StabilityDelta)
 		}
-		if scoreDelta != 0 {
-			e.SetScore(e.Score() + scoreDelta)
+		if in.ScoreDelta != 0 {
+			e.SetScore(e.Score() + in.ScoreDelta)
 		}
 		return s.usageChange(s.today())(e)
 	})
@@ -511,7 +556,7 @@ func (s *Store) archiveLocked(e *Entry) (string, error) {
 	return s.MoveToFreeName(src, dest, filepath.Base(src), "")
 }
 
-// RecordEpisode describes one event to remember (compat record_episode arguments).
+// EpisodeInput is one event to remember, as RecordEpisode takes it (compat record_episode arguments).
 type EpisodeInput struct {
 	What     string
 	Outcome  string // default "unknown"

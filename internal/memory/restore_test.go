@@ -23,7 +23,7 @@ func TestRestoreEntry(t *testing.T) {
 		{
 			name: "knowledge",
 			make: func(t *testing.T, s *Store) string {
-				e, err := s.CreateKnowledge(ctx, "coffee-pref", "preference", "How the user takes coffee", "Oat milk, no sugar.", true)
+				e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "coffee-pref", Type: "preference", Description: "How the user takes coffee", Body: "Oat milk, no sugar.", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -33,7 +33,7 @@ func TestRestoreEntry(t *testing.T) {
 		{
 			name: "learned skill",
 			make: func(t *testing.T, s *Store) string {
-				e, err := s.CreateSkill(ctx, "rotate-logs", "Rotate the service logs", "1. logrotate -f /etc/logrotate.conf", true)
+				e, err := s.CreateSkill(ctx, SkillInput{Name: "rotate-logs", Description: "Rotate the service logs", Body: "1. logrotate -f /etc/logrotate.conf", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -43,14 +43,14 @@ func TestRestoreEntry(t *testing.T) {
 		{
 			name: "the name is taken again",
 			make: func(t *testing.T, s *Store) string {
-				e, err := s.CreateKnowledge(ctx, "vpn-gateway", "fact", "The office VPN gateway", "vpn-gw-3.corp", true)
+				e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "vpn-gateway", Type: "fact", Description: "The office VPN gateway", Body: "vpn-gw-3.corp", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
 				return e.Path
 			},
 			prepare: func(t *testing.T, s *Store, _ string) func([]byte) error {
-				if _, err := s.CreateKnowledge(ctx, "vpn-gateway", "fact", "The office VPN gateway, new", "vpn-gw-4.corp", true); err != nil {
+				if _, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "vpn-gateway", Type: "fact", Description: "The office VPN gateway, new", Body: "vpn-gw-4.corp", Verified: true}); err != nil {
 					t.Fatal(err)
 				}
 				return nil
@@ -60,7 +60,7 @@ func TestRestoreEntry(t *testing.T) {
 		{
 			name: "a stale version",
 			make: func(t *testing.T, s *Store) string {
-				e, err := s.CreateKnowledge(ctx, "printer", "fact", "The 3rd floor printer", "prn-3f", true)
+				e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "printer", Type: "fact", Description: "The 3rd floor printer", Body: "prn-3f", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}

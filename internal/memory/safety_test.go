@@ -93,7 +93,7 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 		for opName, rewrite := range rewrites {
 			t.Run(tc.name+"/"+opName, func(t *testing.T) {
 				s := newTestStore(t)
-				e, err := s.CreateKnowledge(ctx, "fact-one", "fact", "the build cache lives on the ssd", "Body line.\n", true)
+				e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "fact-one", Type: "fact", Description: "the build cache lives on the ssd", Body: "Body line.\n", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -178,15 +178,15 @@ func TestReservedAndProtectedNames(t *testing.T) {
 		want error
 	}{
 		{"knowledge named archived", func(s *Store) error {
-			_, err := s.CreateKnowledge(ctx, "archived", "fact", "a fact about archives here", "b", true)
+			_, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "archived", Type: "fact", Description: "a fact about archives here", Body: "b", Verified: true})
 			return err
 		}, ErrUnsafeName},
 		{"knowledge named Archived", func(s *Store) error {
-			_, err := s.CreateKnowledge(ctx, " Archived ", "fact", "a fact about archives here", "b", true)
+			_, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: " Archived ", Type: "fact", Description: "a fact about archives here", Body: "b", Verified: true})
 			return err
 		}, ErrUnsafeName},
 		{"skill named archived", func(s *Store) error {
-			_, err := s.CreateSkill(ctx, "archived", "a skill about archives", "b", true)
+			_, err := s.CreateSkill(ctx, SkillInput{Name: "archived", Description: "a skill about archives", Body: "b", Verified: true})
 			return err
 		}, ErrUnsafeName},
 		{"episode source archived", func(s *Store) error {

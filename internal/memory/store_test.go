@@ -276,14 +276,14 @@ func TestRetirementCap(t *testing.T) {
 func TestCreateAndUpdate(t *testing.T) {
 	s, dir := pyStore(t)
 	ctx := context.Background()
-	e, err := s.CreateKnowledge(ctx, "redis 超时", "fact", "Redis timeouts are caused by the slowlog flood at midnight", "Check SLOWLOG.", false)
+	e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "redis 超时", Type: "fact", Description: "Redis timeouts are caused by the slowlog flood at midnight", Body: "Check SLOWLOG.", Verified: false})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.Score() != 0.3 || !strings.HasPrefix(e.Body, UnverifiedBanner) || filepath.Base(filepath.Dir(e.Path)) != "redis-超时" {
 		t.Errorf("unverified create: %v %q %s", e.Score(), e.Body, e.Path)
 	}
-	v, err := s.CreateKnowledge(ctx, "verified-one", "decision", "We ship on Tuesdays only", "Because QA.", true)
+	v, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "verified-one", Type: "decision", Description: "We ship on Tuesdays only", Body: "Because QA.", Verified: true})
 	if err != nil || v.Score() != 0.5 || strings.Contains(v.Body, "unverified") {
 		t.Fatalf("verified create: %+v %v", v, err)
 	}
@@ -296,7 +296,7 @@ func TestCreateAndUpdate(t *testing.T) {
 		{"buildkit-ci", "Docker builds on the CI runner: cache mounts need BuildKit, set DOCKER_BUILDKIT=1", "similar description"},
 	}
 	for _, tt := range dupTests {
-		_, err := s.CreateKnowledge(ctx, tt.name, "fact", tt.desc, "body", true)
+		_, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: tt.name, Type: "fact", Description: tt.desc, Body: "body", Verified: true})
 		var de *DuplicateError
 		if !errors.As(err, &de) || !errors.Is(err, ErrExists) || !strings.HasPrefix(de.Why, tt.why) {
 			t.Errorf("create %q: %v, want duplicate (%s)", tt.name, err, tt.why)
@@ -310,7 +310,7 @@ func TestCreateAndUpdate(t *testing.T) {
 		{"ok", "episode", "d", "b"},
 	}
 	for _, tt := range badTests {
-		if _, err := s.CreateKnowledge(ctx, tt.name, tt.typ, tt.desc, tt.body, true); err == nil {
+		if _, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: tt.name, Type: tt.typ, Description: tt.desc, Body: tt.body, Verified: true}); err == nil {
 			t.Errorf("create %+v accepted", tt)
 		}
 	}
@@ -318,24 +318,24 @@ func TestCreateAndUpdate(t *testing.T) {
 		t.Fatal("traversal wrote outside")
 	}
 	// Update reinforces.
-	u, err := s.UpdateKnowledge(ctx, "团队成员", "", "团队：六个人。\n", 0, 0.1)
+	u, err := s.UpdateKnowledge(ctx, KnowledgeUpdate{Name: "团队成员", Body: "团队：六个人。\n", ScoreDelta: 0.1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u.Score() != 0.8 || u.Stability() != 2 || u.Body != "团队：六个人。\n" || u.Description() != "项目团队共有五个人，刘超负责网关" {
 		t.Errorf("update: score %v stab %d body %q", u.Score(), u.Stability(), u.Body)
 	}
-	if _, err := s.UpdateKnowledge(ctx, "does-not-exist", "", "x", 0, 0); !errors.Is(err, ErrNotFound) {
+	if _, err := s.UpdateKnowledge(ctx, KnowledgeUpdate{Name: "does-not-exist", Body: "x"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("update missing: %v", err)
 	}
-	if _, err := s.UpdateKnowledge(ctx, "deploy-checklist", "", "x", 0, 0); !errors.Is(err, ErrNotFound) {
+	if _, err := s.UpdateKnowledge(ctx, KnowledgeUpdate{Name: "deploy-checklist", Body: "x"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("update a skill as knowledge: %v", err)
 	}
-	if _, err := s.UpdateKnowledge(ctx, "团队成员", "", "", 0, 3); !errors.Is(err, ErrInvalid) {
+	if _, err := s.UpdateKnowledge(ctx, KnowledgeUpdate{Name: "团队成员", ScoreDelta: 3}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("huge delta: %v", err)
 	}
 	// Skills.
-	if _, err := s.UpdateSkill(ctx, "code-review", "", "Read the tests first. Ask for table-driven tests. And more.", "", 0, 0); !errors.Is(err, ErrInvalid) {
+	if _, err := s.UpdateSkill(ctx, SkillUpdate{Name: "code-review", Body: "Read the tests first. Ask for table-driven tests. And more."}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("auto_merge:false skill updated: %v", err)
 	}
 	other := filepath.Join(dir, "skills", "user_skills", "lint", "SKILL.md")
@@ -345,18 +345,18 @@ func TestCreateAndUpdate(t *testing.T) {
 	if err := os.WriteFile(other, []byte("---\nname: lint\ndescription: how to lint\n---\n\nRun golangci-lint with the repo config.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.UpdateSkill(ctx, "lint", "", "Run lint.", "", 0, 0); !errors.Is(err, ErrInvalid) {
+	if _, err := s.UpdateSkill(ctx, SkillUpdate{Name: "lint", Body: "Run lint."}); !errors.Is(err, ErrInvalid) {
 		t.Errorf("user skill shortened: %v", err)
 	}
-	ls, err := s.UpdateSkill(ctx, "lint", "", "", "also run go vet", 0, 0)
+	ls, err := s.UpdateSkill(ctx, SkillUpdate{Name: "lint", MergeNote: "also run go vet"})
 	if err != nil || !strings.Contains(ls.Body, "golangci-lint") || !strings.Contains(ls.Body, "merge note (2026-11-30): also run go vet") {
 		t.Errorf("merge note: %q %v", ls.Body, err)
 	}
-	ds, err := s.UpdateSkill(ctx, "deploy-checklist", "", "1. Shorter.\n", "", 1, 0)
+	ds, err := s.UpdateSkill(ctx, SkillUpdate{Name: "deploy-checklist", Body: "1. Shorter.\n", StabilityDelta: 1})
 	if err != nil || ds.Body != "1. Shorter.\n" || ds.Stability() != 3 {
 		t.Errorf("learned skill update: %+v %v", ds, err)
 	}
-	sk, err := s.CreateSkill(ctx, "rollback", "How to roll back a bad gateway deploy", "1. Revert.\n", true)
+	sk, err := s.CreateSkill(ctx, SkillInput{Name: "rollback", Description: "How to roll back a bad gateway deploy", Body: "1. Revert.\n", Verified: true})
 	if err != nil || !sk.Learned || !strings.HasPrefix(sk.Path, s.dirs.learned) {
 		t.Fatalf("create skill: %+v %v", sk, err)
 	}

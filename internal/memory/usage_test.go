@@ -62,7 +62,7 @@ func TestFoldQuarantinesUnreadableJournal(t *testing.T) {
 		for _, tc := range unreadableJournals {
 			t.Run(at+"/"+tc.name, func(t *testing.T) {
 				s := newTestStore(t)
-				e, err := s.CreateKnowledge(ctx, "recalled", "fact", "a fact recalled after the damage", "body\n", true)
+				e, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "recalled", Type: "fact", Description: "a fact recalled after the damage", Body: "body\n", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}

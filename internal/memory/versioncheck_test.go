@@ -50,11 +50,11 @@ var versionedWrites = []struct {
 func entryOfEachKind(t *testing.T, s *Store) map[string]string {
 	t.Helper()
 	ctx := context.Background()
-	k, err := s.CreateKnowledge(ctx, "tea-order", "fact", "Ana takes her tea without sugar", "Ana takes her tea without sugar.", false)
+	k, err := s.CreateKnowledge(ctx, KnowledgeInput{Name: "tea-order", Type: "fact", Description: "Ana takes her tea without sugar", Body: "Ana takes her tea without sugar.", Verified: false})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, err := s.CreateSkill(ctx, "brew-tea", "how to brew green tea", "Water at 80 degrees, two minutes.", false)
+	sk, err := s.CreateSkill(ctx, SkillInput{Name: "brew-tea", Description: "how to brew green tea", Body: "Water at 80 degrees, two minutes.", Verified: false})
 	if err != nil {
 		t.Fatal(err)
 	}

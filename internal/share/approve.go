@@ -71,7 +71,7 @@ func (s *Shares) Approve(ctx context.Context, id string, ed Edit) (Shared, error
 	if err != nil {
 		return Shared{}, refuse("id", "proposal %s is for team %s: %v; reject it, or mount the team and approve it again", p.ID, p.Team, err)
 	}
-	sh, err := s.write(ctx, pl, p.Name, p.Type, p.Description, p.Body, true)
+	sh, err := s.write(ctx, pl, memory.KnowledgeInput{Name: p.Name, Type: p.Type, Description: p.Description, Body: p.Body, Verified: true})
 	if err != nil {
 		var r *Refusal
 		if errors.As(err, &r) {
@@ -104,15 +104,15 @@ func (s *Shares) Share(ctx context.Context, name, teamName string) (Shared, erro
 		return Shared{}, refuse("name", "%q is a%s %s, not an active knowledge entry; only knowledge is shared", e.Name, map[bool]string{true: "n archived", false: ""}[e.Archived], e.Kind)
 	}
 	verified := !strings.EqualFold(strings.TrimSpace(e.Meta.Value("verified")), "false")
-	return s.write(ctx, pl, e.Name, e.Type(), e.Description(), e.Body, verified)
+	return s.write(ctx, pl, memory.KnowledgeInput{Name: e.Name, Type: e.Type(), Description: e.Description(), Body: e.Body, Verified: verified})
 }
 
 // write creates knowledge/<name>/SKILL.md in the pool through the pool's
 // store — the dreamer's create, with its name, type and duplicate checks
 // and its redaction — after the secret check, which refuses where the
 // store would only redact; then gives it shared_by and shared.
-func (s *Shares) write(ctx context.Context, pl Pool, name, typ, desc, body string, verified bool) (Shared, error) {
-	if err := checkEntry(name, typ, desc, body); err != nil {
+func (s *Shares) write(ctx context.Context, pl Pool, in memory.KnowledgeInput) (Shared, error) {
+	if err := checkEntry(in); err != nil {
 		return Shared{}, err
 	}
 	if pl.Clone == "" {
@@ -125,7 +125,7 @@ func (s *Shares) write(ctx context.Context, pl Pool, name, typ, desc, body strin
 		write, _ := pl.Store.LockFiles()
 		sh.Note = fmt.Sprintf("the pool's lock file %s could not be kept out of git status (%v); do not commit it", write, err)
 	}
-	e, err := pl.Store.CreateKnowledge(ctx, name, typ, desc, body, verified)
+	e, err := pl.Store.CreateKnowledge(ctx, in)
 	var dup *memory.DuplicateError
 	switch {
 	case errors.As(err, &dup):

@@ -138,7 +138,7 @@ func (s *Shares) Propose(ctx context.Context, in Input) (Proposal, error) {
 	p := Proposal{Team: pl.Name, Name: strings.TrimSpace(in.Name), Type: entryType(in.Type),
 		Description: strings.TrimSpace(in.Description), Body: in.Body,
 		Proposed: s.st.Now().Format(dates.TimeLayout)}
-	if err := checkEntry(p.Name, p.Type, p.Description, p.Body); err != nil {
+	if err := checkEntry(memory.KnowledgeInput{Name: p.Name, Type: p.Type, Description: p.Description, Body: p.Body}); err != nil {
 		return Proposal{}, err
 	}
 	if sess := textcut.OneLine(strings.TrimSpace(in.Session)); sess != "" {
@@ -180,14 +180,14 @@ func entryType(t string) string {
 
 // checkEntry refuses a secret in any field first (naming its kind), then
 // what the store's create would refuse (memory.CheckKnowledge).
-func checkEntry(name, typ, desc, body string) error {
-	if err := checkSecrets(field{"name", name}, field{"entry_type", typ}, field{"description", desc}, field{"body", body}); err != nil {
+func checkEntry(in memory.KnowledgeInput) error {
+	if err := checkSecrets(field{"name", in.Name}, field{"entry_type", in.Type}, field{"description", in.Description}, field{"body", in.Body}); err != nil {
 		return err
 	}
-	if n := len(name) + len(typ) + len(desc) + len(body); n > memory.MaxEntryBytes/2 {
+	if n := len(in.Name) + len(in.Type) + len(in.Description) + len(in.Body); n > memory.MaxEntryBytes/2 {
 		return refuse("body", "the entry is %d bytes; a memory entry is a note, at most %d", n, memory.MaxEntryBytes/2)
 	}
-	if err := memory.CheckKnowledge(name, typ, desc, body); err != nil {
+	if err := memory.CheckKnowledge(in); err != nil {
 		arg := "name"
 		switch msg := err.Error(); {
 		case strings.Contains(msg, "entry_type"):

@@ -85,7 +85,7 @@ func TestDoctorNamesQuarantinedJournal(t *testing.T) {
 		for _, tc := range unreadableJournals {
 			t.Run(at.name+"/"+tc.name, func(t *testing.T) {
 				s := newTestStore(t)
-				e, err := s.CreateKnowledge(ctx, "recalled", "fact", "a fact recalled after the damage", "body\n", true)
+				e, err := s.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "recalled", Type: "fact", Description: "a fact recalled after the damage", Body: "body\n", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -149,7 +149,7 @@ func TestUsageSummary(t *testing.T) {
 	if got := UsageSummary(s); got != "usage journal: empty" {
 		t.Errorf("fresh store: %q", got)
 	}
-	e, err := s.CreateKnowledge(context.Background(), "recalled", "fact", "a fact recalled", "body\n", true)
+	e, err := s.CreateKnowledge(context.Background(), memory.KnowledgeInput{Name: "recalled", Type: "fact", Description: "a fact recalled", Body: "body\n", Verified: true})
 	if err != nil {
 		t.Fatal(err)
 	}
