@@ -19,6 +19,8 @@
 //	             journal, its future with the lifecycle's own decay (memory.Decayed)
 //	edit.go      memory.write / memory.pin / memory.forget / memory.restore: compare-and-swap edits through memory.Editor
 //	dreams.go    memory.dreams: each dream's run record (what the dreamer saw change) and its diary
+//	revert.go    memory.revertDream: a dream's changes undone, whole or entry by entry, each a compare-and-swap
+//	             against what the dream wrote (an entry changed since is kept, and the answer says so)
 //	sessions.go  memory.session: what one live session was hinted and recalled (a bounded ring)
 //	logtail.go   memory.health's log tail: the last lines of logs/somni.log, through the boundary, redacted
 package browse

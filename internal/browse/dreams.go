@@ -25,6 +25,11 @@ func (b *Browser) Dreams(limit int) ([]Dream, error) {
 	out := make([]Dream, 0, len(runs))
 	for _, r := range runs {
 		dr := Dream{Run: r}
+		dr.Changes = make([]dreamlog.Change, len(r.Changes))
+		for i, c := range r.Changes {
+			c.Text = "" // what an undo writes back stays on disk (RevertDream)
+			dr.Changes[i] = c
+		}
 		if r.Path != "" {
 			dr.Diary, _ = d.Read(filepath.Base(r.Path))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +23,10 @@ type runLog struct {
 	rec  dreamlog.Run
 	diff strings.Builder
 	cut  bool
+	// changes indexes rec.Changes by entry path; undoBytes is the before
+	// texts kept so far (dreamlog.MaxRunUndoBytes).
+	changes   map[string]int
+	undoBytes int
 }
 
 // snapshot is the store as a write-tool call found it: the entry files there
@@ -34,7 +39,7 @@ type snapshot struct {
 
 func newRunLog(tb *toolbox, trigger string, start time.Time) *runLog {
 	return &runLog{tb: tb, rec: dreamlog.Run{ID: dreamlog.RunID(start), Trigger: trigger, Started: start,
-		Created: []string{}, Updated: []string{}, Archived: []string{}}}
+		Created: []string{}, Updated: []string{}, Archived: []string{}}, changes: map[string]int{}}
 }
 
 // before snapshots what a write tool may change; nil for the other tools.
@@ -122,11 +127,14 @@ func (l *runLog) after(ctx context.Context, s *snapshot) {
 		switch {
 		case gone && (before != nil || s.refs[p]):
 			l.note(&l.rec.Archived, p, before, nil)
+			l.change(dreamlog.OpArchived, p, before, nil)
 		case gone:
 		case before == nil && !s.refs[p]:
 			l.note(&l.rec.Created, p, nil, after)
+			l.change(dreamlog.OpCreated, p, nil, after)
 		case string(before) != string(after):
 			l.note(&l.rec.Updated, p, before, after)
+			l.change(dreamlog.OpUpdated, p, before, after)
 		}
 	}
 	if diaries, err := l.tb.diaries.List(); err == nil {
@@ -156,6 +164,79 @@ func (l *runLog) note(list *[]string, p string, before, after []byte) {
 		return
 	}
 	l.diff.WriteString(d)
+}
+
+// change notes what undoing op on p needs (dreamlog.Change), one change per
+// entry: a later touch of the same entry keeps the first one's op and before
+// text and takes the bytes it left.
+func (l *runLog) change(op, p string, before, after []byte) {
+	rel := l.tb.st.Rel(p)
+	i, seen := l.changes[rel]
+	if !seen {
+		if len(l.rec.Changes) >= dreamlog.MaxRunPaths {
+			return
+		}
+		l.rec.Changes = append(l.rec.Changes, dreamlog.Change{Op: op, Path: rel})
+		i = len(l.rec.Changes) - 1
+		l.changes[rel] = i
+	}
+	c := &l.rec.Changes[i]
+	switch op {
+	case dreamlog.OpArchived:
+		if seen && c.Op == dreamlog.OpCreated {
+			c.After = "" // created and archived by the same dream: nothing to undo
+			return
+		}
+		c.Op, c.After = op, ""
+		if dest, data, ok := l.archivedAt(p, before); ok {
+			c.Archive, c.After = l.tb.st.Rel(dest), dreamlog.Sum(data)
+		}
+		return
+	case dreamlog.OpUpdated:
+		if !seen && l.undoBytes+len(before) <= dreamlog.MaxRunUndoBytes {
+			c.Text, c.Kept = string(before), true
+			l.undoBytes += len(before)
+		}
+	}
+	c.After = dreamlog.Sum(after)
+}
+
+// archivedAt finds where the entry file p went when the dream archived it
+// (memory.Store.MoveToFreeName: <archive>/<name>, <name>-2 …, the newest
+// the last taken): the copy holding before when it is known.
+func (l *runLog) archivedAt(p string, before []byte) (string, []byte, bool) {
+	st := l.tb.st
+	dir, file := filepath.Dir(p), filepath.Base(p)
+	base := filepath.Base(dir)
+	var found string
+	var data []byte
+	for _, parent := range []string{filepath.Join(st.MemoryDir(), "archived"), filepath.Join(st.SkillDir(), "archived"), filepath.Join(filepath.Dir(dir), "archived")} {
+		last := ""
+		for i := 1; i < 10000; i++ {
+			name := base
+			if i > 1 {
+				name = fmt.Sprintf("%s-%d", base, i)
+			}
+			if _, err := st.FS().Lstat(filepath.Join(parent, name)); err != nil {
+				break
+			}
+			last = filepath.Join(parent, name, file)
+		}
+		if last == "" {
+			continue
+		}
+		b, err := st.FS().ReadFile(last, memory.MaxEntryBytes)
+		if err != nil {
+			continue
+		}
+		if before != nil && string(b) == string(before) {
+			return last, b, true
+		}
+		if found == "" {
+			found, data = last, b
+		}
+	}
+	return found, data, found != ""
 }
 
 // write stores the record of a dream that ended with res.

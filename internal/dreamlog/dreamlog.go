@@ -3,12 +3,13 @@
 // newest first for the next dream and for dream_status. It works over the
 // memory store's boundary, lock and atomic redacted create (Store). Beside
 // the diaries, the dreamer keeps a machine record of each run: what it
-// created, updated and archived, with a unified diff.
+// created, updated and archived, with a unified diff, and what undoing
+// each change needs (package browse undoes them).
 //
 // Files, by job:
 //
 //	dreamlog.go  the diaries: Write, List, Read
-//	runs.go      the run records in dream-log/.runs/: WriteRun, Runs
+//	runs.go      the run records in dream-log/.runs/: WriteRun, Runs, Run; each change's Sum and before text, for an undo
 //	diff.go      Unified: the bounded unified diff a run record carries
 package dreamlog
 

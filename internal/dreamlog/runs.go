@@ -1,11 +1,14 @@
 package dreamlog
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -23,8 +26,13 @@ const (
 	// every entry; the tab shows the first ones and the count).
 	MaxRunPaths = 500
 	// maxRunFileBytes bounds reading one record back: its diff, its path
-	// lists and their JSON escaping.
-	maxRunFileBytes = 4 * MaxRunDiffBytes
+	// lists, the undo texts and their JSON escaping.
+	maxRunFileBytes = 4*MaxRunDiffBytes + 2*MaxRunUndoBytes
+	// MaxRunUndoBytes bounds the texts a record keeps of the entries a dream
+	// updated, as they were before it (Change.Text), so the dream can be
+	// undone: past the bound an update is recorded without its text and
+	// cannot be undone from the tab.
+	MaxRunUndoBytes = 256 << 10
 )
 
 // Run is the machine record of one dream.
@@ -42,7 +50,58 @@ type Run struct {
 	Diff       string    `json:"diff"`
 	// More counts paths left out of the lists past MaxRunPaths.
 	More int `json:"more,omitempty"`
+	// Changes is what undoing the dream needs of each entry it changed (the
+	// first MaxRunPaths), one per entry however often the dream touched it.
+	Changes []Change `json:"changes,omitempty"`
 }
+
+// What a dream did to one entry (Change.Op).
+const (
+	OpCreated  = "created"
+	OpUpdated  = "updated"
+	OpArchived = "archived"
+)
+
+// Change is one entry a dream changed, as its undo needs it: where the
+// dream left it and the Sum of the bytes it left there, so an undo is a
+// compare-and-swap (an entry edited since is never overwritten).
+type Change struct {
+	Op   string `json:"op"`   // OpCreated, OpUpdated, OpArchived
+	Path string `json:"path"` // the entry, relative to the data directory (archived: where it was)
+	// After is the Sum of the bytes the dream left at Path (created,
+	// updated), or of the archived file at Archive (archived).
+	After string `json:"after,omitempty"`
+	// Text is an updated entry's text before the dream ("" when past MaxRunUndoBytes: Kept false).
+	Text string `json:"text,omitempty"`
+	Kept bool   `json:"kept,omitempty"` // Text holds the before text
+	// Archive is where an archived entry went, relative to the data directory ("" when not found).
+	Archive string `json:"archive,omitempty"`
+}
+
+// Sum names a file's bytes in a Change: a compare-and-swap compares it with the Sum of the bytes on disk now.
+func Sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:16])
+}
+
+// Run returns the run record named id (as Runs lists it); a missing one wraps fs.ErrNotExist.
+func (d *Diaries) Run(id string) (Run, error) {
+	if !runIDRe.MatchString(id) {
+		return Run{}, invalid("bad dream id %q", id)
+	}
+	data, err := d.fs.ReadFile(filepath.Join(d.dir, runsDir, id+".json"), maxRunFileBytes)
+	if err != nil {
+		return Run{}, fmt.Errorf("dreamlog: read run %s: %w", id, err)
+	}
+	var r Run
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Run{}, fmt.Errorf("dreamlog: run %s does not parse: %w", id, err)
+	}
+	return r, nil
+}
+
+// runIDRe is what RunID writes, with WriteRun's -2, -3 …
+var runIDRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}_\d{6}(-\d{1,3})?$`)
 
 // RunID is the id of a run started at t: its time to the second, so ids sort as runs started.
 func RunID(t time.Time) string { return t.Format("2006-01-02_150405") }

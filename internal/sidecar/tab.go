@@ -37,16 +37,17 @@ func newTab(s *Server) *tab {
 
 func (t *tab) methods() map[string]rpc.Handler {
 	return map[string]rpc.Handler{
-		"memory.list":    method("memory.list", t.list),
-		"memory.read":    method("memory.read", t.read),
-		"memory.write":   method("memory.write", t.write),
-		"memory.forget":  method("memory.forget", t.forget),
-		"memory.restore": method("memory.restore", t.restore),
-		"memory.create":  method("memory.create", t.create),
-		"memory.pin":     method("memory.pin", t.pin),
-		"memory.session": method("memory.session", t.session),
-		"memory.health":  method("memory.health", t.health),
-		"memory.dreams":  method("memory.dreams", t.dreams),
+		"memory.list":        method("memory.list", t.list),
+		"memory.read":        method("memory.read", t.read),
+		"memory.write":       method("memory.write", t.write),
+		"memory.forget":      method("memory.forget", t.forget),
+		"memory.restore":     method("memory.restore", t.restore),
+		"memory.create":      method("memory.create", t.create),
+		"memory.pin":         method("memory.pin", t.pin),
+		"memory.session":     method("memory.session", t.session),
+		"memory.health":      method("memory.health", t.health),
+		"memory.dreams":      method("memory.dreams", t.dreams),
+		"memory.revertDream": method("memory.revertDream", t.revertDream),
 	}
 }
 
@@ -168,6 +169,28 @@ func (t *tab) dreams(_ context.Context, p dreamsParams) (any, error) {
 		return nil, fmt.Errorf("memory.dreams: %w", err)
 	}
 	return map[string]any{"dreams": ds}, nil
+}
+
+type revertDreamParams struct {
+	Dream string   `json:"dream" desc:"the dream's id, as memory.dreams lists it"`
+	Paths []string `json:"paths,omitempty" desc:"the entries to undo, as the dream's changes name them; empty: the whole dream"`
+}
+
+// revertDream undoes a dream's changes, each compare-and-swapped against
+// what the dream wrote: the answer says per entry whether it was undone or
+// kept because it changed since.
+func (t *tab) revertDream(ctx context.Context, p revertDreamParams) (any, error) {
+	undone, err := t.b.RevertDream(ctx, p.Dream, p.Paths)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range undone {
+		if u.Outcome == browse.UndoReverted {
+			t.s.SyncIndexAsync("memory.revertDream")
+			break
+		}
+	}
+	return map[string]any{"undone": undone}, nil
 }
 
 type tabSessionParams struct {
