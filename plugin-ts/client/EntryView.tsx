@@ -86,6 +86,18 @@ export function EntryView({ api, t, open, path, back }: ViewProps & { path: stri
   );
 }
 
+/** Saves the entry as the file it is on disk, named after it (front-matter and body, byte for byte). */
+function download(entry: MemoryEntry): void {
+  const url = URL.createObjectURL(new Blob([entry.raw], { type: 'text/markdown;charset=utf-8' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `${entry.name || 'memory'}.md`;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
 function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: MemoryEntry; t: ViewProps['t']; busy: boolean; onEdit: () => void; onPin: () => void; onForget: () => void; onRestore: () => void }) {
   const description = entry.frontMatter.find((f) => f.key === 'description')?.value ?? '';
   // A team pool's entry: nothing here writes it (no Edit, Pin, Forget or Restore).
@@ -103,6 +115,7 @@ function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: 
         {active && <button className="somni-btn" disabled={busy} onClick={onPin}>{entry.pinned ? t('entry.unpin') : t('entry.pin')}</button>}
         {active && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
         {entry.archived && !origin && entry.kind !== 'intention' && <button className="somni-btn" disabled={busy} onClick={onRestore} data-testid="somni-restore">{t('entry.restore')}</button>}
+        <button className="somni-btn" onClick={() => download(entry)} data-testid="somni-download">{t('entry.download')}</button>
       </div>
       {origin && <div className="somni-note somni-muted somni-small" data-testid="somni-readonly">{t('entry.teamReadOnly', { team: origin.team, path: origin.path })}</div>}
       {entry.strength.length > 0 && (

@@ -419,6 +419,17 @@ await check('Restore: the archived entry goes back where it was, and the tab sho
   expect(errors.length === 0, `errors beside the success: ${JSON.stringify(errors)}`);
 });
 
+await check('Download: the entry is saved as its file, byte for byte', async () => {
+  const downloads = dir('downloads');
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+  await page.click(memTab('[data-testid="somni-download"]'));
+  const saved = join(downloads, 'coffee-pref.md');
+  await waitFor('the downloaded file', () => existsSync(saved) && readFileSync(saved, 'utf8').length > 0, 15_000);
+  const onDisk = readFileSync(join(dataDir, COFFEE), 'utf8');
+  expect(readFileSync(saved, 'utf8') === onDisk, `the download differs from ${COFFEE}:\n${readFileSync(saved, 'utf8').slice(0, 400)}`);
+});
+
 // --- the team pool: its entry in Browse (read-only), the model's proposals in the Team view
 const PROPOSALS = join(dataDir, 'memory', 'proposals', 'backend');
 const teamCard = (id) => memTab(`[data-testid="somni-proposal"][data-id="${id}"]`);
