@@ -1,7 +1,8 @@
 /** Dreams: each one's diary, duration, tokens, what it changed and its diff; Dream now / Cancel. */
 import { useEffect, useState } from 'react';
-import type { DreamStatus } from '../src/memory-wire.js';
+import type { Dream, DreamStatus, DreamUndone } from '../src/memory-wire.js';
 import { Status, fmtTime, useLoad, wordFor, type ViewProps } from './common.js';
+import type { T } from './locale.js';
 import { renderMarkdown } from './markdown.js';
 
 const POLL_MS = 1_000;
@@ -44,6 +45,22 @@ export function DreamsView({ api, t, open }: ViewProps) {
       setErr(e instanceof Error ? e.message : String(e));
     }
   };
+  // Each dream's undo outcomes, newest first, by dream id (kept while the view is open).
+  const [undone, setUndone] = useState<Record<string, DreamUndone[]>>({});
+  const [busy, setBusy] = useState('');
+  const undo = async (d: Dream, path?: string) => {
+    if (!path && !window.confirm(t('dreams.undoConfirm', { when: fmtTime(d.started, t) }))) return;
+    setErr('');
+    setBusy(d.id + (path ?? ''));
+    try {
+      const r = await api.revertDream(d.id, path ? [path] : undefined);
+      setUndone((u) => ({ ...u, [d.id]: [...r.undone, ...(u[d.id] ?? []).filter((o) => !r.undone.some((n) => n.path === o.path))] }));
+    } catch (e) {
+      setErr(e instanceof Error ? e.message : String(e));
+    } finally {
+      setBusy('');
+    }
+  };
   const dreams = value?.dreams ?? [];
   return (
     <div data-testid="somni-dreams">
@@ -64,19 +81,48 @@ export function DreamsView({ api, t, open }: ViewProps) {
             <span className="somni-badge">{d.trigger}</span>
             <span className="somni-badge">{wordFor('dreamStatus', d.status, t)}</span>
             <span className="somni-muted somni-small">{t('dreams.duration', { s: (d.durationMs / 1000).toFixed(1) })} · {t('dreams.tokens', { n: d.tokens })}</span>
+            {d.changes.some((c) => c.undoable) && <><span className="somni-spacer" /><button className="somni-btn" disabled={busy !== ''} onClick={() => void undo(d)} data-testid="somni-dream-undo">{t('dreams.undoDream')}</button></>}
           </div>
           {(['created', 'updated', 'archived'] as const).map((k) => d[k].length > 0 && (
             <div className="somni-row somni-small" key={k}>
               <span className="somni-muted">{t(`dreams.${k}`)}:</span>
-              {d[k].map((p) => <button key={p} className="somni-link" onClick={() => open(p)}>{p}</button>)}
+              {d[k].map((p) => {
+                const c = d.changes.find((x) => x.path === p && x.op === k);
+                return (
+                  <span key={p}>
+                    {/* An entry the dream archived is no longer at p: its undo restores it. */}
+                    <button className="somni-link" onClick={() => open(p)}>{p}</button>
+                    {c?.undoable && <> <button className="somni-link" disabled={busy !== ''} onClick={() => void undo(d, p)} data-testid="somni-change-undo" data-path={p}>{t('dreams.undoEntry')}</button></>}
+                  </span>
+                );
+              })}
             </div>
           ))}
+          {undone[d.id] && <Undone list={undone[d.id]!} t={t} open={open} />}
           {/* The diary is the model's Markdown: rendered like an entry's body (raw HTML escaped), its front-matter left out. */}
           {d.diary && <details open><summary className="somni-small">{t('dreams.diary')}</summary><div className="somni-md" data-testid="somni-diary" dangerouslySetInnerHTML={{ __html: renderMarkdown(withoutFrontMatter(d.diary)) }} /></details>}
           {d.diff && <details open><summary className="somni-small">{t('dreams.diff')}</summary><Diff text={d.diff} /></details>}
         </div>
       ))}
     </div>
+  );
+}
+
+/** What an undo did, entry by entry: undone, or kept because it changed since the dream (when, and by which dream). */
+function Undone({ list, t, open }: { list: DreamUndone[]; t: T; open: (path: string) => void }) {
+  if (list.length === 0) return <div className="somni-muted somni-small" data-testid="somni-undone">{t('dreams.undo.nothing')}</div>;
+  return (
+    <ul className="somni-small" data-testid="somni-undone">
+      {list.map((u) => (
+        <li key={u.path} className={u.outcome === 'reverted' ? 'somni-ok' : u.outcome === 'gone' ? 'somni-muted' : 'somni-error'} data-outcome={u.outcome} data-path={u.path}>
+          <button className="somni-link" onClick={() => open(u.now || u.path)}>{u.path}</button>{' — '}
+          {u.outcome === 'reverted' ? t(u.op === 'created' ? 'dreams.undo.reverted.created' : u.op === 'archived' ? 'dreams.undo.reverted.archived' : 'dreams.undo.reverted.updated', { now: u.now ?? '' })
+            : u.outcome === 'edited' ? t('dreams.undo.edited', { when: fmtTime(u.changedAt, t) || '?' }) + (u.changedBy ? ' ' + t('dreams.undo.editedBy', { dream: u.changedBy }) : '')
+            : u.outcome === 'gone' ? (u.why || t('dreams.undo.gone'))
+            : t('dreams.undo.refused', { why: u.why ?? '' })}
+        </li>
+      ))}
+    </ul>
   );
 }
 

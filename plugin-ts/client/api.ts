@@ -3,7 +3,7 @@
  * resolves to a value or throws an Error carrying the host's message: views show it as it is.
  */
 import { MEMORY_NAMESPACE } from '../src/memory-wire.js';
-import type { DreamStatus, Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent, ShareProposal, SharedEntry, TeamPool } from '../src/memory-wire.js';
+import type { DreamStatus, Dream, DreamUndone, MemoryEntry, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent, ShareProposal, SharedEntry, TeamPool } from '../src/memory-wire.js';
 
 /** The web client's `ctx.connection.rpc` as far as the tab uses it. */
 export interface ClientRpc {
@@ -21,6 +21,8 @@ export interface MemoryApi {
   pin(path: string, pinned: boolean, version?: string): Promise<{ version: string }>;
   session(sessionId: string): Promise<{ events: SessionMemoryEvent[] }>;
   dreams(limit?: number): Promise<{ dreams: Dream[] }>;
+  /** Undoes a dream's changes: those of `paths`, or the whole dream. */
+  revertDream(dream: string, paths?: string[]): Promise<{ undone: DreamUndone[] }>;
   health(): Promise<MemoryHealth>;
   dreamStart(): Promise<{ started: boolean; reason: string }>;
   dreamStatus(): Promise<DreamStatus>;
@@ -59,6 +61,7 @@ export function memoryApi(rpc: ClientRpc): MemoryApi {
     pin: (path, pinned, version) => call('pin', { path, pinned, version }),
     session: (sessionId) => call('session', { sessionId }),
     dreams: (limit) => call('dreams', { limit }),
+    revertDream: (dream, paths) => call('revertDream', { dream, paths }),
     health: () => call('health', {}),
     dreamStart: () => call('dreamStart', {}),
     dreamStatus: () => call('dreamStatus', {}),

@@ -20,7 +20,7 @@ import { blocksText } from './capture.js';
 import { clip } from './clip.js';
 import { DEADLINES } from './deadlines.js';
 import type { DreamOutcome } from './dream.js';
-import { MEMORY_LIMITS, MEMORY_NAMESPACE } from './memory-wire.js';
+import { DREAM_UNDO_PATHS, MEMORY_LIMITS, MEMORY_NAMESPACE } from './memory-wire.js';
 import type { DreamStatus, MemoryListQuery, MemoryWriteResult, SessionMemoryEvent, TurnMark } from './memory-wire.js';
 import { CONFLICT_CODE, type CallOf } from './methods.js';
 import { RpcError, type Json } from './rpc.js';
@@ -34,7 +34,7 @@ export interface TypertProtocol {
 }
 
 type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel'
-  | 'team.list' | 'share.list' | 'share.approve' | 'share.reject';
+  | 'team.list' | 'share.list' | 'share.approve' | 'share.reject' | 'memory.revertDream';
 export interface MemoryApiDeps {
   call: CallOf<MemoryMethod>;
   /** Starts a dream through the plugin's scheduler (shared with dream_now and the idle timer). */
@@ -188,6 +188,13 @@ export function memoryHandlers(deps: MemoryApiDeps) {
       return { events: withTurns(r.events, deps.turns(id)) };
     },
     dreams: async (limit: unknown) => call('memory.dreams', compact({ limit: arg.int('limit', limit, MEMORY_LIMITS.dreamLimit) }), T),
+    async revertDream(dream: unknown, paths: unknown) {
+      const id = arg.str('dream', dream, 64, true) as string;
+      if (paths !== undefined && paths !== null && !Array.isArray(paths)) throw new Error('paths must be a list of paths');
+      const ps = Array.isArray(paths) ? paths : [];
+      if (ps.length > DREAM_UNDO_PATHS) throw new Error(`paths holds ${ps.length} paths; the limit is ${DREAM_UNDO_PATHS}`);
+      return call('memory.revertDream', compact({ dream: id, paths: ps.length > 0 ? ps.map((p) => arg.path(p)) : undefined }), T);
+    },
     health: async () => call('memory.health', {}, T),
     dreamStart(): { started: boolean; reason: string } {
       if (deps.dreamRunning()) return { started: false, reason: 'A dream is already running.' };
@@ -299,6 +306,9 @@ function memoryApiClass(mod: TypertProtocol, h: ReturnType<typeof memoryHandlers
     }
     @Remote async dreams(limit: unknown) {
       return h.dreams(limit);
+    }
+    @Remote async revertDream(dream: unknown, paths: unknown) {
+      return h.revertDream(dream, paths);
     }
     @Remote async health() {
       return h.health();

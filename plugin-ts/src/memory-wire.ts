@@ -130,6 +130,32 @@ export interface Dream {
   archived: string[];
   diff: string;
   diary: string;
+  /** Each entry the dream changed, as undoing it names it (none from a sidecar or a record without them). */
+  changes: DreamChange[];
+}
+/** One entry a dream changed: `op` created, updated or archived; `path` where the dream left it (archived: where it was). */
+export interface DreamChange {
+  op: string;
+  path: string;
+  /** Whether the record holds what undoing it needs (an update past the record's bound does not). */
+  undoable: boolean;
+}
+/** The entries one undo (`revertDream`) may name: a dream's record holds at most this many. */
+export const DREAM_UNDO_PATHS = 500;
+/**
+ * What undoing one change did: `reverted` (the entry as before the dream; a created one archived),
+ * `edited` (changed since the dream, kept as it is), `gone` (nothing left to undo), `refused` (`why`).
+ */
+export interface DreamUndone {
+  path: string;
+  op: string;
+  outcome: string;
+  /** Where the entry is now: archived to, restored to, or kept at. */
+  now?: string;
+  why?: string;
+  /** For an entry kept: when it last changed, and the later dream that changed it, when one did. */
+  changedAt?: string;
+  changedBy?: string;
 }
 /** A JSON value the tab renders generically (doctor findings and index counts vary by sidecar version). */
 export type Plain = string | number | boolean | null | Plain[] | { [key: string]: Plain };

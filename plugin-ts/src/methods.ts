@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
+import type { Dream, DreamUndone, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -94,6 +94,8 @@ export interface MethodTable {
   'memory.pin': { params: { path: string; pinned: boolean; version?: string }; result: { version: string } };
   'memory.session': { params: { sessionId: string }; result: { events: SessionMemoryEvent[] } };
   'memory.dreams': { params: { limit?: number }; result: { dreams: Dream[] } };
+  /** Undoes a dream's changes (those of `paths`, or all), each a compare-and-swap against what the dream wrote. */
+  'memory.revertDream': { params: { dream: string; paths?: string[] }; result: { undone: DreamUndone[] } };
   'memory.health': { params: Empty; result: MemoryHealth };
   /** The team pools mounted beside the personal memory. */
   'team.list': { params: Empty; result: { teams: TeamPool[] } };
@@ -266,6 +268,12 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'memory.pin': (raw) => ({ version: s(object('memory.pin', raw).version) }),
   'memory.session': (raw) => ({ events: records(object('memory.session', raw).events).map(toSessionEvent) }),
   'memory.dreams': (raw) => ({ dreams: records(object('memory.dreams', raw).dreams).map(toDream) }),
+  'memory.revertDream': (raw) => ({
+    undone: records(object('memory.revertDream', raw).undone).map((u) => defined({
+      path: s(u.path), op: s(u.op), outcome: s(u.outcome), now: os(u.now) || undefined, why: os(u.why) || undefined,
+      changedAt: os(u.changedAt) || undefined, changedBy: os(u.changedBy) || undefined,
+    })),
+  }),
   'memory.health': (raw) => {
     const r = object('memory.health', raw);
     return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}), ...(isRecord(r.sync) ? { sync: toSyncState(r.sync) } : {}) };
@@ -321,6 +329,8 @@ function toDream(d: { [key: string]: Json }): Dream {
   return {
     id: s(d.id), path: s(d.path), trigger: s(d.trigger), started: s(d.started), durationMs: n(d.durationMs), tokens: n(d.tokens),
     status: s(d.status), created: strings(d.created), updated: strings(d.updated), archived: strings(d.archived), diff: s(d.diff), diary: s(d.diary),
+    // Undoable: the record names what the dream left (after) and, for an update, kept its text from before.
+    changes: records(d.changes).map((c) => ({ op: s(c.op), path: s(c.path), undoable: s(c.after) !== '' && (s(c.op) !== 'updated' || c.kept === true) })),
   };
 }
 function counts(v: Json | undefined): { [key: string]: number } {

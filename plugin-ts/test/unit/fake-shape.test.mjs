@@ -33,6 +33,11 @@ const MEM_RAW = '---\nname: coffee-pref\ndescription: The user takes coffee with
 const archivedOf = (reply) => (reply && typeof reply === 'object' && !Array.isArray(reply) && typeof reply.archivedTo === 'string' ? reply.archivedTo : '');
 /** @param {import('../../lib/rpc.js').Json} reply */
 const versionOf = (reply) => (reply && typeof reply === 'object' && !Array.isArray(reply) && typeof reply.version === 'string' ? reply.version : '');
+/** @param {import('../../lib/rpc.js').Json} reply - memory.dreams' reply: its newest dream's id ('-' when none). */
+const dreamOf = (reply) => {
+  const d = reply && typeof reply === 'object' && !Array.isArray(reply) && Array.isArray(reply.dreams) ? reply.dreams[0] : undefined;
+  return d && typeof d === 'object' && !Array.isArray(d) && typeof d.id === 'string' ? d.id : '-';
+};
 
 /**
  * One request per table method, in an order that makes each meaningful on a fresh data dir
@@ -66,6 +71,8 @@ const REQUESTS = [
   ['memory.session', { sessionId: 's1' }],
   ['memory.health', {}],
   ['memory.dreams', {}],
+  // Undo the dream sleep.run just had, whole (the fake keeps no dreams: any id).
+  ['memory.revertDream', (prev) => ({ dream: dreamOf(prev[prev.length - 1]) })],
   ['memory.forget', { path: MEM_PATH }],
   // Restore what the forget just archived, where it went.
   ['memory.restore', (prev) => ({ path: archivedOf(prev[prev.length - 1]) })],
