@@ -13,6 +13,7 @@
 //	conversation.go  search_recent_conversation over the live session logs
 //	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
 //	tab.go           memory.*: the web Memory tab's methods, bound to package browse, the mounted team pools read-only beside the personal memory
+//	tab_export.go    memory.export: the memory's archive (package export) for the tab to download, bounded
 //	share.go         the explicit share (package share): the share_memory tool when a team pool is mounted, team.list and share.*
 //	autosync.go      rounds of git sync run by the server itself (package gitsync), never on a turn's path
 //	prompt.go        prompt.build: identity, intentions and the discipline text

@@ -48,6 +48,7 @@ func (t *tab) methods() map[string]rpc.Handler {
 		"memory.health":      method("memory.health", t.health),
 		"memory.dreams":      method("memory.dreams", t.dreams),
 		"memory.revertDream": method("memory.revertDream", t.revertDream),
+		"memory.export":      method("memory.export", t.export),
 	}
 }
 
