@@ -14,7 +14,7 @@ import (
 )
 
 // TestMemoryExport: memory.export through the method table is an archive
-// of every Markdown file of the data dir, byte for byte, named for the
+// of every Markdown file of memory/ and skills/, byte for byte, named for the
 // day, and nothing else (no index, no lock).
 func TestMemoryExport(t *testing.T) {
 	srv, dir := tabServer(t)
@@ -46,15 +46,18 @@ func TestMemoryExport(t *testing.T) {
 		b, _ := io.ReadAll(tr)
 		got[h.Name] = string(b)
 	}
+	// memory/ and skills/ (the fixture's own README.md beside them is no memory)
 	want := map[string]string{}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			r, _ := filepath.Rel(dir, p)
-			b, _ := os.ReadFile(p)
-			want[filepath.ToSlash(r)] = string(b)
-		}
-		return nil
-	})
+	for _, root := range []string{"memory", "skills"} {
+		_ = filepath.WalkDir(filepath.Join(dir, root), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+				r, _ := filepath.Rel(dir, p)
+				b, _ := os.ReadFile(p)
+				want[filepath.ToSlash(r)] = string(b)
+			}
+			return nil
+		})
+	}
 	if len(got) != len(want) || len(got) != res.Files {
 		t.Fatalf("the archive holds %d files (says %d), the data dir %d Markdown files", len(got), res.Files, len(want))
 	}
