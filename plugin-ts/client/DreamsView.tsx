@@ -88,11 +88,13 @@ export function DreamsView({ api, t, open }: ViewProps) {
               <span className="somni-muted">{t(`dreams.${k}`)}:</span>
               {d[k].map((p) => {
                 const c = d.changes.find((x) => x.path === p && x.op === k);
+                // Once undone (or found with nothing to undo), the entry's Undo gives way to its outcome below.
+                const done = undone[d.id]?.some((u) => u.path === p && (u.outcome === 'reverted' || u.outcome === 'gone'));
                 return (
                   <span key={p}>
                     {/* An entry the dream archived is no longer at p: its undo restores it. */}
                     <button className="somni-link" onClick={() => open(p)}>{p}</button>
-                    {c?.undoable && <> <button className="somni-link" disabled={busy !== ''} onClick={() => void undo(d, p)} data-testid="somni-change-undo" data-path={p}>{t('dreams.undoEntry')}</button></>}
+                    {c?.undoable && !done && <> · <button className="somni-link" disabled={busy !== ''} onClick={() => void undo(d, p)} data-testid="somni-change-undo" data-path={p}>{t('dreams.undoEntry')}</button></>}
                   </span>
                 );
               })}
@@ -114,7 +116,7 @@ function Undone({ list, t, open }: { list: DreamUndone[]; t: T; open: (path: str
   return (
     <ul className="somni-small" data-testid="somni-undone">
       {list.map((u) => (
-        <li key={u.path} className={u.outcome === 'reverted' ? 'somni-ok' : u.outcome === 'gone' ? 'somni-muted' : 'somni-error'} data-outcome={u.outcome} data-path={u.path}>
+        <li key={u.path} className={u.outcome === 'reverted' ? 'somni-ok' : u.outcome === 'refused' ? 'somni-error' : u.outcome === 'gone' ? 'somni-muted' : undefined} data-outcome={u.outcome} data-path={u.path}>
           <button className="somni-link" onClick={() => open(u.now || u.path)}>{u.path}</button>{' — '}
           {u.outcome === 'reverted' ? t(u.op === 'created' ? 'dreams.undo.reverted.created' : u.op === 'archived' ? 'dreams.undo.reverted.archived' : 'dreams.undo.reverted.updated', { now: u.now ?? '' })
             : u.outcome === 'edited' ? t('dreams.undo.edited', { when: fmtTime(u.changedAt, t) || '?' }) + (u.changedBy ? ' ' + t('dreams.undo.editedBy', { dream: u.changedBy }) : '')

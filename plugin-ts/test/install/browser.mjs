@@ -104,6 +104,7 @@ const model = await startFakeModel((req) => {
       ? {
           toolCalls: [
             { name: 'create_knowledge', arguments: { name: 'deploy-window', entry_type: 'fact', description: 'When deploys may run', body: 'Deploys run Tuesdays and Thursdays after 14:00.' } },
+            { name: 'create_knowledge', arguments: { name: 'release-train', entry_type: 'fact', description: 'How releases are cut', body: 'A release branch is cut every second Monday.' } },
             { name: 'write_dream_log', arguments: { content: DIARY } },
           ],
         }
@@ -602,6 +603,33 @@ await check('Dreams: "Dream now" runs a dream over this session and the tab show
     const r = await api('dreams', {});
     expect(false, `no diff naming the new memory in the Dreams view; somniMemory/dreams answers ${JSON.stringify(r.result).slice(0, 800)}`);
   }
+});
+
+await check('Dreams: "Undo this dream" (asked first) archives what the dream created, keeps an entry edited since and says so; then Undo of that entry alone', async () => {
+  const card = memTab('[data-testid="somni-dream"]');
+  await page.waitForSelector(`${card} [data-testid="somni-dream-undo"]`, { timeout: 15_000 });
+  // A person edits deploy-window after the dream: the undo must not overwrite it.
+  const deploy = join(KNOW, 'deploy-window', 'SKILL.md');
+  const dreamt = readFileSync(deploy, 'utf8');
+  const edited = dreamt.replace('after 14:00.', 'after 14:00, never on a public holiday.');
+  writeFileSync(deploy, edited);
+  const asked = dialogs.length;
+  await page.click(`${card} [data-testid="somni-dream-undo"]`);
+  await page.waitForSelector(memTab('[data-testid="somni-undone"] li[data-outcome="edited"]'), { timeout: 15_000 });
+  expect(dialogs.length === asked + 1 && /^Undo the dream of /.test(dialogs[asked] ?? ''), `the confirm asked: ${JSON.stringify(dialogs.slice(asked))}`);
+  const outcomes = await page.$$eval(memTab('[data-testid="somni-undone"] li'), (els) => els.map((e) => `${e.getAttribute('data-outcome')} ${e.textContent}`));
+  expect(outcomes.some((o) => /^reverted memory\/knowledge\/release-train\/SKILL\.md — undone: archived to memory\/archived\/release-train\/SKILL\.md/.test(o)), `outcomes ${JSON.stringify(outcomes)}`);
+  expect(outcomes.some((o) => /^edited memory\/knowledge\/deploy-window\/SKILL\.md — kept: changed since the dream \(.+\), so it was not overwritten/.test(o)), `outcomes ${JSON.stringify(outcomes)}`);
+  expect(!existsSync(join(KNOW, 'release-train')), 'release-train is still active');
+  expect(existsSync(join(dataDir, 'memory', 'archived', 'release-train', 'SKILL.md')), 'release-train is not in the archive');
+  expect(readFileSync(deploy, 'utf8') === edited, 'the edited deploy-window was overwritten');
+  await shot('dreams-undo');
+  // The edit taken back by hand, the entry's own Undo goes through: archived, on disk.
+  writeFileSync(deploy, dreamt);
+  await page.click(`${card} [data-testid="somni-change-undo"][data-path="memory/knowledge/deploy-window/SKILL.md"]`);
+  await page.waitForSelector(memTab('[data-testid="somni-undone"] li[data-outcome="reverted"][data-path="memory/knowledge/deploy-window/SKILL.md"]'), { timeout: 15_000 });
+  expect(!existsSync(deploy), 'deploy-window is still active after its Undo');
+  expect(existsSync(join(dataDir, 'memory', 'archived', 'deploy-window', 'SKILL.md')), 'deploy-window is not in the archive');
 });
 
 await check('Dreams: a running dream shows its progress and Cancel stops it', async () => {
