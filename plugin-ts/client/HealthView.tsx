@@ -1,4 +1,5 @@
-/** Health: git sync, the doctor's findings, index counts, pending logs and the log's tail. */
+/** Health: git sync, the doctor's findings, index counts, pending logs and the log's tail; Export. */
+import { useState } from 'react';
 import type { Plain, SyncState } from '../src/memory-wire.js';
 import { Status, fmtTime, useLoad, type ViewProps } from './common.js';
 
@@ -8,7 +9,10 @@ export function HealthView({ api, t }: ViewProps) {
   const { value, error, loading, reload } = useLoad(() => api.health(), [api]);
   return (
     <div data-testid="somni-health">
-      <div className="somni-row"><button className="somni-btn" onClick={reload}>{t('refresh')}</button></div>
+      <div className="somni-row">
+        <button className="somni-btn" onClick={reload}>{t('refresh')}</button>
+        <ExportButton api={api} t={t} />
+      </div>
       <Status t={t} error={error} loading={loading} empty={!value} />
       {value && (
         <>
@@ -53,5 +57,39 @@ function SyncCard({ sync, t }: { sync: SyncState; t: ViewProps['t'] }) {
         {sync.said && <div className="somni-muted">{sync.said}</div>}
       </div>
     </div>
+  );
+}
+
+/**
+ * Export: the memory's Markdown as the .tar.gz `somni-sidecar export` writes, saved by the browser.
+ * Unpacked, it is a data dir; a memory too large for one reply is told to use the CLI.
+ */
+function ExportButton({ api, t }: Pick<ViewProps, 'api' | 't'>) {
+  const [state, setState] = useState<{ busy: boolean; ok?: boolean; text?: string }>({ busy: false });
+  const run = async () => {
+    setState({ busy: true });
+    try {
+      const x = await api.exportAll();
+      const bin = atob(x.archive);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      const url = URL.createObjectURL(new Blob([bytes], { type: 'application/gzip' }));
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = x.name;
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      setState({ busy: false, ok: true, text: t('health.exported', { n: x.files, name: x.name }) });
+    } catch (err) {
+      setState({ busy: false, ok: false, text: err instanceof Error ? err.message : String(err) });
+    }
+  };
+  return (
+    <>
+      <button className="somni-btn" disabled={state.busy} onClick={() => void run()} data-testid="somni-export">{t('health.export')}</button>
+      {state.text && <span className={state.ok ? 'somni-ok' : 'somni-error'} role="status">{state.text}</span>}
+    </>
   );
 }

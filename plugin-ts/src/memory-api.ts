@@ -33,7 +33,7 @@ export interface TypertProtocol {
   Remote: (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext) => void;
 }
 
-type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'sleep.status' | 'sleep.cancel'
+type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'memory.export' | 'sleep.status' | 'sleep.cancel'
   | 'team.list' | 'share.list' | 'share.approve' | 'share.reject' | 'memory.revertDream';
 export interface MemoryApiDeps {
   call: CallOf<MemoryMethod>;
@@ -196,6 +196,7 @@ export function memoryHandlers(deps: MemoryApiDeps) {
       return call('memory.revertDream', compact({ dream: id, paths: ps.length > 0 ? ps.map((p) => arg.path(p)) : undefined }), T);
     },
     health: async () => call('memory.health', {}, T),
+    exportAll: async () => call('memory.export', {}, T),
     dreamStart(): { started: boolean; reason: string } {
       if (deps.dreamRunning()) return { started: false, reason: 'A dream is already running.' };
       last = undefined;
@@ -312,6 +313,9 @@ function memoryApiClass(mod: TypertProtocol, h: ReturnType<typeof memoryHandlers
     }
     @Remote async health() {
       return h.health();
+    }
+    @Remote async exportAll() {
+      return h.exportAll();
     }
     @Remote async dreamStart() {
       return h.dreamStart();

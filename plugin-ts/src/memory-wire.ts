@@ -200,6 +200,16 @@ export interface SharedEntry {
   /** What could not be done beside the write (the lock file kept out of git status). */
   note?: string;
 }
+/** The memory's archive for the tab's Export: every Markdown file of memory/ and skills/, as a .tar.gz. */
+export interface MemoryExport {
+  /** A file name for the download (somni-memory-YYYY-MM-DD.tar.gz). */
+  name: string;
+  /** Markdown files in it, and their size before compression. */
+  files: number;
+  bytes: number;
+  /** The .tar.gz, base64. */
+  archive: string;
+}
 export interface MemoryHealth {
   doctor: Plain[];
   index: { [key: string]: Plain };

@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, DreamUndone, MemoryEntry, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
+import type { Dream, DreamUndone, MemoryEntry, MemoryExport, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -97,6 +97,8 @@ export interface MethodTable {
   /** Undoes a dream's changes (those of `paths`, or all), each a compare-and-swap against what the dream wrote. */
   'memory.revertDream': { params: { dream: string; paths?: string[] }; result: { undone: DreamUndone[] } };
   'memory.health': { params: Empty; result: MemoryHealth };
+  /** The memory's Markdown as a .tar.gz (base64), bounded by the sidecar: the tab's Export. */
+  'memory.export': { params: Empty; result: MemoryExport };
   /** The team pools mounted beside the personal memory. */
   'team.list': { params: Empty; result: { teams: TeamPool[] } };
   /** The shares the model proposed (share_memory), waiting for a person. */
@@ -277,6 +279,10 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'memory.health': (raw) => {
     const r = object('memory.health', raw);
     return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}), ...(isRecord(r.sync) ? { sync: toSyncState(r.sync) } : {}) };
+  },
+  'memory.export': (raw) => {
+    const r = object('memory.export', raw);
+    return { name: s(r.name), files: n(r.files), bytes: n(r.bytes), archive: s(r.archive) };
   },
   'team.list': (raw) => ({ teams: records(object('team.list', raw).teams).map(toTeamPool) }),
   'share.list': (raw) => ({ proposals: records(object('share.list', raw).proposals).map(toProposal) }),

@@ -687,6 +687,27 @@ await check('Health: a data dir put under git sync by the installed binary shows
   await shot('health-sync');
 });
 
+await check('Export all: the browser saves the memory as a .tar.gz; unpacked, the installed binary\'s doctor finds a clean data dir with the same Markdown', async () => {
+  const downloads = dir('exports');
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+  await page.click(memTab('[data-testid="somni-export"]'));
+  await waitText('the export\'s outcome', /Saved \d+ memory files as somni-memory-\d{4}-\d{2}-\d{2}\.tar\.gz/);
+  const saved = await waitFor('the archive', () => readdirSync(downloads).find((f) => /^somni-memory-.*\.tar\.gz$/.test(f)), 15_000);
+  const unpacked = dir('exported-data');
+  const x = await run('tar', ['-xzf', join(downloads, saved), '-C', unpacked], { cwd: root, env });
+  expect(x.code === 0, `tar: ${tail(x.stderr)}`);
+  // The live session's log may grow after the export: what is compared is the curated memory.
+  const md = (d) => listFiles(d).filter((f) => f.endsWith('.md') && (f.startsWith('memory/') || f.startsWith('skills/')) && !f.startsWith('memory/session-log/')).sort();
+  const want = md(dataDir);
+  const got = md(unpacked);
+  expect(got.length > 0 && JSON.stringify(got) === JSON.stringify(want), `the archive holds ${got.length} files, the data dir ${want.length}: ${got.filter((f) => !want.includes(f)).concat(want.filter((f) => !got.includes(f))).slice(0, 10).join(', ')}`);
+  for (const f of want) expect(readFileSync(join(unpacked, f), 'utf8') === readFileSync(join(dataDir, f), 'utf8'), `${f} differs in the archive`);
+  const bin = join(dshHome, 'profiles', 'web', 'node_modules', `dsh-somni-${process.platform}-${process.arch}`, 'bin', 'somni-sidecar');
+  const d = await run(bin, ['--data-dir', unpacked, 'doctor'], { cwd: work, env });
+  expect(d.code === 0, `doctor on the unpacked archive: exit ${d.code}: ${tail(d.stdout + d.stderr)}`);
+});
+
 await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
   await page.evaluateOnNewDocument(() => {
     Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] });
