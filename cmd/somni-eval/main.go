@@ -7,9 +7,11 @@
 // dialogues, and on the bilingual hand-written sets in testdata/recall
 // (hit@k per query tier, associative-hint precision and false hints).
 // The Chinese sets of testdata/recall are measured again in Traditional
-// characters. Every set is split into a tuning and a held-out half fixed
-// by hashes, not by results; summary tables end the report, the real
-// pools apart from the rest. `make eval` runs it.
+// characters. Then the sets with per-user pools are asked again with a
+// team pool of unrelated entries mounted beside each (issue 36). Every
+// set is split into a tuning and a held-out half fixed by hashes, not by
+// results; summary tables end the report, the real pools apart from the
+// rest. `make eval` runs it.
 //
 // Files by layer, each reading only what the one before hands it:
 //
@@ -30,6 +32,9 @@
 //	bench.go            MADial-Bench's hit@5, hit@10, R@5, ×BM25 and hints, scored and reported
 //	hant.go             the Chinese sets again in Traditional characters (OpenCC s2twp)
 //	summary.go          the closing tables: every set × language × embedder beside BM25, real pools apart
+//	team.go             a team pool: its unrelated entries' sources, paths outside the data dir, never gold
+//	team_sets.go        the pools the team measurement asks again, each with its team pool
+//	team_run.go         each pool without and with its team pool: hit@5, the change in points, the verdict
 //	diagnose.go         -explain, -margins and -calibrate listings for tuning
 package main
 
@@ -66,6 +71,7 @@ type config struct {
 	sets                   string    // -sets: which eval sets run
 	benchDir               string    // -bench-dir, default SOMNI_BENCH_DIR or ../shared/bench
 	size                   realSize  // -size, -quick: how much of the real-pool sets runs
+	teamPool               string    // -team-pool: on, all, or off ("" in tests: off)
 	progress               io.Writer // a line per real-pool set as it ends, with its time; nil in tests
 }
 
@@ -92,6 +98,7 @@ func main() {
 	flag.StringVar(&cfg.benchDir, "bench-dir", benchDir, "folder holding realmem/, lifebench-zh/ and memorycode/ (SOMNI_BENCH_DIR); a set whose folder is missing is skipped with a line")
 	size := flag.String("size", "default", "how much of the real-pool sets runs, whole pools always: default (the outside run's 3 RealMem personas × 10 asking sessions and 3 LifeBench users; every third MemoryCode dialogue of ≥ 10 sessions), outside (all 210 of those), full (every persona, user and dialogue), quick (one pool of each; -embed-model-dir none leaves the slow local embedder out)")
 	quick := flag.Bool("quick", false, "-size quick")
+	flag.StringVar(&cfg.teamPool, "team-pool", "on", "on | all | off: ask the sets with per-user pools again with a team pool of unrelated entries mounted beside each pool (on: MADial-Bench, notes, dialogues, RealMem; all: LifeBench and MemoryCode too, at -size: about 40 minutes more on two cores; off: none)")
 	flag.Parse()
 	if *quick {
 		*size = "quick"
@@ -102,6 +109,10 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.size = sz
+	if cfg.teamPool != "on" && cfg.teamPool != "all" && cfg.teamPool != "off" {
+		fmt.Fprintf(os.Stderr, "somni-eval: -team-pool %q: want on, all or off\n", cfg.teamPool)
+		os.Exit(2)
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if err := run(context.Background(), os.Stdout, logger, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "somni-eval:", err)

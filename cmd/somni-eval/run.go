@@ -14,7 +14,8 @@ import (
 )
 
 // run loads the sets and the embedders, then scores and prints the sets
-// -sets names: the dialogues first, then the notes and conversations.
+// -sets names: the dialogues first, then the notes and conversations,
+// then the same pools with a team pool beside them (-team-pool).
 func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) error {
 	s, err := loadSets(cfg.dataDir, cfg.turnContext)
 	if err != nil {
@@ -64,10 +65,12 @@ func run(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config) erro
 			return err
 		}
 	}
-	if !sets["notes"] {
-		return nil
+	if sets["notes"] {
+		if err := runNotes(ctx, w, logger, cfg, s, embs, listHalf); err != nil {
+			return err
+		}
 	}
-	return runNotes(ctx, w, logger, cfg, s, embs, listHalf)
+	return runTeamPools(ctx, w, logger, cfg, sets, s, embs, listHalf)
 }
 
 // halfOf is the half -half keeps: "" for all of them.
