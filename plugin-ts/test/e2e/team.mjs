@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeModel, textsOf, toolNames } from './fake-model.mjs';
-import { checkRunner, expect, finishRun, lastToolResult, listFiles, runDsh, sidecarBinary, sleep, writePatch } from './harness.mjs';
+import { checkRunner, expect, finishRun, lastToolResult, listFiles, runDsh, scriptedTurns, sidecarBinary, sleep, writePatch } from './harness.mjs';
 
 const binary = sidecarBinary();
 const root = mkdtempSync(join(tmpdir(), 'somni-e2e-team-'));
@@ -40,9 +40,9 @@ function cli(dataDir, cwd, ...args) {
 
 /** One teammate's harness in their project, the team pool mounted as `./.somni`. */
 async function teammate(name, proj, dataDir, teams) {
-  let agentTurn = () => ({ content: 'ok' });
+  const turns = scriptedTurns();
   // The dreamer's requests (they offer create_knowledge) end at once: this story is about the pool.
-  const model = await startFakeModel((req) => (toolNames(req).includes('create_knowledge') ? { content: 'Nothing to keep.' } : agentTurn(req)));
+  const model = await startFakeModel((req) => (toolNames(req).includes('create_knowledge') ? { content: 'Nothing to keep.' } : turns.answer(req)));
   const patch = join(root, `${name}.patch.yml`);
   writePatch(patch, {
     modelUrl: model.url,
@@ -51,16 +51,7 @@ async function teammate(name, proj, dataDir, teams) {
   });
   const run = runDsh({ home: join(root, `${name}-home`), patch, prompt: `e2e team ${name}`, cwd: proj, timeoutMs: 240_000 });
   return {
-    async turn(text, script) {
-      const reqs = [];
-      agentTurn = async (req) => {
-        reqs.push(req);
-        const step = script[reqs.length - 1];
-        return step ? await step(req) : { content: 'done' };
-      };
-      const r = await model.drive({ op: 'prompt', text, newSession: true });
-      return { ...r, reqs };
-    },
+    turn: (text, script) => turns.turn(model, text, script, true),
     async exit() {
       await Promise.race([model.drive({ op: 'exit' }), sleep(10_000)]);
       const h = await run;
