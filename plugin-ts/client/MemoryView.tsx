@@ -5,6 +5,7 @@ import { BrowseView } from './BrowseView.js';
 import { DreamsView } from './DreamsView.js';
 import { EntryView } from './EntryView.js';
 import { HealthView } from './HealthView.js';
+import { IndexProgress } from './IndexProgress.js';
 import type { Key, T } from './locale.js';
 import { SessionView } from './SessionView.js';
 import { TeamView } from './TeamView.js';
@@ -32,6 +33,7 @@ export function MemoryView({ sessionId, t, api }: MemoryViewProps) {
           </button>
         ))}
       </nav>
+      <IndexProgress api={api} t={t} />
       {path ? <EntryView {...props} path={path} back={() => setPath(null)} />
         : pane === 'session' ? <SessionView {...props} sessionId={sessionId} />
         : pane === 'browse' ? <BrowseView {...props} />

@@ -29,7 +29,7 @@ export function SessionView({ api, t, open, sessionId }: ViewProps & { sessionId
             <span className="somni-muted somni-small">{fmtTime(e.time, t)}</span>
           </div>
           {e.query && <div className="somni-muted somni-small">{t('session.query', { query: e.query })}</div>}
-          {e.text && <div className="somni-pre">{e.text}</div>}
+          {e.kind === 'compaction' ? <CarriedBlock text={e.text} t={t} /> : e.text && <div className="somni-pre">{e.text}</div>}
           {e.items.map((it) => (
             <div className="somni-row somni-small" key={it.path || it.name}>
               <button className="somni-link" onClick={() => open(it.path)} disabled={!it.path}>{it.name || it.path}</button>
@@ -43,7 +43,24 @@ export function SessionView({ api, t, open, sessionId }: ViewProps & { sessionId
   );
 }
 
+/** What a compaction's summary kept of memory: its size, and the block itself folded away. */
+function CarriedBlock({ text, t }: { text: string; t: ViewProps['t'] }) {
+  const lang = t('date.locale');
+  const chars = text.length.toLocaleString(lang);
+  const lines = text.split('\n').length.toLocaleString(lang);
+  return (
+    <>
+      <div className="somni-muted somni-small" data-testid="somni-carried-size">{t('session.compactionKept', { chars, lines })}</div>
+      <details className="somni-small">
+        <summary>{t('session.compactionBlock')}</summary>
+        <div className="somni-pre" data-testid="somni-carried-block">{text}</div>
+      </details>
+    </>
+  );
+}
+
 function labelOf(kind: string, t: (k: Key) => string): string {
+  if (kind === 'compaction') return t('session.compaction');
   if (kind === 'hint') return t('session.hint');
   if (kind === 'recall') return t('session.recall');
   if (kind === 'intention') return t('session.intention');

@@ -23,6 +23,7 @@ export const CSS = `
 .somni-badge{font-size:11px;border-radius:10px;padding:0 7px;border:1px solid var(--dsw-alias-border-l2,#d0d7de);color:var(--dsw-alias-label-secondary,#57606a)}
 .somni-badge-hint{color:var(--dsw-alias-state-business-primary,#0969da);border-color:currentColor}
 .somni-badge-recall{color:var(--dsw-alias-state-success-primary,#1a7f37);border-color:currentColor}
+.somni-badge-compaction{color:var(--dsw-alias-state-business-primary,#0969da);border-color:currentColor}
 .somni-badge-intention{color:var(--dsw-alias-state-warn-label,#9a6700);border-color:currentColor}
 .somni-badge-team{color:var(--dsw-alias-state-business-primary,#0969da);border-color:currentColor}
 .somni-note{border-left:3px solid var(--dsw-alias-border-l2,#d0d7de);padding:4px 10px;margin:8px 0}

@@ -22,7 +22,12 @@ import { blocksText, isSubagent } from './capture.js';
 import { clip } from './clip.js';
 import { withTimeout } from './deadlines.js';
 import type { DreamOutcome } from './dream.js';
+import type { SessionMemoryEvent } from './memory-wire.js';
 import type { CallOf } from './methods.js';
+
+/** How many carried-memory events a session keeps (the newest), and how many sessions are kept. */
+export const CARRIED_PER_SESSION = 20;
+export const CARRIED_SESSIONS = 64;
 
 /**
  * Upper bound on the digest block, in characters (about 400 tokens). The digest is pointers into
@@ -62,8 +67,9 @@ export function digestBudget(messages: readonly Message[]): number {
  * must fail as it would have), or when it produced no text of its own (the block would then be the
  * whole summary, replacing the native one).
  * @param digest - settles with the text to add ('' or undefined for none); awaited only at the finish.
+ * @param added - told the text once the block is in the summary.
  */
-export async function* withDigestBlock(native: AsyncIterable<StreamChunk>, digest: Promise<string | undefined>): AsyncGenerator<StreamChunk> {
+export async function* withDigestBlock(native: AsyncIterable<StreamChunk>, digest: Promise<string | undefined>, added?: (text: string) => void): AsyncGenerator<StreamChunk> {
   let maxIndex = -1;
   let nativeText = false;
   for await (const chunk of native) {
@@ -74,6 +80,7 @@ export async function* withDigestBlock(native: AsyncIterable<StreamChunk>, diges
         yield { type: 'block-start', index, blockType: 'text' };
         yield { type: 'text-delta', index, text };
         yield { type: 'block-end', index, block: { type: 'text', text } };
+        added?.(text);
       }
     }
     if ('index' in chunk) maxIndex = Math.max(maxIndex, chunk.index);
@@ -123,9 +130,16 @@ export interface CompactionDeps {
   log: { info(f: string, ...a: unknown[]): void; debug(f: string, ...a: unknown[]): void };
 }
 
-/** The compaction hooks' state: the naps in progress. */
+/**
+ * The compaction hooks' state: the naps in progress, and what memory each session's compactions
+ * carried (for the tab's "This session" view; this process only, like the session's turns).
+ */
 export class CompactionMemory {
   private readonly naps = new Set<Promise<unknown>>();
+  /** The block a summary call added, by session, until its compaction ends. */
+  private readonly added = new Map<string, string>();
+  /** Compactions that ended with the block in their summary, by session (oldest first; insertion order is recency). */
+  private readonly carriedBy = new Map<string, SessionMemoryEvent[]>();
 
   constructor(private readonly deps: CompactionDeps) {}
 
@@ -155,13 +169,35 @@ export class CompactionMemory {
       // from the native summary's last sentence.
       return text ? `\n\n${text}` : '';
     });
-    return withDigestBlock(native, digest);
+    return withDigestBlock(native, digest, (text) => this.added.set(sessionId, text.trim()));
+  }
+
+  /**
+   * The compactions of a session that carried memory into their summary, as the tab's session events
+   * (kind `compaction`; `text` is the block the summary kept), newest first.
+   */
+  carried(sessionId: string): SessionMemoryEvent[] {
+    return [...(this.carriedBy.get(sessionId) ?? [])].reverse();
+  }
+
+  /** Records a compaction that ended: its block, if the summary call added one, was carried. */
+  private noteCarried(sessionId: string, failed: boolean): void {
+    const text = this.added.get(sessionId);
+    this.added.delete(sessionId);
+    if (failed || !text) return;
+    const list = this.carriedBy.get(sessionId) ?? [];
+    this.carriedBy.delete(sessionId);
+    list.push({ time: new Date().toISOString(), kind: 'compaction', tool: '', query: '', text, items: [] });
+    this.carriedBy.set(sessionId, list.slice(-CARRIED_PER_SESSION));
+    while (this.carriedBy.size > CARRIED_SESSIONS) this.carriedBy.delete(this.carriedBy.keys().next().value as string);
   }
 
   /** The `session/event` listener: after a successful compaction, reset habituation and maybe nap. */
   onSessionEvent(session: { id: string; header: SessionHeader | undefined }, event: SessionEvent): void {
     const end = compactionEnd(event);
-    if (!end || end.error !== undefined || isSubagent(session.header)) return;
+    if (!end || isSubagent(session.header)) return;
+    this.noteCarried(session.id, end.error !== undefined);
+    if (end.error !== undefined) return;
     this.deps.call('assoc.reset', { sessionId: session.id }, this.deps.backgroundMs).catch((err: Error) => this.deps.log.debug('assoc.reset after compaction: %s', err.message));
     const { nap } = this.deps;
     if (!nap) return;

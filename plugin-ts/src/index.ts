@@ -814,6 +814,7 @@ export function apply(ctx: Context, rawConfig: unknown): void {
       const agent = typeof ctx.agents?.get === 'function' ? ctx.agents.get(sessionId as Parameters<typeof ctx.agents.get>[0]) : undefined;
       return agent ? turnMarks(agent.session.events) : [];
     },
+    carried: (sessionId) => compaction.carried(sessionId),
     log,
   });
 

@@ -42,6 +42,8 @@ export interface MemoryApiDeps {
   dreamRunning: () => boolean;
   /** The live session's turns, oldest first (none for a session the host does not hold). */
   turns: (sessionId: string) => TurnMark[];
+  /** The session's compactions that carried memory into their summary, newest first (host-side events). */
+  carried?: (sessionId: string) => SessionMemoryEvent[];
   log: { warn(f: string, ...a: unknown[]): void };
 }
 
@@ -75,6 +77,20 @@ export function withTurns(events: readonly SessionMemoryEvent[], turns: readonly
     if (i < 0) return e;
     return { ...e, turn: i + 1, turnSaid: clip(turns[i]!.said, TURN_SAID_CHARS, 'ellipsis') };
   });
+}
+
+/** Two newest-first event lists as one, newest first (equal times: the first list's event first). */
+export function mergeNewestFirst(a: readonly SessionMemoryEvent[], b: readonly SessionMemoryEvent[]): SessionMemoryEvent[] {
+  if (b.length === 0) return [...a];
+  const at = (e: SessionMemoryEvent) => Date.parse(e.time) || 0;
+  const out: SessionMemoryEvent[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && at(a[i]!) >= at(b[j]!))) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
 }
 
 /** Loads the harness's dsh-typert-protocol, or undefined (with why) when it cannot be found. */
@@ -185,7 +201,7 @@ export function memoryHandlers(deps: MemoryApiDeps) {
     async session(sessionId: unknown) {
       const id = arg.str('sessionId', sessionId, 256, true) as string;
       const r = await call('memory.session', { sessionId: id }, T);
-      return { events: withTurns(r.events, deps.turns(id)) };
+      return { events: withTurns(mergeNewestFirst(r.events, deps.carried?.(id) ?? []), deps.turns(id)) };
     },
     dreams: async (limit: unknown) => call('memory.dreams', compact({ limit: arg.int('limit', limit, MEMORY_LIMITS.dreamLimit) }), T),
     async revertDream(dream: unknown, paths: unknown) {

@@ -103,7 +103,8 @@ export interface SessionMemoryItem {
 }
 export interface SessionMemoryEvent {
   time: string;
-  kind: 'hint' | 'recall' | 'intention' | string;
+  /** `compaction`: memory carried into a compaction summary (added by the host half; `text` is the block). */
+  kind: 'hint' | 'recall' | 'intention' | 'compaction' | string;
   tool: string;
   query: string;
   text: string;

@@ -708,6 +708,83 @@ await check('Export all: the browser saves the memory as a .tar.gz; unpacked, th
   expect(d.code === 0, `doctor on the unpacked archive: exit ${d.code}: ${tail(d.stdout + d.stderr)}`);
 });
 
+// A second session, compacted: three turns of facts with answers of real length, then `/compact`.
+const CARRY = 'Billing facts for the migration';
+const CARRY_REPLY = 'Noted. I have written that down with the other connection details for the billing migration, and I will use it when we get to the database step of the runbook later today. '.repeat(3);
+let carrySid = '';
+await check('/compact on a second session: the summary carries somni\'s block', async () => {
+  ({ sessionId: carrySid } = await web.rpc('session.create', { cwd: work }));
+  const said = [`${CARRY}: the billing database is db-billing-02.internal, database name billing_prod, user billing_rw.`, 'It listens on port 5432.', 'The port is 6433 now, not 5432.'];
+  for (const [i, text] of said.entries()) {
+    script = [() => ({ content: CARRY_REPLY })];
+    await web.prompt(carrySid, text);
+    await web.turnsEnded(carrySid, i + 1, 90_000);
+  }
+  script = [];
+  const r = await web.command(carrySid, '/compact');
+  expect(r.result?.kind === 'success', `/compact: ${JSON.stringify(r).slice(0, 600)}`);
+});
+
+await check('This session: a compaction that carried memory is listed with what it kept, the block folded away; the index line polls only while indexing', async () => {
+  const summary = (await web.events(carrySid)).find((e) => e.type === 'compaction/summary');
+  expect(summary, 'no compaction/summary event');
+  const text = summary.data.summary.filter((/** @type {any} */ b) => b.type === 'text').map((/** @type {any} */ b) => b.text).join('\n');
+  // memory.health as the sidecar answers it, but still indexing: 732 of 1,500 until the line shows it,
+  // then 1,200 of 1,500 until the line has updated by itself, then as it is (done).
+  const building = [{ entries: 1500, embedded: 732, pending: 768 }, { entries: 1500, embedded: 1200, pending: 300 }];
+  let phase = 0;
+  let healthCalls = 0;
+  /** @type {string[]} */
+  const seen = [];
+  const onRequest = async (/** @type {import('puppeteer-core').HTTPRequest} */ req) => {
+    if (req.url().includes('/api/')) seen.push(req.url().replace(web.base, ''));
+    if (!req.url().includes('/api/somniMemory/health')) return void req.continue();
+    healthCalls++;
+    const res = await fetch(req.url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.postData() });
+    const body = await res.json();
+    const fake = building[phase];
+    if (fake && body.result?.value) body.result.value.index = { ...(body.result.value.index ?? {}), ...fake };
+    await req.respond({ status: res.status, contentType: 'application/json', body: JSON.stringify(body) });
+  };
+  await page.setRequestInterception(true);
+  page.on('request', onRequest);
+  try {
+    await page.goto(web.base, { waitUntil: 'networkidle2' });
+    await sleep(1000);
+    await page.evaluate(() => { const b = document.querySelector('[role=dialog] button'); if (b instanceof HTMLElement) b.click(); });
+    await waitText('the compacted session in the sidebar', new RegExp(CARRY)).catch(async () => {
+      await clickText('Ungrouped');
+      await waitText('the compacted session in the sidebar', new RegExp(CARRY));
+    });
+    await clickText(CARRY);
+    await waitText('the session tabs', /Chat\s+Trajectory\s+Memory/);
+    await clickText('Memory', '[role=tab],button,div,span');
+    await waitText('the index line', /Indexing memory: 732 of 1,500 ready/, 10_000).catch((err) => expect(false, `${err.message.slice(0, 200)}; memory.health asked ${healthCalls} times; /api calls: ${seen.slice(-15).join(' ')}`));
+    phase = 1;
+    await waitText('the index line, updated by itself', /Indexing memory: 1,200 of 1,500 ready/, 10_000);
+    phase = 2;
+    await waitFor('the index line gone once indexed', async () => !(await page.$(memTab('[data-testid="somni-index-progress"]'))), 10_000);
+    const settled = healthCalls;
+    await page.waitForSelector(memTab('[data-kind="compaction"]'), { timeout: 15_000 }).catch(async () => {
+      const r = await api('session', { sessionId: carrySid });
+      expect(false, `no compaction card; somniMemory/session answers ${JSON.stringify(r.result).slice(0, 600)}`);
+    });
+    const card = await page.$eval(memTab('[data-kind="compaction"]'), (e) => e.textContent ?? '');
+    expect(card.includes('Memory carried into a compaction summary') && /\d[\d,]* characters, \d+ lines of memory kept/.test(card), `the compaction card reads: ${card.slice(0, 500)}`);
+    const folded = await page.$eval(memTab('[data-kind="compaction"] details'), (e) => /** @type {HTMLDetailsElement} */ (e).open);
+    expect(folded === false, 'the block is not folded away');
+    const block = await page.$eval(memTab('[data-testid="somni-carried-block"]'), (e) => e.textContent ?? '');
+    expect(block.trim().length > 0 && text.includes(block.trim()), `the card's block is not the summary's:\n${block}\n--- summary:\n${text}`);
+    await page.click(memTab('[data-kind="compaction"] summary'));
+    await shot('session-compaction');
+    await sleep(4000);
+    expect(healthCalls === settled, `memory.health polled while idle: ${healthCalls - settled} more calls`);
+  } finally {
+    page.off('request', onRequest);
+    await page.setRequestInterception(false);
+  }
+});
+
 await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
   await page.evaluateOnNewDocument(() => {
     Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] });

@@ -198,3 +198,25 @@ test('a nap flushes that session, then dreams over it alone; it waits for no oth
   await again;
   assert.ok(!steps.includes('sleep.cancel'));
 });
+
+test('a compaction that ends with the block in its summary is a session event; a failed one, or one without the block, is not', async () => {
+  const { m } = memory();
+  const main = { id: 's1', header: partial({}) };
+  assert.deepEqual(m.carried('s1'), []);
+  // The block was added, but the harness rejected the compaction: nothing was carried.
+  await collect(m.stream(options(), () => stream(NATIVE)));
+  m.onSessionEvent(main, event('compaction/end', { compactionId: 'c1', turn: null, error: 'summary is not smaller' }));
+  assert.deepEqual(m.carried('s1'), []);
+  // A summary that ended without the block (truncated): nothing to show either.
+  await collect(m.stream(options(), () => stream([...NATIVE.slice(0, 5), { type: 'finish', reason: { kind: 'max-tokens' } }])));
+  m.onSessionEvent(main, event('compaction/end', { compactionId: 'c2', turn: 1 }));
+  assert.deepEqual(m.carried('s1'), []);
+  await collect(m.stream(options(), () => stream(NATIVE)));
+  m.onSessionEvent(main, event('compaction/end', { compactionId: 'c3', turn: 2 }));
+  const got = m.carried('s1');
+  assert.equal(got.length, 1);
+  assert.equal(got[0]?.kind, 'compaction');
+  assert.equal(got[0]?.text, 'Memory: staging DB port is 6543 (corrected from 5432). Open intention pi-20261204-001.');
+  assert.ok(!Number.isNaN(Date.parse(got[0]?.time ?? '')));
+  assert.deepEqual(m.carried('s2'), [], 'per session');
+});

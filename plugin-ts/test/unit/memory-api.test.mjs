@@ -4,12 +4,12 @@
 // started from the tab runs in the background.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { memoryHandlers, turnMarks, withTurns } from '../../lib/memory-api.js';
+import { memoryHandlers, mergeNewestFirst, turnMarks, withTurns } from '../../lib/memory-api.js';
 import { MEMORY_LIMITS } from '../../lib/memory-wire.js';
 import { RpcError } from '../../lib/rpc.js';
 
-/** @param {(method: string, params: any) => any} answer */
-function handlers(answer, running = false) {
+/** @param {(method: string, params: any) => any} answer @param {import('../../lib/memory-wire.js').SessionMemoryEvent[]} [carried] */
+function handlers(answer, running = false, carried = []) {
   /** @type {[string, any][]} */
   const calls = [];
   /** @type {string[]} */
@@ -25,6 +25,7 @@ function handlers(answer, running = false) {
     },
     dreamRunning: () => running,
     turns: () => [{ start: Date.parse('2026-12-04T10:00:00Z'), said: 'Please read the staging notes' }],
+    carried: () => carried,
     log: { warn() {} },
   });
   return { h, calls, dreams };
@@ -106,6 +107,16 @@ test('session: the sidecar\'s events come back linked to the host\'s turns', asy
   const { h } = handlers(() => ({ events: [{ time: '2026-12-04T10:01:00Z', kind: 'hint', tool: 'assoc.action', query: 'q', text: 't', items: [] }] }));
   const r = await h.session('session-1');
   assert.deepEqual([r.events[0]?.turn, r.events[0]?.turnSaid], [1, 'Please read the staging notes']);
+});
+
+test('session: a compaction that carried memory is merged in by time, newest first, with its turn', async () => {
+  const ev = (/** @type {string} */ time, /** @type {string} */ kind) => ({ time, kind, tool: '', query: '', text: kind, items: [] });
+  const { h } = handlers(() => ({ events: [ev('2026-12-04T10:09:00Z', 'recall'), ev('2026-12-04T10:01:00Z', 'hint')] }), false, [ev('2026-12-04T10:05:00Z', 'compaction')]);
+  const r = await h.session('session-1');
+  assert.deepEqual(r.events.map((e) => e.kind), ['recall', 'compaction', 'hint']);
+  assert.equal(r.events[1]?.turn, 1);
+  assert.deepEqual(mergeNewestFirst([], [ev('2026-12-04T10:05:00Z', 'compaction')]).map((e) => e.kind), ['compaction']);
+  assert.deepEqual(mergeNewestFirst([ev('2026-12-04T10:05:00Z', 'hint')], []).map((e) => e.kind), ['hint']);
 });
 
 test('team pools and proposals: each call forwards to its sidecar method', async () => {
