@@ -97,6 +97,8 @@ type options struct {
 	recallTy string
 	// teamFlags are the --team pools; run adds teams.yml's (team.Mounted).
 	teamFlags []team.Pool
+	// shareTeam is `share --team TEAM NAME`'s team, given before the name.
+	shareTeam string
 	usage     string // the help text, flags described from the parser itself
 }
 
@@ -318,6 +320,11 @@ func newFlagSet(o *options, f *flagValues, version *bool, env func(k, def string
 	fs.StringVar(&f.syncInterval, "sync-interval", env("SOMNI_SYNC_INTERVAL", "5m"),
 		"how often a memory under git sync (sync init) syncs by itself while the sidecar runs, a `DURATION` (30s, 5m, 1h) of at least 1s; off: never, not even at start or after a dream (env SOMNI_SYNC_INTERVAL)")
 	fs.Func("team", "mount a team pool for this run, `NAME=FOLDER` (repeatable; teams.yml's pools are mounted too, see the team command)", func(v string) error {
+		if o.command == "share" && !strings.Contains(v, "=") {
+			// After `share`, --team names the team to share with (share --team T NAME).
+			o.shareTeam = v
+			return nil
+		}
 		p, err := team.ParseFlag(v)
 		if err == nil {
 			o.teamFlags = append(o.teamFlags, p)

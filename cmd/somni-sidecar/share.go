@@ -27,7 +27,11 @@ func cmdShare(o *options, stdout, stderr io.Writer) int {
 	if len(rest) > 0 {
 		sub, rest = rest[0], rest[1:]
 	}
-	name, teamName, byName := shareByName(o.args)
+	args := o.args
+	if o.shareTeam != "" {
+		args = append(append([]string(nil), o.args...), "--team", o.shareTeam)
+	}
+	name, teamName, byName := shareByName(args)
 	switch {
 	case byName, (sub == "" || sub == "list") && len(rest) == 0, (sub == "approve" || sub == "reject") && len(rest) == 1:
 	case len(o.args) == 1 && sub != "approve" && sub != "reject":

@@ -257,9 +257,11 @@ func TestShareByName(t *testing.T) {
 		t.Errorf("git status after share:\n%s", st)
 	}
 	before := readFile(t, entry)
-	r := shareCLI(t, data, "pg-bouncer-mode", "--team=backend")
-	if r.code != 1 || !strings.Contains(r.stderr, `team backend already has "pg-bouncer-mode"`) || readFile(t, entry) != before {
-		t.Errorf("sharing again: exit %d, stderr %q", r.code, r.stderr)
+	for _, args := range [][]string{{"pg-bouncer-mode", "--team=backend"}, {"--team", "backend", "pg-bouncer-mode"}} {
+		r := shareCLI(t, data, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, `team backend already has "pg-bouncer-mode"`) || readFile(t, entry) != before {
+			t.Errorf("sharing again (%v): exit %d, stderr %q", args, r.code, r.stderr)
+		}
 	}
 	if !strings.Contains(readFile(t, filepath.Join(data, "memory", "knowledge", "pg-bouncer-mode", "SKILL.md")), "score:") {
 		t.Error("the personal entry lost its own lifecycle numbers")

@@ -420,10 +420,16 @@ await check('Restore: the archived entry goes back where it was, and the tab sho
   expect(errors.length === 0, `errors beside the success: ${JSON.stringify(errors)}`);
 });
 
-await check('Download: the entry is saved as its file, byte for byte', async () => {
-  const downloads = dir('downloads');
+/** Lets the browser save downloads, into a new folder of the temp dir named `name`, which it returns. */
+async function saveDownloadsIn(name) {
+  const downloads = dir(name);
   const cdp = await page.createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+  return downloads;
+}
+
+await check('Download: the entry is saved as its file, byte for byte', async () => {
+  const downloads = await saveDownloadsIn('downloads');
   await page.click(memTab('[data-testid="somni-download"]'));
   const saved = join(downloads, 'coffee-pref.md');
   await waitFor('the downloaded file', () => existsSync(saved) && readFileSync(saved, 'utf8').length > 0, 15_000);
@@ -688,9 +694,7 @@ await check('Health: a data dir put under git sync by the installed binary shows
 });
 
 await check('Export all: the browser saves the memory as a .tar.gz; unpacked, the installed binary\'s doctor finds a clean data dir with the same Markdown', async () => {
-  const downloads = dir('exports');
-  const cdp = await page.createCDPSession();
-  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+  const downloads = await saveDownloadsIn('exports');
   await page.click(memTab('[data-testid="somni-export"]'));
   await waitText('the export\'s outcome', /Saved \d+ memory files as somni-memory-\d{4}-\d{2}-\d{2}\.tar\.gz/);
   const saved = await waitFor('the archive', () => readdirSync(downloads).find((f) => /^somni-memory-.*\.tar\.gz$/.test(f)), 15_000);
