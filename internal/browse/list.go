@@ -325,7 +325,7 @@ func (b *Browser) item(e *memory.Entry) Item {
 		it.Created = t.Format(dates.Layout)
 	}
 	if pl, ok := b.poolOf(e.Path); ok {
-		it.Origin = pl.origin(e)
+		it.Origin = originOf(pl, e)
 	}
 	return it
 }

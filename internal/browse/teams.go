@@ -22,10 +22,7 @@ const TeamPrefix = "team:"
 
 // Pool is a mounted team pool as the tab reads it: listed, searched and
 // read through its own store (its folder is its boundary), never written.
-type Pool struct {
-	team.Pool
-	Store *memory.Store
-}
+type Pool = team.Opened
 
 // Origin says where a team pool's entry lives, on its list row and when it
 // is read; absent for the personal memory's.
@@ -56,17 +53,10 @@ func (b *Browser) WirePath(abs string) string {
 }
 
 // poolOf is the mounted pool whose folder holds abs.
-func (b *Browser) poolOf(abs string) (Pool, bool) {
-	for _, pl := range b.pools {
-		if memory.CheckWithin(pl.Root, abs) == nil {
-			return pl, true
-		}
-	}
-	return Pool{}, false
-}
+func (b *Browser) poolOf(abs string) (Pool, bool) { return team.Of(b.pools, abs) }
 
 // origin is where the pool's entry e lives.
-func (pl Pool) origin(e *memory.Entry) *Origin {
+func originOf(pl Pool, e *memory.Entry) *Origin {
 	return &Origin{Team: pl.Name, SharedBy: strings.TrimSpace(e.Meta.Value(team.KeySharedBy)),
 		Path: pl.RelPath(e.Path), Cloned: pl.Clone != ""}
 }
@@ -147,7 +137,7 @@ func (b *Browser) readTeam(rel string) (Document, error) {
 		return Document{}, fileErr(doc.Path, err)
 	}
 	doc.Kind, doc.Name, doc.Raw, doc.Version = string(e.Kind), e.Name, string(e.Raw()), Token(e.Raw())
-	doc.Body, doc.Archived, doc.Origin = e.Body, e.Archived, pl.origin(e)
+	doc.Body, doc.Archived, doc.Origin = e.Body, e.Archived, originOf(pl, e)
 	for _, k := range e.Meta.Keys() {
 		doc.FrontMatter = append(doc.FrontMatter, Field{Key: k, Value: e.Meta.Value(k)})
 	}

@@ -50,10 +50,7 @@ func refuse(arg, format string, a ...any) error {
 }
 
 // Pool is a mounted team pool with the store that writes it (team.Pool.Open).
-type Pool struct {
-	team.Pool
-	Store *memory.Store
-}
+type Pool = team.Opened
 
 // Shares is the share machinery of one data dir: its proposals, kept in
 // the personal memory, and the pools this process mounts.

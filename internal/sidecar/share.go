@@ -14,18 +14,14 @@ import (
 // shares binds the explicit share (package share) to the work tools and
 // the method table: the share_memory tool, listed only when a team pool is
 // mounted (a tool that could only refuse would cost every request its
-// schema), and team.list and share.* for the Memory tab. Its own type, so
-// Server stays within its method budget.
+// schema), and team.list and share.* for the Memory tab: a job of its own
+// over the server's store and pools, as the tab's methods are.
 type shares struct{ s *Server }
 
 // machinery is package share over the personal store and the mounted
 // pools, each written through the store the index reads it with.
 func (sh shares) machinery() *share.Shares {
-	pools := make([]share.Pool, 0, len(sh.s.pools))
-	for _, p := range sh.s.pools {
-		pools = append(pools, share.Pool{Pool: p.Pool, Store: p.st})
-	}
-	return share.New(sh.s.store, pools)
+	return share.New(sh.s.store, sh.s.pools)
 }
 
 // tools are the share work tools: none when no team pool is mounted.
@@ -87,7 +83,7 @@ type TeamInfo struct {
 func (sh shares) teamList(ctx context.Context, _ noParams) (any, error) {
 	out := make([]TeamInfo, 0, len(sh.s.pools))
 	for _, p := range sh.s.pools {
-		refs, err := p.st.Scan(ctx)
+		refs, err := p.Store.Scan(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("team.list: %s: %w", p.Name, err)
 		}

@@ -28,11 +28,7 @@ type tab struct {
 }
 
 func newTab(s *Server) *tab {
-	pools := make([]browse.Pool, 0, len(s.pools))
-	for _, p := range s.pools {
-		pools = append(pools, browse.Pool{Pool: p.Pool, Store: p.st})
-	}
-	return &tab{s: s, b: browse.New(s.store, s.search).WithPools(pools), sessions: browse.NewSessions()}
+	return &tab{s: s, b: browse.New(s.store, s.search).WithPools(s.pools), sessions: browse.NewSessions()}
 }
 
 func (t *tab) methods() map[string]rpc.Handler {

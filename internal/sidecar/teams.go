@@ -10,14 +10,8 @@ import (
 	"github.com/somni-dev/somni/internal/team"
 )
 
-// pool is one mounted team pool: where it is and the store that reads it.
-type pool struct {
-	team.Pool
-	st *memory.Store
-}
-
-// pools are the mounted team pools of a server.
-type pools []pool
+// pools are the mounted team pools of a server, each with its store.
+type pools []team.Opened
 
 // openPools opens a store over every mounted pool. A pool whose folder is
 // missing is still mounted (a project checked out later, a clone not yet
@@ -29,7 +23,7 @@ func openPools(cfg Config) (pools, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sidecar: %w", err)
 		}
-		out = append(out, pool{Pool: p, st: st})
+		out = append(out, team.Opened{Pool: p, Store: st})
 	}
 	return out, nil
 }
@@ -47,7 +41,7 @@ var (
 func newRecallSource(personal *memory.Store, ps pools) recallSource {
 	src := recallSource{stores: []*memory.Store{personal}}
 	for _, p := range ps {
-		src.stores = append(src.stores, p.st)
+		src.stores = append(src.stores, p.Store)
 	}
 	return src
 }
@@ -135,8 +129,8 @@ type names struct {
 
 // show is the file as a tool result or a hint names it.
 func (n names) show(p string) string {
-	if pl, ok := n.pools.of(p); ok {
-		return pl.origin(p) + ": " + pl.RelPath(p)
+	if pl, ok := team.Of(n.pools, p); ok {
+		return origin(pl, p) + ": " + pl.RelPath(p)
 	}
 	return n.store.Rel(p)
 }
@@ -144,26 +138,16 @@ func (n names) show(p string) string {
 // Origin says where the entry at p comes from: "team NAME, shared by WHO"
 // for a team pool's, "" for the personal memory's.
 func (s *Server) Origin(p string) string {
-	if pl, ok := s.pools.of(p); ok {
-		return pl.origin(p)
+	if pl, ok := team.Of(s.pools, p); ok {
+		return origin(pl, p)
 	}
 	return ""
 }
 
-// of is the mounted pool holding p, if any.
-func (ps pools) of(p string) (pool, bool) {
-	for _, pl := range ps {
-		if memory.CheckWithin(pl.Root, p) == nil {
-			return pl, true
-		}
-	}
-	return pool{}, false
-}
-
 // origin labels the pool's entry at p, with who shared it when it says.
-func (pl pool) origin(p string) string {
+func origin(pl team.Opened, p string) string {
 	sharedBy := ""
-	if e, err := pl.st.Load(p); err == nil {
+	if e, err := pl.Store.Load(p); err == nil {
 		sharedBy = e.Meta.Value(team.KeySharedBy)
 	}
 	return team.Origin(pl.Pool, sharedBy)

@@ -12,5 +12,5 @@
 //
 //	doc.go     this map
 //	team.go    Pool, names, the registry (teams.yml in the data dir): List, Add, Remove
-//	pools.go   the pools of one process (registry and --team flags: Mounted), how a pool's entries are named (RelPath) and labelled (Origin, KeySharedBy)
+//	pools.go   the pools of one process (registry and --team flags: Mounted), a pool opened with its store (Opened) and which one holds a path (Of), how a pool's entries are named (RelPath) and labelled (Origin, KeySharedBy)
 package team

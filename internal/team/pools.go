@@ -37,7 +37,7 @@ func Mounted(dataDir string, flags []Pool) ([]Pool, error) {
 	}
 	data, _ := filepath.Abs(dataDir)
 	for _, f := range flags {
-		if memory.CheckWithin(data, f.Root) == nil || memory.CheckWithin(f.Root, data) == nil {
+		if overlaps(data, f.Root) {
 			return nil, fmt.Errorf("--team %s=%s overlaps the data dir %s; a team pool lives beside the personal memory, not in it", f.Name, f.Root, data)
 		}
 		replaced := false
@@ -54,6 +54,30 @@ func Mounted(dataDir string, flags []Pool) ([]Pool, error) {
 		return nil, fmt.Errorf("%d team pools mounted; at most %d", len(pools), MaxPools)
 	}
 	return pools, nil
+}
+
+// overlaps says whether a pool folder and the data dir hold one another:
+// the personal memory would be indexed twice, or a pool's writes land in it.
+func overlaps(data, folder string) bool {
+	return memory.CheckWithin(data, folder) == nil || memory.CheckWithin(folder, data) == nil
+}
+
+// Opened is a mounted pool with the store that reads it (Pool.Open) — and,
+// for an approved share alone, writes it: the one pairing recall, the
+// Memory tab and the share machinery all keep.
+type Opened struct {
+	Pool
+	Store *memory.Store
+}
+
+// Of is the pool among ps whose folder holds path.
+func Of(ps []Opened, path string) (Opened, bool) {
+	for _, pl := range ps {
+		if memory.CheckWithin(pl.Root, path) == nil {
+			return pl, true
+		}
+	}
+	return Opened{}, false
 }
 
 // KeySharedBy is the front-matter key an approved share writes: who shared

@@ -259,7 +259,7 @@ func poolFolder(data, target string) (string, bool, error) {
 	case err != nil:
 		return "", false, fmt.Errorf("pool folder %s: %w", abs, err)
 	}
-	if memory.CheckWithin(data, abs) == nil || memory.CheckWithin(abs, data) == nil {
+	if overlaps(data, abs) {
 		return "", false, fmt.Errorf("%s overlaps the data dir %s; a team pool lives beside the personal memory, not in it", abs, data)
 	}
 	return abs, true, nil
