@@ -15,10 +15,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/somni-dev/somni/internal/doctor"
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/memory/doctor"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sidecar"
 )

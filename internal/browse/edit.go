@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/doctor"
 	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/memory/doctor"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/safefs"
 )
@@ -194,14 +195,18 @@ func (b *Browser) Pin(ctx context.Context, rel string, pinned bool, version stri
 }
 
 // Forget answers memory.forget: the entry is archived exactly as decay
-// retires one (memory.Editor.ArchiveEntry; intentions are cancelled), never
-// deleted. It returns the archived file's path.
+// retires one (memory.Editor.ArchiveEntry; an intention is cancelled,
+// intentions.Book.CancelFile), never deleted. It returns the archived file's path.
 func (b *Browser) Forget(ctx context.Context, rel, version string) (string, error) {
 	f, err := b.entryFile(rel, false)
 	if err != nil {
 		return "", err
 	}
-	dest, err := b.ed.ArchiveEntry(ctx, f.abs, b.expect(f, version)) // "" accepts whatever is there
+	archive := b.ed.ArchiveEntry
+	if f.kind == memory.KindIntention {
+		archive = intentions.Of(b.store).CancelFile
+	}
+	dest, err := archive(ctx, f.abs, b.expect(f, version)) // "" accepts whatever is there
 	if err != nil {
 		return "", moveErr(f, err)
 	}

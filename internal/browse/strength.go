@@ -11,6 +11,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 // Point is an entry's strength (its score) on one day.
@@ -27,7 +28,7 @@ type Point struct {
 
 // usageJournalLimit is what a series reads of the usage journal: its bound
 // plus one append's worth (memory's own fold reads the same).
-const usageJournalLimit = memory.MaxUsageJournalBytes + 64<<10
+const usageJournalLimit = usage.MaxJournalBytes + 64<<10
 
 // strength is e's strength over time. Nothing is invented: the past comes
 // from the file (created, the stored score) and the usage journal, and every

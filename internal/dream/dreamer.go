@@ -14,6 +14,7 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 // Defaults from the compat notes.
@@ -257,7 +258,7 @@ func (d *Dreamer) run(ctx context.Context, trigger, chatID string) Result {
 	// Recall hits since the last dream become score and stability first, so
 	// decay and retirement in this dream see them. Under the dream lock, so
 	// whichever process dreams folds the journal.
-	if n, err := d.cfg.Store.FoldUsage(runCtx); err != nil {
+	if n, err := usage.Of(d.cfg.Store).Fold(runCtx); err != nil {
 		d.log.Warn("folding recall usage", "err", err)
 	} else if n > 0 {
 		d.log.Info("recall usage applied", "entries", n)

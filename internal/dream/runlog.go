@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dreamlog"
+	"github.com/somni-dev/somni/internal/identity"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -69,11 +70,11 @@ func (l *runLog) before(ctx context.Context, tool, args string) *snapshot {
 			named = append(named, e.Path)
 		}
 	case toolUpdateAboutMe:
-		if p, err := st.Identity().AboutMe(); err == nil && p != nil {
+		if p, err := identity.Of(st).AboutMe(); err == nil && p != nil {
 			named = append(named, p.Path)
 		}
 	case toolUpdateAboutUser:
-		if p, err := st.Identity().UserProfilePath(a.UserID); err == nil {
+		if p, err := identity.Of(st).UserProfilePath(a.UserID); err == nil {
 			named = append(named, p)
 		}
 	case toolDecayAllKnowledge:

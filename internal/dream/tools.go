@@ -13,6 +13,8 @@ import (
 
 	"github.com/somni-dev/somni/internal/dreamlog"
 	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/identity"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sessionlog"
@@ -308,6 +310,10 @@ func (tb *toolbox) decayAll(ctx context.Context, c *call, _ noArgs) string {
 	if err != nil {
 		return errorf("decay_all_knowledge: %v", err)
 	}
+	expired, err := intentions.Of(tb.st).ExpireIdle(ctx, tb.st.Now())
+	if err != nil {
+		return errorf("decay_all_knowledge: %v", err)
+	}
 	c.out.Changed = true
 	var b strings.Builder
 	fmt.Fprintf(&b, "Decay done: %d score(s) changed.", rep.Decayed)
@@ -316,8 +322,8 @@ func (tb *toolbox) decayAll(ctx context.Context, c *call, _ noArgs) string {
 	} else {
 		b.WriteString(" Nothing retired.")
 	}
-	if len(rep.Expired) > 0 {
-		fmt.Fprintf(&b, " Expired %d idle intention(s): %s.", len(rep.Expired), strings.Join(rep.Expired, ", "))
+	if len(expired) > 0 {
+		fmt.Fprintf(&b, " Expired %d idle intention(s): %s.", len(expired), strings.Join(expired, ", "))
 	}
 	return b.String()
 }
@@ -341,7 +347,7 @@ func (tb *toolbox) updateAboutMe(ctx context.Context, c *call, a aboutMeArgs) st
 	if len(hits) > 0 {
 		return errorf("update_about_me refused: about_me is the awake assistant's self-image, and this text describes the sleep/memory process (%s). Remove that and write only what the conversations showed about the assistant itself, or leave about_me alone.", strings.Join(hits, ", "))
 	}
-	if _, err := tb.st.Identity().UpdateAboutMe(a.Content); err != nil {
+	if _, err := identity.Of(tb.st).UpdateAboutMe(a.Content); err != nil {
 		return errorf("update_about_me: %v", err)
 	}
 	c.out.Changed = true
@@ -352,7 +358,7 @@ func (tb *toolbox) updateAboutUser(ctx context.Context, c *call, a aboutUserArgs
 	if strings.TrimSpace(a.UserID) == "" {
 		a.UserID = "default"
 	}
-	p, err := tb.st.Identity().UpdateAboutUser(a.UserID, a.Content)
+	p, err := identity.Of(tb.st).UpdateAboutUser(a.UserID, a.Content)
 	if err != nil {
 		return errorf("update_about_user: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/safefs"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 // The engine against real git: a bare repository on disk is the remote and
@@ -263,9 +264,9 @@ func TestIgnoreCoversMachineLocalFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	write1, dream := st.LockFiles()
-	journal, folding := st.UsageJournal().Files()
+	journal, folding := usage.Of(st).Files()
 	local := []string{write1, dream, journal, folding,
-		filepath.Join(st.MemoryDir(), memory.UsageQuarantine+"20261201T120000"),
+		filepath.Join(st.MemoryDir(), usage.Quarantine+"20261201T120000"),
 		filepath.Join(a, "index.sqlite"), filepath.Join(a, "index.sqlite-wal"), filepath.Join(a, "index.sqlite-shm"),
 		filepath.Join(a, "logs", "somni.log"), filepath.Join(a, "logs", "somni.log.1"),
 		filepath.Join(st.MemoryDir(), "session-log", "2026-12-01_001.md"),

@@ -13,6 +13,7 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/safefs"
 	"github.com/somni-dev/somni/internal/sessionlog"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 const (
@@ -35,7 +36,7 @@ const (
 func ignorePatterns(st *memory.Store) []string {
 	dataRel := func(p string) string { return "/" + rel(st.DataDir(), p) }
 	write, dream := st.LockFiles()
-	journal, folding := st.UsageJournal().Files()
+	journal, folding := usage.Of(st).Files()
 	return []string{
 		// the sidecar's SQLite cache (internal/sidecar) and its -wal/-shm/-journal
 		"/index.sqlite*",
@@ -50,7 +51,7 @@ func ignorePatterns(st *memory.Store) []string {
 		dataRel(dream),
 		dataRel(journal),
 		dataRel(folding),
-		dataRel(filepath.Join(st.MemoryDir(), memory.UsageQuarantine)) + "*",
+		dataRel(filepath.Join(st.MemoryDir(), usage.Quarantine)) + "*",
 		safefs.TempPrefix + "*" + safefs.TempInfix + "*",
 		dataRel(sessionlog.New(st).Dir()) + "/",
 	}

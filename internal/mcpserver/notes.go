@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/identity"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
@@ -69,7 +69,7 @@ func (n *notes) add(client, text string) error {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, err := n.capture.Append(sid, "user", text, memory.DefaultUserID, "mcp", speaker); err != nil {
+	if _, err := n.capture.Append(sid, "user", text, identity.DefaultUserID, "mcp", speaker); err != nil {
 		return fmt.Errorf("remember: %w", err)
 	}
 	n.count[sid]++

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/somni-dev/somni/internal/identity"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -20,7 +21,7 @@ const (
 	userURIPrefix  = "somni://users/"
 	userURITmpl    = userURIPrefix + "{user_id}"
 	markdown       = "text/markdown"
-	defaultUserURI = userURIPrefix + memory.DefaultUserID
+	defaultUserURI = userURIPrefix + identity.DefaultUserID
 )
 
 // addResources serves the identity files and the open intentions: what a
@@ -48,7 +49,7 @@ func (s *Server) addResources() {
 // profileIDs are the users with a profile now; "default" is always listed,
 // it is the profile a single-user setup has.
 func (s *Server) profileIDs() []string {
-	return append([]string{memory.DefaultUserID}, s.store.Identity().ProfileUserIDs()...)
+	return append([]string{identity.DefaultUserID}, identity.Of(s.store).ProfileUserIDs()...)
 }
 
 func markdownResult(uri, text string) *mcp.ReadResourceResult {
@@ -58,7 +59,7 @@ func markdownResult(uri, text string) *mcp.ReadResourceResult {
 }
 
 func (s *Server) readAboutMe(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	me, err := s.store.Identity().AboutMe()
+	me, err := identity.Of(s.store).AboutMe()
 	if err != nil {
 		return nil, fmt.Errorf("about_me: %w", err)
 	}
@@ -78,7 +79,7 @@ func (s *Server) readUser(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 	if err != nil || !strings.HasPrefix(uri, userURIPrefix) || strings.TrimSpace(id) == "" {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	prof, err := s.store.Identity().AboutUser(id)
+	prof, err := identity.Of(s.store).AboutUser(id)
 	if err != nil {
 		if errors.Is(err, memory.ErrUnsafeName) || errors.Is(err, memory.ErrInvalid) {
 			return nil, mcp.ResourceNotFoundError(uri)
@@ -86,7 +87,7 @@ func (s *Server) readUser(_ context.Context, req *mcp.ReadResourceRequest) (*mcp
 		return nil, fmt.Errorf("user profile %s: %w", id, err)
 	}
 	title := "# About the user"
-	if id != memory.DefaultUserID {
+	if id != identity.DefaultUserID {
 		title += " " + id
 	}
 	body := ""

@@ -55,8 +55,8 @@ func crashWriter(dir string) {
 	for v := 0; ; v++ {
 		for i := 0; i < 10; i++ {
 			name := fmt.Sprintf("k-%d", i)
-			e := s.newEntry(KindKnowledge, filepath.Join(s.dirs.knowledge, name, "SKILL.md"), name, "crash test", "fact", 0.5,
-				fmt.Sprintf("version %d\n%send\n", v, big))
+			e := s.NewEntry(Draft{Kind: KindKnowledge, Path: filepath.Join(s.dirs.knowledge, name, "SKILL.md"), Name: name,
+				Description: "crash test", Type: "fact", Score: 0.5, Body: fmt.Sprintf("version %d\n%send\n", v, big)})
 			if err := s.Save(e); err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(2)

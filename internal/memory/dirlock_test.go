@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -129,103 +127,4 @@ func TestLockHelperProcess(t *testing.T) {
 	}
 	fmt.Println("locked")
 	time.Sleep(time.Minute)
-}
-
-// TestFoldUsageOnceAcrossStores folds one journal from two stores at once:
-// every hit is applied exactly once (a fold in progress is not folded again
-// by the other side).
-func TestFoldUsageOnceAcrossStores(t *testing.T) {
-	ctx := context.Background()
-	for round := 0; round < 20; round++ {
-		a := newTestStore(t)
-		b := secondStore(t, a)
-		foldBoth := func() { // both stores fold the journal at once
-			var wg sync.WaitGroup
-			for _, s := range []*Store{a, b} {
-				wg.Add(1)
-				go func(s *Store) {
-					defer wg.Done()
-					if _, err := s.FoldUsage(ctx); err != nil {
-						t.Error(err)
-					}
-				}(s)
-			}
-			wg.Wait()
-		}
-		e, err := a.CreateKnowledge(ctx, KnowledgeInput{Name: "folded", Type: "fact", Description: "a fact recalled often", Body: "body\n", Verified: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var want []string
-		for i := 0; i < 40; i++ {
-			want = append(want, e.Path)
-		}
-		if err := a.NoteRecall(want); err != nil {
-			t.Fatal(err)
-		}
-		foldBoth()
-		got, err := a.Load(e.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// 40 hits on the creation day: one same-day use each (+0.05), capped at 1.
-		if got.Score() != 1 || got.Stability() != 0 {
-			t.Fatalf("round %d: score %v stability %d", round, got.Score(), got.Stability())
-		}
-		// A tighter check: 4 hits are +0.2 exactly once.
-		if err := a.NoteRecall(want[:4]); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.update(got, SkillUpdate{ScoreDelta: -0.5}, nil); err != nil {
-			t.Fatal(err)
-		}
-		before, _ := a.Load(e.Path)
-		foldBoth()
-		after, _ := a.Load(e.Path)
-		if d := after.Score() - before.Score(); d < 0.199 || d > 0.201 {
-			t.Fatalf("round %d: 4 same-day hits moved the score by %.3f, want 0.200 (folded twice?)", round, d)
-		}
-	}
-}
-
-// TestCloseIntentionOnceAcrossStores completes and cancels one intention
-// from two stores at once: one wins, the other is told it is gone, and the
-// archived file says closed exactly once.
-func TestCloseIntentionOnceAcrossStores(t *testing.T) {
-	ctx := context.Background()
-	for round := 0; round < 30; round++ {
-		a := newTestStore(t)
-		b := secondStore(t, a)
-		it, err := a.Intentions().Add(ctx, IntentionInput{What: "renew the certificate"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		errs := make([]error, 2)
-		for i, s := range []*Store{a, b} {
-			wg.Add(1)
-			go func(i int, s *Store) {
-				defer wg.Done()
-				if i == 0 {
-					_, errs[i] = s.Intentions().Complete(ctx, it.ID)
-				} else {
-					_, errs[i] = s.Intentions().Cancel(ctx, it.ID)
-				}
-			}(i, s)
-		}
-		wg.Wait()
-		if (errs[0] == nil) == (errs[1] == nil) {
-			t.Fatalf("round %d: want exactly one close to succeed: %v / %v", round, errs[0], errs[1])
-		}
-		data, err := os.ReadFile(filepath.Join(a.dirs.intentions, "archived", it.ID, "INTENT.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := strings.Count(string(data), "- closed:"); n != 1 {
-			t.Fatalf("round %d: %d closed lines:\n%s", round, n, data)
-		}
-		if des, _ := os.ReadDir(filepath.Join(a.dirs.intentions, "archived")); len(des) != 1 {
-			t.Fatalf("round %d: %d archived copies", round, len(des))
-		}
-	}
 }

@@ -42,9 +42,10 @@ func (s *Store) WriteNew(path string, data []byte) error {
 	return nil
 }
 
-// replace writes data over path only if it still holds the version read, and
+// ReplaceLocked writes data over path only if it still holds the version read, and
 // returns the version written (its bytes differ from data when redactBeforeWrite changed them).
-func (s *Store) replace(path string, data []byte, prev safefs.Version) (safefs.Version, error) {
+// Caller holds the write lock (Lock): the identity files are written through it.
+func (s *Store) ReplaceLocked(path string, data []byte, prev safefs.Version) (safefs.Version, error) {
 	ver, err := s.fs.Replace(path, s.redactBeforeWrite(path, data), prev)
 	if err != nil {
 		return safefs.Version{}, fmt.Errorf("memory: write %s: %w", path, err)
@@ -72,7 +73,7 @@ func (ed Editor) ReplaceText(ctx context.Context, path string, raw []byte, check
 	if err := check(cur); err != nil {
 		return safefs.Version{}, err
 	}
-	return s.replace(path, raw, ver)
+	return s.ReplaceLocked(path, raw, ver)
 }
 
 // redactBeforeWrite is the last step before bytes reach disk: secrets are

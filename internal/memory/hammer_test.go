@@ -75,13 +75,15 @@ func TestHandEditsSurviveRewrites(t *testing.T) {
 			ent := &Entry{Path: path}
 			var err error
 			switch r % 3 {
-			case 0:
-				if err = s.NoteRecall([]string{path}); err == nil {
-					_, err = s.FoldUsage(ctx)
+			case 0: // what the usage journal's fold does to each entry it names
+				var unlock func()
+				if unlock, err = s.Lock(ctx); err == nil {
+					err = s.RewriteLocked(ent, RecallChange(s.today()))
+					unlock()
 				}
 			case 1:
 				s.mu.Lock()
-				err = s.rewrite(ent, s.usageChange(s.today()))
+				err = s.RewriteLocked(ent, usageChange(s.today()))
 				s.mu.Unlock()
 			case 2:
 				_, err = s.DecayAll(ctx)

@@ -20,10 +20,6 @@ type layout struct {
 	archive    string // memory/archived: retired knowledge and learned skills
 	learned    string // skills/agent_learned_skills
 
-	aboutMe         string // memory/about_me.md
-	legacyAboutUser string // memory/about_user.md, user "default" before users/
-	users           string // memory/users
-
 	strategyOverride string // skills/base_skill/memory-extraction/SKILL.md
 }
 
@@ -40,9 +36,6 @@ func newLayout(data, memory, skills string) layout {
 		dreamLog:         filepath.Join(memory, "dream-log"),
 		archive:          filepath.Join(memory, "archived"),
 		learned:          filepath.Join(skills, "agent_learned_skills"),
-		aboutMe:          filepath.Join(memory, "about_me.md"),
-		legacyAboutUser:  filepath.Join(memory, ProfileFile),
-		users:            filepath.Join(memory, "users"),
 		strategyOverride: filepath.Join(skills, filepath.FromSlash(memoryExtractionOverride), "SKILL.md"),
 	}
 }
@@ -101,6 +94,13 @@ func (l *layout) isStrategyOverride(p string) bool {
 	rel, err := filepath.Rel(l.skills, p)
 	rel = filepath.ToSlash(rel)
 	return err == nil && (rel == memoryExtractionOverride || strings.HasPrefix(rel, memoryExtractionOverride+"/"))
+}
+
+// KindOf says what the file at path is, by its location (classify); ok is
+// false outside the store's layout.
+func (s *Store) KindOf(path string) (k Kind, archived, ok bool) {
+	k, _, archived, ok = s.dirs.classify(path)
+	return
 }
 
 // classify derives kind and flags from the file's location relative to the roots.

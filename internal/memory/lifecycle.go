@@ -7,7 +7,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/somni-dev/somni/internal/safefs"
 )
@@ -131,11 +130,11 @@ func (s *Store) RecordUsage(e *Entry) error {
 		return err
 	}
 	defer unlock()
-	return s.rewrite(e, s.usageChange(s.today()))
+	return s.RewriteLocked(e, usageChange(s.today()))
 }
 
 // usageChange is one record_usage on day.
-func (s *Store) usageChange(day string) func(*Entry) error {
+func usageChange(day string) func(*Entry) error {
 	return func(e *Entry) error {
 		st, sc := Usage(e.Stability(), e.Score(), e.Meta.Value(KeyLastUsed), day)
 		e.SetStability(st)
@@ -145,16 +144,17 @@ func (s *Store) usageChange(day string) func(*Entry) error {
 	}
 }
 
-// recallChange is what one recall hit on day does to an entry: episodes gain
-// 0.03, everything else gets a full record_usage.
-func (s *Store) recallChange(day string) func(*Entry) error {
+// RecallChange is what one recall hit on day does to an entry (the usage
+// journal's fold applies it through RewriteLocked): episodes gain 0.03,
+// everything else gets a full record_usage.
+func RecallChange(day string) func(*Entry) error {
 	return func(e *Entry) error {
 		if e.Kind == KindEpisode {
 			e.SetScore(math.Min(e.Score()+RecallEpisodeGain, 1))
 			e.Meta.Set(KeyLastUsed, day)
 			return nil
 		}
-		return s.usageChange(day)(e)
+		return usageChange(day)(e)
 	}
 }
 
@@ -163,20 +163,23 @@ func (s *Store) recallChange(day string) func(*Entry) error {
 // gives up and leaves the file as it is.
 const rewriteTries = 5
 
-// errNoChange, returned by a change, means there is nothing to write.
-var errNoChange = errors.New("no change")
+// ErrNoChange, returned by a change given to RewriteLocked, means there is
+// nothing to write: the rewrite ends without error and e holds the file as it is.
+var ErrNoChange = errors.New("no change")
 
 // ErrIncomplete is a file a rewrite refuses because it does not hold a whole
 // entry (no front-matter, or neither name nor description): typically a file
 // caught half-written by an editor. Writing it back would keep the damage.
 var ErrIncomplete = errors.New("is not a complete entry (no front-matter name or description)")
 
-// rewrite applies change to the entry at e.Path as it is on disk and writes
+// RewriteLocked applies change to the entry at e.Path as it is on disk and writes
 // the result with a compare-and-swap: when the file changes between the read
 // and the swap, it re-reads and re-applies, so an edit made meanwhile is never
 // reverted. A file that does not parse, or parses to an incomplete entry, is
-// never written. On success e holds what was written. Caller holds s.mu.
-func (s *Store) rewrite(e *Entry, change func(*Entry) error) error {
+// never written. On success e holds what was written. Caller holds the write
+// lock (Lock): the jobs over the store's files (intentions, the usage fold)
+// rewrite through it.
+func (s *Store) RewriteLocked(e *Entry, change func(*Entry) error) error {
 	var last error
 	for try := 0; try < rewriteTries; try++ {
 		fresh, err := s.Load(e.Path)
@@ -187,7 +190,7 @@ func (s *Store) rewrite(e *Entry, change func(*Entry) error) error {
 			return fmt.Errorf("memory: rewrite %s: %w", s.Rel(e.Path), ErrIncomplete)
 		}
 		if err := change(fresh); err != nil {
-			if errors.Is(err, errNoChange) {
+			if errors.Is(err, ErrNoChange) {
 				*e = *fresh
 				return nil
 			}
@@ -213,13 +216,12 @@ type DecayReport struct {
 	Decayed int
 	// Retired lists names archived (score < 0.2, or beyond the 300 semantic-entry cap).
 	Retired []string
-	// Expired lists intention ids auto-expired after 30 idle days.
-	Expired []string
 	// Problems lists unparsable files that were skipped (and left untouched).
 	Problems []Problem
 }
 
-// DecayAll runs decay over knowledge, learned skills and episodes, then retirement, then intention expiry.
+// DecayAll runs decay over knowledge, learned skills and episodes, then retirement (intentions never
+// decay: package intentions expires the idle ones).
 // Skills outside agent_learned_skills belong to the user and are neither decayed nor retired, nor are pinned entries.
 func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 	var rep DecayReport
@@ -244,10 +246,10 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 			return rep, fmt.Errorf("memory: decay: %w", err)
 		}
 		changed := false
-		err := s.rewrite(e, func(e *Entry) error {
+		err := s.RewriteLocked(e, func(e *Entry) error {
 			changed = false // a retry starts over from the file as it is now
 			if e.Pinned() {
-				return errNoChange // pinned since it was listed
+				return ErrNoChange // pinned since it was listed
 			}
 			last, ok := e.LastDecay()
 			if !ok {
@@ -258,7 +260,7 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 			days := int(today.Sub(last).Hours() / 24)
 			if days <= 0 {
 				if ok {
-					return errNoChange
+					return ErrNoChange
 				}
 				return nil
 			}
@@ -309,27 +311,5 @@ func (s *Store) DecayAll(ctx context.Context) (DecayReport, error) {
 			rep.Retired = append(rep.Retired, e.Name)
 		}
 	}
-	expired, err := s.Intentions().expireIdleLocked(ctx, s.now())
-	if err != nil {
-		return rep, err
-	}
-	rep.Expired = expired
 	return rep, nil
-}
-
-// idleDays is how many whole days separate the later of last_used/created from now.
-func idleDays(e *Entry, now time.Time) (int, bool) {
-	var last time.Time
-	for _, k := range []string{KeyLastUsed, KeyCreated} {
-		if t, ok := parseDate(e.Meta.Value(k)); ok && t.After(last) {
-			last = t
-		}
-	}
-	if c, ok := parseDate(e.BodyField("created")); ok && c.After(last) {
-		last = c
-	}
-	if last.IsZero() {
-		return 0, false
-	}
-	return int(dayOf(now).Sub(last).Hours() / 24), true
 }

@@ -76,12 +76,12 @@ func NameWithoutSecrets(name string) (string, bool) {
 	return red, n > 0 || strings.Contains(name, redact.Marker)
 }
 
-// refuseSecretName is NameWithoutSecrets where a name becomes a folder: a name holding a secret is
+// RefuseSecretName is NameWithoutSecrets where a name becomes a folder: a name holding a secret is
 // refused rather than redacted. Redacted, every such name would be the same folder (`REDACTED`), so
 // unrelated entries would meet as duplicates and different users share one profile; refused, the
 // dreaming model that chose it picks a name that says what the entry is about, which is what a name
 // is for. The error shows the name redacted: it goes back to the model and into logs.
-func refuseSecretName(what, name string) error {
+func RefuseSecretName(what, name string) error {
 	if red, secret := NameWithoutSecrets(name); secret {
 		return fmt.Errorf("%w: the %s %q holds a secret (shown redacted) and would be written into a path; "+
 			"choose one that says what it is about, without the secret", ErrUnsafeName, what, red)
@@ -92,9 +92,9 @@ func refuseSecretName(what, name string) error {
 // entryDirName is SafeName for the directory of a knowledge, skill or episode entry: it also refuses
 // "archived", which is each root's archive folder (scans skip it, so an entry there would be invisible,
 // and an episode there would sit inside the episode archive), and a name holding a secret
-// (refuseSecretName). Compared case-insensitively for file systems that are.
+// (RefuseSecretName). Compared case-insensitively for file systems that are.
 func entryDirName(name string) (string, error) {
-	if err := refuseSecretName("name", name); err != nil {
+	if err := RefuseSecretName("name", name); err != nil {
 		return "", err
 	}
 	dir, err := SafeName(name)

@@ -206,7 +206,7 @@ func TestUserDirName(t *testing.T) {
 	}
 }
 
-// TestSecretNamesRefused: every way a name or id becomes a folder refuses
+// TestSecretNamesRefused: every way a name becomes a folder refuses
 // one that holds a secret, with an error that shows it redacted; names that
 // only mention tokens and passwords are made as asked.
 func TestSecretNamesRefused(t *testing.T) {
@@ -223,10 +223,6 @@ func TestSecretNamesRefused(t *testing.T) {
 		},
 		"episode source": func(s *Store, name string) error {
 			_, err := s.RecordEpisode(ctx, EpisodeInput{What: "published " + name, Source: name})
-			return err
-		},
-		"user id": func(s *Store, name string) error {
-			_, err := s.Identity().UpdateAboutUser(name, "Prefers short answers.")
 			return err
 		},
 	}

@@ -42,7 +42,8 @@ func invalid(format string, args ...any) error {
 // maxDescriptionRunes bounds descriptions; they are one-line summaries injected into prompts.
 const maxDescriptionRunes = 500
 
-func checkDescription(desc string) (string, error) {
+// CheckDescription trims desc and refuses an empty or overlong one (ErrInvalid).
+func CheckDescription(desc string) (string, error) {
 	d := strings.TrimSpace(desc)
 	if d == "" {
 		return "", invalid("description is required")
@@ -53,19 +54,31 @@ func checkDescription(desc string) (string, error) {
 	return d, nil
 }
 
-// newEntry builds a fresh entry with the compat keys set.
-func (s *Store) newEntry(kind Kind, path, name, desc, typ string, score float64, body string) *Entry {
+// Draft is a new entry before it is saved: what NewEntry stamps with the
+// compat lifecycle keys.
+type Draft struct {
+	Kind              Kind
+	Path              string
+	Name, Description string
+	Type              string // the front-matter type
+	Score             float64
+	Body              string
+}
+
+// NewEntry builds a fresh entry from d with the compat keys set, created,
+// last used and last decayed today; Save writes it.
+func (s *Store) NewEntry(d Draft) *Entry {
 	today := s.today()
 	m := frontmatter.New()
-	m.Set(KeyName, name)
-	m.Set(KeyDescription, desc)
-	m.Set(KeyType, typ)
+	m.Set(KeyName, d.Name)
+	m.Set(KeyDescription, d.Description)
+	m.Set(KeyType, d.Type)
 	m.Set(KeyStability, "0")
-	m.Set(KeyScore, FormatScore(score))
+	m.Set(KeyScore, FormatScore(d.Score))
 	m.Set(KeyCreated, today)
 	m.Set(KeyLastUsed, today)
 	m.Set(KeyLastDecay, today)
-	return &Entry{Kind: kind, Name: name, Path: path, Meta: m, Body: body}
+	return &Entry{Kind: d.Kind, Name: d.Name, Path: d.Path, Meta: m, Body: d.Body}
 }
 
 // FindDuplicate returns an active entry of kind that a new item called name with description desc would
@@ -217,7 +230,7 @@ func checkSemantic(kind Kind, in KnowledgeInput) (dir, desc, entryType string, e
 	if err != nil {
 		return "", "", "", fmt.Errorf("memory: create %s: %w", kind, err)
 	}
-	if desc, err = checkDescription(in.Description); err != nil {
+	if desc, err = CheckDescription(in.Description); err != nil {
 		return "", "", "", err
 	}
 	typ := strings.ToLower(strings.TrimSpace(in.Type))
@@ -281,7 +294,8 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir string, i
 	if !in.Verified && !strings.HasPrefix(in.Body, UnverifiedBanner) {
 		in.Body = UnverifiedBanner + in.Body
 	}
-	e := s.newEntry(kind, path, in.Name, desc, typ, SemanticBirthScore(in.Verified), ensureTrailingNewline(in.Body))
+	e := s.NewEntry(Draft{Kind: kind, Path: path, Name: in.Name, Description: desc, Type: typ,
+		Score: SemanticBirthScore(in.Verified), Body: ensureTrailingNewline(in.Body)})
 	if kind == KindSkill {
 		e.Learned = true
 	}
@@ -307,9 +321,9 @@ func (s *Store) createSemantic(ctx context.Context, kind Kind, rootDir string, i
 	// prev, kept, names its successor: written into the file as it is on
 	// disk, a compare-and-swap like every rewrite.
 	by := linkName(e)
-	err = s.rewrite(&Entry{Path: prev.Path}, func(old *Entry) error {
+	err = s.RewriteLocked(&Entry{Path: prev.Path}, func(old *Entry) error {
 		if old.Meta.Value(KeySupersededBy) == by {
-			return errNoChange
+			return ErrNoChange
 		}
 		old.Meta.Set(KeySupersededBy, by)
 		return nil
@@ -425,7 +439,7 @@ func (s *Store) update(e *Entry, in SkillUpdate, guard func(*Entry) error) (*Ent
 	desc := ""
 	if d := strings.TrimSpace(in.Description); d != "" {
 		var err error
-		if desc, err = checkDescription(d); err != nil {
+		if desc, err = CheckDescription(d); err != nil {
 			return nil, err
 		}
 	}
@@ -434,7 +448,7 @@ func (s *Store) update(e *Entry, in SkillUpdate, guard func(*Entry) error) (*Ent
 		return nil, err
 	}
 	defer unlock()
-	err = s.rewrite(e, func(e *Entry) error {
+	err = s.RewriteLocked(e, func(e *Entry) error {
 		if guard != nil {
 			if err := guard(e); err != nil {
 				return err
@@ -455,7 +469,7 @@ func (s *Store) update(e *Entry, in SkillUpdate, guard func(*Entry) error) (*Ent
 		if in.ScoreDelta != 0 {
 			e.SetScore(e.Score() + in.ScoreDelta)
 		}
-		return s.usageChange(s.today())(e)
+		return usageChange(s.today())(e)
 	})
 	if err != nil {
 		return nil, err
@@ -484,14 +498,12 @@ type Editor struct{ s *Store }
 func EditorOf(s *Store) Editor { return Editor{s} }
 
 // Kind says what the file at path is, by its location; ok is false outside the store's layout.
-func (ed Editor) Kind(path string) (k Kind, archived, ok bool) {
-	k, _, archived, ok = ed.s.dirs.classify(path)
-	return
-}
+func (ed Editor) Kind(path string) (k Kind, archived, ok bool) { return ed.s.KindOf(path) }
 
 // ArchiveEntry is Archive of the entry file at path. check, when given, sees the
-// file's bytes under the write lock; its error stops the archive. An intention is
-// cancelled (the close noted in its file), every other kind moved as it is.
+// file's bytes under the write lock; its error stops the archive. The entry is
+// moved as it is; an intention is refused, as closing one notes why in its
+// file (package intentions: Book.CancelFile).
 func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(current []byte) error) (string, error) {
 	s := ed.s
 	// Locked before the first read, for every kind: a version compared with
@@ -506,20 +518,17 @@ func (ed Editor) ArchiveEntry(ctx context.Context, path string, check func(curre
 	if err != nil {
 		return "", err
 	}
-	if e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode && e.Kind != KindIntention {
-		return "", invalid("%s is not an active knowledge, skill, episode or intention entry", s.Rel(e.Path))
+	if e.Archived || e.Kind != KindKnowledge && e.Kind != KindSkill && e.Kind != KindEpisode {
+		return "", invalid("%s is not an active knowledge, skill or episode entry", s.Rel(e.Path))
 	}
 	if check != nil {
 		if err := check(e.Raw()); err != nil {
 			return "", err
 		}
 	}
-	switch {
-	case e.Kind == KindSkill && autoMergeOff(e):
+	if e.Kind == KindSkill && autoMergeOff(e) {
 		// Its owner keeps it by hand: retiring it is as much an edit as rewriting it.
 		return "", invalid("skill %q says auto_merge: false; it may only be archived by hand", e.Name)
-	case e.Kind == KindIntention:
-		return s.Intentions().archiveLocked(e, ClosedCancelled, check)
 	}
 	return s.archiveLocked(e)
 }
@@ -534,7 +543,7 @@ func (ed Editor) Rewrite(ctx context.Context, path string, change func(*Entry) e
 	}
 	defer unlock()
 	e := &Entry{Path: path}
-	return e, s.rewrite(e, change) // e is what was written only when the error is nil
+	return e, s.RewriteLocked(e, change) // e is what was written only when the error is nil
 }
 
 func (s *Store) archiveLocked(e *Entry) (string, error) {
@@ -572,7 +581,7 @@ type EpisodeInput struct {
 // RecordEpisode writes episodes/<name>/SKILL.md; the name is the source log id (then -2, -3 …) or
 // ep-YYYYMMDD-HHMMSS, and the start score follows salience.
 func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, error) {
-	what, err := checkDescription(in.What)
+	what, err := CheckDescription(in.What)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the episode's `what`)", err)
 	}
@@ -638,7 +647,8 @@ func (s *Store) RecordEpisode(ctx context.Context, in EpisodeInput) (*Entry, err
 		name = base + "-" + strconv.Itoa(i)
 	}
 	path := filepath.Join(s.dirs.episodes, name, "SKILL.md")
-	e := s.newEntry(KindEpisode, path, name, what, "episode", EpisodeBirthScore(sal), b.String())
+	e := s.NewEntry(Draft{Kind: KindEpisode, Path: path, Name: name, Description: what, Type: "episode",
+		Score: EpisodeBirthScore(sal), Body: b.String()})
 	if err := s.Save(e); err != nil {
 		return nil, err
 	}

@@ -23,12 +23,13 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 	type op func(s *Store, e *Entry) error
 	rewrites := map[string]op{
 		"RecordUsage": func(s *Store, e *Entry) error { return s.RecordUsage(e) },
-		"recall journal folded": func(s *Store, e *Entry) error {
-			if err := s.NoteRecall([]string{e.Path}); err != nil {
+		"recall hit folded": func(s *Store, e *Entry) error { // the usage journal's fold of one entry
+			unlock, err := s.Lock(ctx)
+			if err != nil {
 				return err
 			}
-			_, err := s.FoldUsage(ctx)
-			return err
+			defer unlock()
+			return s.RewriteLocked(e, RecallChange(s.today()))
 		},
 	}
 	tests := []struct {

@@ -311,7 +311,7 @@ func (s *Store) List(ctx context.Context, kinds ...Kind) ([]*Entry, []Problem, e
 		}
 		e, err := s.Load(ref.Path)
 		if err != nil {
-			if p, ok := s.problem(ref.Path, err); ok {
+			if p, ok := s.NoteProblem(ref.Path, err); ok {
 				problems = append(problems, p)
 			}
 			continue
@@ -321,8 +321,8 @@ func (s *Store) List(ctx context.Context, kinds ...Kind) ([]*Entry, []Problem, e
 	return entries, problems, nil
 }
 
-// problem converts a load error into a Problem and logs it once per file version.
-func (s *Store) problem(path string, err error) (Problem, bool) {
+// NoteProblem converts a load error into a Problem and logs it once per file version.
+func (s *Store) NoteProblem(path string, err error) (Problem, bool) {
 	if errors.Is(err, ErrNotFound) {
 		return Problem{}, false // removed while we were listing
 	}
@@ -400,7 +400,7 @@ func (s *Store) Save(e *Entry) error {
 		return fmt.Errorf("memory: save %s: %w", e.Path, errOutside(abs))
 	}
 	out := e.render()
-	ver, err := s.replace(abs, out, e.version)
+	ver, err := s.ReplaceLocked(abs, out, e.version)
 	if err != nil {
 		if !e.version.Exists() && errors.Is(err, safefs.ErrChanged) {
 			return fmt.Errorf("memory: save %s: %w", s.Rel(abs), fs.ErrExist)

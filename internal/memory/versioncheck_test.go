@@ -46,7 +46,8 @@ var versionedWrites = []struct {
 }
 
 // entryOfEachKind makes one active entry of every kind a versioned write
-// reaches and returns their files by kind.
+// reaches and returns their files by kind (intentions: package intentions
+// checks its CancelFile the same way).
 func entryOfEachKind(t *testing.T, s *Store) map[string]string {
 	t.Helper()
 	ctx := context.Background()
@@ -62,10 +63,6 @@ func entryOfEachKind(t *testing.T, s *Store) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	it, err := s.Intentions().Add(ctx, IntentionInput{What: "buy green tea", Due: "2026-12-04"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	user := filepath.Join(s.DataDir(), "skills", "steep", "SKILL.md")
 	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
 		t.Fatal(err)
@@ -73,7 +70,7 @@ func entryOfEachKind(t *testing.T, s *Store) map[string]string {
 	if err := os.WriteFile(user, []byte("---\nname: steep\ndescription: steeping times by tea\n---\nGreen: two minutes.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return map[string]string{"knowledge": k.Path, "learned skill": sk.Path, "user skill": user, "episode": ep.Path, "intention": it.Entry.Path}
+	return map[string]string{"knowledge": k.Path, "learned skill": sk.Path, "user skill": user, "episode": ep.Path}
 }
 
 // TestVersionCheckedUnderTheLock: every write that takes a version compares
@@ -172,38 +169,5 @@ func TestStaleVersionRefused(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestForgetIntentionHandEditAfterCompare: a hand edit takes no lock, so
-// one can land after the forget compared the version; the close note is
-// written by compare-and-swap, which sees the edit, compares again and is
-// refused, and the intention stays open with the edit.
-func TestForgetIntentionHandEditAfterCompare(t *testing.T) {
-	s := newTestStore(t)
-	it, err := s.Intentions().Add(context.Background(), IntentionInput{What: "buy green tea", Due: "2026-12-04"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := it.Entry.Path
-	read, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := strings.Replace(string(read), "- due: 2026-12-04", "- due: 2026-12-24", 1)
-	_, err = EditorOf(s).ArchiveEntry(context.Background(), path, func(cur []byte) error {
-		if !bytes.Equal(cur, read) {
-			return errStale
-		}
-		if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return nil
-	})
-	if !errors.Is(err, errStale) {
-		t.Fatalf("forget over a hand edit made after its compare: %v, want the version conflict", err)
-	}
-	if now, err := os.ReadFile(path); err != nil || string(now) != edited {
-		t.Fatalf("INTENT.md holds %q (%v), want the hand edit, still open", now, err)
 	}
 }

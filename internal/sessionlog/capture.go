@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/identity"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -83,7 +83,7 @@ func (c *Capture) writer(sessionID, userID, chatType string) *sessionWriter {
 	w := c.sessions[sessionID]
 	if w == nil || w.closed.Load() {
 		if strings.TrimSpace(userID) == "" {
-			userID = memory.DefaultUserID
+			userID = identity.DefaultUserID
 		}
 		w = &sessionWriter{chatID: sessionID, userID: userID, chatType: chatType}
 		c.sessions[sessionID] = w

@@ -8,6 +8,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/browse"
 	"github.com/somni-dev/somni/internal/digest"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -49,7 +50,7 @@ func digestIntentions(ctx context.Context, st *memory.Store, ids []string) ([]di
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	open, _, err := st.Intentions().List(ctx)
+	open, _, err := intentions.Of(st).List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func digestIntentions(ctx context.Context, st *memory.Store, ids []string) ([]di
 		byID[it.ID] = digest.Intention{ID: it.ID, State: "open", Due: it.Due, What: it.What}
 	}
 	if len(byID) < len(ids) {
-		closed, err := st.Intentions().Archived(ctx)
+		closed, err := intentions.Of(st).Archived(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/somni-dev/somni/internal/gitsync"
 
+	"github.com/somni-dev/somni/internal/doctor"
 	"github.com/somni-dev/somni/internal/memory"
-	"github.com/somni-dev/somni/internal/memory/doctor"
 	"github.com/somni-dev/somni/internal/sessionlog"
 )
 

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/identity"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -54,7 +55,7 @@ func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sel, err := s.store.Intentions().Select(ctx, s.now(), p.CurrentMessage)
+	sel, err := intentions.Of(s.store).Select(ctx, s.now(), p.CurrentMessage)
 	if err != nil {
 		return nil, fmt.Errorf("prompt.build: intentions: %w", err)
 	}
@@ -70,14 +71,14 @@ func (s *Server) promptBuild(ctx context.Context, p promptParams) (any, error) {
 // store has already logged them) rather than failing the whole prompt.
 func (s *Server) identityText(p promptParams) (string, error) {
 	var parts []string
-	if me, err := s.store.Identity().AboutMe(); err != nil {
+	if me, err := identity.Of(s.store).AboutMe(); err != nil {
 		s.log.Warn("prompt.build: about_me unreadable", "err", err)
 	} else if me != nil && strings.TrimSpace(me.Body) != "" {
 		parts = append(parts, "## About me\n"+strings.TrimSpace(me.Body))
 	}
 	speaker := strings.TrimSpace(p.SpeakerUserID)
 	if speaker == "" {
-		speaker = memory.DefaultUserID
+		speaker = identity.DefaultUserID
 	}
 	seen := map[string]bool{}
 	add := func(id string, limit int) {
@@ -85,7 +86,7 @@ func (s *Server) identityText(p promptParams) (string, error) {
 			return
 		}
 		seen[id] = true
-		prof, err := s.store.Identity().AboutUser(id)
+		prof, err := identity.Of(s.store).AboutUser(id)
 		if err != nil {
 			s.log.Warn("prompt.build: user profile unreadable", "user", id, "err", err)
 			return
@@ -99,7 +100,7 @@ func (s *Server) identityText(p promptParams) (string, error) {
 		}
 		if n := prof.Name(); n != "" && n != id {
 			title += fmt.Sprintf(": %s (%s)", n, id)
-		} else if id != memory.DefaultUserID {
+		} else if id != identity.DefaultUserID {
 			title += fmt.Sprintf(" (%s)", id)
 		}
 		parts = append(parts, title+"\n"+textcut.Clip(strings.TrimSpace(prof.Body), limit, " …"))
@@ -115,14 +116,14 @@ func (s *Server) identityText(p promptParams) (string, error) {
 
 // intentionsText renders the selected intentions as short groups; each
 // line carries the id the agent needs to close it.
-func intentionsText(sel memory.IntentionSelection, now time.Time) string {
+func intentionsText(sel intentions.Selection, now time.Time) string {
 	if sel.Empty() {
 		return ""
 	}
 	var b strings.Builder
 	// No date here: the discipline section always states it.
 	b.WriteString("## Open intentions\n")
-	group := func(title string, items []*memory.Intention) {
+	group := func(title string, items []*intentions.Intention) {
 		if len(items) == 0 {
 			return
 		}
@@ -187,7 +188,7 @@ const laterWhatRunes = 40
 // laterLine names the next intentions due after the upcoming window, which
 // the compat groups never show: "Later: renew cert (12-18), dentist
 // (2027-01-05), +2 more (list_intentions)". Dates in this year drop it.
-func laterLine(sel memory.IntentionSelection, now time.Time) string {
+func laterLine(sel intentions.Selection, now time.Time) string {
 	if len(sel.Later) == 0 {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/testutil"
 )
@@ -145,11 +146,11 @@ func TestFitBudgetKeepsNewest(t *testing.T) {
 
 func TestIntentionsText(t *testing.T) {
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.Local)
-	sel := memory.IntentionSelection{
-		Due:      []*memory.Intention{{ID: "pi-20261128-001", What: "renew\ndomain", Due: "2026-11-29", Priority: "high"}},
-		Upcoming: []*memory.Intention{{ID: "pi-20261129-002", What: "call Bo", Due: "2026-12-02", Priority: "mid"}},
-		Undated:  []*memory.Intention{{ID: "pi-20261129-001", What: "ask about gateway", Priority: "low"}},
-		Later: []*memory.Intention{{ID: "pi-20261129-003", What: "renew cert", Due: "2026-12-18"},
+	sel := intentions.Selection{
+		Due:      []*intentions.Intention{{ID: "pi-20261128-001", What: "renew\ndomain", Due: "2026-11-29", Priority: "high"}},
+		Upcoming: []*intentions.Intention{{ID: "pi-20261129-002", What: "call Bo", Due: "2026-12-02", Priority: "mid"}},
+		Undated:  []*intentions.Intention{{ID: "pi-20261129-001", What: "ask about gateway", Priority: "low"}},
+		Later: []*intentions.Intention{{ID: "pi-20261129-003", What: "renew cert", Due: "2026-12-18"},
 			{ID: "pi-20261129-004", What: "dentist " + strings.Repeat("and more ", 20), Due: "2027-01-05"}},
 		LaterMore: 2,
 		CuedIDs:   map[string]bool{"pi-20261129-001": true},
@@ -166,7 +167,7 @@ func TestIntentionsText(t *testing.T) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
 	}
-	if intentionsText(memory.IntentionSelection{}, now) != "" {
+	if intentionsText(intentions.Selection{}, now) != "" {
 		t.Error("empty selection must render as empty string")
 	}
 	if strings.Contains(got, "2026-11-30") {

@@ -10,7 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/browse"
 	"github.com/somni-dev/somni/internal/gitsync"
 	"github.com/somni-dev/somni/internal/index"
-	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/rpc"
 )
 
@@ -288,7 +288,7 @@ func (t *toolTrace) recall(query string, hits []index.Hit) {
 	}
 }
 
-func (t *toolTrace) intention(it *memory.Intention) {
+func (t *toolTrace) intention(it *intentions.Intention) {
 	if t != nil && it != nil {
 		t.kind, t.query, t.text = "intention", it.ID, it.What
 	}

@@ -10,10 +10,12 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 // ToolEnv is the per-call context of a work tool.
@@ -221,7 +223,7 @@ func (s *Server) reinforce(hits []index.Hit) {
 	}
 	// One append to the usage journal, folded into the files at the next
 	// dream: a recall never rewrites a memory a person may be editing.
-	if err := s.store.NoteRecall(paths); err != nil {
+	if err := usage.Of(s.store).NoteRecall(paths); err != nil {
 		s.log.Warn("reinforce: usage journal", "err", err)
 	}
 }
@@ -246,11 +248,11 @@ func (s *Server) addIntention(ctx context.Context, env ToolEnv, a addIntentionAr
 		// slip (a year typed wrong, "ago" for "in"), never a reminder.
 		return "", &toolspec.ArgError{Arg: "due", Msg: fmt.Sprintf("%s is in the past (today is %s); give today or a later day", dayEcho(due, strings.TrimSpace(a.Due)), dates.Format(now))}
 	}
-	in := memory.IntentionInput{What: a.What, Cue: a.Cue, Priority: a.Priority, Source: a.Source}
+	in := intentions.Input{What: a.What, Cue: a.Cue, Priority: a.Priority, Source: a.Source}
 	if !due.IsZero() {
 		in.Due = dates.Format(due)
 	}
-	it, err := s.store.Intentions().Add(ctx, in)
+	it, err := intentions.Of(s.store).Add(ctx, in)
 	if err != nil {
 		return "", err
 	}
@@ -263,16 +265,16 @@ type intentionIDArgs struct {
 }
 
 func (s *Server) completeIntention(ctx context.Context, env ToolEnv, a intentionIDArgs) (string, error) {
-	return s.closeIntention(ctx, env, a.IntentionID, "Completed", s.store.Intentions().Complete)
+	return s.closeIntention(ctx, env, a.IntentionID, "Completed", intentions.Of(s.store).Complete)
 }
 
 func (s *Server) cancelIntention(ctx context.Context, env ToolEnv, a intentionIDArgs) (string, error) {
-	return s.closeIntention(ctx, env, a.IntentionID, "Cancelled", s.store.Intentions().Cancel)
+	return s.closeIntention(ctx, env, a.IntentionID, "Cancelled", intentions.Of(s.store).Cancel)
 }
 
-func (s *Server) closeIntention(ctx context.Context, env ToolEnv, id, verb string, close func(context.Context, string) (*memory.Intention, error)) (string, error) {
+func (s *Server) closeIntention(ctx context.Context, env ToolEnv, id, verb string, close func(context.Context, string) (*intentions.Intention, error)) (string, error) {
 	id = strings.TrimSpace(id)
-	if !memory.ValidIntentionID(id) {
+	if !intentions.ValidID(id) {
 		return "", &toolspec.ArgError{Arg: "intention_id", Msg: quoteQuery(id) + " is not an intention id (pi-YYYYMMDD-NNN)"}
 	}
 	it, err := close(ctx, id)
@@ -287,7 +289,7 @@ func (s *Server) closeIntention(ctx context.Context, env ToolEnv, id, verb strin
 }
 
 func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (string, error) {
-	all, _, err := s.store.Intentions().List(ctx)
+	all, _, err := intentions.Of(s.store).List(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -302,11 +304,11 @@ func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (str
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-func describeIntention(it *memory.Intention) string { return describeIntentionDue(it, "") }
+func describeIntention(it *intentions.Intention) string { return describeIntentionDue(it, "") }
 
 // describeIntentionDue is describeIntention with the due date restated as
 // dueEcho (dayEcho's `Fri 2026-12-04 from "next friday"`) when given.
-func describeIntentionDue(it *memory.Intention, dueEcho string) string {
+func describeIntentionDue(it *intentions.Intention, dueEcho string) string {
 	var notes []string
 	if dueEcho != "" {
 		notes = append(notes, "due "+dueEcho)

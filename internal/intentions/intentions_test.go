@@ -1,4 +1,4 @@
-package memory
+package intentions
 
 import (
 	"context"
@@ -8,47 +8,49 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/memory"
 )
 
 func TestIntentionIDsNeverReused(t *testing.T) {
-	s, dir := pyStore(t)
+	clock := time.Date(2026, 11, 28, 9, 0, 0, 0, time.Local)
+	s, dir := pyStore(t, &clock)
 	ctx := context.Background()
-	s.now = func() time.Time { return time.Date(2026, 11, 28, 9, 0, 0, 0, time.Local) }
-	it, err := s.Intentions().Add(ctx, IntentionInput{What: "Renew TLS cert", Due: "2026-12-02", Cue: "tls，证书", Priority: "high"})
+	it, err := Of(s).Add(ctx, Input{What: "Renew TLS cert", Due: "2026-12-02", Cue: "tls，证书", Priority: "high"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if it.ID != "pi-20261128-003" { // 001 active and 002 archived are both taken
 		t.Fatalf("id %s", it.ID)
 	}
-	if _, err := s.Intentions().Complete(ctx, it.ID); err != nil {
+	if _, err := Of(s).Complete(ctx, it.ID); err != nil {
 		t.Fatal(err)
 	}
 	arch := readFile(t, filepath.Join(dir, "memory", "intentions", "archived", it.ID, "INTENT.md"))
 	if !strings.HasSuffix(arch, "- closed: 2026-11-28 (completed)\n") || !strings.Contains(arch, "- cue: tls, 证书\n") {
 		t.Errorf("archived intention:\n%s", arch)
 	}
-	next, err := s.Intentions().Add(ctx, IntentionInput{What: "Another"})
+	next, err := Of(s).Add(ctx, Input{What: "Another"})
 	if err != nil || next.ID != "pi-20261128-004" || next.Priority != "mid" {
 		t.Fatalf("next id %+v %v", next, err)
 	}
-	if _, err := s.Intentions().Cancel(ctx, next.ID); err != nil {
+	if _, err := Of(s).Cancel(ctx, next.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Intentions().Cancel(ctx, next.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := Of(s).Cancel(ctx, next.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("cancel twice: %v", err)
 	}
 	for _, bad := range []string{"../x", "pi-2026-1", "", "pi-20261128-001/../../x"} {
-		if _, err := s.Intentions().Complete(ctx, bad); !errors.Is(err, ErrInvalid) {
+		if _, err := Of(s).Complete(ctx, bad); !errors.Is(err, memory.ErrInvalid) {
 			t.Errorf("complete %q: %v", bad, err)
 		}
 	}
-	for _, in := range []IntentionInput{{What: ""}, {What: "x", Due: "tomorrow"}, {What: "x", Priority: "urgent"}} {
-		if _, err := s.Intentions().Add(ctx, in); !errors.Is(err, ErrInvalid) {
+	for _, in := range []Input{{What: ""}, {What: "x", Due: "tomorrow"}, {What: "x", Priority: "urgent"}} {
+		if _, err := Of(s).Add(ctx, in); !errors.Is(err, memory.ErrInvalid) {
 			t.Errorf("add %+v: %v", in, err)
 		}
 	}
-	hist, _ := s.Intentions().Archived(ctx)
+	hist, _ := Of(s).Archived(ctx)
 	if len(hist) != 3 {
 		t.Errorf("archived %d", len(hist))
 	}
@@ -74,13 +76,13 @@ func TestSelectIntentions(t *testing.T) {
 	all = append(all, mk("bad-date", "someday", "mid"))
 	sortIntentions(all)
 	sel := selectIntentions(all, today, "域名 和 DNS 的事")
-	if len(sel.Due) != IntentionCapDue || sel.Due[0].ID != "overdue-a" {
+	if len(sel.Due) != CapDue || sel.Due[0].ID != "overdue-a" {
 		t.Errorf("due %d first %s", len(sel.Due), sel.Due[0].ID)
 	}
 	if ids(sel.Upcoming) != "in1,in3" {
 		t.Errorf("upcoming %s", ids(sel.Upcoming))
 	}
-	if len(sel.Undated) != IntentionCapUndated {
+	if len(sel.Undated) != CapUndated {
 		t.Errorf("undated %d", len(sel.Undated))
 	}
 	if ids(sel.Cued) != "far-high,far-mid,far-mid2" {
@@ -107,7 +109,7 @@ func TestSelectIntentions(t *testing.T) {
 }
 
 func sortIntentions(all []*Intention) {
-	// Same order Intentions() produces.
+	// Same order List produces.
 	for i := 1; i < len(all); i++ {
 		for j := i; j > 0 && intentionLess(all[j], all[j-1]); j-- {
 			all[j], all[j-1] = all[j-1], all[j]
@@ -138,16 +140,16 @@ func ids(its []*Intention) string {
 }
 
 func TestFixtureIntentionsAndExpiry(t *testing.T) {
-	s, dir := pyStore(t)
+	s, dir := pyStore(t, nil)
 	ctx := context.Background()
-	sel, err := s.Intentions().Select(ctx, fixedNow, "记得续费域名")
+	sel, err := Of(s).Select(ctx, fixedNow, "记得续费域名")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids(sel.Upcoming) != "pi-20261128-001" || ids(sel.Undated) != "pi-20261129-001" || !sel.CuedIDs["pi-20261128-001"] {
 		t.Errorf("selection %+v", sel)
 	}
-	expired, err := s.Intentions().ExpireIdle(ctx, fixedNow.AddDate(0, 0, 29))
+	expired, err := Of(s).ExpireIdle(ctx, fixedNow.AddDate(0, 0, 29))
 	if err != nil || len(expired) != 1 || expired[0] != "pi-20261128-001" {
 		t.Fatalf("expired %v %v (29-day-idle one must stay)", expired, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 func newTestStore(t *testing.T) *memory.Store {
@@ -40,7 +41,7 @@ var unreadableJournals = []struct {
 	{"over its bound", func(t *testing.T, p string) {
 		mustWrite(t, p, "2026-11-30\tm\tknowledge/x/SKILL.md\n")
 		// Twice the journal's bound is past the fold's read margin too (sparse: no disk used).
-		if err := os.Truncate(p, 2*memory.MaxUsageJournalBytes); err != nil {
+		if err := os.Truncate(p, 2*usage.MaxJournalBytes); err != nil {
 			t.Fatal(err)
 		}
 	}},
@@ -71,10 +72,10 @@ var unreadableJournals = []struct {
 // journalFiles names the journal and its claim, for subtests.
 var journalFiles = []struct {
 	name string
-	path func(memory.UsageJournal) string
+	path func(usage.Journal) string
 }{
-	{"journal", func(u memory.UsageJournal) string { j, _ := u.Files(); return j }},
-	{"folding", func(u memory.UsageJournal) string { _, f := u.Files(); return f }},
+	{"journal", func(u usage.Journal) string { j, _ := u.Files(); return j }},
+	{"folding", func(u usage.Journal) string { _, f := u.Files(); return f }},
 }
 
 // TestDoctorNamesQuarantinedJournal: once the dreams' folds moved a damaged
@@ -89,14 +90,14 @@ func TestDoctorNamesQuarantinedJournal(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tc.plant(t, at.path(s.UsageJournal()))
+				tc.plant(t, at.path(usage.Of(s)))
 				for dream := 1; dream <= 2; dream++ {
-					_ = s.NoteRecall([]string{e.Path}) // refused while the journal itself is damaged
-					if _, err := s.FoldUsage(ctx); err != nil {
+					_ = usage.Of(s).NoteRecall([]string{e.Path}) // refused while the journal itself is damaged
+					if _, err := usage.Of(s).Fold(ctx); err != nil {
 						t.Fatalf("fold %d: %v", dream, err)
 					}
 				}
-				q := s.UsageJournal().Quarantined()
+				q := usage.Of(s).Quarantined()
 				if len(q) != 1 {
 					t.Fatalf("quarantined %v, want the one damaged file kept", q)
 				}
@@ -126,13 +127,13 @@ func TestDoctorNamesUnreadableJournal(t *testing.T) {
 				if err := os.MkdirAll(s.MemoryDir(), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				p := at.path(s.UsageJournal())
+				p := at.path(usage.Of(s))
 				tc.plant(t, p)
 				findings, err := Check(ctx, s, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !hasFinding(findings, p, "usage-journal", "the next dream moves it aside to "+memory.UsageQuarantine+"<time>") {
+				if !hasFinding(findings, p, "usage-journal", "the next dream moves it aside to "+usage.Quarantine+"<time>") {
 					t.Errorf("doctor does not name %s:\n%v", p, findings)
 				}
 				if line := UsageSummary(s); !strings.Contains(line, s.Rel(p)+" unreadable") {
@@ -153,13 +154,13 @@ func TestUsageSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.NoteRecall([]string{e.Path, e.Path}); err != nil {
+	if err := usage.Of(s).NoteRecall([]string{e.Path, e.Path}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := UsageSummary(s), "usage journal: 2 recall hits pending"; !strings.HasPrefix(got, want) {
 		t.Errorf("pending: %q, want %q…", got, want)
 	}
-	journal, folding := s.UsageJournal().Files()
+	journal, folding := usage.Of(s).Files()
 	if err := os.Rename(journal, folding); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/safefs"
+	"github.com/somni-dev/somni/internal/usage"
 )
 
 // The files that are not memories but decide whether memory works: the
@@ -41,16 +42,16 @@ func checkLocks(st *memory.Store) []Finding {
 // journal or claim no fold can read (the next dream quarantines it), a full
 // journal, and each quarantined file.
 func checkUsageJournal(st *memory.Store) []Finding {
-	u := st.UsageJournal()
+	u := usage.Of(st)
 	var out []Finding
 	journal, folding := u.Files()
 	for _, p := range []string{journal, folding} {
 		if t := u.Trouble(p); t != "" {
 			out = append(out, Finding{Path: p, Kind: "usage-journal", Reason: t +
-				": recall hits are not counted; the next dream moves it aside to " + memory.UsageQuarantine + "<time> and starts a new journal"})
+				": recall hits are not counted; the next dream moves it aside to " + usage.Quarantine + "<time> and starts a new journal"})
 		}
 	}
-	if fi, err := st.FS().Lstat(journal); err == nil && fi.Mode().IsRegular() && fi.Size() > memory.MaxUsageJournalBytes && u.Trouble(journal) == "" {
+	if fi, err := st.FS().Lstat(journal); err == nil && fi.Mode().IsRegular() && fi.Size() > usage.MaxJournalBytes && u.Trouble(journal) == "" {
 		out = append(out, Finding{Path: journal, Kind: "usage-journal", Reason: fmt.Sprintf(
 			"full (%d bytes): recall hits are dropped until the next dream folds it", fi.Size())})
 	}
@@ -69,7 +70,7 @@ func checkUsageJournal(st *memory.Store) []Finding {
 // hits claimed by a fold (one running, or killed: the next dream folds them
 // first), and journals quarantined.
 func UsageSummary(st *memory.Store) string {
-	u := st.UsageJournal()
+	u := usage.Of(st)
 	journal, folding := u.Files()
 	var parts []string
 	for _, f := range []struct{ path, state string }{

@@ -1,8 +1,9 @@
 // Package doctor checks a data directory without changing it and reports
 // what it finds (Finding): what `somni-sidecar doctor`, `doctor --json` and
-// the web Memory tab's Health show. It reads only through the store's
-// exported API (package memory), so it sees the files exactly as every
-// reader does: through the boundary, links out refused, never followed.
+// the web Memory tab's Health show. It reads only through the exported API
+// of the store (package memory) and of the jobs over its files (identity,
+// usage), so it sees the files exactly as every reader does: through the
+// boundary, links out refused, never followed.
 //
 // Files, by job:
 //

@@ -6,13 +6,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/identity"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
 // checkIdentity reports identity files that exist but cannot be parsed.
 func checkIdentity(st *memory.Store) []Finding {
 	var out []Finding
-	for _, p := range st.Identity().ProfilePaths() {
+	for _, p := range identity.Of(st).ProfilePaths() {
 		if f, ok := checkParses(st, p); !ok {
 			out = append(out, f)
 		}
@@ -27,7 +28,7 @@ func checkIdentity(st *memory.Store) []Finding {
 //
 // It lists and stats through the store's boundary like every read.
 func checkUserFolders(st *memory.Store) []Finding {
-	in, fsys := st.Identity(), st.FS()
+	in, fsys := identity.Of(st), st.FS()
 	root := in.UsersDir()
 	des, err := fsys.ReadDir(root)
 	if err != nil {
@@ -39,7 +40,7 @@ func checkUserFolders(st *memory.Store) []Finding {
 			continue
 		}
 		name := de.Name()
-		file := filepath.Join(root, name, memory.ProfileFile)
+		file := filepath.Join(root, name, identity.ProfileFile)
 		if !fsys.Exists(file) {
 			continue
 		}
@@ -55,7 +56,7 @@ func checkUserFolders(st *memory.Store) []Finding {
 		if err != nil || p == nil || filepath.Clean(p.Path) != filepath.Clean(file) {
 			continue // unparsable ones are reported by checkIdentity
 		}
-		uid := strings.TrimSpace(p.Meta.Value(memory.KeyUserID))
+		uid := strings.TrimSpace(p.Meta.Value(identity.KeyUserID))
 		if uid == "" || uid == name {
 			continue
 		}
