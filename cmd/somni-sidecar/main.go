@@ -589,7 +589,7 @@ func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) i
 		return 1
 	}
 	// Before serving, so a dream never reads a log a killed predecessor left torn.
-	if _, err := srv.Logs().Capture().RecoverCrashed(); err != nil {
+	if _, err := srv.RecoverCrashed(); err != nil {
 		log.Warn("recovering session logs left open by a crash", "err", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -601,7 +601,7 @@ func serve(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger) i
 		// After the first reply: the record's data dir reads as a long token,
 		// which would have it wait for the secret rules to compile.
 		<-srv.Started()
-		log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
+		log.Info("sidecar ready", "version", sidecar.Version, "data_dir", srv.DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
 	}()
 	why := ""
 	select {

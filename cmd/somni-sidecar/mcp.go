@@ -31,7 +31,7 @@ func serveMCP(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 			log.Warn("close", "err", err)
 		}
 	}()
-	if _, err := srv.Logs().Capture().RecoverCrashed(); err != nil {
+	if _, err := srv.RecoverCrashed(); err != nil {
 		log.Warn("recovering session logs left open by a crash", "err", err)
 	}
 	ms, err := mcpserver.New(mcpserver.Options{Sidecar: srv, LLM: o.cfg.LLM, Logger: logger, Now: o.cfg.Now})
@@ -41,7 +41,7 @@ func serveMCP(o *options, stdin io.Reader, stdout io.Writer, logger *slog.Logger
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	log.Info("mcp server ready", "version", sidecar.Version, "data_dir", srv.Store().DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
+	log.Info("mcp server ready", "version", sidecar.Version, "data_dir", srv.DataDir(), "llm", o.cfg.LLM, "embed", o.cfg.Embed.Provider)
 	if err := ms.Run(ctx, mcpserver.NewStdioTransport(stdin, stdout, logger.With(sidecar.LoggerKey, "somni.mcp"))); err != nil {
 		log.Error("mcp server stopped", "err", err)
 		return 1

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/somni-dev/somni/internal/dream"
-	"github.com/somni-dev/somni/internal/dreamlog"
+	"github.com/somni-dev/somni/internal/sidecar"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -64,10 +64,11 @@ func (s *Server) dreamStatus(ctx context.Context, env clientEnv, _ struct{}) (st
 			last.took.Round(time.Second), describeDream(last.result))
 	}
 	// Dreams of other processes (DSH's sidecar) leave their diary on disk.
-	if logs, err := dreamlog.New(s.store).List(); err != nil {
+	var diaries sidecar.Diaries
+	if err := s.call(ctx, "sleep.diaries", struct{}{}, &diaries); err != nil {
 		s.log.Warn("dream_status: list dream diaries", "err", err)
-	} else if len(logs) > 0 {
-		fmt.Fprintf(&b, "Newest dream diary: %s (%d in all)\n", s.store.Rel(logs[0]), len(logs))
+	} else if diaries.Count > 0 {
+		fmt.Fprintf(&b, "Newest dream diary: %s (%d in all)\n", diaries.Newest, diaries.Count)
 	} else {
 		b.WriteString("No dream diary yet.\n")
 	}

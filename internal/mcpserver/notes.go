@@ -28,21 +28,35 @@ const (
 )
 
 // notes writes remember's notes into one session log per client, through
-// the same capture path (and redaction) as DSH's conversations. The log
+// the sidecar's session.append and session.close: the same capture (and
+// redaction) as DSH's conversations. The log
 // stays open while notes keep coming and is closed noteIdle after the last
 // one, at dream_now and at exit: only a closed log is pending for a dream.
 type notes struct {
-	capture *sessionlog.Capture
-	idle    time.Duration
-	log     *slog.Logger
+	call caller
+	idle time.Duration
+	log  *slog.Logger
 
 	mu    sync.Mutex
 	open  map[string]*time.Timer // session id → its idle close
 	count map[string]int         // notes in the open log
 }
 
-func newNotes(c *sessionlog.Capture, idle time.Duration, log *slog.Logger) *notes {
-	return &notes{capture: c, idle: idle, log: log, open: map[string]*time.Timer{}, count: map[string]int{}}
+// caller runs one method of the sidecar's table (Server.call).
+type caller func(ctx context.Context, method string, params, out any) error
+
+func newNotes(call caller, idle time.Duration, log *slog.Logger) *notes {
+	return &notes{call: call, idle: idle, log: log, open: map[string]*time.Timer{}, count: map[string]int{}}
+}
+
+// noteMessage is session.append's params for one note.
+type noteMessage struct {
+	SessionID string `json:"sessionId"`
+	Role      string `json:"role"`
+	Text      string `json:"text"`
+	UserID    string `json:"userId"`
+	ChatType  string `json:"chatType"`
+	Speaker   string `json:"speaker"`
 }
 
 // sessionFor is the chat id of a client's note log: "mcp-<client>", so a
@@ -69,7 +83,8 @@ func (n *notes) add(client, text string) error {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, err := n.capture.Append(sid, "user", text, identity.DefaultUserID, "mcp", speaker); err != nil {
+	msg := noteMessage{SessionID: sid, Role: "user", Text: text, UserID: identity.DefaultUserID, ChatType: "mcp", Speaker: speaker}
+	if err := n.call(context.Background(), "session.append", msg, nil); err != nil {
 		return fmt.Errorf("remember: %w", err)
 	}
 	n.count[sid]++
@@ -97,7 +112,7 @@ func (n *notes) close(sid string) {
 	}
 	delete(n.open, sid)
 	delete(n.count, sid)
-	if _, err := n.capture.Close(sid); err != nil {
+	if err := n.call(context.Background(), "session.close", map[string]string{"sessionId": sid}, nil); err != nil {
 		n.log.Warn("closing a note log", "session", sid, "err", err)
 	}
 }

@@ -3,7 +3,9 @@
 // captures and dreams. It is a thin layer over the sidecar's JSON-RPC method
 // table: tools.list/tools.call, prompt.build, sleep.status and sleep.run run
 // the very handlers the DSH plugin calls, so both protocols give the same
-// schemas, results and locking.
+// schemas, results and locking; remember's notes go through session.append,
+// the profiles and dream diaries through profile.* and sleep.diaries. It
+// holds no store of its own.
 //
 //	server.go     New and Run: the MCP server over the sidecar's method table
 //	transport.go  stdio with the JSON-RPC side's manners: a bad line is answered (-32700, -32600) and skipped, never the end
@@ -27,7 +29,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/sidecar"
 )
@@ -60,7 +61,6 @@ type Options struct {
 // Server is one MCP server over one sidecar.
 type Server struct {
 	side    *sidecar.Server
-	store   *memory.Store
 	methods map[string]rpc.Handler
 	llm     string
 	log     *slog.Logger
@@ -87,9 +87,9 @@ func New(o Options) (*Server, error) {
 		o.NoteIdle = DefaultNoteIdle
 	}
 	log := o.Logger.With(sidecar.LoggerKey, "somni.mcp")
-	s := &Server{side: o.Sidecar, store: o.Sidecar.Store(), methods: o.Sidecar.Methods(), llm: o.LLM,
+	s := &Server{side: o.Sidecar, methods: o.Sidecar.Methods(), llm: o.LLM,
 		log: log, now: o.Now}
-	s.notes = newNotes(o.Sidecar.Logs().Capture(), o.NoteIdle, log)
+	s.notes = newNotes(s.call, o.NoteIdle, log)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "somni", Title: "somni memory", Version: sidecar.Version},
 		&mcp.ServerOptions{
 			Instructions: Instructions,
@@ -105,7 +105,7 @@ func New(o Options) (*Server, error) {
 	if err := s.addTools(context.Background()); err != nil {
 		return nil, err
 	}
-	s.addResources()
+	s.addResources(context.Background())
 	s.addPrompts()
 	return s, nil
 }

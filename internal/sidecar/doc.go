@@ -5,7 +5,7 @@
 // Map:
 //
 //	server.go        Config and Server: opening the store, the index and the dreamer; lifecycle
-//	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*; memory.* from tab.go, team.list and share.* from share.go)
+//	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*; memory.* from tab.go, team.list and share.* from share.go, profile.* and sleep.diaries from resources.go)
 //	tools.go         the work tools: argument structs (their schemas), handlers and result text
 //	evident.go       Evident: which ranked hits are worth showing (the tools and the CLI)
 //	recalltypes.go   the one parser of recall `types` (tools and the CLI)
@@ -14,6 +14,7 @@
 //	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
 //	tab.go           memory.*: the web Memory tab's methods, bound to package browse, the mounted team pools read-only beside the personal memory
 //	tab_export.go    memory.export: the memory's archive (package export) for the tab to download, bounded
+//	resources.go     profile.* and sleep.diaries: the identity files and dream diaries the MCP server offers beside the tools
 //	share.go         the explicit share (package share): the share_memory tool when a team pool is mounted, team.list and share.*
 //	autosync.go      rounds of git sync run by the server itself (package gitsync), never on a turn's path
 //	prompt.go        prompt.build: identity, intentions and the discipline text

@@ -136,6 +136,9 @@ func (s *Server) Methods() map[string]rpc.Handler {
 	for name, h := range (shares{s}).methods() {
 		m[name] = h
 	}
+	for name, h := range (resources{s}).methods() {
+		m[name] = h
+	}
 	return m
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/rpc"
+	"github.com/somni-dev/somni/internal/safefs"
 	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/team"
 	"github.com/somni-dev/somni/internal/toolspec"
@@ -153,9 +153,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("sidecar: %w", err)
 	}
 	// The index cache lives in the data dir: it must exist before the index
-	// opens. The data dir is the boundary's parent, not inside it: this is
-	// the one folder created outside package safefs.
-	if err := os.MkdirAll(st.DataDir(), 0o755); err != nil {
+	// opens. The data dir holds the store's roots rather than lying inside
+	// one, so it is made as the root of a boundary of its own: every folder
+	// somni creates is made by package safefs.
+	if err := mkdirRoot(st.DataDir()); err != nil {
 		return nil, fmt.Errorf("sidecar: create data dir: %w", err)
 	}
 	pools, err := openPools(cfg)
@@ -279,11 +280,23 @@ func (h hostCaller) Call(ctx context.Context, method string, params, result any)
 // Attach gives the server the connection it can call the host on.
 func (s *Server) Attach(c *rpc.Conn) { s.host.Store(c) }
 
-// Store exposes the memory store (CLI subcommands use it directly).
-func (s *Server) Store() *memory.Store { return s.store }
+// DataDir is the data directory the server's store is on.
+func (s *Server) DataDir() string { return s.store.DataDir() }
 
-// Logs exposes the store's session logs, the ones the server captures into.
-func (s *Server) Logs() *sessionlog.Logs { return s.logs }
+// RecoverCrashed finalises the session logs a killed predecessor left open,
+// so a dream never reads a torn one: run it before serving. It returns the
+// logs it finalised.
+func (s *Server) RecoverCrashed() ([]string, error) { return s.capture.RecoverCrashed() }
+
+// mkdirRoot creates dir (and its parents) through package safefs, as the
+// root of a boundary of its own.
+func mkdirRoot(dir string) error {
+	fsys, err := safefs.New(dir)
+	if err != nil {
+		return err
+	}
+	return fsys.MkdirAll(dir)
+}
 
 // openIndex builds the embedder and opens the SQLite cache, then syncs.
 func (s *Server) openIndex(ctx context.Context) {
