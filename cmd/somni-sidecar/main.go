@@ -61,9 +61,9 @@ import (
 // gcPercent is the collector's target (GOGC) unless the environment sets
 // one. A sidecar's heap is almost all index, and the process holds about
 // heap × (1 + GOGC/100) resident between collections, which the runtime
-// hands back only slowly; collections of a 25 MB heap cost about 5 ms.
-// 10k files (make bench, BenchmarkRSS), resident after 50 recalls with
-// --embed off / hash: GOGC 100 77 / 99 MB, 50 70 / 87 MB, 25 65 / 82 MB.
+// hands back only slowly, while a collection of the index's heap is cheap.
+// 50 keeps most of what 25 saves for half the collections (BenchmarkRSS;
+// measured in docs/ARCHITECTURE.md, Measurements).
 const gcPercent = 50
 
 func main() {

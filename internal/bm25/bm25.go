@@ -132,7 +132,8 @@ func (x *Index) Search(query string, k int, keep func(doc int32) bool) []Scored 
 	n := float64(x.live)
 	avg := float64(x.total) / n
 	// dense over ids, with the ones touched listed: a map here made a
-	// Chinese question over 50k notes (its bigrams in most of them) 4 ms
+	// Chinese question over a large store (its bigrams in most notes) slow
+	// (measured in docs/ARCHITECTURE.md, Measurements)
 	scores := make([]float64, len(x.lens))
 	var touched []int32
 	seen := map[string]bool{}

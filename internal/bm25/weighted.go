@@ -106,8 +106,8 @@ func (w *Weighted) Postings(t string) []Posting {
 // Compact copies every posting list into one array of exactly the
 // postings' size. Lists grown by append leave a third of their capacity
 // unused on average and, scattered over the heap between the garbage of a
-// big load, keep its pages from going back to the OS: after loading 10k
-// entries the process held 20 MB more than its live heap. A later Post
+// big load, keep its pages from going back to the OS, so the process held
+// far more than its live heap (measured in docs/ARCHITECTURE.md, Measurements). A later Post
 // appending to a compacted list moves only that list.
 func (w *Weighted) Compact() {
 	n := 0

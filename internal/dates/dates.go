@@ -392,8 +392,9 @@ func zhNumber(s string) (int, bool) {
 
 // parser is built once, on first use: when's English rules and the two
 // Chinese ones, without the root package, whose import sets up Russian,
-// Portuguese and Dutch rules at start-up (1.4 ms of every start,
-// GODEBUG=inittrace=1). Its rules are safe for concurrent Find calls.
+// Portuguese and Dutch rules at start-up, a cost of every start
+// (GODEBUG=inittrace=1; measured in docs/ARCHITECTURE.md, Measurements). Its rules are safe for
+// concurrent Find calls.
 var parser = sync.OnceValue(func() *whenParser {
 	p := &whenParser{opts: &rules.Options{Distance: 5, Afternoon: 15, Evening: 18, Morning: 8, Noon: 12}}
 	p.rules = append(p.rules, en.All...)

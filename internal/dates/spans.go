@@ -90,9 +90,8 @@ const windowReach = 40
 
 // windows are the stretches of s around each needle, widened to word and
 // rune boundaries and merged, in order: the regular expressions read only
-// those, since they cost about 300 ns a byte and a note names a day in a
-// few words at most (an 800-byte note with "nightly" and "yesterday" took
-// 270 µs read whole).
+// those, since they are slow per byte read and a note names a day in a
+// few words at most (measured in docs/ARCHITECTURE.md, Measurements).
 func windows(s string, needles []string) [][2]int {
 	var ws [][2]int
 	for _, n := range needles {
@@ -149,9 +148,9 @@ func anyTaken(taken []bool, a, b int) bool {
 
 type spanRule struct {
 	// needles: the rule reads only the text around them (windows). Most
-	// text names no date, and the regular expressions cost about 70 µs
-	// per KB each (600 µs for a 800-byte note before the gate, which made
-	// opening a 10k-entry index take 7 s).
+	// text names no date, and each regular expression read over a whole
+	// note made opening a large index take seconds (measured in
+	// docs/ARCHITECTURE.md, Measurements).
 	needles  []string
 	re       *regexp.Regexp
 	relative bool

@@ -37,8 +37,9 @@ const (
 	// MaxToolCallsPerStep bounds the tool calls executed from one model
 	// turn. A well-behaved turn batches a handful (the scripted full
 	// dream has at most three; the refusal test batches 27); 32 leaves
-	// room for a big merge while a turn of 1000 calls (596 s) runs 32 and
-	// the rest are answered with a refusal the model can act on.
+	// room for a big merge while a turn of 1000 calls, which ran for
+	// minutes (measured in docs/ARCHITECTURE.md, Measurements), runs 32 and the rest are answered
+	// with a refusal the model can act on.
 	MaxToolCallsPerStep = 32
 	// MaxToolCallsPerDream bounds the tool calls of one dream. A log
 	// costs about ten (read, mark, episode, a few entries) and a dream

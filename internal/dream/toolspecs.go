@@ -115,9 +115,9 @@ func handler[P any](fn func(tb *toolbox, ctx context.Context, c *call, p P) stri
 }
 
 // registry is the dreamer's tool table, built on first use (generating the
-// schemas was most of the package's 1.7 ms at start-up, GODEBUG=inittrace=1,
-// and only a dream needs them); toolspec panics on a malformed params
-// struct, which any test of the tools catches.
+// schemas was most of the package's start-up cost, GODEBUG=inittrace=1,
+// measured in docs/ARCHITECTURE.md, Measurements, and only a dream needs them); toolspec panics on
+// a malformed params struct, which any test of the tools catches.
 var registry = sync.OnceValue(func() *toolspec.Registry[*call] {
 	r, err := toolspec.NewRegistry(
 		toolspec.MustTool(toolReadSessionLog, "Read one pending session log in full.", handler((*toolbox).readSessionLog)),

@@ -159,8 +159,8 @@ func (s *session) recordInto(ctx context.Context, rep *Report, why string) error
 // mergeInto merges the fetched branch under the store's lock when it holds
 // anything new, recording first what was written here during the fetch and,
 // after a true merge, the siblings a merge driver left in the work tree.
-// Each record stats every file of the data dir (0.2 s at 10k entries), so
-// a round with nothing to merge records once.
+// Each record stats every file of the data dir (what that costs at 10k
+// entries is in docs/ARCHITECTURE.md, Measurements), so a round with nothing to merge records once.
 func (s *session) mergeInto(ctx context.Context, rep *Report) error {
 	return s.withStoreLock(ctx, func() error {
 		theirs, err := s.git.revParse(ctx, tracking)

@@ -25,12 +25,11 @@ const (
 	dreamLockName = ".dream.lock"
 
 	// maxLockWait bounds a wait for the other process's write lock. Holders
-	// keep it for one store operation (an add_intention: 2.3 ms, two fsyncs)
-	// or for a dream's decay or usage fold, about 1 ms per entry rewritten
-	// (decay of 300 entries: 0.28 s; measured on the 2-core development
-	// machine). Thirty seconds (the original host's tools.call timeout) is
-	// only reached when the holder is stopped or hung, and then the call
-	// fails instead of hanging.
+	// keep it for one store operation (an add_intention: two fsyncs) or for
+	// a dream's decay or usage fold, one rewrite per entry (how long each
+	// holds it: docs/ARCHITECTURE.md, Measurements). Thirty seconds (the original host's tools.call
+	// timeout) is only reached when the holder is stopped or hung, and then
+	// the call fails instead of hanging.
 	maxLockWait = 30 * time.Second
 	// lockPollMax is the longest pause between two tries: waiting by polling
 	// (not a blocking flock) is what lets a context end the wait.

@@ -19,9 +19,9 @@ import (
 // gitleaksTOML is gitleaks' default rule set: config/gitleaks.toml of the module version go.mod
 // names, copied here (TestGitleaksRulesCurrent fails until the copy is refreshed after an upgrade).
 // Read and run here rather than through gitleaks' detect package, which brings viper, sprig,
-// archive readers and their package initialisation into the binary: 3.4 MB and about 3.5 ms of
-// every start before main (release build, GODEBUG=inittrace=1), for a library whose only use
-// here is DetectString.
+// archive readers and their package initialisation into the binary, megabytes of it and
+// milliseconds of every start before main (release build, GODEBUG=inittrace=1; measured in
+// docs/ARCHITECTURE.md, Measurements), for a library whose only use here is DetectString.
 //
 //go:embed gitleaks.toml
 var gitleaksTOML []byte
@@ -67,8 +67,8 @@ type glRules struct {
 	global []*glAllow
 	// prefilter finds every rule keyword (lower case) in a text, overlaps
 	// included, as gitleaks' trie does. Its DFA holds the 244 keywords in
-	// about 550 KB; the BobuSumisu trie gitleaks uses kept a dense row per
-	// node, 2.6 MB, a tenth of the live heap at 2k notes.
+	// a fraction of what the BobuSumisu trie gitleaks uses kept, a dense
+	// row per node (both measured in docs/ARCHITECTURE.md, Measurements).
 	prefilter ahocorasick.AhoCorasick
 	nKeywords int
 }
@@ -77,8 +77,9 @@ type glRule struct {
 	id string
 	// regex is compiled on the rule's first run: a rule runs only when
 	// one of its keywords is in a text, and most never are in chat, so
-	// compiling all 222 up front held 2.8 MB of programs that were never
-	// run. loadGitleaksRules checks that each pattern parses.
+	// compiling all 222 up front held megabytes of programs that were never
+	// run (measured in docs/ARCHITECTURE.md, Measurements). loadGitleaksRules checks that each
+	// pattern parses.
 	regex       func() *regexp.Regexp
 	path        *regexp.Regexp
 	secretGroup int
@@ -402,11 +403,11 @@ func location(newlines [][]int, raw string, m []int) (startLine, lineStart, line
 // substrSet answers whether a text contains one of a set of words. It
 // replaces an Aho-Corasick trie for the allowlists' stopwords: that trie
 // keeps a dense transition row per node, and the generic rule's ~1,500
-// stopwords made it 8 of the sidecar's 27 MB live heap at 10k notes
-// (go tool pprof -sample_index=inuse_space, BenchmarkRestart). Stopwords
-// are only checked against a finding's secret (tens of bytes, and only
-// when a rule matched), so a lookup per start and word length costs
-// nothing that matters; the map holds the same words in ~100 KB.
+// stopwords made it close to a third of the sidecar's live heap (measured
+// in docs/ARCHITECTURE.md, Measurements). Stopwords are only checked against a finding's secret
+// (tens of bytes, and only when a rule matched), so a lookup per start and
+// word length costs nothing that matters, and the map holds the same words
+// in a small fraction of the trie.
 type substrSet struct {
 	words map[string]struct{}
 	lens  []int // the distinct word lengths, ascending

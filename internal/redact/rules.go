@@ -63,8 +63,9 @@ const (
 	tokenKeys    = `secret|token|credentials?|api[_\-]?key|access[_\-]?key|account[_\-]?key|private[_\-]?key|auth[_\-]?key|secret[_\-]?key|encryption[_\-]?key|signing[_\-]?key|server[_\-]?key|sig|key|pat`
 )
 
-// contextRules are compiled on first use, not at start-up (the package's
-// patterns were 2 ms of every start, GODEBUG=inittrace=1).
+// contextRules are compiled on first use, not at start-up: compiling the
+// package's patterns was a visible part of every start (GODEBUG=inittrace=1;
+// measured in docs/ARCHITECTURE.md, Measurements).
 var contextRules = sync.OnceValue(func() []contextRule {
 	rules := []contextRule{
 		// PEM blocks, also when the message cap cut off the END line ("pem cut off"); the header stays so a

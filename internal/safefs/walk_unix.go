@@ -21,8 +21,9 @@ import (
 // fs.WalkDir does, but descends by file descriptor: each subdirectory is
 // opened relative to its parent's descriptor with O_NOFOLLOW, one openat,
 // and an entry's Info is an fstatat on that descriptor. An os.Root walk
-// resolves every directory from the root again, component by component;
-// on 50k entry folders that was 0.78 s of a restart's 1.8 s. The boundary
+// resolves every directory from the root again, component by component,
+// which was nearly half of a large store's restart (measured in
+// docs/ARCHITECTURE.md, Measurements). The boundary
 // holds as with os.Root: no component is ever followed as a link (a
 // directory swapped for a link between listing and opening fails to open
 // and is reported to fn as an error).

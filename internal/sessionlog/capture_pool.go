@@ -11,14 +11,13 @@ import (
 // many groups) ran the sidecar out of descriptors — under `ulimit -n 256`
 // (macOS's default) the 243rd session's log could not be created, every new
 // session's append failed from then on, and header-only logs were left
-// behind. Measured (2 cores at load 10, ext4): the sidecar holds 5
-// descriptors at rest, and at most 144 while 1,000 sessions append at once
-// under these bounds (TestManyLiveSessionsUnderLowFileLimit, sampled);
-// BenchmarkSessionAppendEvicted puts an append to a log still open at
-// 11–12 µs and one whose log was closed and is reopened (open, lock, two
-// stats, a header read, a mark's link and unlink) at 0.1–0.3 ms, still well
-// under the creation of a log with its two fsyncs. Only sessions past the
-// bound speaking in turn pay a reopen; an idle one costs nothing.
+// behind. Under these bounds a thousand sessions appending at once stay
+// well inside a 256-descriptor limit (TestManyLiveSessionsUnderLowFileLimit
+// samples the count), and reopening a log closed by the bound (open, lock,
+// two stats, a header read, a mark's link and unlink) costs far less than
+// creating a log with its two fsyncs (BenchmarkSessionAppendEvicted; both
+// measured in docs/ARCHITECTURE.md, Measurements). Only sessions past the bound speaking in turn pay
+// a reopen; an idle one costs nothing.
 const (
 	// maxOpenLogs is how many live logs (and logs made ahead for a
 	// rotation) stay open: half of a 256 limit, leaving the rest to the

@@ -136,8 +136,8 @@ func (c *Capture) resume(w *sessionWriter, day string) bool {
 // in session-log, by the chat and user their header names. Opening a session
 // used to list the folder and read the header of every log of the day not
 // this process's own; this process's own were skipped by name, but listed
-// all the same, so at 2,000 live sessions each open took 28 ms. The folder
-// is now read once a day. A log another process makes later is not resumed:
+// all the same, so each open grew with the number of live sessions
+// (measured in docs/ARCHITECTURE.md, Measurements). The folder is now read once a day. A log another process makes later is not resumed:
 // that process's sessions are its own, and it resumes them itself.
 type resumeIndex struct {
 	mu   sync.Mutex

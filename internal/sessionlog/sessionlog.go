@@ -89,23 +89,20 @@ const (
 	SessionIDMaxBytes = 256
 )
 
-// How a log rotation is kept off the append path. Measured with
-// BenchmarkSessionAppend (one session, 20k pipelined ~200-byte appends,
-// release build, 2 cores, ext4): rotating in line — finalising the full log
-// and creating the next, four fsyncs and a directory listing every ~120
-// appends — held capture at 30–39k appends/s; the same burst without
-// rotation ran at 51–60k/s, and 65–77k/s without the per-append stat of the
-// log's name as well.
+// How a log rotation is kept off the append path. Rotating in line —
+// finalising the full log and creating the next, four fsyncs and a
+// directory listing every ~120 appends — held capture well below a burst
+// without rotation, and the per-append stat of the log's name cost more
+// again (BenchmarkSessionAppend; measured in docs/ARCHITECTURE.md, Measurements).
 const (
 	// spareAt is how full a live log is when its successor is made in the
 	// background (created, header synced, locked, named), so the append that
 	// rotates only switches files, and the full log is finalised in the
-	// background too. Making the successor takes 0.6–1.8 ms on a loaded
-	// machine: started at three quarters (30 appends of lead in a burst) the
-	// rotating append still waited for it and capture stayed at 37–43k/s; at
-	// a quarter (90 appends of lead) it ran at 41–50k/s. A session that ends
-	// before using its successor removes it; one that never writes 6 KiB
-	// never makes one.
+	// background too. Started at three quarters (30 appends of lead in a
+	// burst) the rotating append still waited for the successor to be made;
+	// at a quarter (90 appends of lead) it rarely does (measured in
+	// docs/ARCHITECTURE.md, Measurements). A session that ends before using its successor removes it;
+	// one that never writes 6 KiB never makes one.
 	spareAt = SessionLogMaxBytes / 4
 	// pathCheckEvery is how long a live log's name may go unchecked. A log
 	// moved or deleted by hand is noticed within this time and the session

@@ -23,8 +23,8 @@ import (
 // by toolspec (the same rules as tool arguments: null or "" count as
 // missing for required strings) and a bad value becomes -32602. The params
 // type is compiled on the method's first call, not when the table is built:
-// building all of them took 1.1 ms between main and the first ping's answer
-// (release build, 10k notes); TestMethodParams compiles every one.
+// building all of them sat between main and the first ping's answer
+// (measured in docs/ARCHITECTURE.md, Measurements); TestMethodParams compiles every one.
 func method[P any](name string, fn func(ctx context.Context, p P) (any, error)) rpc.Handler {
 	compile := sync.OnceValues(toolspec.Compile[P])
 	return func(ctx context.Context, raw json.RawMessage) (any, error) {

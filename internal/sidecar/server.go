@@ -190,8 +190,8 @@ func New(cfg Config) (*Server, error) {
 	s.goBackground(s.afterStart(func(ctx context.Context) {
 		// Housekeeping walks the whole store as the startup sync's scan
 		// does; run beside it they share the cores, and the first recall
-		// waits for the sync, not for this (50k notes, 2 cores: the walk
-		// took 0.9 s of CPU, most of it while the sync ran).
+		// waits for the sync, not for this (what the walk costs a large
+		// store: docs/ARCHITECTURE.md, Measurements).
 		select {
 		case <-s.firstSync:
 		case <-ctx.Done():
@@ -199,7 +199,8 @@ func New(cfg Config) (*Server, error) {
 		if ctx.Err() == nil {
 			st.CleanTemps()
 			// the walk's garbage, after the startup sync's own was handed
-			// back (logSynced): 50k notes held 16 MB more without this
+			// back (logSynced); kept, it stays resident (measured in
+			// docs/ARCHITECTURE.md, Measurements)
 			debug.FreeOSMemory()
 		}
 	}))
@@ -217,10 +218,10 @@ func New(cfg Config) (*Server, error) {
 
 // startDelay is how long the start-up work waits for the host's first
 // ping. A host pings as soon as it has spawned the sidecar, and that answer
-// is what it waits for: with a 10k-entry index opening beside it (two busy
-// cores, --embed off, release build) main → first reply took 12.5 ms, with
-// the work held back 2.3 ms; the main goroutine had waited for a processor
-// and the collector marked the index's garbage. The ping's answer, or any
+// is what it waits for: with a 10k-entry index opening beside it the first
+// reply took several times as long as with the work held back (measured
+// in docs/ARCHITECTURE.md, Measurements); the main goroutine had waited for
+// a processor and the collector marked the index's garbage. The ping's answer, or any
 // caller that needs the index, opens the gate at once; after startDelay it
 // opens anyway (the MCP server and CLI commands do not ping), long enough
 // for a ping sent at spawn to arrive on a loaded machine.
@@ -348,7 +349,8 @@ func (s *Server) openIndex(ctx context.Context) {
 	// The startup sync is a shared one, registered before the index is
 	// published: an index.sync the host sent while the index opened joins
 	// it, as its scan has not begun, instead of queueing a second full
-	// scan behind it (at 50k notes each walks 50k folders: ~0.9 s).
+	// scan behind it (each walks every entry folder: docs/ARCHITECTURE.md,
+	// Measurements).
 	c := s.syncShared("startup")
 	close(s.ixReady)
 	<-c.done
@@ -497,11 +499,9 @@ func (s *Server) logSynced(reason string, stats index.SyncStats) {
 		// Opening the cache and loading files leave several times the
 		// index's size in garbage; the runtime returns it to the OS only
 		// slowly, and a sidecar lives beside the user's other programs.
-		// Measured at 10k entries (make bench, BenchmarkRSS, --embed
-		// off): 62 MB resident after this against 98 MB without. It runs
-		// beside the sync's reply: a full collection at 50k notes took
-		// the reply 30–65 ms later (BenchmarkRestart, 820–870 against
-		// 885–902 ms in the same runs; resident memory the same).
+		// It runs beside the sync's reply: a full collection before it
+		// delayed the reply and left resident memory the same (both
+		// measured in docs/ARCHITECTURE.md, Measurements).
 		go debug.FreeOSMemory()
 	}
 }

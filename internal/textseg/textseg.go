@@ -237,10 +237,11 @@ func stem(w string) string {
 	return st
 }
 
-// stems remembers Snowball's stems: it allocates for every word it reads
-// (tokenizing took 5× as long with it, a 10k-entry first index 1.29 →
-// 1.70 s), while a store uses a few thousand distinct words over and over.
-// stemCacheMax bounds it (about 0.6 MB when full).
+// stems remembers Snowball's stems: Snowball allocates for every word it
+// reads, which made tokenizing several times slower and a first index
+// measurably longer, while a store uses a few thousand distinct words over
+// and over. stemCacheMax bounds what it holds (both measured in
+// docs/ARCHITECTURE.md, Measurements).
 var stems = struct {
 	sync.RWMutex
 	m map[string]string
