@@ -72,6 +72,7 @@ type config struct {
 	benchDir               string    // -bench-dir, default SOMNI_BENCH_DIR or ../shared/bench
 	size                   realSize  // -size, -quick: how much of the real-pool sets runs
 	teamPool               string    // -team-pool: on, all, or off ("" in tests: off)
+	teamGold               bool      // the sets' own entries are the team's (cfg.shared; runTeamPools sets it)
 	progress               io.Writer // a line per real-pool set as it ends, with its time; nil in tests
 }
 
@@ -98,7 +99,7 @@ func main() {
 	flag.StringVar(&cfg.benchDir, "bench-dir", benchDir, "folder holding realmem/, lifebench-zh/ and memorycode/ (SOMNI_BENCH_DIR); a set whose folder is missing is skipped with a line")
 	size := flag.String("size", "default", "how much of the real-pool sets runs, whole pools always: default (the outside run's 3 RealMem personas × 10 asking sessions and 3 LifeBench users; every third MemoryCode dialogue of ≥ 10 sessions), outside (all 210 of those), full (every persona, user and dialogue), quick (one pool of each; -embed-model-dir none leaves the slow local embedder out)")
 	quick := flag.Bool("quick", false, "-size quick")
-	flag.StringVar(&cfg.teamPool, "team-pool", "on", "on | all | off: ask the sets with per-user pools again with a team pool of unrelated entries mounted beside each pool (on: MADial-Bench, notes, dialogues, RealMem; all: LifeBench and MemoryCode too, at -size: about 40 minutes more on two cores; off: none)")
+	flag.StringVar(&cfg.teamPool, "team-pool", "on", "on | all | off: ask the sets with per-user pools again with a team pool of unrelated entries mounted beside each pool (on: MADial-Bench, notes, dialogues, RealMem; all: LifeBench and MemoryCode too, at -size: about 40 minutes more on two cores; off: none); each is asked twice, the gold the user's own, then the gold a teammate's with the unrelated entries the user's")
 	flag.Parse()
 	if *quick {
 		*size = "quick"

@@ -46,7 +46,7 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 	var clock atomic.Pointer[time.Time]
 	clock.Store(&now)
 	opts := index.Options{Path: filepath.Join(tmp, "index.sqlite"), Source: src,
-		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal}
+		Embedder: emb, Logger: logger, ScanInterval: -1, Calibration: cal, Shared: cfg.shared()}
 	opts.Now = func() time.Time {
 		if t := *clock.Load(); !t.IsZero() {
 			return t

@@ -35,6 +35,18 @@ func teamPath(name string) string {
 // isTeamPath is whether p is a team entry's path.
 func isTeamPath(p string) bool { return strings.HasPrefix(p, teamRoot) }
 
+// shared is what every index of the run is told is shared with the user
+// (index.Options.Shared), as the sidecar tells it of a mounted pool: the
+// team pool's entries, or when the gold is a teammate's (teamGold) every
+// other entry (the set's own, gold among them), the unrelated entries
+// then being the user's own.
+func (cfg config) shared() func(string) bool {
+	if cfg.teamGold {
+		return func(p string) bool { return !isTeamPath(p) }
+	}
+	return isTeamPath
+}
+
 // teamSource is the unrelated entries a language's team pools are picked
 // from, in a fixed order, and where they came from.
 type teamSource struct {

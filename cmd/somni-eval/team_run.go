@@ -56,7 +56,10 @@ func (sc *teamScores) rowOf(name string) *teamRow {
 }
 
 // runTeamPools asks every set -sets and -team-pool name again with a team
-// pool mounted beside each personal pool, and prints what it changed.
+// pool mounted beside each personal pool, and prints what it changed; then
+// once more with the roles turned (teamGold): the set's entries a
+// teammate's, the unrelated ones the user's, which is what ranking the
+// user's own entries first costs a question a teammate's entry answers.
 func runTeamPools(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, sets map[string]bool, s *evalSets, embs []embed.Embedder, listHalf string) error {
 	if cfg.teamPool == "" || cfg.teamPool == "off" {
 		return nil
@@ -65,21 +68,32 @@ func runTeamPools(ctx context.Context, w io.Writer, logger *slog.Logger, cfg con
 	if err != nil {
 		return err
 	}
-	var all []*teamScores
-	for _, ts := range tss {
-		start := time.Now()
-		sc, err := scoreTeamSet(ctx, logger, cfg, ts, embs, listHalf)
-		if err != nil {
-			return err
+	for _, gold := range []bool{false, true} {
+		cfg.teamGold = gold
+		var all []*teamScores
+		for _, ts := range tss {
+			start := time.Now()
+			sc, err := scoreTeamSet(ctx, logger, cfg, ts, embs, listHalf)
+			if err != nil {
+				return err
+			}
+			if cfg.progress != nil {
+				fmt.Fprintf(cfg.progress, "somni-eval: team pool beside %s %s, gold %s: %d pools, %s\n", ts.name, ts.lang,
+					goldOwner(gold), len(ts.units), time.Since(start).Round(time.Second))
+			}
+			all = append(all, sc)
 		}
-		if cfg.progress != nil {
-			fmt.Fprintf(cfg.progress, "somni-eval: team pool beside %s %s: %d pools, %s\n", ts.name, ts.lang,
-				len(ts.units), time.Since(start).Round(time.Second))
-		}
-		all = append(all, sc)
+		reportTeam(w, all, skips, listHalf, gold)
 	}
-	reportTeam(w, all, skips, listHalf)
 	return nil
+}
+
+// goldOwner says whose entries hold the gold in a team table.
+func goldOwner(teamGold bool) string {
+	if teamGold {
+		return "a teammate's"
+	}
+	return "the user's own"
 }
 
 // scoreTeamSet replays every pool of ts twice through fresh systems:
@@ -161,13 +175,22 @@ func (r *teamRow) ask(ctx context.Context, s *system, qs []evalQuery, depth, wit
 
 // reportTeam prints the team pool table, a row per set × system, then
 // the verdict per half: the hybrid's cells more than a point below.
-func reportTeam(w io.Writer, all []*teamScores, skips, listHalf string) {
-	fmt.Fprintf(w, "## team pool mounted beside the personal memory: hit@5 without → with\n\n")
-	fmt.Fprintf(w, "Each personal pool is indexed again with a team pool of unrelated entries in the same index (issue 36): as many "+
-		"as the personal pool holds at its largest, at most %d, spread evenly over the source named below, each a knowledge "+
-		"entry under `%sknowledge/<name>/SKILL.md` and never gold. Δ is hit@5 with the pool minus without, in points, with the "+
-		"questions it makes; \"team in top 5\": the share of questions with a team entry in the top 5 with the pool. BM25's "+
-		"rows are for reference: the verdict below is the hybrid's.\n\n", teamCap, teamRoot)
+// teamGold: the table of the turned roles (runTeamPools).
+func reportTeam(w io.Writer, all []*teamScores, skips, listHalf string, teamGold bool) {
+	if teamGold {
+		fmt.Fprintf(w, "## the same, roles turned: the gold a teammate's, the unrelated entries the user's own: hit@5 without → with\n\n")
+		fmt.Fprintf(w, "The set's own entries are now the team pool's (told apart as the sidecar tells a mounted pool's, "+
+			"index.Options.Shared) and the unrelated entries the user's own: what ranking the user's own entries first at equal "+
+			"evidence costs a question a teammate's entry answers. \"without\": the set's entries alone; \"team in top 5\" "+
+			"here counts the unrelated entries.\n\n")
+	} else {
+		fmt.Fprintf(w, "## team pool mounted beside the personal memory: hit@5 without → with\n\n")
+		fmt.Fprintf(w, "Each personal pool is indexed again with a team pool of unrelated entries in the same index (issue 36): as many "+
+			"as the personal pool holds at its largest, at most %d, spread evenly over the source named below, each a knowledge "+
+			"entry under `%sknowledge/<name>/SKILL.md` and never gold. Δ is hit@5 with the pool minus without, in points, with the "+
+			"questions it makes; \"team in top 5\": the share of questions with a team entry in the top 5 with the pool. BM25's "+
+			"rows are for reference: the verdict below is the hybrid's.\n\n", teamCap, teamRoot)
+	}
 	fmt.Fprint(w, skips)
 	for _, sc := range all {
 		fmt.Fprintf(w, "- %s %s: %s\n", sc.set.name, sc.set.lang, sc.set.from)
@@ -191,7 +214,7 @@ func reportTeam(w io.Writer, all []*teamScores, skips, listHalf string) {
 	fmt.Fprintln(w)
 	for _, h := range halves {
 		if listHalf == "" || listHalf == h.key {
-			fmt.Fprintln(w, teamVerdict(all, h.key, h.title))
+			fmt.Fprintln(w, teamVerdict(all, h.key, h.title, teamGold))
 		}
 	}
 	fmt.Fprintln(w)
@@ -224,7 +247,7 @@ func teamCells(t *teamTally, asked bool) string {
 // teamVerdict is one half's summary: how many hybrid cells stay within a
 // point, the largest drop, every cell beyond a point, and each embedder
 // pooled over every question of the half.
-func teamVerdict(all []*teamScores, half, title string) string {
+func teamVerdict(all []*teamScores, half, title string, teamGold bool) string {
 	cells, within := 0, 0
 	var worst *teamTally
 	worstAt := ""
@@ -258,10 +281,10 @@ func teamVerdict(all []*teamScores, half, title string) string {
 		}
 	}
 	if cells == 0 {
-		return fmt.Sprintf("Team pool, %s half: no questions.", title)
+		return fmt.Sprintf("Team pool, gold %s, %s half: no questions.", goldOwner(teamGold), title)
 	}
-	out := fmt.Sprintf("**Team pool, %s half: the hybrid's hit@5 stays within 1 point in %d of %d set × embedder cells; lowest change %+.1f points (%s).**",
-		title, within, cells, worst.points(), worstAt)
+	out := fmt.Sprintf("**Team pool, gold %s, %s half: the hybrid's hit@5 stays within 1 point in %d of %d set × embedder cells; lowest change %+.1f points (%s).**",
+		goldOwner(teamGold), title, within, cells, worst.points(), worstAt)
 	if len(over) > 0 {
 		out += " More than 1 point below: " + strings.Join(over, "; ") + "."
 	}

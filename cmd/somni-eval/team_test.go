@@ -148,8 +148,8 @@ func TestTeamAskCountsGoldOnly(t *testing.T) {
 }
 
 // TestScoreTeamSet replays the tiny notes set without and with its team
-// pool through the baseline and the keyword-only index: both runs ask
-// the same questions.
+// pool through the baseline and the keyword-only index, the gold the
+// user's own and then a teammate's: both runs ask the same questions.
 func TestScoreTeamSet(t *testing.T) {
 	tiny := filepath.Join("testdata", "tiny")
 	s, err := loadSets(tiny, "prev")
@@ -162,22 +162,25 @@ func TestScoreTeamSet(t *testing.T) {
 		t.Fatalf("teamSetsOf: %v, %d sets", err, len(tss))
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sc, err := scoreTeamSet(context.Background(), logger, cfg, tss[0], []embed.Embedder{embed.Off()}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sc.rows) != 2 {
-		t.Fatalf("%d rows, want the baseline's and hybrid/off's", len(sc.rows))
-	}
-	for _, r := range sc.rows {
-		n := r.by[halfHeld].n[0] + r.by[halfTune].n[0]
-		if n == 0 || r.by[halfHeld].n[0] != r.by[halfHeld].n[1] || r.by[halfTune].n[0] != r.by[halfTune].n[1] {
-			t.Errorf("%s: asked %+v / %+v", r.name, r.by[halfHeld], r.by[halfTune])
+	for _, gold := range []bool{false, true} {
+		cfg.teamGold = gold
+		sc, err := scoreTeamSet(context.Background(), logger, cfg, tss[0], []embed.Embedder{embed.Off()}, "")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	var out strings.Builder
-	reportTeam(&out, []*teamScores{sc}, "", "")
-	if !strings.Contains(out.String(), "| notes | en+zh | 1 |") || !strings.Contains(out.String(), "**Team pool, held-out half") {
-		t.Errorf("report:\n%s", out.String())
+		if len(sc.rows) != 2 {
+			t.Fatalf("%d rows, want the baseline's and hybrid/off's", len(sc.rows))
+		}
+		for _, r := range sc.rows {
+			n := r.by[halfHeld].n[0] + r.by[halfTune].n[0]
+			if n == 0 || r.by[halfHeld].n[0] != r.by[halfHeld].n[1] || r.by[halfTune].n[0] != r.by[halfTune].n[1] {
+				t.Errorf("%s: asked %+v / %+v", r.name, r.by[halfHeld], r.by[halfTune])
+			}
+		}
+		var out strings.Builder
+		reportTeam(&out, []*teamScores{sc}, "", "", gold)
+		if !strings.Contains(out.String(), "| notes | en+zh | 1 |") || !strings.Contains(out.String(), "**Team pool, gold "+goldOwner(gold)+", held-out half") {
+			t.Errorf("report:\n%s", out.String())
+		}
 	}
 }

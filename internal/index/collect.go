@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// kthBest is the k-th highest hybrid among unpinned candidates (-Inf
+// kthBest is the k-th highest key among unpinned candidates (-Inf
 // when there are fewer), computed with a size-k min-heap.
 func kthBest(list []*cand, k int) float64 {
 	h := make([]float64, 0, k)
@@ -13,7 +13,7 @@ func kthBest(list []*cand, k int) float64 {
 		if cd.pinned {
 			continue
 		}
-		v := cd.hybrid
+		v := cd.key()
 		switch {
 		case len(h) < k:
 			h = append(h, v)
@@ -67,14 +67,15 @@ func topK(c *corpus, list []*cand, k int) []*cand {
 	return best
 }
 
-// better is the ranking order: pinned first, then hybrid; stored memory
-// strength only breaks ties, then name and path keep the order stable.
+// better is the ranking order: pinned first, then the key (the hybrid at
+// its prior); stored memory strength only breaks ties, then name and path
+// keep the order stable.
 func better(c *corpus, x, y *cand) bool {
 	if x.pinned != y.pinned {
 		return x.pinned
 	}
-	if x.hybrid != y.hybrid {
-		return x.hybrid > y.hybrid
+	if kx, ky := x.key(), y.key(); kx != ky {
+		return kx > ky
 	}
 	a, b := &c.slots[x.slot].doc, &c.slots[y.slot].doc
 	if a.Score != b.Score {

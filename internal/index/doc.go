@@ -39,7 +39,9 @@
 //     about (dated), an exact symbol held verbatim, which pins (symbols).
 //   - score.go     the hybrid: the calibrated cosine and the keyword
 //     (hybridScore), the damps and bonuses; the best k kept.
-//   - collect.go   top-k collection and the ranking order (better).
+//   - collect.go   top-k collection and the ranking order (better): the
+//     hybrid at its prior, a team pool's entry (Options.Shared) at
+//     sharedPrior beside the user's own.
 //   - spread.go    one hop of link spreading from the top seeds.
 //   - floor.go     the BM25 floor: plain BM25's first entry (bm25.Index,
 //     exactly make eval's baseline) kept in the first places of a

@@ -61,17 +61,27 @@ func (r *ranking) plainFloor() int {
 // An entry wholly outside a bound the question sets ("2026年以来") is not
 // eligible: BM25 cannot read the bound, and the floor must not lift what
 // the question itself ruled out (the hybrid weighs such entries down).
+// With a team pool mounted (Options.Shared) it is the first of the user's
+// own entries, and a shared one only when none of theirs shares a word
+// with the query: the floor is the user's, as the order is (sharedPrior).
 // Runs after dated, which reads the bounds.
 func (r *ranking) plain() {
 	if r.plainFloor() == 0 {
 		return
 	}
-	keep := func(s int32) bool {
-		e := r.c.slots[s]
-		return e != nil && passes(r.q, &e.doc) && (len(r.bounds) == 0 || dates.InBounds(e.days, r.bounds))
-	}
-	for _, x := range r.c.plainIndex().Search(r.q.Text, 1, keep) {
-		r.admit(x.Doc).plainFirst = true
+	for _, shared := range []bool{false, true} {
+		keep := func(s int32) bool {
+			e := r.c.slots[s]
+			return e != nil && r.isShared(e) == shared && passes(r.q, &e.doc) &&
+				(len(r.bounds) == 0 || dates.InBounds(e.days, r.bounds))
+		}
+		if xs := r.c.plainIndex().Search(r.q.Text, 1, keep); len(xs) > 0 {
+			r.admit(xs[0].Doc).plainFirst = true
+			return
+		}
+		if r.shared == nil {
+			return
+		}
 	}
 }
 

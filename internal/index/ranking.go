@@ -35,7 +35,12 @@ type ranking struct {
 	// embedder that distrusts its CJK vectors the larger of its CJKTrust
 	// and the query's agreement.
 	cjkTrust float64
+	// shared is Options.Shared (nil: every entry is the user's own)
+	shared func(path string) bool
 }
+
+// isShared is whether e is shared with the user rather than their own.
+func (r *ranking) isShared(e *entry) bool { return r.shared != nil && r.shared(e.doc.Path) }
 
 // newRanking starts q's ranking; words is the query text its keyword
 // evidence is read from (dates.Question.Words).
@@ -73,7 +78,23 @@ type cand struct {
 	ctxCos     float64 // the context's cosine, discounted (contextCos)
 	keyword    float64
 	hybrid     float64
+	// shared: a team pool's entry, not the user's own (Options.Shared);
+	// its evidence (hybrid, what a Hit reports and the hint gate weighs)
+	// stands, its place in the order is taken at sharedPrior (key)
+	shared bool
 }
+
+// prior is what c's evidence counts for in the order beside the user's
+// own entries.
+func (cd *cand) prior() float64 {
+	if cd.shared {
+		return sharedPrior
+	}
+	return 1
+}
+
+// key is what the ranking orders by: the evidence at its prior.
+func (cd *cand) key() float64 { return cd.hybrid * cd.prior() }
 
 // get returns s's candidate, making it one. The pointer is valid until
 // the next get: pool may grow.

@@ -51,11 +51,12 @@ func (r *ranking) score(k int) []*cand {
 		if cd.dated {
 			cd.hybrid += dateBonus
 		}
+		cd.shared = r.isShared(e)
 		list = append(list, cd)
 	}
 	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
 	for _, cd := range list {
-		if cd.maybeLit && (cd.pinned || cd.hybrid+literalBonus >= bar) &&
+		if cd.maybeLit && (cd.pinned || cd.key()+literalBonus*cd.prior() >= bar) &&
 			c.slots[cd.slot].holds(r.lit, strings.Contains) {
 			cd.literal = true
 			cd.hybrid += literalBonus

@@ -158,6 +158,11 @@ type Options struct {
 	Now      func() time.Time
 	// Calibration overrides the embedder's own floor/span (SOMNI_COS_FLOOR/SPAN).
 	Calibration *embed.Calibration
+	// Shared says whether the entry at a path is shared with the user (a
+	// team pool's) rather than the user's own; nil ⇒ every entry is the
+	// user's. A shared entry ranks beside the user's own at a prior
+	// (sharedPrior) and is never the BM25 floor's entry (floor.go).
+	Shared func(path string) bool
 	// LinkSpread > 0 enables one hop of link spreading (the default; values
 	// above 1 still mean one hop), < 0 disables it; 0 means the default.
 	LinkSpread int

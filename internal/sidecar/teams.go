@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
@@ -90,6 +92,31 @@ func (r recallSource) owner(p string) *memory.Store {
 		}
 	}
 	return best
+}
+
+// shared is the index's Options.Shared: whether p is a mounted pool's
+// entry rather than the user's own; nil when no pool is mounted, so a
+// memory without pools ranks as it always did. It runs once per recall
+// candidate, so it is a prefix test over the pools' roots, which never
+// hold the personal memory's files (team.Add refuses overlaps).
+func (r recallSource) shared() func(string) bool {
+	var roots []string
+	for _, st := range r.stores[1:] {
+		for _, root := range st.FS().Roots() {
+			roots = append(roots, filepath.Clean(root)+string(filepath.Separator))
+		}
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	return func(p string) bool {
+		for _, root := range roots {
+			if strings.HasPrefix(p, root) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // roots are every store's boundary: the index stats a changed path only
