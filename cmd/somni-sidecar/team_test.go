@@ -159,3 +159,24 @@ func TestTeamClonedRepository(t *testing.T) {
 		t.Errorf("the personal remote holds the team clone or teams.yml:\n%s", files)
 	}
 }
+
+// TestTeamPoolRanksOwnFirst: where the user's own entry and a teammate's
+// say the same, recall lists the user's own first, even when the user's is
+// the weaker in memory (which orders equal evidence otherwise).
+func TestTeamPoolRanksOwnFirst(t *testing.T) {
+	data, _, _ := projectWithPool(t)
+	p := filepath.Join(data, "memory", "knowledge", "zz-staging-postgres", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	own := "---\nname: zz-staging-postgres\ndescription: staging-postgres-port (team)\ntype: fact\nstability: 1\nscore: 0.01\n" +
+		"created: 2026-11-01\n---\n\nOur staging Postgres listens on port 6543, not 5432.\n"
+	if err := os.WriteFile(p, []byte(own), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLIEnv(t, nil, "", "--data-dir", data, "--embed", "off", "recall", "staging postgres port")
+	mine, theirs := strings.Index(r.stdout, "zz-staging-postgres"), strings.Index(r.stdout, "team backend, shared by Alice")
+	if r.code != 0 || mine < 0 || theirs < 0 || mine > theirs {
+		t.Errorf("recall: exit %d, the user's own entry at %d, the team's at %d, want the user's first:\n%s%s", r.code, mine, theirs, r.stdout, r.stderr)
+	}
+}
