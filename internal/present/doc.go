@@ -1,12 +1,13 @@
 // Package present owns what the model is shown of memory: recalled text
-// framed as data, names on lines we start, quoted notes, hint lines and the
-// layout of tool answers and recall results. Assoc, dream and sidecar
-// build their model-visible text from it (index hands it hits through
-// index.Shown), so a rule about how memory reads to a model
-// (a tag a note must not fake, a name that must not pass for a header) has
-// one place. It imports no package of somni but textcut and dates, so the
-// dreamer uses it without pulling in the index; that is why Hit and Note
-// are its own types rather than index's.
+// framed as data, names on lines we start, quoted notes, hint lines, the
+// work tools' answers, the compaction block's lines and the layout of
+// recall results. Assoc, digest, dream and sidecar build their
+// model-visible text from it (index hands it hits through index.Shown), so
+// a rule about how memory reads to a model (a tag a note must not fake, a
+// name that must not pass for a header) has one place. It imports no
+// package of somni but textcut, lazyre and dates, so the dreamer uses it
+// without pulling in the index; that is why Hit, Note, Intention and Turn
+// are its own types rather than index's, intentions' or sessionlog's.
 //
 // Map:
 //   - frame.go   recalled memory framed as data: Defang (no controls or
@@ -22,4 +23,14 @@
 //     with no controls or invisible characters (ClipAnswer).
 //   - render.go  recall hits as numbered notes (Note, Hit, RenderHits) and
 //     why each matched (Hit.Why).
+//   - tools.go   the work tools' answers: recall and search results
+//     (RecallAnswer, SearchAnswer, Notes), a caller's words quoted back
+//     (Quote), filters and days as understood (Filters, DayEcho), a share
+//     proposed (ShareProposed).
+//   - intentions.go  intentions as the tools show them (Intention,
+//     IntentionLine, IntentionList) and the intention tools' answers.
+//   - conversation.go  search_recent_conversation's answer: past turns
+//     quoted and defanged under their part's title (ConversationAnswer).
+//   - compaction.go  the compaction block (package digest chooses what it
+//     keeps): its framing line, section titles and lines (CompactionBlock).
 package present

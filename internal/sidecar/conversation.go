@@ -67,40 +67,29 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 	budget := s.cfg.ConvCharBudget
 	curSel, budget = fitBudget(curSel, budget)
 	oldSel, _ = fitBudget(oldSel, budget)
-	if len(curSel)+len(oldSel) == 0 {
-		if query == "" {
-			return "No conversation recorded yet.", nil
-		}
-		return "Nothing in recent conversations matches " + quoteQuery(query) + ".", nil
-	}
-	var b strings.Builder
-	b.WriteString(present.NotesAreData + "\n")
-	write := func(title string, ts []turn) {
-		if len(ts) == 0 {
-			return
-		}
-		if query == "" { // a transcript reads oldest to newest
-			sort.SliceStable(ts, func(i, j int) bool { return ts[i].seq < ts[j].seq })
-			title += ", oldest first"
-		} else {
-			title += ", best match first"
-		}
-		b.WriteString("## " + title + "\n")
-		for _, t := range ts {
-			who := t.role
-			if t.speaker != "" {
-				who += ":" + t.speaker
-			}
-			// quoted and defanged: a past turn is data, whatever it says
-			fmt.Fprintf(&b, "> [%s %s] %s\n", present.Defang(who), t.at, present.Defang(t.text))
-		}
-		b.WriteByte('\n')
-	}
+	var parts []present.Conversation
 	if env.SessionID != "" {
-		write("This conversation", curSel)
+		parts = append(parts, present.Conversation{Title: "This conversation", Turns: shownTurns(curSel, query)})
 	}
-	write("Earlier conversations", oldSel)
-	return strings.TrimRight(b.String(), "\n"), nil
+	parts = append(parts, present.Conversation{Title: "Earlier conversations", Turns: shownTurns(oldSel, query)})
+	return present.ConversationAnswer(query, parts...), nil
+}
+
+// shownTurns are turns as the answer shows them: a listing (no query)
+// reads oldest to newest, a search best match first.
+func shownTurns(ts []turn, query string) []present.Turn {
+	if query == "" {
+		sort.SliceStable(ts, func(i, j int) bool { return ts[i].seq < ts[j].seq })
+	}
+	out := make([]present.Turn, len(ts))
+	for i, t := range ts {
+		who := t.role
+		if t.speaker != "" {
+			who += ":" + t.speaker
+		}
+		out[i] = present.Turn{Who: who, At: t.at, Text: t.text}
+	}
+	return out
 }
 
 // gatherTurns reads the newest logs and splits their turns into the current

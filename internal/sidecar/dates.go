@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
+	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/toolspec"
 )
 
@@ -28,19 +29,7 @@ func (s *Server) dayArg(name, v string) (day time.Time, echo string, err error) 
 	if err != nil {
 		return time.Time{}, "", err
 	}
-	return day, dayEcho(day, v), nil
-}
-
-// dayEcho is "Fri 2026-12-04" for a date given as such and `Fri
-// 2026-12-04 from "next friday"` for one given in words: the weekday lets a
-// reader catch a wrong guess at a glance, and no parentheses, since tool
-// results already wrap it in theirs.
-func dayEcho(day time.Time, said string) string {
-	iso := day.Format("Mon ") + dates.Format(day)
-	if said == dates.Format(day) {
-		return iso
-	}
-	return iso + " from " + quoteQuery(said)
+	return day, present.DayEcho(day, v), nil
 }
 
 // endOfDay makes a day an inclusive upper bound.

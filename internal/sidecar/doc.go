@@ -6,7 +6,7 @@
 //
 //	server.go        Config and Server: opening the store, the index and the dreamer; lifecycle
 //	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*; memory.* from tab.go, team.list and share.* from share.go, profile.* and sleep.diaries from resources.go)
-//	tools.go         the work tools: argument structs (their schemas), handlers and result text
+//	tools.go         the work tools: argument structs (their schemas) and handlers; package present writes their answers
 //	evident.go       Evident: which ranked hits are worth showing (the tools and the CLI)
 //	recalltypes.go   the one parser of recall `types` (tools and the CLI)
 //	dates.go         day arguments in words, resolved on the server's clock and zone

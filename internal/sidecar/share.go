@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/rpc"
 	"github.com/somni-dev/somni/internal/share"
 	"github.com/somni-dev/somni/internal/toolspec"
@@ -56,8 +57,7 @@ func (sh shares) shareMemory(ctx context.Context, env ToolEnv, a shareArgs) (str
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Proposed %s for team %s; it waits for a person's approval and is not in the team's memory until then. "+
-		"They approve it with `somni-sidecar share approve %s` or in the Memory tab, or reject it.", quoteQuery(p.Name), p.Team, p.ID), nil
+	return present.ShareProposed(p.Name, p.Team, p.ID), nil
 }
 
 // methods are team.list and share.*: the Memory tab's view of the pools

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
-	"github.com/somni-dev/somni/internal/textcut"
 	"github.com/somni-dev/somni/internal/toolspec"
 	"github.com/somni-dev/somni/internal/usage"
 )
@@ -24,10 +22,6 @@ type ToolEnv struct {
 	UserID    string
 	trace     *toolTrace // what the call surfaced, for the Memory tab's session view (nil: not traced)
 }
-
-// recallBodyChars is how much of each entry's body a recall result shows:
-// there is no separate read tool for the agent, so the hit must carry it.
-const recallBodyChars = 400
 
 func newWorkTools(s *Server) (*toolspec.Registry[ToolEnv], error) {
 	tools := []*toolspec.Tool[ToolEnv]{
@@ -69,10 +63,7 @@ func (s *Server) recallMemories(ctx context.Context, env ToolEnv, a recallArgs) 
 	hits = types.Filter(hits, a.Limit)
 	env.trace.recall(a.Query, hits)
 	s.reinforce(hits)
-	if len(hits) == 0 {
-		return fmt.Sprintf("No memories match %s. Try other key terms, or answer without memory.", quoteQuery(a.Query)), nil
-	}
-	return fmt.Sprintf("%d memories for %s, best first.\n%s", len(hits), quoteQuery(a.Query), s.renderNotes(hits)), nil
+	return present.RecallAnswer(a.Query, index.Shown(hits), s.renderOptions()), nil
 }
 
 type episodeArgs struct {
@@ -105,7 +96,7 @@ func (s *Server) searchEpisodes(ctx context.Context, env ToolEnv, a episodeArgs)
 		return "", err
 	}
 	env.trace.recall(a.Query, hits)
-	scope := describeFilters(sinceEcho, untilEcho, strings.TrimSpace(a.Tags))
+	scope := present.Filters(sinceEcho, untilEcho, strings.TrimSpace(a.Tags))
 	return s.searchResult(hits, a.Query, "episodes"+scope, "newest first", "No episodes found"+scope+"."), nil
 }
 
@@ -126,7 +117,7 @@ func (s *Server) searchKnowledge(ctx context.Context, env ToolEnv, a knowledgeAr
 	env.trace.recall(a.Query, hits)
 	what := "knowledge entries"
 	if q.EntryType != "" {
-		what = "knowledge entries of type " + quoteQuery(q.EntryType)
+		what = "knowledge entries of type " + present.Quote(q.EntryType)
 	}
 	return s.searchResult(hits, a.Query, what, "strongest first", "No "+what+" found."), nil
 }
@@ -140,23 +131,14 @@ func (s *Server) searchResult(hits []index.Hit, query, what, listOrder, none str
 	if ranked {
 		s.reinforce(hits)
 	}
-	if len(hits) == 0 {
-		return none
-	}
-	head := fmt.Sprintf("%d %s", len(hits), what)
-	if ranked {
-		head += " for " + quoteQuery(query) + ", best first"
-	} else {
-		head += ", " + listOrder
-	}
-	return head + ".\n" + s.renderNotes(hits)
+	return present.SearchAnswer(index.Shown(hits), query, what, listOrder, none, s.renderOptions())
 }
 
-// renderNotes is how every recall tool shows memory: the line saying the
-// quoted notes are data, then the hits with paths relative to the data
-// directory (the model needs no home directory to tell files apart).
-func (s *Server) renderNotes(hits []index.Hit) string {
-	return present.NotesAreData + "\n" + present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: recallBodyChars, ShowPath: names{s.store, s.pools}.show})
+// renderOptions is how every recall tool shows memory: bodies quoted, paths
+// relative to the data directory (the model needs no home directory to tell
+// files apart) or a team pool's entry by its origin.
+func (s *Server) renderOptions() present.RenderOptions {
+	return present.RenderOptions{BodyChars: present.RecallBodyChars, ShowPath: names{s.store, s.pools}.show}
 }
 
 // search runs q on the index, waiting for it to open if needed. It
@@ -194,23 +176,6 @@ func containsFold(list []string, s string) bool {
 	return false
 }
 
-func describeFilters(since, until, tags string) string {
-	var parts []string
-	if since != "" {
-		parts = append(parts, "since "+since)
-	}
-	if until != "" {
-		parts = append(parts, "until "+until)
-	}
-	if tags != "" {
-		parts = append(parts, "tagged "+tags)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
 // reinforce journals what recall returned; the next dream applies it
 // (record_usage; episodes +0.03).
 func (s *Server) reinforce(hits []index.Hit) {
@@ -246,7 +211,7 @@ func (s *Server) addIntention(ctx context.Context, env ToolEnv, a addIntentionAr
 	if now := s.now(); !due.IsZero() && due.Before(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())) {
 		// An intention is something still to do: a day already gone is a
 		// slip (a year typed wrong, "ago" for "in"), never a reminder.
-		return "", &toolspec.ArgError{Arg: "due", Msg: fmt.Sprintf("%s is in the past (today is %s); give today or a later day", dayEcho(due, strings.TrimSpace(a.Due)), dates.Format(now))}
+		return "", &toolspec.ArgError{Arg: "due", Msg: fmt.Sprintf("%s is in the past (today is %s); give today or a later day", present.DayEcho(due, strings.TrimSpace(a.Due)), dates.Format(now))}
 	}
 	in := intentions.Input{What: a.What, Cue: a.Cue, Priority: a.Priority, Source: a.Source}
 	if !due.IsZero() {
@@ -257,7 +222,7 @@ func (s *Server) addIntention(ctx context.Context, env ToolEnv, a addIntentionAr
 		return "", err
 	}
 	env.trace.intention(it)
-	return "Added intention " + describeIntentionDue(it, dueEcho), nil
+	return present.IntentionAdded(shownIntention(it), dueEcho), nil
 }
 
 type intentionIDArgs struct {
@@ -275,17 +240,17 @@ func (s *Server) cancelIntention(ctx context.Context, env ToolEnv, a intentionID
 func (s *Server) closeIntention(ctx context.Context, env ToolEnv, id, verb string, close func(context.Context, string) (*intentions.Intention, error)) (string, error) {
 	id = strings.TrimSpace(id)
 	if !intentions.ValidID(id) {
-		return "", &toolspec.ArgError{Arg: "intention_id", Msg: quoteQuery(id) + " is not an intention id (pi-YYYYMMDD-NNN)"}
+		return "", &toolspec.ArgError{Arg: "intention_id", Msg: present.Quote(id) + " is not an intention id (pi-YYYYMMDD-NNN)"}
 	}
 	it, err := close(ctx, id)
 	if errors.Is(err, memory.ErrNotFound) {
-		return fmt.Sprintf("No open intention %s (already closed or never existed); list_intentions shows the open ones.", id), nil
+		return present.NoOpenIntention(id), nil
 	}
 	if err != nil {
 		return "", err
 	}
 	env.trace.intention(it)
-	return verb + " intention " + describeIntention(it), nil
+	return present.IntentionClosed(verb, shownIntention(it)), nil
 }
 
 func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (string, error) {
@@ -293,41 +258,14 @@ func (s *Server) listIntentions(ctx context.Context, _ ToolEnv, _ struct{}) (str
 	if err != nil {
 		return "", err
 	}
-	if len(all) == 0 {
-		return "No open intentions.", nil
+	shown := make([]present.Intention, len(all))
+	for i, it := range all {
+		shown[i] = shownIntention(it)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d open intentions (due first):\n", len(all))
-	for _, it := range all {
-		b.WriteString("- " + describeIntention(it) + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n"), nil
+	return present.IntentionList(shown), nil
 }
 
-func describeIntention(it *intentions.Intention) string { return describeIntentionDue(it, "") }
-
-// describeIntentionDue is describeIntention with the due date restated as
-// dueEcho (dayEcho's `Fri 2026-12-04 from "next friday"`) when given.
-func describeIntentionDue(it *intentions.Intention, dueEcho string) string {
-	var notes []string
-	if dueEcho != "" {
-		notes = append(notes, "due "+dueEcho)
-	} else if it.Due != "" {
-		notes = append(notes, "due "+it.Due)
-	}
-	if len(it.Cues) > 0 {
-		notes = append(notes, "cues: "+strings.Join(it.Cues, ", "))
-	}
-	notes = append(notes, it.Priority+" priority")
-	// cues, due and priority are as a hand edit left them: no controls either
-	return textcut.Visible(fmt.Sprintf("%s: %s (%s)", it.ID, present.Defang(it.What), strings.Join(notes, "; ")))
-}
-
-// maxQuoteRunes bounds how much of a caller's query a tool result repeats:
-// enough to recognise it, never a megabyte echoed back into the context.
-const maxQuoteRunes = 120
-
-// quoteQuery quotes a query for a tool result, on one line and clipped.
-func quoteQuery(q string) string {
-	return strconv.Quote(textcut.Clip(textcut.OneLine(q), maxQuoteRunes, " …"))
+// shownIntention is an intention as the tools show it.
+func shownIntention(it *intentions.Intention) present.Intention {
+	return present.Intention{ID: it.ID, What: it.What, Due: it.Due, Priority: it.Priority, Cues: it.Cues}
 }
