@@ -42,6 +42,7 @@ func (t *tab) methods() map[string]rpc.Handler {
 		"memory.pin":         method("memory.pin", t.pin),
 		"memory.session":     method("memory.session", t.session),
 		"memory.health":      method("memory.health", t.health),
+		"memory.indexStatus": method("memory.indexStatus", t.indexStatus),
 		"memory.dreams":      method("memory.dreams", t.dreams),
 		"memory.revertDream": method("memory.revertDream", t.revertDream),
 		"memory.export":      method("memory.export", t.export),
@@ -235,6 +236,28 @@ func (t *tab) health(ctx context.Context, _ noParams) (any, error) {
 	}
 	res.Sync = t.syncState(true)
 	return res, nil
+}
+
+// indexStatusResult is memory.indexStatus's answer: how far the index has
+// got, and nothing else.
+type indexStatusResult struct {
+	Entries  int  `json:"entries"`
+	Embedded int  `json:"embedded"`
+	Pending  int  `json:"pending"` // entries still waiting for a vector
+	Syncing  bool `json:"syncing"`
+}
+
+// indexStatus is what the tab's index line polls while the index builds:
+// the live index's own counters, read without a sync, doctor, a listing of
+// the store or the log (memory.health does all of those, too much to repeat
+// every second or two).
+func (t *tab) indexStatus(ctx context.Context, _ noParams) (any, error) {
+	ix, err := t.s.Index(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("memory.indexStatus: %w", err)
+	}
+	st := ix.Status()
+	return indexStatusResult{Entries: st.Entries, Embedded: st.Embedded, Pending: st.Pending, Syncing: st.Syncing}, nil
 }
 
 // SyncState is how git sync stands on a data dir `sync init` set up, as

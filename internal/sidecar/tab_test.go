@@ -403,6 +403,14 @@ func TestMemoryHealth(t *testing.T) {
 	if last := h.LogTail[len(h.LogTail)-1]; strings.Contains(last, "wJalrXUtnFEMI") {
 		t.Errorf("secret in the log tail: %s", last)
 	}
+	// The index line's poll: the same counters, without doctor or the log.
+	var ixs map[string]any
+	if err := call(t, srv, "memory.indexStatus", `{}`, &ixs); err != nil {
+		t.Fatal(err)
+	}
+	if ixs["entries"] != float64(h.Index.Entries) || ixs["pending"] != float64(h.Index.Pending) || ixs["embedded"] != float64(h.Index.Embedded) || len(ixs) != 4 {
+		t.Errorf("memory.indexStatus %v, health's index %+v", ixs, *h.Index)
+	}
 	// A log that is a link out of the data directory is refused, not read.
 	outside := filepath.Join(t.TempDir(), "other.log")
 	if err := os.WriteFile(outside, []byte("private\n"), 0o644); err != nil {

@@ -33,7 +33,7 @@ export interface TypertProtocol {
   Remote: (method: (...args: never[]) => unknown, context: ClassMethodDecoratorContext) => void;
 }
 
-type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'memory.export' | 'sleep.status' | 'sleep.cancel'
+type MemoryMethod = 'memory.list' | 'memory.read' | 'memory.write' | 'memory.forget' | 'memory.restore' | 'memory.create' | 'memory.pin' | 'memory.session' | 'memory.dreams' | 'memory.health' | 'memory.indexStatus' | 'memory.export' | 'sleep.status' | 'sleep.cancel'
   | 'team.list' | 'share.list' | 'share.approve' | 'share.reject' | 'memory.revertDream';
 export interface MemoryApiDeps {
   call: CallOf<MemoryMethod>;
@@ -212,6 +212,7 @@ export function memoryHandlers(deps: MemoryApiDeps) {
       return call('memory.revertDream', compact({ dream: id, paths: ps.length > 0 ? ps.map((p) => arg.path(p)) : undefined }), T);
     },
     health: async () => call('memory.health', {}, T),
+    indexStatus: async () => call('memory.indexStatus', {}, T),
     exportAll: async () => call('memory.export', {}, T),
     dreamStart(): { started: boolean; reason: string } {
       if (deps.dreamRunning()) return { started: false, reason: 'A dream is already running.' };
@@ -329,6 +330,9 @@ function memoryApiClass(mod: TypertProtocol, h: ReturnType<typeof memoryHandlers
     }
     @Remote async health() {
       return h.health();
+    }
+    @Remote async indexStatus() {
+      return h.indexStatus();
     }
     @Remote async exportAll() {
       return h.exportAll();

@@ -211,6 +211,14 @@ export interface MemoryExport {
   /** The .tar.gz, base64. */
   archive: string;
 }
+/** How far the search index has got: what the tab's index line polls while it builds. */
+export interface IndexStatus {
+  entries: number;
+  embedded: number;
+  /** Entries still waiting for a vector. */
+  pending: number;
+  syncing: boolean;
+}
 export interface MemoryHealth {
   doctor: Plain[];
   index: { [key: string]: Plain };

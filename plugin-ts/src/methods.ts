@@ -5,7 +5,7 @@
  * The shapes are the sidecar's (internal/sidecar/methods.go); test/unit/fake-shape.test.mjs checks the
  * JavaScript fake against the real binary.
  */
-import type { Dream, DreamUndone, MemoryEntry, MemoryExport, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
+import type { Dream, DreamUndone, MemoryEntry, IndexStatus, MemoryExport, MemoryHealth, MemoryList, MemoryListEntry, NewMemory, Plain, SessionMemoryEvent, ShareProposal, SharedEntry, SyncState, TeamOrigin, TeamPool } from './memory-wire.js';
 import type { Json } from './rpc.js';
 import { RpcError } from './rpc.js';
 
@@ -97,6 +97,8 @@ export interface MethodTable {
   /** Undoes a dream's changes (those of `paths`, or all), each a compare-and-swap against what the dream wrote. */
   'memory.revertDream': { params: { dream: string; paths?: string[] }; result: { undone: DreamUndone[] } };
   'memory.health': { params: Empty; result: MemoryHealth };
+  /** The index's own counters, without doctor, a sync or the log: cheap enough to poll. */
+  'memory.indexStatus': { params: Empty; result: IndexStatus };
   /** The memory's Markdown as a .tar.gz (base64), bounded by the sidecar: the tab's Export. */
   'memory.export': { params: Empty; result: MemoryExport };
   /** The team pools mounted beside the personal memory. */
@@ -279,6 +281,10 @@ const DECODE: { readonly [M in Method]: (raw: Json) => ResultOf<M> } = {
   'memory.health': (raw) => {
     const r = object('memory.health', raw);
     return { doctor: Array.isArray(r.doctor) ? r.doctor.map(plain) : [], index: isRecord(r.index) ? plainRecord(r.index) : {}, entries: counts(r.entries), pendingLogs: n(r.pendingLogs), logTail: strings(r.logTail), ...(typeof r.logError === 'string' && r.logError ? { logError: r.logError } : {}), ...(isRecord(r.sync) ? { sync: toSyncState(r.sync) } : {}) };
+  },
+  'memory.indexStatus': (raw) => {
+    const r = object('memory.indexStatus', raw);
+    return { entries: n(r.entries), embedded: n(r.embedded), pending: n(r.pending), syncing: b(r.syncing) };
   },
   'memory.export': (raw) => {
     const r = object('memory.export', raw);

@@ -70,6 +70,7 @@ const REQUESTS = [
   ['memory.pin', { path: MEM_PATH, pinned: true }],
   ['memory.session', { sessionId: 's1' }],
   ['memory.health', {}],
+  ['memory.indexStatus', {}],
   ['memory.export', {}],
   ['memory.dreams', {}],
   // Undo the dream sleep.run just had, whole (the fake keeps no dreams: any id).
