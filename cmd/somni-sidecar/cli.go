@@ -21,6 +21,7 @@ import (
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sidecar"
+	"github.com/somni-dev/somni/internal/worktools"
 )
 
 // cliContext is cancelled by Ctrl-C so a long sync can be interrupted.
@@ -86,7 +87,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	// The same types list as the recall tool: every kind and entry type named
 	// counts, not only the last.
 	limit := o.recallN
-	types := sidecar.ParseRecallTypes(o.recallTy)
+	types := worktools.ParseRecallTypes(o.recallTy)
 	unknown, err := types.Unknown(func(t string) (bool, error) {
 		hits, err := ix.Search(ctx, index.Query{EntryType: t, Limit: 1})
 		return len(hits) > 0, err
@@ -97,7 +98,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	}
 	if len(unknown) > 0 {
 		fmt.Fprintf(stderr, "somni-sidecar recall: --types %q: no memory has that type; use %s\n",
-			strings.Join(unknown, ","), sidecar.RecallTypesHelp())
+			strings.Join(unknown, ","), worktools.RecallTypesHelp())
 		return 2
 	}
 	hits, err := ix.Search(ctx, types.Narrow(index.Query{Text: query, Limit: limit}))
@@ -106,7 +107,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 		return 1
 	}
 	// what the recall tool shows the model: no hit barely above noise
-	hits = sidecar.Evident(types.Filter(hits, limit))
+	hits = worktools.Evident(types.Filter(hits, limit))
 	// A person at a terminal opens the files: absolute paths here, a team
 	// pool's named by its origin.
 	show := func(p string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/digest"
 	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/worktools"
 )
 
 type digestParams struct {
@@ -27,13 +28,13 @@ type digestResult struct {
 // stated, the intentions its tool calls named) and the session's ring (what
 // was hinted and recalled). It reads; it writes nothing and calls no model.
 func (s *Server) sessionDigest(ctx context.Context, p digestParams) (any, error) {
-	current, _, err := s.gatherTurns(ctx, p.SessionID)
+	current, _, err := worktools.Turns(ctx, s.logs, s.log, p.SessionID)
 	if err != nil {
 		return nil, fmt.Errorf("session.digest: %w", err)
 	}
 	turns := make([]digest.Turn, len(current))
 	for i, t := range current {
-		turns[i] = digest.Turn{Role: t.role, At: t.at, Text: t.text, Call: t.call, Result: t.result}
+		turns[i] = digest.Turn{Role: t.Role, At: t.At, Text: t.Text, Call: t.Call, Result: t.Result}
 	}
 	d := digest.Digest{Statements: digest.Statements(turns)}
 	if d.Intentions, err = digestIntentions(ctx, s.store, digest.IntentionIDs(turns)); err != nil {

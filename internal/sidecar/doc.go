@@ -1,16 +1,13 @@
 // Package sidecar binds the JSON-RPC method table of the somni sidecar to
-// memory, the recall index, association, the dreamer and the work tools. The
-// MCP server (internal/mcpserver) serves the same handlers.
+// memory, the recall index, association, the dreamer and the work tools
+// (package worktools). The MCP server (internal/mcpserver) serves the same
+// handlers.
 //
 // Map:
 //
 //	server.go        Config and Server: opening the store, the index and the dreamer; lifecycle
 //	methods.go       the method table (ping, session.*, index.*, prompt.build, assoc.*, tools.*, sleep.*; memory.* from tab.go, team.list and share.* from share.go, profile.* and sleep.diaries from resources.go)
-//	tools.go         the work tools: argument structs (their schemas) and handlers; package present writes their answers
-//	evident.go       Evident: which ranked hits are worth showing (the tools and the CLI)
-//	recalltypes.go   the one parser of recall `types` (tools and the CLI)
-//	dates.go         day arguments in words, resolved on the server's clock and zone
-//	conversation.go  search_recent_conversation over the live session logs
+//	tools.go         the work tools (package worktools) bound to the server's store, logs and index, share_memory beside them; the tab's search
 //	digest.go        session.digest: this session's memory for a compaction summary (internal/digest renders it)
 //	tab.go           memory.*: the web Memory tab's methods, bound to package browse, the mounted team pools read-only beside the personal memory
 //	tab_export.go    memory.export: the memory's archive (package export) for the tab to download, bounded

@@ -421,7 +421,7 @@ type callParams struct {
 
 func (s *Server) toolsCall(ctx context.Context, p callParams) (any, error) {
 	trace := &toolTrace{}
-	text, err := s.tools.Call(ctx, p.Name, ToolEnv{SessionID: p.SessionID, UserID: p.UserID, trace: trace}, p.Args)
+	text, err := s.tools.Call(ctx, p.Name, ToolEnv{SessionID: p.SessionID, UserID: p.UserID, Trace: traced{trace}}, p.Args)
 	if err == nil {
 		s.tab.noteTool(p.SessionID, p.Name, trace)
 	}

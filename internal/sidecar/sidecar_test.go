@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/testutil"
@@ -93,53 +92,6 @@ func TestSplitList(t *testing.T) {
 	for _, tc := range lists {
 		if got := splitList(tc.in); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("splitList(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestFitBudgetKeepsNewest(t *testing.T) {
-	mk := func(n int, text string) []turn {
-		ts := make([]turn, n)
-		for i := range ts {
-			ts[i] = turn{text: text, at: "2026-11-30T01:00:00", seq: n - i} // newest first
-		}
-		return ts
-	}
-	long := strings.Repeat("字", 5000)
-	tests := []struct {
-		name      string
-		in        []turn
-		budget    int
-		wantN     int
-		firstCut  bool
-		wantLeft0 bool
-	}{
-		{"all fit", mk(3, "hello"), 1000, 3, false, false},
-		{"budget stops later turns", mk(10, strings.Repeat("x", 100)), 400, 3, false, false},
-		{"newest too long is cut, not dropped", mk(2, long), 500, 1, true, true},
-		{"zero budget", mk(2, "hi"), 0, 0, false, true},
-	}
-	for _, tc := range tests {
-		got, left := fitBudget(tc.in, tc.budget)
-		if len(got) != tc.wantN {
-			t.Errorf("%s: kept %d, want %d", tc.name, len(got), tc.wantN)
-			continue
-		}
-		if tc.wantN > 0 && got[0].seq != tc.in[0].seq {
-			t.Errorf("%s: newest turn not first", tc.name)
-		}
-		if tc.firstCut && !strings.HasSuffix(got[0].text, "…") {
-			t.Errorf("%s: first turn not cut: %d runes", tc.name, len([]rune(got[0].text)))
-		}
-		if tc.wantLeft0 && left > 0 {
-			t.Errorf("%s: budget left %d", tc.name, left)
-		}
-		total := 0
-		for _, g := range got {
-			total += len([]rune(g.text))
-		}
-		if total > tc.budget {
-			t.Errorf("%s: %d runes exceed budget %d", tc.name, total, tc.budget)
 		}
 	}
 }
@@ -386,22 +338,5 @@ func TestSessionKey(t *testing.T) {
 		if got := sessionKey([]byte(tc.params)); got != tc.want {
 			t.Errorf("sessionKey(%s) = %q, want %q", tc.params, got, tc.want)
 		}
-	}
-}
-
-// TestParseRecallTypes: every kind and entry type named counts (the CLI once
-// kept only the last entry type), in any case, with plurals and CJK commas.
-func TestParseRecallTypes(t *testing.T) {
-	got := ParseRecallTypes(" [Skills, episode，howto, 'Gotcha']")
-	if !reflect.DeepEqual(got.Kinds, []string{index.KindSkill, index.KindEpisode}) ||
-		!reflect.DeepEqual(got.EntryTypes, []string{"howto", "gotcha"}) {
-		t.Fatalf("ParseRecallTypes = %+v", got)
-	}
-	q := got.Narrow(index.Query{Limit: 4})
-	if q.EntryType != "" || q.Limit != 4*entryTypeOverfetch {
-		t.Errorf("two entry types: query = %+v, want no index filter and a widened limit", q)
-	}
-	if q := ParseRecallTypes("howto").Narrow(index.Query{Limit: 4}); q.EntryType != "howto" || q.Limit != 4 {
-		t.Errorf("one entry type: query = %+v, want the index to filter", q)
 	}
 }

@@ -1,8 +1,9 @@
-package sidecar
+package worktools
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -27,30 +28,30 @@ type convArgs struct {
 	Limit int    `json:"limit" desc:"1-50" default:"20" clamp:"1,50"`
 }
 
-// turn is one block of a session log.
-type turn struct {
-	log     string // log file base name
-	role    string // user | agent | tool
-	speaker string
-	when    time.Time
-	at      string // header time as written
-	text    string
-	call    string // tool turns: the call and its result as logged
-	result  string
+// Turn is one block of a session log.
+type Turn struct {
+	Log     string // log file base name
+	Role    string // user | agent | tool
+	Speaker string
+	When    time.Time
+	At      string // header time as written
+	Text    string
+	Call    string // tool turns: the call and its result as logged
+	Result  string
 	seq     int // order across all gathered turns, ascending = older
 }
 
 // searchRecentConversation searches the current session first (its logs by
 // chat_id, open, rotated or archived), then older logs of other sessions.
 // The char budget is spent newest-first, so the newest turns always survive.
-func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a convArgs) (string, error) {
-	current, older, err := s.gatherTurns(ctx, env.SessionID)
+func (s *tools) searchRecentConversation(ctx context.Context, env Env, a convArgs) (string, error) {
+	current, older, err := Turns(ctx, s.Logs, s.Log, env.SessionID)
 	if err != nil {
 		return "", err
 	}
-	env.trace.recall(a.Query, nil)
+	env.recall(a.Query, nil)
 	query := strings.TrimSpace(a.Query)
-	var curSel, oldSel []turn
+	var curSel, oldSel []Turn
 	if query == "" {
 		curSel = newestTurns(current, a.Limit)
 		oldSel = newestTurns(older, a.Limit-len(curSel))
@@ -64,7 +65,7 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 			}
 		}
 	}
-	budget := s.cfg.ConvCharBudget
+	budget := s.ConvCharBudget
 	curSel, budget = fitBudget(curSel, budget)
 	oldSel, _ = fitBudget(oldSel, budget)
 	var parts []present.Conversation
@@ -77,25 +78,26 @@ func (s *Server) searchRecentConversation(ctx context.Context, env ToolEnv, a co
 
 // shownTurns are turns as the answer shows them: a listing (no query)
 // reads oldest to newest, a search best match first.
-func shownTurns(ts []turn, query string) []present.Turn {
+func shownTurns(ts []Turn, query string) []present.Turn {
 	if query == "" {
 		sort.SliceStable(ts, func(i, j int) bool { return ts[i].seq < ts[j].seq })
 	}
 	out := make([]present.Turn, len(ts))
 	for i, t := range ts {
-		who := t.role
-		if t.speaker != "" {
-			who += ":" + t.speaker
+		who := t.Role
+		if t.Speaker != "" {
+			who += ":" + t.Speaker
 		}
-		out[i] = present.Turn{Who: who, At: t.at, Text: t.text}
+		out[i] = present.Turn{Who: who, At: t.At, Text: t.Text}
 	}
 	return out
 }
 
-// gatherTurns reads the newest logs and splits their turns into the current
-// session's and everyone else's, each ordered oldest to newest.
-func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, older []turn, err error) {
-	files, err := s.logs.Files(ctx, true)
+// Turns reads the newest logs and splits their turns into the session's
+// and everyone else's, each ordered oldest to newest: what
+// search_recent_conversation searches and session.digest reads.
+func Turns(ctx context.Context, logs *sessionlog.Logs, log *slog.Logger, sessionID string) (current, older []Turn, err error) {
+	files, err := logs.Files(ctx, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("search_recent_conversation: %w", err)
 	}
@@ -107,22 +109,22 @@ func (s *Server) gatherTurns(ctx context.Context, sessionID string) (current, ol
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		l, err := s.logs.Read(f)
+		l, err := logs.Read(f)
 		if err != nil {
-			s.log.Debug("search_recent_conversation: skip log", "path", f, "err", err)
+			log.Debug("search_recent_conversation: skip log", "path", f, "err", err)
 			continue
 		}
 		mine := sessionID != "" && l.ChatID() == sessionID
 		for _, blk := range l.Blocks {
-			t := turn{log: filepath.Base(l.Path), role: blk.Role, speaker: blk.Speaker, at: blk.Time, call: blk.Call, result: blk.Result, seq: seq}
+			t := Turn{Log: filepath.Base(l.Path), Role: blk.Role, Speaker: blk.Speaker, At: blk.Time, Call: blk.Call, Result: blk.Result, seq: seq}
 			seq++
-			t.when = blk.When()
+			t.When = blk.When()
 			if blk.Role == "tool" {
-				t.text = toolTurnText(blk)
+				t.Text = toolTurnText(blk)
 			} else {
-				t.text = strings.TrimSpace(blk.Text)
+				t.Text = strings.TrimSpace(blk.Text)
 			}
-			if t.text == "" {
+			if t.Text == "" {
 				continue
 			}
 			if mine {
@@ -153,8 +155,8 @@ func toolTurnText(b sessionlog.Block) string {
 }
 
 // newestTurns returns up to n turns, newest first.
-func newestTurns(ts []turn, n int) []turn {
-	var out []turn
+func newestTurns(ts []Turn, n int) []Turn {
+	var out []Turn
 	for i := len(ts) - 1; i >= 0 && len(out) < n; i-- {
 		out = append(out, ts[i])
 	}
@@ -163,7 +165,7 @@ func newestTurns(ts []turn, n int) []turn {
 
 // rankTurns scores turns against query with the index's hybrid scorer and
 // returns the best n, best first.
-func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) ([]turn, error) {
+func (s *tools) rankTurns(ctx context.Context, query string, ts []Turn, n int) ([]Turn, error) {
 	if len(ts) == 0 || n <= 0 {
 		return nil, nil
 	}
@@ -173,7 +175,7 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 	}
 	its := make([]index.Turn, len(ts))
 	for i, t := range ts {
-		its[i] = index.Turn{Path: fmt.Sprintf("#%d", i), Session: t.log, Role: t.role, Text: t.text, When: t.when}
+		its[i] = index.Turn{Path: fmt.Sprintf("#%d", i), Session: t.Log, Role: t.Role, Text: t.Text, When: t.When}
 	}
 	// index.TurnDocs keeps the role out of scoring (as a name it matched
 	// every turn for "user") and lets a reply be found through the turn it
@@ -182,7 +184,7 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 	if err != nil {
 		return nil, fmt.Errorf("search_recent_conversation: %w", err)
 	}
-	out := make([]turn, 0, len(hits))
+	out := make([]Turn, 0, len(hits))
 	for _, h := range hits {
 		var i int
 		if _, err := fmt.Sscanf(h.Doc.Path, "#%d", &i); err == nil && i >= 0 && i < len(ts) {
@@ -195,14 +197,14 @@ func (s *Server) rankTurns(ctx context.Context, query string, ts []turn, n int) 
 // fitBudget keeps turns in priority order (newest or best first) while they
 // fit in budget runes; the first turn is cut to fit rather than dropped, so
 // the newest (or best) turn is always shown. It returns the budget left.
-func fitBudget(ts []turn, budget int) ([]turn, int) {
-	var out []turn
+func fitBudget(ts []Turn, budget int) ([]Turn, int) {
+	var out []Turn
 	for i, t := range ts {
-		t.text = textcut.Clip(textcut.OneLine(t.text), convTurnChars, " …")
-		n := len([]rune(t.text)) + len(t.at) + 12
+		t.Text = textcut.Clip(textcut.OneLine(t.Text), convTurnChars, " …")
+		n := len([]rune(t.Text)) + len(t.At) + 12
 		if n > budget {
 			if i == 0 && budget > 40 {
-				t.text = textcut.Clip(t.text, budget-len(t.at)-14, " …")
+				t.Text = textcut.Clip(t.Text, budget-len(t.At)-14, " …")
 				out = append(out, t)
 				budget = 0
 			}

@@ -1,4 +1,4 @@
-package sidecar
+package worktools
 
 import (
 	"errors"
@@ -16,12 +16,12 @@ import (
 // the user reading along) sees which day was understood. An empty v is no
 // date; one that is not a date is the caller's mistake (-32602), naming
 // what was not understood.
-func (s *Server) dayArg(name, v string) (day time.Time, echo string, err error) {
+func (s *tools) dayArg(name, v string) (day time.Time, echo string, err error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}, "", nil
 	}
-	day, err = dates.Resolve(v, s.now())
+	day, err = dates.Resolve(v, s.Now())
 	var de *dates.Error
 	if errors.As(err, &de) {
 		return time.Time{}, "", &toolspec.ArgError{Arg: name, Msg: de.Error()}

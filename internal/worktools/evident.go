@@ -1,4 +1,4 @@
-package sidecar
+package worktools
 
 import "github.com/somni-dev/somni/internal/index"
 

@@ -1,4 +1,4 @@
-package sidecar
+package worktools
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ type RecallTypes struct {
 // brackets and quotes, any case); an empty list asks for everything.
 func ParseRecallTypes(list string) RecallTypes {
 	var t RecallTypes
-	for _, w := range splitList(strings.ToLower(list)) {
+	for _, w := range memory.SplitList(strings.ToLower(list)) {
 		if k, ok := index.ParseKind(w); ok {
 			t.Kinds = append(t.Kinds, k)
 		} else {
