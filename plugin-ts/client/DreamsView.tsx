@@ -64,24 +64,25 @@ export function DreamsView({ api, t, open }: ViewProps) {
   const dreams = value?.dreams ?? [];
   return (
     <div data-testid="somni-dreams">
-      <div className="somni-row">
-        <button className="somni-btn" disabled={sleeping} onClick={start} data-testid="somni-dream-now">{t('dreams.now')}</button>
-        {sleeping && <button className="somni-btn" onClick={() => void api.dreamCancel().catch((e: unknown) => setErr(String(e)))}>{t('dreams.cancel')}</button>}
+      <div className="somni-bar">
+        <button className="somni-btn somni-btn-primary" disabled={sleeping} onClick={start} data-testid="somni-dream-now">{t('dreams.now')}</button>
+        {sleeping && <button className="somni-btn somni-btn-danger" onClick={() => void api.dreamCancel().catch((e: unknown) => setErr(String(e)))}>{t('dreams.cancel')}</button>}
         <button className="somni-btn" onClick={reload}>{t('refresh')}</button>
-        {sleeping && <span data-testid="somni-dreaming">{status?.step !== undefined && status.maxSteps ? t('dreams.running', { step: status.step, max: status.maxSteps }) : t('dreams.runningNoStep')}</span>}
+        {sleeping && <span className="somni-row somni-small somni-secondary" data-testid="somni-dreaming"><span className="somni-spinner" />{status?.step !== undefined && status.maxSteps ? t('dreams.running', { step: status.step, max: status.maxSteps }) : t('dreams.runningNoStep')}</span>}
         {status && !sleeping && <span className="somni-muted somni-small">{t('dreams.pending', { n: status.pendingLogs })}</span>}
       </div>
-      {status?.last && !sleeping && <div className="somni-muted somni-small" data-testid="somni-dream-last">{t('dreams.last', { status: wordFor('dreamStatus', status.last.status, t), summary: status.last.summary || status.last.reason })}</div>}
+      {status?.last && !sleeping && <div className="somni-list-head" data-testid="somni-dream-last">{t('dreams.last', { status: wordFor('dreamStatus', status.last.status, t), summary: status.last.summary || status.last.reason })}</div>}
       {err && <div className="somni-error" role="alert">{err}</div>}
-      <Status t={t} error={error} loading={loading} empty={dreams.length === 0} />
+      <Status t={t} error={error} loading={loading} empty={dreams.length === 0} title="dreams.empty" hint="dreams.emptyHint" />
       {dreams.map((d) => (
         <div className="somni-card" key={d.id} data-testid="somni-dream">
           <div className="somni-row">
-            <strong>{fmtTime(d.started, t)}</strong>
-            <span className="somni-badge">{d.trigger}</span>
-            <span className="somni-badge">{wordFor('dreamStatus', d.status, t)}</span>
+            <span className="somni-title">{fmtTime(d.started, t)}</span>
+            <span className="somni-badge">{wordFor('dreamTrigger', d.trigger, t)}</span>
+            <span className={`somni-badge${d.status === 'deep_sleep' ? ' somni-badge-ok' : d.status === 'error' ? ' somni-badge-warn' : ''}`}>{wordFor('dreamStatus', d.status, t)}</span>
             <span className="somni-muted somni-small">{t('dreams.duration', { s: (d.durationMs / 1000).toFixed(1) })} · {t('dreams.tokens', { n: d.tokens })}</span>
-            {d.changes.some((c) => c.undoable) && <><span className="somni-spacer" /><button className="somni-btn" disabled={busy !== ''} onClick={() => void undo(d)} data-testid="somni-dream-undo">{t('dreams.undoDream')}</button></>}
+            {/* Offered while something of it is left to undo (what this view undid is done). */}
+            {d.changes.some((c) => c.undoable && !undone[d.id]?.some((u) => u.path === c.path && (u.outcome === 'reverted' || u.outcome === 'gone'))) && <><span className="somni-spacer" /><button className="somni-btn" disabled={busy !== ''} onClick={() => void undo(d)} data-testid="somni-dream-undo">{t('dreams.undoDream')}</button></>}
           </div>
           {(['created', 'updated', 'archived'] as const).map((k) => d[k].length > 0 && (
             <div className="somni-row somni-small" key={k}>
@@ -114,7 +115,7 @@ export function DreamsView({ api, t, open }: ViewProps) {
 function Undone({ list, t, open }: { list: DreamUndone[]; t: T; open: (path: string) => void }) {
   if (list.length === 0) return <div className="somni-muted somni-small" data-testid="somni-undone">{t('dreams.undo.nothing')}</div>;
   return (
-    <ul className="somni-small" data-testid="somni-undone">
+    <ul className="somni-small somni-note" data-testid="somni-undone" style={{ paddingLeft: 28 }}>
       {list.map((u) => (
         <li key={u.path} className={u.outcome === 'reverted' ? 'somni-ok' : u.outcome === 'refused' ? 'somni-error' : u.outcome === 'gone' ? 'somni-muted' : undefined} data-outcome={u.outcome} data-path={u.path}>
           <button className="somni-link" onClick={() => open(u.now || u.path)}>{u.path}</button>{' — '}
@@ -130,9 +131,9 @@ function Undone({ list, t, open }: { list: DreamUndone[]; t: T; open: (path: str
 
 function Diff({ text }: { text: string }) {
   return (
-    <pre className="somni-pre" data-testid="somni-diff">
+    <pre className="somni-code" data-testid="somni-diff">
       {text.split('\n').map((line, i) => (
-        <div key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'somni-diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'somni-diff-del' : undefined}>{line || ' '}</div>
+        <div key={i} className={line.startsWith('+') && !line.startsWith('+++') ? 'somni-diff-add' : line.startsWith('-') && !line.startsWith('---') ? 'somni-diff-del' : /^(@@|\+\+\+|---)/.test(line) ? 'somni-diff-meta' : undefined}>{line || ' '}</div>
       ))}
     </pre>
   );

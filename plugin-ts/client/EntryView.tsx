@@ -41,8 +41,8 @@ export function EntryView({ api, t, open, path, back }: ViewProps & { path: stri
     });
   return (
     <div data-testid="somni-entry">
-      <div className="somni-row">
-        <button className="somni-btn" onClick={back}>{t('entry.back')}</button>
+      <div className="somni-bar">
+        <button className="somni-btn somni-btn-ghost" onClick={back}>{t('entry.back')}</button>
         <span className="somni-small somni-muted">{entry?.origin ? `${t('origin.team', { team: entry.origin.team })} · ${entry.origin.path}` : path}</span>
       </div>
       <Status t={t} error={error} loading={loading} empty={!entry} />
@@ -61,9 +61,9 @@ export function EntryView({ api, t, open, path, back }: ViewProps & { path: stri
       {entry && edit && !edit.conflict && (
         <div>
           <textarea className="somni-textarea" data-testid="somni-editor" value={edit.draft} onChange={(e) => setEdit({ ...edit, draft: e.target.value })} />
-          <div className="somni-row">
-            <button className="somni-btn" disabled={busy} onClick={() => save(edit.draft, edit.base)}>{t('entry.save')}</button>
-            <button className="somni-btn" disabled={busy} onClick={() => setEdit(null)}>{t('entry.cancel')}</button>
+          <div className="somni-row" style={{ justifyContent: 'flex-end', marginTop: 8 }}>
+            <button className="somni-btn somni-btn-ghost" disabled={busy} onClick={() => setEdit(null)}>{t('entry.cancel')}</button>
+            <button className="somni-btn somni-btn-primary" disabled={busy} onClick={() => save(edit.draft, edit.base)}>{t('entry.save')}</button>
           </div>
         </div>
       )}
@@ -74,10 +74,10 @@ export function EntryView({ api, t, open, path, back }: ViewProps & { path: stri
             <div><div className="somni-small somni-muted">{t('entry.yours')}</div>
               <textarea className="somni-textarea" data-testid="somni-mine" value={edit.draft} onChange={(e) => setEdit({ ...edit, draft: e.target.value })} /></div>
             <div><div className="somni-small somni-muted">{t('entry.disk')}</div>
-              <pre className="somni-pre somni-card" data-testid="somni-disk">{edit.conflict.current}</pre></div>
+              <pre className="somni-code" data-testid="somni-disk" style={{ marginTop: 0 }}>{edit.conflict.current}</pre></div>
           </div>
-          <div className="somni-row">
-            <button className="somni-btn" disabled={busy} onClick={() => edit.conflict && save(edit.draft, edit.conflict.version)}>{t('entry.keepMine')}</button>
+          <div className="somni-row" style={{ marginTop: 8 }}>
+            <button className="somni-btn somni-btn-primary" disabled={busy} onClick={() => edit.conflict && save(edit.draft, edit.conflict.version)}>{t('entry.keepMine')}</button>
             <button className="somni-btn" disabled={busy} onClick={() => { setEdit(null); reload(); }}>{t('entry.takeDisk')}</button>
           </div>
         </div>
@@ -105,8 +105,8 @@ function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: 
   const active = !entry.archived && !origin;
   return (
     <div>
-      <div className="somni-row" style={{ margin: '8px 0' }}>
-        <strong style={{ fontSize: 15 }}>{entry.name}</strong>
+      <div className="somni-row" style={{ margin: '4px 0 8px' }}>
+        <span className="somni-title somni-entry-title">{entry.name}</span>
         <span className="somni-badge">{kindLabel(entry.kind, t)}</span>
         {origin && <span className="somni-badge somni-badge-team" data-testid="somni-origin">{originLabel(origin, t)}</span>}
         {entry.archived && <span className="somni-badge">{t('browse.archived')}</span>}
@@ -114,14 +114,14 @@ function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: 
         {active && <button className="somni-btn" disabled={busy} onClick={onEdit}>{t('entry.edit')}</button>}
         {active && <button className="somni-btn" disabled={busy} onClick={onPin}>{entry.pinned ? t('entry.unpin') : t('entry.pin')}</button>}
         {active && <button className="somni-btn somni-btn-danger" disabled={busy} onClick={onForget}>{t('entry.forget')}</button>}
-        {entry.archived && !origin && entry.kind !== 'intention' && <button className="somni-btn" disabled={busy} onClick={onRestore} data-testid="somni-restore">{t('entry.restore')}</button>}
+        {entry.archived && !origin && entry.kind !== 'intention' && <button className="somni-btn somni-btn-primary" disabled={busy} onClick={onRestore} data-testid="somni-restore">{t('entry.restore')}</button>}
         <button className="somni-btn" onClick={() => download(entry)} data-testid="somni-download">{t('entry.download')}</button>
       </div>
       {origin && <div className="somni-note somni-muted somni-small" data-testid="somni-readonly">{t('entry.teamReadOnly', { team: origin.team, path: origin.path })}</div>}
       {entry.strength.length > 0 && (
-        <div className="somni-row somni-small" style={{ alignItems: 'center' }}><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
+        <div className="somni-row somni-small"><span className="somni-muted">{t('entry.strength')}</span><Sparkline points={entry.strength} /></div>
       )}
-      {description && <div data-testid="somni-description">{description}</div>}
+      {description && <div className="somni-secondary" data-testid="somni-description" style={{ margin: '4px 0' }}>{description}</div>}
       {/* The header's raw keys (stability, score, last_decay …) are for whoever wants them, not the entry's face. */}
       <details className="somni-small" data-testid="somni-details">
         <summary className="somni-muted">{t('entry.details')}</summary>
@@ -130,7 +130,7 @@ function Shown({ entry, t, busy, onEdit, onPin, onForget, onRestore }: { entry: 
         </dl>
       </details>
       {/* renderMarkdown escapes raw HTML and unsafe links: the file is user-editable. */}
-      <div className="somni-md" data-testid="somni-body" dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.body) }} />
+      <div className="somni-md" data-testid="somni-body" style={{ marginTop: 12 }} dangerouslySetInnerHTML={{ __html: renderMarkdown(entry.body) }} />
     </div>
   );
 }

@@ -26,6 +26,7 @@ export function MemoryView({ sessionId, t, api }: MemoryViewProps) {
   const props = { api, t, open };
   return (
     <div className="somni-root" data-testid="somni-memory">
+      <div className="somni-page">
       <nav className="somni-nav" role="tablist">
         {PANES.map((p) => (
           <button key={p} role="tab" aria-selected={!path && pane === p} data-pane={p} onClick={() => { setPane(p); setPath(null); }}>
@@ -40,6 +41,7 @@ export function MemoryView({ sessionId, t, api }: MemoryViewProps) {
         : pane === 'team' ? <TeamView {...props} />
         : pane === 'dreams' ? <DreamsView {...props} />
         : <HealthView {...props} />}
+      </div>
     </div>
   );
 }

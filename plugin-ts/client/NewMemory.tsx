@@ -24,19 +24,21 @@ export function NewMemory({ api, t, open, cancel }: ViewProps & { cancel: () => 
     }
   };
   return (
-    <form className="somni-card" data-testid="somni-new" onSubmit={(e) => { e.preventDefault(); void save(); }}>
-      <div className="somni-filters">
-        <input aria-label={t('new.name')} placeholder={t('new.name')} value={draft.name} onChange={set('name')} required />
-        <select aria-label={t('new.type')} value={draft.type} onChange={set('type')}>
+    <form className="somni-form" data-testid="somni-new" onSubmit={(e) => { e.preventDefault(); void save(); }}>
+      <div className="somni-title">{t('new.open')}</div>
+      <div className="somni-filter-row">
+        <input className="somni-input" aria-label={t('new.name')} placeholder={t('new.name')} value={draft.name} onChange={set('name')} required style={{ width: 220 }} />
+        {/* DSH's own select (Settings → Models): no browser face, its chevron. */}
+        <select className="somni-select" aria-label={t('new.type')} value={draft.type} onChange={set('type')}>
           {TYPES.map((ty) => <option key={ty} value={ty}>{ty}</option>)}
         </select>
-        <input aria-label={t('new.description')} placeholder={t('new.description')} value={draft.description} onChange={set('description')} required style={{ flex: 1, minWidth: 240 }} />
+        <input className="somni-input" aria-label={t('new.description')} placeholder={t('new.description')} value={draft.description} onChange={set('description')} required style={{ flex: 1, minWidth: 240 }} />
       </div>
-      <textarea className="somni-textarea" aria-label={t('new.body')} placeholder={t('new.body')} value={draft.body} onChange={set('body')} style={{ minHeight: 120 }} />
-      {error && <div className="somni-error" role="alert">{error}</div>}
-      <div className="somni-row">
-        <button className="somni-btn" type="submit" disabled={busy}>{t('entry.save')}</button>
-        <button className="somni-btn" type="button" disabled={busy} onClick={cancel}>{t('entry.cancel')}</button>
+      <textarea className="somni-textarea" aria-label={t('new.body')} placeholder={t('new.body')} value={draft.body} onChange={set('body')} style={{ minHeight: 140 }} />
+      {error && <div className="somni-error" role="alert" style={{ margin: 0 }}>{error}</div>}
+      <div className="somni-row" style={{ justifyContent: 'flex-end' }}>
+        <button className="somni-btn somni-btn-ghost" type="button" disabled={busy} onClick={cancel}>{t('entry.cancel')}</button>
+        <button className="somni-btn somni-btn-primary" type="submit" disabled={busy}>{t('entry.save')}</button>
       </div>
     </form>
   );

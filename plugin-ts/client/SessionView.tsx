@@ -15,20 +15,20 @@ export function SessionView({ api, t, open, sessionId }: ViewProps & { sessionId
   const events = value?.events ?? [];
   return (
     <div data-testid="somni-session">
-      <div className="somni-row">
+      <div className="somni-bar">
         <button className="somni-btn" onClick={reload}>{t('refresh')}</button>
       </div>
-      <Status t={t} error={error} loading={loading} empty={events.length === 0} />
+      <Status t={t} error={error} loading={loading} empty={events.length === 0} title="session.empty" hint="session.emptyHint" />
       {events.map((e, i) => (
         <div className="somni-card" key={`${e.time}-${i}`} data-kind={e.kind}>
           <div className="somni-row">
             <span className={`somni-badge somni-badge-${e.kind}`}>{labelOf(e.kind, t)}</span>
-            {e.tool && <span className="somni-small">{wordFor('tool', e.tool, t)}</span>}
+            {e.tool && <span className="somni-small somni-secondary">{wordFor('tool', e.tool, t)}</span>}
             {e.turn !== undefined && <span className="somni-muted somni-small" data-testid="somni-turn">{t('session.turn', { n: e.turn, said: e.turnSaid ?? '' })}</span>}
             <span className="somni-spacer" />
             <span className="somni-muted somni-small">{fmtTime(e.time, t)}</span>
           </div>
-          {e.query && <div className="somni-muted somni-small">{t('session.query', { query: e.query })}</div>}
+          {e.query && <div className="somni-muted somni-small" style={{ overflowWrap: 'anywhere' }}>{t('session.query', { query: e.query })}</div>}
           {e.kind === 'compaction' ? <CarriedBlock text={e.text} t={t} /> : e.text && <div className="somni-pre">{e.text}</div>}
           {e.items.map((it) => (
             <div className="somni-row somni-small" key={it.path || it.name}>

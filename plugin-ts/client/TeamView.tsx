@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import type { ShareProposal, SharedEntry, TeamPool } from '../src/memory-wire.js';
-import { Status, fmtTime, useLoad, type ViewProps } from './common.js';
+import { Empty, Status, fmtTime, useLoad, type ViewProps } from './common.js';
 import type { T } from './locale.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -27,21 +27,16 @@ export function TeamView({ api, t }: ViewProps) {
   };
   return (
     <div data-testid="somni-team">
-      <div className="somni-row"><button className="somni-btn" onClick={() => { setNote(null); reload(); }}>{t('refresh')}</button></div>
+      <div className="somni-bar"><button className="somni-btn" onClick={() => { setNote(null); reload(); }}>{t('refresh')}</button></div>
       {note && <div className={note.ok ? 'somni-ok' : 'somni-error'} role="status" data-testid="somni-team-note">{note.text}</div>}
       <Status t={t} error={error} loading={loading} empty={!value} />
       {value && (
         <>
-          <h4>{t('team.pools')}</h4>
-          {teams.length === 0 && (
-            <div className="somni-card" data-testid="somni-no-pools">
-              <div>{t('team.noPools')}</div>
-              <div className="somni-muted somni-small">{t('team.howMount')}</div>
-            </div>
-          )}
+          <h3 className="somni-h">{t('team.pools')}</h3>
+          {teams.length === 0 && <Empty t={t} title="team.noPools" hint="team.howMount" testid="somni-no-pools" />}
           {teams.map((p) => <PoolCard key={p.name} pool={p} t={t} />)}
-          <h4>{t('team.proposals')}</h4>
-          {proposals.length === 0 && <div className="somni-muted" data-testid="somni-no-proposals">{t('team.noProposals')}</div>}
+          <h3 className="somni-h">{t('team.proposals')}</h3>
+          {proposals.length === 0 && <Empty t={t} title="team.noProposalsTitle" hint="team.noProposals" testid="somni-no-proposals" />}
           {proposals.map((p) => <ProposalCard key={p.id} p={p} t={t} api={api} pool={teams.find((x) => x.name === p.team)} done={done} />)}
         </>
       )}
@@ -53,7 +48,7 @@ function PoolCard({ pool, t }: { pool: TeamPool; t: T }) {
   return (
     <div className="somni-card" data-testid="somni-pool" data-team={pool.name}>
       <div className="somni-row">
-        <strong>{pool.name}</strong>
+        <span className="somni-title">{pool.name}</span>
         <span className="somni-badge somni-badge-team">{pool.cloned ? t('team.clonedPool') : t('team.folderPool')}</span>
         <span className="somni-badge">{pool.entries === 1 ? t('team.oneEntry') : t('team.entries', { n: pool.entries })}</span>
       </div>
@@ -94,7 +89,7 @@ function ProposalCard({ p, t, api, pool, done }: { p: ShareProposal; t: T; api: 
   return (
     <div className="somni-card" data-testid="somni-proposal" data-id={p.id}>
       <div className="somni-row">
-        <strong>{p.name}</strong>
+        <span className="somni-title">{p.name}</span>
         <span className="somni-badge somni-badge-team">{t('origin.team', { team: p.team })}</span>
         {p.type && <span className="somni-badge">{p.type}</span>}
         <span className="somni-spacer" />
@@ -103,22 +98,22 @@ function ProposalCard({ p, t, api, pool, done }: { p: ShareProposal; t: T; api: 
       {error && <div className="somni-error" role="alert" data-testid="somni-proposal-error">{error}</div>}
       {draft ? (
         <form onSubmit={(e) => { e.preventDefault(); void approve(draft); }}>
-          <div className="somni-filters" style={{ marginTop: 6 }}>
-            <input aria-label={t('team.description')} placeholder={t('team.description')} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} required style={{ flex: 1, minWidth: 240 }} />
+          <div className="somni-filter-row" style={{ margin: '8px 0' }}>
+            <input className="somni-input" aria-label={t('team.description')} placeholder={t('team.description')} value={draft.description} onChange={(e) => setDraft({ ...draft, description: e.target.value })} required style={{ flex: 1, minWidth: 240 }} />
           </div>
           <textarea className="somni-textarea" aria-label={t('team.body')} data-testid="somni-proposal-body" value={draft.body} onChange={(e) => setDraft({ ...draft, body: e.target.value })} style={{ minHeight: 120 }} />
-          <div className="somni-row" style={{ marginTop: 6 }}>
-            <button className="somni-btn" type="submit" disabled={busy}>{t('team.approveEdited')}</button>
-            <button className="somni-btn" type="button" disabled={busy} onClick={() => setDraft(null)}>{t('entry.cancel')}</button>
+          <div className="somni-row" style={{ marginTop: 8 }}>
+            <button className="somni-btn somni-btn-primary" type="submit" disabled={busy}>{t('team.approveEdited')}</button>
+            <button className="somni-btn somni-btn-ghost" type="button" disabled={busy} onClick={() => setDraft(null)}>{t('entry.cancel')}</button>
           </div>
         </form>
       ) : (
         <>
-          {p.description && <div data-testid="somni-proposal-description">{p.description}</div>}
+          {p.description && <div className="somni-secondary" data-testid="somni-proposal-description">{p.description}</div>}
           {/* The model's Markdown: rendered like an entry's body, raw HTML escaped. */}
           <div className="somni-md somni-small" dangerouslySetInnerHTML={{ __html: renderMarkdown(p.body) }} />
-          <div className="somni-row">
-            <button className="somni-btn" disabled={busy} onClick={() => void approve()}>{t('team.approve')}</button>
+          <div className="somni-row" style={{ marginTop: 8 }}>
+            <button className="somni-btn somni-btn-primary" disabled={busy} onClick={() => void approve()}>{t('team.approve')}</button>
             <button className="somni-btn" disabled={busy} onClick={() => setDraft({ description: p.description, body: p.body })}>{t('team.edit')}</button>
             <button className="somni-btn somni-btn-danger" disabled={busy} onClick={reject}>{t('team.reject')}</button>
           </div>

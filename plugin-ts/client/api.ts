@@ -3,7 +3,7 @@
  * resolves to a value or throws an Error carrying the host's message: views show it as it is.
  */
 import { MEMORY_NAMESPACE } from '../src/memory-wire.js';
-import type { DreamStatus, Dream, DreamUndone, MemoryEntry, MemoryExport, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent, ShareProposal, SharedEntry, TeamPool } from '../src/memory-wire.js';
+import type { DreamStatus, Dream, DreamUndone, IndexStatus, MemoryEntry, MemoryExport, MemoryHealth, MemoryList, MemoryListQuery, MemoryWriteResult, NewMemory, SessionMemoryEvent, ShareProposal, SharedEntry, TeamPool } from '../src/memory-wire.js';
 
 /** The web client's `ctx.connection.rpc` as far as the tab uses it. */
 export interface ClientRpc {
@@ -24,6 +24,8 @@ export interface MemoryApi {
   /** Undoes a dream's changes: those of `paths`, or the whole dream. */
   revertDream(dream: string, paths?: string[]): Promise<{ undone: DreamUndone[] }>;
   health(): Promise<MemoryHealth>;
+  /** The index's counters alone: what the index line polls (health runs doctor; this does not). */
+  indexStatus(): Promise<IndexStatus>;
   exportAll(): Promise<MemoryExport>;
   dreamStart(): Promise<{ started: boolean; reason: string }>;
   dreamStatus(): Promise<DreamStatus>;
@@ -64,6 +66,7 @@ export function memoryApi(rpc: ClientRpc): MemoryApi {
     dreams: (limit) => call('dreams', { limit }),
     revertDream: (dream, paths) => call('revertDream', { dream, paths }),
     health: () => call('health', {}),
+    indexStatus: () => call('indexStatus', {}),
     exportAll: () => call('exportAll', {}),
     dreamStart: () => call('dreamStart', {}),
     dreamStatus: () => call('dreamStatus', {}),

@@ -29,11 +29,22 @@ export function useLoad<V>(load: () => Promise<V>, deps: unknown[]): { value: V 
   return { ...state, reload };
 }
 
-export function Status({ t, error, loading, empty }: { t: T; error: string; loading: boolean; empty: boolean }) {
+/** Loading, the error, or (when `empty`) the view's empty state: what is missing and how it comes. */
+export function Status({ t, error, loading, empty, title, hint }: { t: T; error: string; loading: boolean; empty: boolean; title?: Key; hint?: Key }) {
   if (error) return <div className="somni-error" role="alert">{t('unavailable', { reason: error })}</div>;
-  if (loading && empty) return <div className="somni-muted">{t('loading')}</div>;
-  if (empty) return <div className="somni-muted">{t('empty')}</div>;
+  if (loading && empty) return <div className="somni-muted somni-small">{t('loading')}</div>;
+  if (empty) return <Empty t={t} title={title ?? 'empty'} hint={hint} />;
   return null;
+}
+
+/** An empty state as DSH draws one (a dashed box, centred): a line, and a hint of how it fills. */
+export function Empty({ t, title, hint, testid }: { t: T; title: Key; hint?: Key; testid?: string }) {
+  return (
+    <div className="somni-empty" data-testid={testid ?? 'somni-empty'}>
+      <div className="somni-empty-title">{t(title)}</div>
+      {hint && <div>{t(hint)}</div>}
+    </div>
+  );
 }
 
 export const fmtScore = (n: number | undefined): string => (typeof n === 'number' ? n.toFixed(2) : '');
@@ -67,8 +78,8 @@ export const kindLabel = (kind: string, t: T): string => {
 const KIND_KEYS = new Set(['kind.knowledge', 'kind.skill', 'kind.intention', 'kind.episode', 'kind.identity']);
 
 /** A word for a person in place of an internal name (a dream's status, a hint's source), else the name itself. */
-export const wordFor = (prefix: 'dreamStatus' | 'tool', name: string, t: T): string => {
+export const wordFor = (prefix: 'dreamStatus' | 'dreamTrigger' | 'tool', name: string, t: T): string => {
   const key = `${prefix}.${name}`;
   return WORD_KEYS.has(key) ? t(key as Key) : name;
 };
-const WORD_KEYS = new Set(['dreamStatus.deep_sleep', 'dreamStatus.skipped', 'dreamStatus.interrupted', 'dreamStatus.error', 'tool.assoc.thought', 'tool.assoc.action']);
+const WORD_KEYS = new Set(['dreamStatus.deep_sleep', 'dreamStatus.skipped', 'dreamStatus.interrupted', 'dreamStatus.error', 'tool.assoc.thought', 'tool.assoc.action', 'dreamTrigger.tab', 'dreamTrigger.idle', 'dreamTrigger.manual', 'dreamTrigger.nap']);

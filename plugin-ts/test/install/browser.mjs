@@ -196,9 +196,23 @@ await check('the web client boots with the plugin and a session shows the tabs C
   await waitText('the session in the sidebar', /Please read the staging notes/);
   await clickText('Please read the staging notes');
   await waitText('the session tabs', /Chat\s+Trajectory\s+Memory/);
+  /** @type {string[]} */
+  const asked = [];
+  const count = (/** @type {import('puppeteer-core').HTTPRequest} */ req) => void (req.url().includes('/api/somniMemory/') && asked.push(req.url().replace(/.*\/api\/somniMemory\//, '')));
+  page.on('request', count);
+  const first = page.waitForResponse((r) => r.url().includes('/api/somniMemory/indexStatus'), { timeout: 15_000 });
   await clickText('Memory', '[role=tab],button,div,span');
   await page.waitForSelector(memTab('[data-testid="somni-session"]'), { timeout: 15_000 });
   expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
+  // The index is idle at open: the index line asks once, shows nothing and does not poll.
+  const ix = await (await first).json();
+  expect(ix.result?.value?.pending === 0, `memory.indexStatus at open: ${JSON.stringify(ix)}`);
+  await sleep(3500);
+  page.off('request', count);
+  const line = await page.$(memTab('[data-testid="somni-index-progress"]'));
+  expect(!line, 'the index line shows while the index is idle');
+  expect(asked.filter((a) => a === 'indexStatus').length === 1, `memory.indexStatus asked ${asked.filter((a) => a === 'indexStatus').length} times while idle: ${asked.join(' ')}`);
+  expect(!asked.includes('health'), `the tab asked memory.health (doctor) at open: ${asked.join(' ')}`);
 });
 
 await check('This session: the hint is listed with its text, score and reason', async () => {
@@ -252,6 +266,7 @@ await check('New memory: written by hand in Browse, it is a file on disk, opens,
   await page.type(memTab('[data-testid="somni-new"] input[aria-label^="Name"]'), 'office-wifi');
   await page.type(memTab('[data-testid="somni-new"] input[aria-label^="One sentence"]'), 'The office Wi-Fi network and where its password is kept');
   await page.type(memTab('[data-testid="somni-new"] textarea'), 'The office Wi-Fi is **corp-5g**; its password is on the card at reception.');
+  await shot('new-memory');
   await page.click(memTab('[data-testid="somni-new"] button[type="submit"]'));
   await page.waitForSelector(memTab('[data-testid="somni-body"]'), { timeout: 15_000 });
   const body = await page.$eval(memTab('[data-testid="somni-body"]'), (e) => e.innerHTML);
@@ -289,6 +304,119 @@ await check('Browse: the tag filter lists only the entries with that tag', async
   });
   await clearInput(TAG_INPUT);
   await clickText('Search');
+  await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
+});
+
+/** Each DSH theme variable (`--dsw-NAME`) as the browser resolves it to a colour, through a probe in the page. */
+async function dshColours(names) {
+  return page.evaluate((names) => {
+    const probe = document.createElement('div');
+    document.body.appendChild(probe);
+    /** @type {Record<string, string>} */
+    const out = {};
+    for (const n of names) {
+      probe.style.color = `var(--dsw-${n})`;
+      out[n] = getComputedStyle(probe).color;
+    }
+    probe.remove();
+    return out;
+  }, names);
+}
+/** Computed style properties of the first element `selector` names. */
+const styleOf = (selector, props) => page.$eval(selector, (e, props) => {
+  const cs = getComputedStyle(e);
+  return Object.fromEntries(props.map((p) => [p, cs.getPropertyValue(p)]));
+}, props);
+/** DSH's font stack (--dsw-font-family) as the browser resolves it. */
+const dshFont = () => page.evaluate(() => {
+  const probe = document.createElement('div');
+  probe.style.fontFamily = 'var(--dsw-font-family)';
+  document.body.appendChild(probe);
+  const f = getComputedStyle(probe).fontFamily;
+  probe.remove();
+  return f;
+});
+/** The tab's controls whose face is the browser's own (appearance not none, a native date or checkbox), or not in DSH's font. */
+const defaultControls = (font) => page.$$eval(memTab(':is(button,input,select,textarea)'), (els, font) => els
+  .filter((e) => getComputedStyle(e).appearance !== 'none' || /^(date|datetime-local|checkbox|radio|search|file)$/.test(e.getAttribute('type') ?? '') || getComputedStyle(e).fontFamily !== font)
+  .map((e) => `${e.tagName.toLowerCase()}[${e.getAttribute('type') ?? ''}] "${(e.textContent || e.getAttribute('aria-label') || '').trim().slice(0, 30)}" appearance ${getComputedStyle(e).appearance}`), font);
+const TRANSPARENT = 'rgba(0, 0, 0, 0)';
+const DSH = ['alias-label-primary', 'alias-label-tertiary', 'alias-bg-layer-1', 'alias-border-l2', 'alias-border-l3', 'alias-button-primary-fill', 'alias-label-primary-foreground', 'alias-button-ghost-active-fill'];
+
+await check('Look: the tab is drawn with DSH Web\'s own theme — its font, colours, buttons, inputs, pills, cards — and no control keeps the browser\'s face', async () => {
+  await clickText('Browse');
+  await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
+  const undefinedVars = await page.evaluate(() => ['--dsw-font-family', '--dsw-alias-label-primary', '--dsw-alias-border-l2', '--dsw-alias-button-primary-fill'].filter((v) => !getComputedStyle(document.body).getPropertyValue(v).trim()));
+  expect(undefinedVars.length === 0, `DSH Web defines no ${undefinedVars.join(', ')}: nothing to compare the tab with`);
+  const c = await dshColours(DSH);
+  const font = await dshFont();
+  expect(/PingFang SC/.test(font), `DSH's font stack reads ${font}`);
+  // DSH's font and text colour; no background of its own (the conversation view's surface shows through).
+  const root = await styleOf(memTab(''), ['font-family', 'color', 'background-color']);
+  expect(root['font-family'] === font && root.color === c['alias-label-primary'] && root['background-color'] === TRANSPARENT, `the tab's root ${JSON.stringify(root)}; DSH ${JSON.stringify({ font, color: c['alias-label-primary'] })}`);
+  // DSH's small outline button, its primary button, its input, its active pill, its card.
+  const btn = await styleOf(memTab('[data-testid="somni-new-open"]'), ['border-radius', 'height', 'border-top-color', 'color']);
+  expect(btn['border-radius'] === '14px' && btn.height === '28px' && btn['border-top-color'] === c['alias-border-l2'] && btn.color === c['alias-label-primary'], `New memory button ${JSON.stringify(btn)}`);
+  const primary = await styleOf(memTab('[data-testid="somni-browse"] button[type="submit"]'), ['background-color', 'color', 'border-radius']);
+  expect(primary['background-color'] === c['alias-button-primary-fill'] && primary.color === c['alias-label-primary-foreground'] && primary['border-radius'] === '14px', `Search button ${JSON.stringify(primary)}`);
+  // Unfocused (a focused input takes DSH's focus colour, brand-primary).
+  await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+  const input = await styleOf(TAG_INPUT, ['border-radius', 'height', 'border-top-color']);
+  expect(input['border-radius'] === '8px' && input.height === '32px' && input['border-top-color'] === c['alias-border-l2'], `Tag input ${JSON.stringify(input)}`);
+  const tab = await styleOf(memTab('.somni-nav [aria-selected="true"]'), ['background-color', 'border-radius']);
+  const pill = await styleOf(memTab('[data-testid="somni-kinds"] [aria-pressed="true"]'), ['background-color', 'border-radius']);
+  expect(tab['background-color'] === c['alias-button-ghost-active-fill'] && pill['background-color'] === c['alias-button-ghost-active-fill'] && pill['border-radius'] === '12px', `the selected view ${JSON.stringify(tab)}, the pressed pill ${JSON.stringify(pill)}`);
+  const card = await styleOf(memTab(`[data-path="${PG}"]`), ['border-radius', 'border-top-color']);
+  const when = await page.$eval(memTab(`[data-path="${PG}"] .somni-muted`), (e) => getComputedStyle(e).color);
+  expect(card['border-radius'] === '12px' && card['border-top-color'] === c['alias-border-l2'] && when === c['alias-label-tertiary'], `a card ${JSON.stringify(card)}, its date ${when}`);
+  // Every control, the New memory form's type select included: DSH's face and font, never the browser's.
+  await page.click(memTab('[data-testid="somni-new-open"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-new"] select'));
+  const select = await styleOf(memTab('[data-testid="somni-new"] select'), ['appearance', 'background-image', 'border-radius']);
+  expect(select.appearance === 'none' && /svg/.test(select['background-image']) && select['border-radius'] === '8px', `the type select ${JSON.stringify(select)}`);
+  const browserFaced = await defaultControls(font);
+  expect(browserFaced.length === 0, `controls with the browser's face: ${browserFaced.join('; ')}`);
+  await clickIn(memTab('[data-testid="somni-new"]'), 'Cancel');
+  // Every colour of the tab's stylesheet is a DSH variable (a fallback after one is only for outside the host).
+  const css = await page.$eval('style[data-plugin-css="dsh-somni"]', (e) => e.textContent ?? '');
+  let bare = css;
+  for (let prev = ''; prev !== bare;) [prev, bare] = [bare, bare.replace(/var\(--[\w-]+(?:,[^()]*)?\)/g, 'V')];
+  const literal = bare.match(/#[0-9a-f]{3,8}\b|rgba?\(|hsla?\(|:\s*(?:white|black|gr[ae]y)\b/gi) ?? [];
+  expect(literal.length === 0, `colours in the tab's CSS that are not DSH's variables: ${literal.join(' ')}`);
+});
+
+await check('Browse: the kind, time span and archive filters are DSH pills that apply at once; a custom span takes two days', async () => {
+  const listed = () => page.$$eval(memTab('[data-testid="somni-browse"] [data-path]'), (els) => els.map((e) => e.getAttribute('data-path')));
+  await page.click(memTab('[data-testid="somni-kinds"] [data-kind="knowledge"]'));
+  await waitFor('knowledge only', async () => {
+    const kinds = await page.$$eval(memTab('[data-testid="somni-browse"] [data-path] .somni-badge:first-of-type'), (els) => els.map((e) => e.textContent ?? ''));
+    return kinds.length > 0 && kinds.every((k) => k.startsWith('knowledge'));
+  }, 15_000);
+  await page.click(memTab('[data-testid="somni-kinds"] [data-kind="any"]'));
+  // A knowledge entry's day is the day it was made: 2026-10-01 for the fixtures, today for office-wifi.
+  await page.click(memTab('[data-testid="somni-spans"] [data-span="custom"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-custom-span"]'));
+  await page.type(memTab('[data-testid="somni-custom-span"] input[aria-label="Since"]'), '2026-09-25');
+  await page.type(memTab('[data-testid="somni-custom-span"] input[aria-label="Until"]'), '2026-10');
+  await clickText('Search');
+  await waitText('the day format', /Write a day as YYYY-MM-DD/);
+  const invalid = await page.$eval(memTab('[data-testid="somni-custom-span"] input[aria-label="Until"]'), (e) => e.getAttribute('aria-invalid'));
+  expect(invalid === 'true', `a half-written day is not marked: aria-invalid=${invalid}`);
+  await setInput(memTab('[data-testid="somni-custom-span"] input[aria-label="Until"]'), '2026-10-05');
+  await clickText('Search');
+  await waitFor('the span\'s entries', async () => {
+    const paths = await listed();
+    return paths.includes(PG) && !paths.includes('memory/knowledge/office-wifi/SKILL.md');
+  }, 15_000).catch(async () => expect(false, `2026-09-25 to 2026-10-05 lists ${JSON.stringify(await listed())}`));
+  await shot('browse-filters');
+  await page.click(memTab('[data-testid="somni-spans"] [data-span="any"]'));
+  await waitFor('every entry again', async () => (await listed()).includes('memory/knowledge/office-wifi/SKILL.md'), 15_000);
+  // The archive, as a toggle: nothing archived yet, said in DSH's empty state.
+  await page.click(memTab('[data-testid="somni-archived"]'));
+  await page.waitForSelector(memTab('[data-testid="somni-browse"] .somni-empty'), { timeout: 15_000 });
+  const empty = await page.$eval(memTab('[data-testid="somni-browse"] .somni-empty'), (e) => ({ text: e.textContent ?? '', border: getComputedStyle(e).borderTopStyle }));
+  expect(empty.text.includes('Nothing in the archive.') && empty.border === 'dashed', `the empty archive reads ${JSON.stringify(empty)}`);
+  await page.click(memTab('[data-testid="somni-archived"]'));
   await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 });
 });
 
@@ -467,7 +595,8 @@ await check('Browse: a search finds the team pool\'s entry, labelled with its te
   await clearInput(memTab('[data-testid="somni-browse"] input'));
   await page.type(memTab('[data-testid="somni-browse"] input'), 'release checklist');
   await clickText('Search');
-  await page.waitForSelector(memTab(`[data-path="${TEAM_ENTRY}"] [data-testid="somni-origin"]`), { timeout: 15_000 }).catch(async () => {
+  // The search's answer, not the listing shown before it (which holds the pool's entry too, without a reason).
+  await page.waitForSelector(memTab(`[data-path="${TEAM_ENTRY}"] [data-testid="somni-hit"]`), { timeout: 15_000 }).catch(async () => {
     const r = await api('list', { query: 'release checklist' });
     expect(false, `no team entry with an origin in Browse; somniMemory/list answers ${JSON.stringify(r.result).slice(0, 800)}`);
   });
@@ -507,6 +636,20 @@ await check('Browse: the team entry opens read-only, saying where it lives and t
   expect(w.result.ok === false && /read-only/.test(w.result.error?.message ?? '') && f.result.ok === false, `write/forget of a team entry: ${JSON.stringify([w, f]).slice(0, 500)}`);
   expect(readFileSync(join(POOL, 'knowledge', 'release-checklist', 'SKILL.md'), 'utf8') === before, 'the pool file changed');
   await clickText('← Back');
+});
+
+await check('Team, before any share: DSH\'s empty state says no share waits and how one comes', async () => {
+  await clickText('Team');
+  await page.waitForSelector(memTab('[data-testid="somni-no-proposals"]'), { timeout: 15_000 });
+  const c = await dshColours(DSH);
+  const empty = await page.$eval(memTab('[data-testid="somni-no-proposals"]'), (e) => {
+    const cs = getComputedStyle(e);
+    return { text: e.textContent ?? '', border: cs.borderTopStyle, borderColour: cs.borderTopColor, colour: cs.color, radius: cs.borderTopLeftRadius, align: cs.textAlign };
+  });
+  expect(empty.text.startsWith('No share waits for your approval.') && /share_memory/.test(empty.text), `the empty state reads: ${empty.text}`);
+  expect(empty.border === 'dashed' && empty.borderColour === c['alias-border-l3'] && empty.colour === c['alias-label-tertiary'] && empty.radius === '12px' && empty.align === 'center', `the empty state is drawn ${JSON.stringify(empty)}`);
+  await shot('team-empty');
+  await clickText('Browse');
 });
 
 await check('Team: the model proposes three shares (share_memory); they wait as proposals and the pool is untouched', async () => {
@@ -577,6 +720,7 @@ await check('Team: an approval the sidecar refuses (a teammate\'s entry of that 
   expect(/^proposal backend\/flaky-login-test: team backend already has "flaky-login-test".*never overwritten/.test(said), `the refusal reads: ${said}`);
   expect(existsSync(join(PROPOSALS, 'flaky-login-test.md')), 'the refused proposal is gone from disk');
   expect(readFileSync(bobs, 'utf8') === text, 'the teammate\'s entry was changed');
+  await scrollTab(0);
   await shot('team-refused');
 });
 
@@ -604,6 +748,14 @@ await check('Dreams: "Dream now" runs a dream over this session and the tab show
   await page.waitForSelector(memTab('[data-testid="somni-dream"]'), { timeout: 15_000 }).catch(() => {});
   const diff = await page.$eval(memTab('[data-testid="somni-diff"]'), (e) => e.textContent ?? '').catch(() => '');
   await waitText('the dream\'s diary', /deploys run Tuesdays and Thursdays after 14:00, from this session/);
+  // The diary's "## Created" is a heading of the card, not of the page: no larger than an entry's title.
+  const heading = await page.$eval(memTab('[data-testid="somni-diary"] h2'), (e) => parseFloat(getComputedStyle(e).fontSize)).catch(() => NaN);
+  const title = await page.$eval(memTab('[data-testid="somni-dream"] .somni-title'), (e) => parseFloat(getComputedStyle(e).fontSize));
+  expect(heading >= title && heading <= 16, `the diary's heading is ${heading}px beside the card's title of ${title}px`);
+  // The end of the dream's diff (a long card) scrolls clear of the composer.
+  const gap = await composerGap('somni-dreams');
+  expect(typeof gap === 'number' && gap > 0, `the end of the Dreams view is under the composer (gap ${gap} px)`);
+  await scrollTab(0);
   await shot('dreams');
   if (!(diff.includes('deploy-window') || diff.includes('Tuesdays'))) {
     const r = await api('dreams', {});
@@ -659,23 +811,37 @@ await check('Dreams: a running dream shows its progress and Cancel stops it', as
 
 await check('Health: doctor, index counts, pending logs and the log tail', async () => {
   await clickText('Health');
-  await waitText('index counts', /Pending logs: \d+/);
+  await waitText('index counts', /Session logs waiting for a dream: \d+/);
   // The tail of logs/somni.log, where the plugin writes its lines and the sidecar's stderr.
   const tail = await page.$eval(memTab('[data-testid="somni-health"] pre'), (e) => e.textContent ?? '').catch(() => '');
   expect(/somni/i.test(tail), `the log tail reads: ${tail.slice(0, 300)}`);
-  // Scrolled to the end, the last of the view clears the chat composer DSH Web floats over the tab.
-  const gap = await page.evaluate(() => {
+  const gap = await composerGap('somni-health');
+  expect(typeof gap === 'number' && gap > 0, `the end of the Health view is under the composer (gap ${gap} px)`);
+  await scrollTab(0);
+  await shot('health');
+});
+
+/**
+ * Scrolled to the end, how far the last of the view `testid` stays above the chat composer DSH Web
+ * floats over the tab (negative: under it), or why it could not be measured.
+ */
+async function composerGap(testid) {
+  return page.evaluate((testid) => {
     const root = document.querySelector('[data-testid="somni-memory"]');
-    const composer = document.querySelector('textarea');
+    const composer = document.querySelector('textarea:not(.somni-textarea)');
     if (!root || !composer) return 'no root or no composer';
-    const last = root.querySelector('[data-testid="somni-health"]')?.lastElementChild;
+    const last = root.querySelector(`[data-testid="${testid}"]`)?.lastElementChild;
     // Every scrolling box from the view up to the page, scrolled to its end, as a user scrolling down would.
     for (let el = last?.parentElement ?? null; el; el = el.parentElement) el.scrollTop = el.scrollHeight;
     return last ? composer.getBoundingClientRect().top - last.getBoundingClientRect().bottom : 'no content';
-  });
-  expect(typeof gap === 'number' && gap > 0, `the end of the Health view is under the composer (gap ${gap} px)`);
-  await shot('health');
-});
+  }, testid);
+}
+/** Scrolls the tab, and every box around it that scrolls, to `top` (0: the start). */
+async function scrollTab(top) {
+  await page.$eval(memTab(''), (e, top) => {
+    for (let el = /** @type {Element | null} */ (e); el; el = el.parentElement) el.scrollTop = top;
+  }, top);
+}
 
 await check('Health: a data dir put under git sync by the installed binary shows its remote and that it is in step', async () => {
   // `sync init` from the installed package's own binary, as a user runs it by hand beside the web client.
@@ -697,6 +863,8 @@ await check('Export all: the browser saves the memory as a .tar.gz; unpacked, th
   const downloads = await saveDownloadsIn('exports');
   await page.click(memTab('[data-testid="somni-export"]'));
   await waitText('the export\'s outcome', /Saved \d+ memory files as somni-memory-\d{4}-\d{2}-\d{2}\.tar\.gz/);
+  await scrollTab(0);
+  await shot('health-export');
   const saved = await waitFor('the archive', () => readdirSync(downloads).find((f) => /^somni-memory-.*\.tar\.gz$/.test(f)), 15_000);
   const unpacked = dir('exported-data');
   const x = await run('tar', ['-xzf', join(downloads, saved), '-C', unpacked], { cwd: root, env });
@@ -733,21 +901,24 @@ await check('This session: a compaction that carried memory is listed with what 
   const summary = (await web.events(carrySid)).find((e) => e.type === 'compaction/summary');
   expect(summary, 'no compaction/summary event');
   const text = summary.data.summary.filter((/** @type {any} */ b) => b.type === 'text').map((/** @type {any} */ b) => b.text).join('\n');
-  // memory.health as the sidecar answers it, but still indexing: 732 of 1,500 until the line shows it,
-  // then 1,200 of 1,500 until the line has updated by itself, then as it is (done).
+  // memory.indexStatus as the sidecar answers it, but still indexing: 732 of 1,500 until the line shows
+  // it, then 1,200 of 1,500 until the line has updated by itself, then as it is (done).
   const building = [{ entries: 1500, embedded: 732, pending: 768 }, { entries: 1500, embedded: 1200, pending: 300 }];
   let phase = 0;
   let healthCalls = 0;
+  let doctorCalls = 0;
   /** @type {string[]} */
   const seen = [];
   const onRequest = async (/** @type {import('puppeteer-core').HTTPRequest} */ req) => {
     if (req.url().includes('/api/')) seen.push(req.url().replace(web.base, ''));
-    if (!req.url().includes('/api/somniMemory/health')) return void req.continue();
+    // memory.health runs doctor over the whole store: the index line must never poll it.
+    if (req.url().includes('/api/somniMemory/health')) doctorCalls++;
+    if (!req.url().includes('/api/somniMemory/indexStatus')) return void req.continue();
     healthCalls++;
     const res = await fetch(req.url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: req.postData() });
     const body = await res.json();
     const fake = building[phase];
-    if (fake && body.result?.value) body.result.value.index = { ...(body.result.value.index ?? {}), ...fake };
+    if (fake && body.result?.value) body.result.value = { ...body.result.value, ...fake };
     await req.respond({ status: res.status, contentType: 'application/json', body: JSON.stringify(body) });
   };
   await page.setRequestInterception(true);
@@ -763,7 +934,8 @@ await check('This session: a compaction that carried memory is listed with what 
     await clickText(CARRY);
     await waitText('the session tabs', /Chat\s+Trajectory\s+Memory/);
     await clickText('Memory', '[role=tab],button,div,span');
-    await waitText('the index line', /Indexing memory: 732 of 1,500 ready/, 10_000).catch((err) => expect(false, `${err.message.slice(0, 200)}; memory.health asked ${healthCalls} times; /api calls: ${seen.slice(-15).join(' ')}`));
+    await waitText('the index line', /Indexing memory: 732 of 1,500 ready/, 10_000).catch((err) => expect(false, `${err.message.slice(0, 200)}; memory.indexStatus asked ${healthCalls} times; /api calls: ${seen.slice(-15).join(' ')}`));
+    await shot('index-progress');
     phase = 1;
     await waitText('the index line, updated by itself', /Indexing memory: 1,200 of 1,500 ready/, 10_000);
     phase = 2;
@@ -782,18 +954,25 @@ await check('This session: a compaction that carried memory is listed with what 
     await page.click(memTab('[data-kind="compaction"] summary'));
     await shot('session-compaction');
     await sleep(4000);
-    expect(healthCalls === settled, `memory.health polled while idle: ${healthCalls - settled} more calls`);
+    expect(healthCalls === settled, `memory.indexStatus polled while idle: ${healthCalls - settled} more calls`);
+    expect(healthCalls >= 3 && doctorCalls === 0, `while the index built, memory.indexStatus was asked ${healthCalls} times and memory.health (doctor) ${doctorCalls}`);
   } finally {
     page.off('request', onRequest);
     await page.setRequestInterception(false);
   }
 });
 
-await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
-  await page.evaluateOnNewDocument(() => {
+/** The script that makes the browser's language Chinese, while it is installed (removed to go back to English). */
+let chinese = '';
+const speakChinese = async () => {
+  ({ identifier: chinese } = await page.evaluateOnNewDocument(() => {
     Object.defineProperty(navigator, 'languages', { get: () => ['zh-CN', 'zh'] });
     Object.defineProperty(navigator, 'language', { get: () => 'zh-CN' });
-  });
+  }));
+};
+
+await check('dark theme and Chinese: the tab reads 记忆 and its views take the theme\'s colours', async () => {
+  await speakChinese();
   await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: 'dark' }]);
   await page.goto(web.base, { waitUntil: 'networkidle2' });
   await sleep(1000);
@@ -810,9 +989,14 @@ await check('dark theme and Chinese: the tab reads 记忆 and its views take the
   const nav = await page.$eval(memTab('.somni-nav'), (e) => e.textContent ?? '');
   expect(nav.includes('本会话') && nav.includes('浏览'), `the views' names read: ${nav}`);
   const colours = await page.$eval(memTab('[data-kind="hint"]'), (e) => getComputedStyle(e).color);
-  await page.screenshot({ path: join(SHOTS, 'session-dark-zh.png') });
   const [r, g, b] = (colours.match(/\d+/g) ?? []).map(Number);
   expect((r ?? 0) + (g ?? 0) + (b ?? 0) > 3 * 128, `the text colour under the dark theme is ${colours}: not light`);
+  // DSH's dark theme is on (body[data-ds-dark-theme]) and the tab draws with its values, not the light ones.
+  const dark = await page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme'));
+  const c = await dshColours(DSH);
+  const root = await styleOf(memTab(''), ['background-color', 'color']);
+  const card = await styleOf(memTab('[data-kind="hint"]'), ['border-top-color']);
+  expect(dark && root['background-color'] === TRANSPARENT && root.color === c['alias-label-primary'] && card['border-top-color'] === c['alias-border-l2'], `dark ${dark}: the tab ${JSON.stringify(root)}, a card ${JSON.stringify(card)}; DSH's dark values ${JSON.stringify(c)}`);
 });
 
 await check('Chinese: Browse shows days and kinds in Chinese, and says so in Chinese when nothing matches', async () => {
@@ -825,7 +1009,7 @@ await check('Chinese: Browse shows days and kinds in Chinese, and says so in Chi
   await page.waitForSelector(memTab('[data-testid="somni-no-match"]'), { timeout: 15_000 });
   const said = await page.$eval(memTab('[data-testid="somni-no-match"]'), (e) => e.textContent ?? '');
   expect(said === '没有与“量子色动力学”相符的记忆。', `it says: ${said}`);
-  await page.screenshot({ path: join(SHOTS, 'browse-dark-zh.png') });
+  await page.screenshot({ path: join(SHOTS, 'browse-nomatch-dark-zh.png') });
 });
 
 await check('Chinese: the Team view in Chinese under the dark theme, its times in Chinese', async () => {
@@ -834,8 +1018,73 @@ await check('Chinese: the Team view in Chinese under the dark theme, its times i
   const view = await page.$eval(memTab('[data-testid="somni-team"]'), (e) => e.textContent ?? '');
   expect(view.includes('团队记忆库') && view.includes('项目文件夹') && view.includes('待你审批的分享') && view.includes('批准') && view.includes('拒绝'), `the Team view reads: ${view.slice(0, 600)}`);
   expect(/提议于 \d{4}年\d{1,2}月\d{1,2}日/.test(view), `the proposal's time reads: ${view.slice(0, 600)}`);
-  await page.screenshot({ path: join(SHOTS, 'team-dark-zh.png') });
 });
+
+// --- every view again in Chinese, in the dark theme, and both (English in the light theme is above)
+const GALLERY = [{ name: 'dark-zh', zh: true, dark: true }, { name: 'zh', zh: true, dark: false }, { name: 'dark', zh: false, dark: true }];
+/** The page reloaded in Chinese or English and the dark or light theme (DSH follows the browser's), on the first session's Memory tab. */
+async function openIn({ zh, dark }) {
+  if (zh && !chinese) await speakChinese();
+  if (!zh && chinese) {
+    await page.removeScriptToEvaluateOnNewDocument(chinese);
+    chinese = '';
+  }
+  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: dark ? 'dark' : 'light' }]);
+  await page.goto(web.base, { waitUntil: 'networkidle2' });
+  await sleep(1000);
+  // The first-run notice, if shown again, in whichever language.
+  await page.evaluate(() => { const b = document.querySelector('[role=dialog] button'); if (b instanceof HTMLElement) b.click(); });
+  await waitText('the session in the sidebar', /Please read the staging notes/, 5_000).catch(async () => {
+    await page.evaluate(() => { const el = [...document.querySelectorAll('div,span,button')].find((e) => /^(Ungrouped|未分组)$/.test(e.textContent?.trim() ?? '')); if (el instanceof HTMLElement) el.click(); });
+    await waitText('the session in the sidebar', /Please read the staging notes/);
+  });
+  await clickText('Please read the staging notes');
+  await waitText('the Memory tab', zh ? /记忆/ : /Memory/);
+  await clickText(zh ? '记忆' : 'Memory', '[role=tab],button,div,span');
+  await page.waitForSelector(memTab('.somni-nav'), { timeout: 15_000 });
+}
+/** Each view as a user opens it, waited for by what shows it is loaded. */
+const VIEWS = [
+  ['session', async () => { await page.click(memTab('[data-pane="session"]')); await page.waitForSelector(memTab('[data-kind="hint"]'), { timeout: 15_000 }); }],
+  ['browse', async () => { await page.click(memTab('[data-pane="browse"]')); await page.waitForSelector(memTab(`[data-path="${PG}"]`), { timeout: 15_000 }); }],
+  ['new-memory', async (zh) => {
+    await page.click(memTab('[data-testid="somni-new-open"]'));
+    await page.waitForSelector(memTab('[data-testid="somni-new"]'));
+    await page.type(memTab('[data-testid="somni-new"] input'), 'printer-queue');
+    await page.type(memTab('[data-testid="somni-new"] input:nth-of-type(2)'), zh ? '办公室打印机的队列名，打印前用得上' : 'The office printer\'s queue name, for printing');
+    await page.type(memTab('[data-testid="somni-new"] textarea'), zh ? '三楼打印机的队列是 **floor3-laser**。' : 'The third-floor printer\'s queue is **floor3-laser**.');
+  }],
+  ['entry', async () => {
+    // Clicked as elements: a card low in the list may sit under the composer DSH floats over the tab.
+    await page.$eval(memTab('[data-testid="somni-new"] button[type="button"]'), (e) => /** @type {HTMLElement} */ (e).click());
+    await page.waitForSelector(memTab(`[data-path="${PG}"] .somni-link`), { timeout: 15_000 });
+    await page.$eval(memTab(`[data-path="${PG}"] .somni-link`), (e) => /** @type {HTMLElement} */ (e).click());
+    await page.waitForSelector(memTab('[data-testid="somni-body"]'), { timeout: 15_000 });
+  }],
+  ['team', async () => { await page.click(memTab('[data-pane="team"]')); await page.waitForSelector(memTab('[data-testid="somni-proposal"]'), { timeout: 15_000 }); }],
+  ['dreams', async () => { await page.click(memTab('[data-pane="dreams"]')); await page.waitForSelector(memTab('[data-testid="somni-dream"] [data-testid="somni-diff"]'), { timeout: 15_000 }); }],
+  ['health', async () => { await page.click(memTab('[data-pane="health"]')); await page.waitForSelector(memTab('[data-testid="somni-health-index"]'), { timeout: 15_000 }); }],
+];
+
+for (const variant of GALLERY) {
+  await check(`${variant.zh ? 'Chinese' : 'English'}, ${variant.dark ? 'dark' : 'light'} theme: every view in that language and DSH's colours for that theme (screenshots *-${variant.name}.png)`, async () => {
+    await openIn(variant);
+    const dark = await page.evaluate(() => document.body.hasAttribute('data-ds-dark-theme'));
+    expect(dark === variant.dark, `DSH's dark theme is ${dark ? 'on' : 'off'}`);
+    const nav = await page.$eval(memTab('.somni-nav'), (e) => e.textContent ?? '');
+    expect(variant.zh ? nav.includes('浏览') : nav.includes('Browse'), `the views' names read: ${nav}`);
+    const c = await dshColours(DSH);
+    for (const [view, open] of VIEWS) {
+      await open(variant.zh);
+      await sleep(300);
+      const root = await styleOf(memTab(''), ['background-color', 'color']);
+      expect(root['background-color'] === TRANSPARENT && root.color === c['alias-label-primary'], `${view}: the tab ${JSON.stringify(root)}, DSH ${JSON.stringify(c)}`);
+      const browserFaced = await defaultControls(await dshFont());
+      expect(browserFaced.length === 0, `${view}: controls with the browser's face: ${browserFaced.join('; ')}`);
+      await shot(`${view}-${variant.name}`);
+    }
+  });
+}
 
 await check('no page errors during the run', async () => {
   expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
