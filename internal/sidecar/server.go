@@ -333,6 +333,7 @@ func (s *Server) openIndex(ctx context.Context) {
 		LinkSpread:   s.cfg.LinkSpread,
 		WatchDirs:    src.watchDirs(),
 		Roots:        src.roots(),
+		Shared:       src.shared(),
 		ScanInterval: scanInterval,
 	})
 	if err != nil {
