@@ -697,8 +697,6 @@ export function apply(ctx: Context, rawConfig: unknown): void {
   const base = openBase(ctx, rawConfig);
   const { config, dataDir, log } = base;
   const found = checkInstall(base);
-  // The sidecar reports trouble only once started, after every phase below is wired.
-  let onTrouble: (t: SidecarTrouble) => void = () => {};
   const sidecar = new Sidecar({
     spawn: (spec) => ctx.subprocess.spawn(spec),
     argv: sidecarArgv(found.binary, config, dataDir, found.install),
@@ -709,7 +707,6 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     handlers: hostHandlers(ctx, config),
     startTimeoutMs: T.start,
     onStderrLine: (line) => base.logFile.writeStderr(line),
-    onTrouble: (t) => onTrouble(t),
     disabled: base.offReason || undefined,
   });
   const call: Call = (method, params, timeoutMs, signal) => sidecar.call(method, params, { timeoutMs, signal });
@@ -762,7 +759,9 @@ export function apply(ctx: Context, rawConfig: unknown): void {
     log,
   });
   const tools = memoryTools(ctx, base, call, sidecar, scheduler, refreshPrompt);
-  onTrouble = troubleReporter(base, found.binary, tools.registerUnavailable);
+  // Trouble comes only from a start, which startSidecar begins below: the reporter, which registers the
+  // stand-in tools, listens from before it.
+  sidecar.onTrouble(troubleReporter(base, found.binary, tools.registerUnavailable));
   // Before anything can assemble a prompt: the first model request must already offer them.
   tools.registerShipped();
   // Before startSidecar's listener, whose prompt refresh must find the breaker closed again.

@@ -62,8 +62,6 @@ export interface SidecarOptions {
   stableAfterMs?: number;
   /** Called with every raw stderr line (the plugin copies them into somni.log). */
   onStderrLine?: (line: string) => void;
-  /** Called when a start fails and when restarts are given up. */
-  onTrouble?: (trouble: SidecarTrouble) => void;
   /**
    * When set, nothing is spawned: the manager stays `failed` and every call fails with this reason
    * (no binary for this platform). Lets the plugin load with memory off instead of failing boot.
@@ -100,8 +98,9 @@ export class Sidecar {
   private upSince = 0;
   private lifetime = new AbortController();
   private readonly readyListeners = new Set<(info: PingInfo) => void>();
-  private readonly opts: Required<Omit<SidecarOptions, 'handlers' | 'onStderrLine' | 'onTrouble' | 'disabled'>> &
-    Pick<SidecarOptions, 'onStderrLine' | 'onTrouble' | 'disabled'> & { handlers: Record<string, RequestHandler> };
+  private readonly troubleListeners = new Set<(trouble: SidecarTrouble) => void>();
+  private readonly opts: Required<Omit<SidecarOptions, 'handlers' | 'onStderrLine' | 'disabled'>> &
+    Pick<SidecarOptions, 'onStderrLine' | 'disabled'> & { handlers: Record<string, RequestHandler> };
   private stderrTail: string[] = [];
   /** Why calls are not served once the manager is `failed` ('' otherwise). */
   unavailableReason = '';
@@ -153,6 +152,17 @@ export class Sidecar {
   onReady(fn: (info: PingInfo) => void): () => void {
     this.readyListeners.add(fn);
     return () => this.readyListeners.delete(fn);
+  }
+
+  /**
+   * Registers a listener called when a start fails and when restarts are given up. Whoever reports
+   * trouble may need what was built around the manager, so it subscribes once that exists, before
+   * the first start.
+   * @returns a disposer.
+   */
+  onTrouble(fn: (trouble: SidecarTrouble) => void): () => void {
+    this.troubleListeners.add(fn);
+    return () => this.troubleListeners.delete(fn);
   }
 
   /**
@@ -350,10 +360,12 @@ export class Sidecar {
   }
 
   private trouble(kind: SidecarTrouble['kind'], why: string): void {
-    try {
-      this.opts.onTrouble?.({ kind, why, stderrTail: [...this.stderrTail] });
-    } catch (err) {
-      this.opts.log.warn('trouble listener failed: %s', (err as Error).message);
+    for (const fn of this.troubleListeners) {
+      try {
+        fn({ kind, why, stderrTail: [...this.stderrTail] });
+      } catch (err) {
+        this.opts.log.warn('trouble listener failed: %s', (err as Error).message);
+      }
     }
   }
 
