@@ -840,6 +840,8 @@ async function composerGap(testid) {
 async function scrollTab(top) {
   await page.$eval(memTab(''), (e, top) => {
     for (let el = /** @type {Element | null} */ (e); el; el = el.parentElement) el.scrollTop = top;
+    // Whatever box scrolled the view last (a card brought into view), its start in sight.
+    if (top === 0) e.querySelector('.somni-nav')?.scrollIntoView({ block: 'start' });
   }, top);
 }
 
@@ -952,6 +954,7 @@ await check('This session: a compaction that carried memory is listed with what 
     const block = await page.$eval(memTab('[data-testid="somni-carried-block"]'), (e) => e.textContent ?? '');
     expect(block.trim().length > 0 && text.includes(block.trim()), `the card's block is not the summary's:\n${block}\n--- summary:\n${text}`);
     await page.click(memTab('[data-kind="compaction"] summary'));
+    await sleep(300); // the chevron's turn
     await shot('session-compaction');
     await sleep(4000);
     expect(healthCalls === settled, `memory.indexStatus polled while idle: ${healthCalls - settled} more calls`);
