@@ -86,7 +86,7 @@ export function DreamsView({ api, t, open }: ViewProps) {
           </div>
           {(['created', 'updated', 'archived'] as const).map((k) => d[k].length > 0 && (
             <div className="somni-row somni-small" key={k}>
-              <span className="somni-muted">{t(`dreams.${k}`)}:</span>
+              <span className="somni-muted">{t('dreams.what', { what: t(`dreams.${k}`) })}</span>
               {d[k].map((p) => {
                 const c = d.changes.find((x) => x.path === p && x.op === k);
                 // Once undone (or found with nothing to undo), the entry's Undo gives way to its outcome below.
