@@ -32,7 +32,7 @@ export const CSS = `
 .somni-root :is(button,input,select,textarea){font-family:inherit;appearance:none;-webkit-appearance:none;margin:0}
 .somni-root :is(button,input,select,textarea,summary,a):focus-visible{outline:none;box-shadow:0 0 0 2px var(--dsw-alias-border-l3,#0000001f)}
 
-.somni-nav{display:flex;gap:4px;align-items:center;flex-wrap:wrap;margin:0 0 16px}
+.somni-nav{display:flex;gap:4px;align-items:center;flex-wrap:wrap;margin:0 0 16px;scroll-margin-top:16px}
 .somni-nav button{height:28px;padding:0 12px;border:none;border-radius:14px;background:transparent;color:var(--dsw-alias-label-secondary,#61666b);font-size:13px;line-height:20px;cursor:pointer}
 .somni-nav button:hover{background:var(--dsw-alias-interactive-bg-hover,#2631480f);color:var(--dsw-alias-label-primary,#0f1115)}
 .somni-nav button[aria-selected=true]{color:var(--dsw-alias-label-primary,#0f1115);background:var(--dsw-alias-button-ghost-active-fill,#ebeef2);box-shadow:inset 0 0 0 1px var(--dsw-alias-button-ghost-active-border,#979da6)}
