@@ -64,7 +64,7 @@ export function BrowseView({ api, t, open }: ViewProps) {
           <span className="somni-label">{t('browse.kind')}</span>
           <span className="somni-pills" role="group" aria-label={t('browse.kind')} data-testid="somni-kinds">
             {KINDS.map((k) => (
-              <button key={k || 'any'} type="button" className="somni-pill" aria-pressed={(form.kind ?? '') === k} data-kind={k || 'any'}
+              <button key={k || 'any'} type="button" className="somni-pill somni-cap" aria-pressed={(form.kind ?? '') === k} data-kind={k || 'any'}
                 onClick={() => apply({ ...form, kind: k || undefined })}>{k ? kindLabel(k, t) : t('browse.any')}</button>
             ))}
           </span>

@@ -82,4 +82,4 @@ export const wordFor = (prefix: 'dreamStatus' | 'dreamTrigger' | 'tool', name: s
   const key = `${prefix}.${name}`;
   return WORD_KEYS.has(key) ? t(key as Key) : name;
 };
-const WORD_KEYS = new Set(['dreamStatus.deep_sleep', 'dreamStatus.skipped', 'dreamStatus.interrupted', 'dreamStatus.error', 'tool.assoc.thought', 'tool.assoc.action', 'dreamTrigger.tab', 'dreamTrigger.idle', 'dreamTrigger.manual', 'dreamTrigger.nap']);
+const WORD_KEYS = new Set(['dreamStatus.deep_sleep', 'dreamStatus.skipped', 'dreamStatus.interrupted', 'dreamStatus.error', 'tool.assoc.thought', 'tool.assoc.action', 'tool.recall_memories', 'dreamTrigger.tab', 'dreamTrigger.idle', 'dreamTrigger.manual', 'dreamTrigger.nap']);

@@ -51,6 +51,7 @@ export const CSS = `
 .somni-pill:hover{background:var(--dsw-alias-interactive-bg-hover,#2631480f)}
 .somni-pill[aria-pressed=true]{color:var(--dsw-alias-label-primary,#0f1115);background:var(--dsw-alias-button-ghost-active-fill,#ebeef2);box-shadow:inset 0 0 0 1px var(--dsw-alias-button-ghost-active-border,#979da6)}
 .somni-pills{display:inline-flex;gap:4px;flex-wrap:wrap;align-items:center}
+.somni-cap{text-transform:capitalize}
 
 .somni-input,.somni-select,.somni-textarea{height:32px;min-width:0;padding:0 10px;border:1px solid var(--dsw-alias-border-l2,#0000001a);border-radius:8px;background:var(--dsw-alias-bg-layer-1,#fff);color:var(--dsw-alias-label-primary,#0f1115);font-size:13px;line-height:20px;outline:none}
 .somni-input:focus,.somni-select:focus,.somni-textarea:focus{border-color:var(--dsw-alias-brand-primary,#0f1115)}
