@@ -72,9 +72,20 @@ const (
 	// dialogues, RealMem, notes; a pool of unrelated entries as large as
 	// the user's), hit@5 with the pool minus without, pooled, off / hash /
 	// local: 1 (ranked as one pool) −7.4 / −7.6 / −4.4 points; 0.75 −2.5 /
-	// −2.3 / −2.3; 0.5 +1.2 / +0.8 / +0.2. The same tables with the roles
-	// turned (the gold a teammate's, the unrelated entries the user's)
-	// say what it costs: see testdata/recall/README.md.
+	// −2.3 / −2.3; 0.5 +1.2 / +0.8 / +0.2. What it costs, the same tables
+	// with the roles turned (the gold a teammate's, the unrelated entries
+	// the user's own): 1 −9.5 / −9.7 / −6.7; 0.75 −17.3 / −16.6 / −11.0;
+	// 0.5 −30.9 / −28.1 / −23.5. A prior only moves the loss from one
+	// side to the other: the prior on shared entries without a telling
+	// term only (bm25.Scores.Telling) left both sides where 1 did (off
+	// −7.4 / −9.5), the crowding entries hold telling terms too. The rule
+	// chosen is the issue's: the user's own memory does not lose to a
+	// pool's noise. The turned tables ask questions about a person's own
+	// life of a teammate's pool, which a pool of shared knowledge would
+	// not hold; a teammate's entry that holds a host, a port or a name of
+	// the question verbatim is pinned above the user's own, one that says
+	// it twice as strongly comes first, and its hybrid still reaches the
+	// hint gate.
 	sharedPrior = 0.5
 	spreadSeeds = 3
 	// agreeK is how many entries the words' and the vectors' top lists
