@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // A running sidecar and sync: what another machine sent reaches its
@@ -113,18 +115,18 @@ func TestSyncReinforcementNeverConflicts(t *testing.T) {
 		s := start(t, dir, []string{"--sync-interval", "off", "--timezone", "UTC"}, env...)
 		var ok struct{ OK bool }
 		s.call("index.sync", map[string]any{"reason": "test"}, &ok)
-		before := readFile(t, filepath.Join(dir, "memory", "knowledge", "staging-kafka-port", "SKILL.md"))
+		before := testutil.ReadFile(t, filepath.Join(dir, "memory", "knowledge", "staging-kafka-port", "SKILL.md"))
 		s.tool("recall_memories", map[string]any{"query": "staging kafka port", "limit": 3})
 		// recall records its use in the machine's usage journal; a sleep
 		// folds the journal into the entries (a score and a last use)
 		var slept map[string]any
 		s.call("sleep.run", map[string]any{"trigger": "test"}, &slept)
-		if after := readFile(t, filepath.Join(dir, "memory", "knowledge", "staging-kafka-port", "SKILL.md")); after == before {
+		if after := testutil.ReadFile(t, filepath.Join(dir, "memory", "knowledge", "staging-kafka-port", "SKILL.md")); after == before {
 			t.Fatalf("recall on %s did not reinforce the entry: the test would prove nothing", filepath.Base(dir))
 		}
 	}
 	entry := filepath.Join("memory", "knowledge", "staging-kafka-port", "SKILL.md")
-	ta, tb := readFile(t, filepath.Join(a, entry)), readFile(t, filepath.Join(b, entry))
+	ta, tb := testutil.ReadFile(t, filepath.Join(a, entry)), testutil.ReadFile(t, filepath.Join(b, entry))
 	if !strings.Contains(ta, "last_used: 2026-12-01") || !strings.Contains(tb, "last_used: 2026-12-02") {
 		t.Fatalf("the machines' reinforcements are not the different header lines a line merge conflicts on:\n%s\n---\n%s", ta, tb)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
 	"github.com/somni-dev/somni/internal/frontmatter"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestFullDreamThroughBinary is the dream as the host sees it: a captured
@@ -57,24 +58,24 @@ func TestFullDreamThroughBinary(t *testing.T) {
 	}
 
 	mem := filepath.Join(dir, "memory")
-	fact := readFile(t, filepath.Join(mem, "knowledge", "db-billing-port", "SKILL.md"))
+	fact := testutil.ReadFile(t, filepath.Join(mem, "knowledge", "db-billing-port", "SKILL.md"))
 	mustContain(t, "knowledge file", fact, "name: db-billing-port", "type: fact", "score: 0.5\n", "6432")
 	episodes, _ := filepath.Glob(filepath.Join(mem, "episodes", "*", "SKILL.md"))
 	if len(episodes) != 1 || filepath.Base(filepath.Dir(episodes[0])) != logID {
 		t.Fatalf("episodes %v, want one named after the log %s", episodes, logID)
 	}
-	mustContain(t, "episode file", readFile(t, episodes[0]), "type: episode", "用户纠正了计费库的端口", "- source: "+logID)
+	mustContain(t, "episode file", testutil.ReadFile(t, episodes[0]), "type: episode", "用户纠正了计费库的端口", "- source: "+logID)
 	if _, err := os.Stat(closed.Path); !os.IsNotExist(err) {
 		t.Errorf("the dreamt log is still pending at %s", closed.Path)
 	}
-	archived := readFile(t, filepath.Join(mem, "session-log", "archived", logID+".md"))
+	archived := testutil.ReadFile(t, filepath.Join(mem, "session-log", "archived", logID+".md"))
 	mustContain(t, "archived log", archived, "status: processed", "db-billing-02 监听 6432")
 	diaries, _ := filepath.Glob(filepath.Join(mem, "dream-log", "*_dream_*.md"))
 	if len(diaries) != 1 {
 		t.Fatalf("dream diaries %v, want 1", diaries)
 	}
-	mustContain(t, "dream diary", readFile(t, diaries[0]), "计费库端口")
-	if _, err := frontmatter.Parse(diaries[0], []byte(readFile(t, diaries[0]))); err != nil {
+	mustContain(t, "dream diary", testutil.ReadFile(t, diaries[0]), "计费库端口")
+	if _, err := frontmatter.Parse(diaries[0], []byte(testutil.ReadFile(t, diaries[0]))); err != nil {
 		t.Errorf("diary does not parse: %v", err)
 	}
 
@@ -175,12 +176,12 @@ func TestDreamRecordsSupersession(t *testing.T) {
 			// The files as a person reads them: the new value names what it
 			// replaced; the old value is still there, marked. The dream's decay
 			// rewrote the old entry after the mark, and the mark stayed.
-			newFile := readFile(t, filepath.Join(mem, "knowledge", tc.newFact.Name, "SKILL.md"))
+			newFile := testutil.ReadFile(t, filepath.Join(mem, "knowledge", tc.newFact.Name, "SKILL.md"))
 			mustContain(t, "new entry", newFile, "name: "+tc.newFact.Name+"\n", "supersedes: "+tc.oldName+"\n", "9094")
 			if strings.Contains(newFile, "superseded_by") {
 				t.Errorf("the new entry reads as superseded:\n%s", newFile)
 			}
-			oldFile := readFile(t, oldPath)
+			oldFile := testutil.ReadFile(t, oldPath)
 			mustContain(t, "old entry", oldFile, "name: "+tc.oldName+"\n", "superseded_by: "+tc.newFact.Name+"\n", tc.oldValue)
 			if strings.Contains(oldFile, "score: 0.5\n") {
 				t.Errorf("the old entry was not decayed after it was marked; the mark is untested against a rewrite:\n%s", oldFile)

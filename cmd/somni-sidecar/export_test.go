@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // markdownOf maps every Markdown file under dir (the index and the other
@@ -25,7 +27,7 @@ func markdownOf(t *testing.T, dir string) map[string]string {
 			return err
 		}
 		r, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(r)] = info.ModTime().UTC().Format("2006-01-02T15:04:05") + "\n" + readFile(t, p)
+		out[filepath.ToSlash(r)] = info.ModTime().UTC().Format("2006-01-02T15:04:05") + "\n" + testutil.ReadFile(t, p)
 		return nil
 	})
 	if err != nil {

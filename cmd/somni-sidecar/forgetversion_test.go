@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestForgetIntentionChecksVersion: the Memory tab's Forget of an
@@ -40,7 +42,7 @@ func TestForgetIntentionChecksVersion(t *testing.T) {
 	if code != -32010 {
 		t.Fatalf("forget with the version read before a hand edit: %d %s, want the conflict -32010", code, msg)
 	}
-	if got := readFile(t, filepath.Join(dir, rel("pi-20261202-001"))); got != edited {
+	if got := testutil.ReadFile(t, filepath.Join(dir, rel("pi-20261202-001"))); got != edited {
 		t.Fatalf("after the refused forget INTENT.md holds:\n%s\nwant the hand edit", got)
 	}
 
@@ -52,7 +54,7 @@ func TestForgetIntentionChecksVersion(t *testing.T) {
 	if code == 0 {
 		t.Fatal("forget of a completed intention answered no error code")
 	}
-	done := readFile(t, filepath.Join(dir, "memory/intentions/archived/pi-20261202-002/INTENT.md"))
+	done := testutil.ReadFile(t, filepath.Join(dir, "memory/intentions/archived/pi-20261202-002/INTENT.md"))
 	if !strings.Contains(done, "(completed)") || strings.Contains(done, "(cancelled)") {
 		t.Fatalf("the completed intention was changed by the refused forget:\n%s", done)
 	}
@@ -66,5 +68,5 @@ func TestForgetIntentionChecksVersion(t *testing.T) {
 	if forgot.ArchivedTo != "memory/intentions/archived/pi-20261202-003/INTENT.md" {
 		t.Fatalf("archivedTo %q", forgot.ArchivedTo)
 	}
-	mustContain(t, "forgotten intention", readFile(t, filepath.Join(dir, forgot.ArchivedTo)), "- due: 2026-12-04", "(cancelled)")
+	mustContain(t, "forgotten intention", testutil.ReadFile(t, filepath.Join(dir, forgot.ArchivedTo)), "- due: 2026-12-04", "(cancelled)")
 }

@@ -389,15 +389,6 @@ func runCLI(t testing.TB, args ...string) (string, int) {
 	return string(out), code
 }
 
-func readFile(t testing.TB, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func mustContain(t testing.TB, what, got string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // invisibleAt is the byte offset of the first control (but newline and
@@ -97,7 +99,7 @@ func TestInvisibleCharacters(t *testing.T) {
 	s.call("shutdown", nil, nil)
 	s.waitExit()
 	s.assertProtocolOnly()
-	log := readFile(t, closed.Path)
+	log := testutil.ReadFile(t, closed.Path)
 	if i := invisibleAt(log); i >= 0 {
 		t.Errorf("session log holds %q at %d:\n%q", []rune(log[i:])[0], i, log)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // fakeOpenAI serves chat completions from a scripted dream model: the
@@ -70,7 +71,7 @@ func TestMCPDreamNowWithOpenAI(t *testing.T) {
 		m.tool("remember", map[string]any{"text": "We release on Tuesdays."})
 		mustContain(t, "dream_status", m.tool("dream_status", nil), "OpenAI-compatible endpoint")
 		mustContain(t, "dream_now", m.tool("dream_now", nil), "Dream deep_sleep: release-day filed [60 tokens]")
-		mustContain(t, "knowledge", readFile(t, filepath.Join(dir, "memory", "knowledge", "release-day", "SKILL.md")), "Tuesdays")
+		mustContain(t, "knowledge", testutil.ReadFile(t, filepath.Join(dir, "memory", "knowledge", "release-day", "SKILL.md")), "Tuesdays")
 		m.stop()
 	})
 }

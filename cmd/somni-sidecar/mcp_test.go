@@ -241,8 +241,8 @@ func TestMCPRememberThenDream(t *testing.T) {
 	}
 
 	mem := filepath.Join(dir, "memory")
-	mustContain(t, "knowledge", readFile(t, filepath.Join(mem, "knowledge", "staging-bastion", "SKILL.md")), "bastion-7.example.net")
-	mustContain(t, "archived note log", readFile(t, filepath.Join(mem, "session-log", "archived", logID+".md")),
+	mustContain(t, "knowledge", testutil.ReadFile(t, filepath.Join(mem, "knowledge", "staging-bastion", "SKILL.md")), "bastion-7.example.net")
+	mustContain(t, "archived note log", testutil.ReadFile(t, filepath.Join(mem, "session-log", "archived", logID+".md")),
 		"chat_id: mcp-"+mcpClientName, "chat_type: mcp", "status: processed", "Remember: The staging bastion")
 	mustContain(t, "recall after the dream", m.tool("search_knowledge", map[string]any{"query": "staging bastion"}), "staging-bastion")
 	mustContain(t, "dream_status after", m.tool("dream_status", nil), "Pending logs (waiting for a dream): 0",
@@ -294,7 +294,7 @@ func normJSON(t testing.TB, v any) any {
 // firstBodyLine is the first non-blank body line of a Markdown file.
 func firstBodyLine(t testing.TB, p string) string {
 	t.Helper()
-	text := readFile(t, p)
+	text := testutil.ReadFile(t, p)
 	if _, rest, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n"); ok && strings.HasPrefix(text, "---\n") {
 		text = rest
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memmerge"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 const mfPath = "memory/knowledge/docker-build-cache/SKILL.md"
@@ -123,12 +124,12 @@ func TestMergeFileDriver(t *testing.T) {
 			if code != 0 && (strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), mfPath)) {
 				t.Errorf("stderr is not one sentence naming the file: %q", stderr.String())
 			}
-			if got := readFile(t, args[1]); got != tc.wantOurs {
+			if got := testutil.ReadFile(t, args[1]); got != tc.wantOurs {
 				t.Errorf("%%A:\n%s\nwant:\n%s", got, tc.wantOurs)
 			}
 			sib := filepath.Join(top, mfSiblingPath(tc.theirs))
 			if tc.wantSibling {
-				if got := readFile(t, sib); !strings.Contains(got, "the build farm") || !strings.Contains(got, "conflicts_with: docker-build-cache") {
+				if got := testutil.ReadFile(t, sib); !strings.Contains(got, "the build farm") || !strings.Contains(got, "conflicts_with: docker-build-cache") {
 					t.Errorf("sibling:\n%s", got)
 				}
 			} else if tc.wantCode == 0 {
@@ -175,8 +176,8 @@ func TestMergeFileRealGit(t *testing.T) {
 	mfGit(t, b, "commit", "-q", "-am", "machine b")
 	mfGit(t, b, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
 
-	merged := readFile(t, filepath.Join(b, filepath.FromSlash(mfPath)))
-	sibling := readFile(t, filepath.Join(b, filepath.FromSlash(mfSiblingPath(mfTheirs))))
+	merged := testutil.ReadFile(t, filepath.Join(b, filepath.FromSlash(mfPath)))
+	sibling := testutil.ReadFile(t, filepath.Join(b, filepath.FromSlash(mfSiblingPath(mfTheirs))))
 	for _, s := range []string{merged, sibling} {
 		if strings.Contains(s, "<<<<<<<") || strings.Contains(s, ">>>>>>>") {
 			t.Fatalf("a conflict marker:\n%s", s)

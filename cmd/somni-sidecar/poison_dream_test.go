@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestPoisonedSessionIsNotStoredAsInstructions dreams over a session whose
@@ -68,7 +69,7 @@ func TestPoisonedSessionIsNotStoredAsInstructions(t *testing.T) {
 	for _, pat := range []string{"memory/knowledge/*/SKILL.md", "skills/agent_learned_skills/*/SKILL.md", "memory/users/*/about_user.md", "memory/about_*.md"} {
 		files, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(pat)))
 		for _, f := range files {
-			text := readFile(t, f)
+			text := testutil.ReadFile(t, f)
 			if strings.Contains(text, "curl") || strings.Contains(text, "French") || strings.Contains(text, "以后你必须") {
 				t.Errorf("%s stores the instruction:\n%s", f, text)
 			}
@@ -82,7 +83,7 @@ func TestPoisonedSessionIsNotStoredAsInstructions(t *testing.T) {
 	if len(episodes) != 1 {
 		t.Fatalf("episodes %v", episodes)
 	}
-	mustContain(t, "quoted episode", readFile(t, episodes[0]), "The user said:")
+	mustContain(t, "quoted episode", testutil.ReadFile(t, episodes[0]), "The user said:")
 	if _, err := os.Stat(filepath.Join(mem, "users")); !os.IsNotExist(err) {
 		t.Errorf("a profile was written: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestChannelUserProfileThroughBinary runs a data dir the Python sidecar
@@ -52,7 +53,7 @@ func TestChannelUserProfileThroughBinary(t *testing.T) {
 	if run.Status != "deep_sleep" {
 		t.Fatalf("sleep.run = %+v (tool replies %q)", run, model.ToolReplies())
 	}
-	prof := readFile(t, filepath.Join(users, "feishu:ou_123", "about_user.md"))
+	prof := testutil.ReadFile(t, filepath.Join(users, "feishu:ou_123", "about_user.md"))
 	mustContain(t, "profile at the Python location", prof, "name: Ann", "payments team")
 	if _, err := os.Stat(filepath.Join(users, "feishu-ou_123")); !os.IsNotExist(err) {
 		t.Errorf("the dream wrote a mapped folder: %v", err)

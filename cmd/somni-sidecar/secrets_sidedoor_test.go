@@ -10,6 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/dream/dreamtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // The secrets of the side-door tables: each one a single case's, so a leak
@@ -164,7 +165,7 @@ func TestSecretsSideDoorLookAlikes(t *testing.T) {
 				t.Errorf("memory.write redacted %d", res.Redacted)
 			}
 		}, func(t *testing.T, dir string) {
-			if got := readFile(t, filepath.Join(dir, entry)); got != header+"The staging database runs on db-stg-1.\n" {
+			if got := testutil.ReadFile(t, filepath.Join(dir, entry)); got != header+"The staging database runs on db-stg-1.\n" {
 				t.Errorf("the file is not the edit:\n%s", got)
 			}
 		}},
@@ -172,7 +173,7 @@ func TestSecretsSideDoorLookAlikes(t *testing.T) {
 			dreamWith(t, s, header+"A quiet night.\n")
 		}, func(t *testing.T, dir string) {
 			diaries, _ := filepath.Glob(filepath.Join(dir, "memory", "dream-log", "*_dream_*.md"))
-			if len(diaries) != 1 || readFile(t, diaries[0]) != header+"A quiet night.\n" {
+			if len(diaries) != 1 || testutil.ReadFile(t, diaries[0]) != header+"A quiet night.\n" {
 				t.Errorf("diaries %v; want one that is the diary as written", diaries)
 			}
 		}},

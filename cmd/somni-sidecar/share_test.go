@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // The explicit share, as a person meets it: the built binary, a project
@@ -122,7 +124,7 @@ func TestShareProposeApproveRecall(t *testing.T) {
 	entry := filepath.Join(pool, "knowledge", "redis-eviction", "SKILL.md")
 	mustContain(t, "share approve", out, `shared "redis-eviction" into team backend as knowledge/redis-eviction/SKILL.md (shared by Ada Lovelace)`,
 		"left for you to commit with your code: "+entry)
-	text := readFile(t, entry)
+	text := testutil.ReadFile(t, entry)
 	mustContain(t, "the shared entry", text, "name: redis-eviction\n", "type: pitfall\n", "shared_by: Ada Lovelace\n", "shared: 20", "maxmemory-policy allkeys-lru")
 	for _, k := range []string{"score:", "stability:", "last_used:", "last_decay:", "verified:", "ada@example"} {
 		if strings.Contains(text, k) {
@@ -224,7 +226,7 @@ func TestShareRejectAndHandEdit(t *testing.T) {
 
 	s.tool("share_memory", redisProposal)
 	file := filepath.Join(data, "memory", "proposals", "backend", "redis-eviction.md")
-	edited := strings.Replace(readFile(t, file), "a key without a TTL", "(the cache's password is Hunter2#Secret99) a key without a TTL", 1)
+	edited := strings.Replace(testutil.ReadFile(t, file), "a key without a TTL", "(the cache's password is Hunter2#Secret99) a key without a TTL", 1)
 	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -252,18 +254,18 @@ func TestShareByName(t *testing.T) {
 	out := shareOK(t, data, "pg-bouncer-mode", "--team", "backend")
 	entry := filepath.Join(pool, "knowledge", "pg-bouncer-mode", "SKILL.md")
 	mustContain(t, "share NAME --team", out, `shared "pg-bouncer-mode" into team backend`, "(shared by Ada Lovelace)", "commit with your code: "+entry)
-	mustContain(t, "the shared entry", readFile(t, entry), "description: pg-bouncer-mode note\n", "shared_by: Ada Lovelace\n", "transaction mode")
+	mustContain(t, "the shared entry", testutil.ReadFile(t, entry), "description: pg-bouncer-mode note\n", "shared_by: Ada Lovelace\n", "transaction mode")
 	if st := projectStatus(t, proj); st != "?? .somni/knowledge/pg-bouncer-mode/SKILL.md" {
 		t.Errorf("git status after share:\n%s", st)
 	}
-	before := readFile(t, entry)
+	before := testutil.ReadFile(t, entry)
 	for _, args := range [][]string{{"pg-bouncer-mode", "--team=backend"}, {"--team", "backend", "pg-bouncer-mode"}} {
 		r := shareCLI(t, data, args...)
-		if r.code != 1 || !strings.Contains(r.stderr, `team backend already has "pg-bouncer-mode"`) || readFile(t, entry) != before {
+		if r.code != 1 || !strings.Contains(r.stderr, `team backend already has "pg-bouncer-mode"`) || testutil.ReadFile(t, entry) != before {
 			t.Errorf("sharing again (%v): exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
-	if !strings.Contains(readFile(t, filepath.Join(data, "memory", "knowledge", "pg-bouncer-mode", "SKILL.md")), "score:") {
+	if !strings.Contains(testutil.ReadFile(t, filepath.Join(data, "memory", "knowledge", "pg-bouncer-mode", "SKILL.md")), "score:") {
 		t.Error("the personal entry lost its own lifecycle numbers")
 	}
 }
@@ -339,7 +341,7 @@ func TestShareMethods(t *testing.T) {
 	if done.Team != "backend" || done.Path != "knowledge/redis-eviction/SKILL.md" || done.File != entry || done.SharedBy != "Ada Lovelace" || !strings.Contains(done.Next, "commit with your code") {
 		t.Errorf("share.approve: %+v", done)
 	}
-	mustContain(t, "edited entry", readFile(t, entry), "description: Redis evicts keys without a TTL (allkeys-lru)\n", "Set a TTL on every cache key")
+	mustContain(t, "edited entry", testutil.ReadFile(t, entry), "description: Redis evicts keys without a TTL (allkeys-lru)\n", "Set a TTL on every cache key")
 	var rejected map[string]string
 	s.call("share.reject", map[string]any{"id": "backend/deploy-window"}, &rejected)
 	if rejected["rejected"] != "backend/deploy-window" || len(proposalFiles(t, data)) != 0 {

@@ -94,7 +94,7 @@ func TestFraming(t *testing.T) {
 func TestMethods(t *testing.T) {
 	dir := testutil.Pydata(t)
 	brokenPath := filepath.Join(dir, "memory/knowledge/broken-yaml/SKILL.md")
-	broken := readFile(t, brokenPath)
+	broken := testutil.ReadFile(t, brokenPath)
 	s := start(t, dir, []string{"-m", "somni_memory"}) // wrong position is fine too: see TestArgs
 
 	var ping struct {
@@ -235,7 +235,7 @@ func TestMethods(t *testing.T) {
 		if closed.Path == nil {
 			t.Fatal("close returned no path")
 		}
-		log := readFile(t, *closed.Path)
+		log := testutil.ReadFile(t, *closed.Path)
 		mustContain(t, "closed log", log, "chat_id: chat-9", "status: pending", "[agent]", "[tool]", "[REDACTED]")
 		if strings.Contains(log, "hunter2secret") {
 			t.Fatal("secret reached disk")
@@ -326,7 +326,7 @@ func TestMethods(t *testing.T) {
 	})
 
 	// The broken file was reported with its line and never rewritten.
-	if got := readFile(t, brokenPath); got != broken {
+	if got := testutil.ReadFile(t, brokenPath); got != broken {
 		t.Fatal("unparsable file was rewritten")
 	}
 	s.t = t
@@ -361,7 +361,7 @@ func TestStopClosesSessions(t *testing.T) {
 			if len(logs) != 1 {
 				t.Fatalf("logs: %v", logs)
 			}
-			mustContain(t, "log", readFile(t, logs[0]), "status: pending", "hello "+how, "end_time:")
+			mustContain(t, "log", testutil.ReadFile(t, logs[0]), "status: pending", "hello "+how, "end_time:")
 		})
 	}
 }
@@ -488,7 +488,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	var disk strings.Builder
 	before := map[string]string{}
 	for _, l := range logs {
-		before[l] = readFile(t, l)
+		before[l] = testutil.ReadFile(t, l)
 		disk.WriteString(before[l])
 	}
 	for text := range acked {
@@ -498,7 +498,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	}
 	intents, _ := filepath.Glob(filepath.Join(dir, "memory/intentions/*/INTENT.md"))
 	for _, p := range intents {
-		if _, err := frontmatter.Parse(p, []byte(readFile(t, p))); err != nil {
+		if _, err := frontmatter.Parse(p, []byte(testutil.ReadFile(t, p))); err != nil {
 			t.Fatalf("half-written intention %s: %v", p, err)
 		}
 	}
@@ -524,7 +524,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	}
 	logs = kept
 	for _, l := range logs {
-		doc, err := frontmatter.Parse(l, []byte(readFile(t, l)))
+		doc, err := frontmatter.Parse(l, []byte(testutil.ReadFile(t, l)))
 		if err != nil {
 			t.Fatalf("log not repaired by the restart %s: %v", l, err)
 		}
@@ -534,7 +534,7 @@ func TestKill9DuringWriteBurst(t *testing.T) {
 	}
 	disk.Reset()
 	for _, l := range logs {
-		disk.WriteString(readFile(t, l))
+		disk.WriteString(testutil.ReadFile(t, l))
 	}
 	for text := range acked {
 		if !strings.Contains(disk.String(), text) {
@@ -603,7 +603,7 @@ func TestSessionOrderAcrossSessions(t *testing.T) {
 	files := map[string]int{}
 	afterLogs := 0
 	for _, p := range logs {
-		data := readFile(t, p)
+		data := testutil.ReadFile(t, p)
 		doc, err := frontmatter.Parse(p, []byte(data))
 		if err != nil {
 			t.Fatalf("log %s: %v", p, err)
@@ -831,7 +831,7 @@ func TestHandEditsFoundWithoutRestart(t *testing.T) {
 
 	recall("warm up") // the startup sync has finished
 
-	docker := readFile(t, filepath.Join(dir, "memory/knowledge/docker-build-cache/SKILL.md"))
+	docker := testutil.ReadFile(t, filepath.Join(dir, "memory/knowledge/docker-build-cache/SKILL.md"))
 	tests := []struct {
 		name  string
 		edit  func()
@@ -888,7 +888,7 @@ func TestHugeInputs(t *testing.T) {
 		Path string `json:"path"`
 	}
 	s.call("session.close", map[string]any{"sessionId": "meta"}, &meta)
-	if n := len(readFile(t, meta.Path)); n > 64<<10 {
+	if n := len(testutil.ReadFile(t, meta.Path)); n > 64<<10 {
 		t.Fatalf("session log with 1 MiB userId/chatType/speaker/call/reason is %d bytes", n)
 	}
 	tests := []struct{ tool string }{
@@ -909,7 +909,7 @@ func TestHugeInputs(t *testing.T) {
 		Path string `json:"path"`
 	}
 	s.call("session.close", map[string]any{"sessionId": "big"}, &closed)
-	log := readFile(t, closed.Path)
+	log := testutil.ReadFile(t, closed.Path)
 	if len(log) > 64<<10 {
 		t.Fatalf("session log is %d bytes: messages were not capped", len(log))
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // stuckEntry is an entry recall finds, with a score a fold visibly raises.
@@ -63,7 +65,7 @@ func TestStuckUsageJournal(t *testing.T) {
 				if code := s.waitExit(); code != 0 {
 					t.Errorf("exit %d", code)
 				}
-				if got := readFile(t, entry); strings.Contains(got, "score: 0.5\n") {
+				if got := testutil.ReadFile(t, entry); strings.Contains(got, "score: 0.5\n") {
 					t.Errorf("recall reinforcement stopped: two recalls and two dreams left\n%s", got)
 				}
 				for _, p := range []string{".usage.log", ".usage.folding"} {

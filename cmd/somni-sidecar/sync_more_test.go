@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // More of sync as a person meets it, through the binary and real git: an
@@ -177,7 +179,7 @@ func inStep(t *testing.T, dirs ...string) {
 func editEntry(t *testing.T, dir, name, old, new string) {
 	t.Helper()
 	p := filepath.Join(dir, "memory", "knowledge", name, "SKILL.md")
-	text := readFile(t, p)
+	text := testutil.ReadFile(t, p)
 	if !strings.Contains(text, old) {
 		t.Fatalf("%s does not hold %q:\n%s", p, old, text)
 	}

@@ -97,7 +97,7 @@ func memoryFiles(t *testing.T, dir string) map[string]string {
 		}
 		if !d.IsDir() && strings.HasSuffix(p, ".md") {
 			r, _ := filepath.Rel(dir, p)
-			files[filepath.ToSlash(r)] = readFile(t, p)
+			files[filepath.ToSlash(r)] = testutil.ReadFile(t, p)
 		}
 		return nil
 	})
@@ -259,7 +259,7 @@ func TestSyncRemoteUnreachable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "laptop")
 			p := note(t, dir, "staging-kafka-port", "The staging kafka listens on port 9094.")
-			before := readFile(t, p)
+			before := testutil.ReadFile(t, p)
 			for _, args := range [][]string{{"init", tc.remote}, {}, {"status"}} {
 				r := syncRun(t, dir, args...)
 				if r.code == 0 {
@@ -276,7 +276,7 @@ func TestSyncRemoteUnreachable(t *testing.T) {
 					}
 				}
 			}
-			if got := readFile(t, p); got != before {
+			if got := testutil.ReadFile(t, p); got != before {
 				t.Fatalf("the memory file changed:\n%s", got)
 			}
 			recallFinds(t, dir, "staging kafka port", "staging-kafka-port", "9094")
@@ -306,7 +306,7 @@ func TestSyncRecoversFromKill(t *testing.T) {
 			if out, err := cmd.CombinedOutput(); err == nil {
 				t.Fatalf("the simulated merge did not stop:\n%s", out)
 			}
-			if !strings.Contains(readFile(t, filepath.Join(a, "memory/knowledge/staging-kafka-port/SKILL.md")), "<<<<<<<") {
+			if !strings.Contains(testutil.ReadFile(t, filepath.Join(a, "memory/knowledge/staging-kafka-port/SKILL.md")), "<<<<<<<") {
 				t.Fatal("the simulated merge left no conflict marker")
 			}
 		}},

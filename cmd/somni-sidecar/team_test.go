@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // teamEntry writes a shared entry into a pool folder as a teammate's
@@ -87,7 +89,7 @@ func TestTeamPoolRecalled(t *testing.T) {
 	if st := gitT(t, proj, "status", "--porcelain", "--ignored"); strings.TrimSpace(st) != "?? .somni/knowledge/deploy-freeze/" {
 		t.Errorf("recall and a dream changed the project's tree; git status:\n%s", st)
 	}
-	if got := readFile(t, filepath.Join(pool, "knowledge", "staging-postgres-port", "SKILL.md")); strings.Contains(got, "last_used") || strings.Contains(got, "stability") {
+	if got := testutil.ReadFile(t, filepath.Join(pool, "knowledge", "staging-postgres-port", "SKILL.md")); strings.Contains(got, "last_used") || strings.Contains(got, "stability") {
 		t.Errorf("the team entry was rewritten with this machine's lifecycle numbers:\n%s", got)
 	}
 }
@@ -101,7 +103,7 @@ func TestTeamFlagAndRemove(t *testing.T) {
 	teamEntry(t, other, "pager-rotation", "Carol", "The on-call pager rotates every Monday at 09:00.")
 	r := runCLIEnv(t, nil, "", "--data-dir", data, "--embed", "off", "--team", "ops="+other, "recall", "on-call pager rotation")
 	mustContain(t, "recall --team", r.stdout, "team ops, shared by Carol")
-	if strings.Contains(readFile(t, filepath.Join(data, "teams.yml")), "ops") {
+	if strings.Contains(testutil.ReadFile(t, filepath.Join(data, "teams.yml")), "ops") {
 		t.Error("--team was written to teams.yml")
 	}
 	rm := runCLIEnv(t, nil, "", "--data-dir", data, "team", "remove", "backend")

@@ -4,8 +4,6 @@ package doctor
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,17 +11,10 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/memtest"
+	"github.com/somni-dev/somni/internal/testutil"
 	"github.com/somni-dev/somni/internal/usage"
 )
-
-func newTestStore(t *testing.T) *memory.Store {
-	t.Helper()
-	s, err := memory.Open(memory.Config{DataDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func mustWrite(t *testing.T, p, data string) {
 	t.Helper()
@@ -32,42 +23,10 @@ func mustWrite(t *testing.T, p, data string) {
 	}
 }
 
-// unreadableJournals plant something no fold can read at p: what an attacker, a bad
-// copy or a full disk leaves where the usage journal or its claim belongs.
-var unreadableJournals = []struct {
-	name  string
-	plant func(t *testing.T, p string)
-}{
-	{"over its bound", func(t *testing.T, p string) {
-		mustWrite(t, p, "2026-11-30\tm\tknowledge/x/SKILL.md\n")
-		// Twice the journal's bound is past the fold's read margin too (sparse: no disk used).
-		if err := os.Truncate(p, 2*usage.MaxJournalBytes); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a FIFO", func(t *testing.T, p string) {
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a directory", func(t *testing.T, p string) {
-		if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a link outside", func(t *testing.T, p string) {
-		outside := filepath.Join(t.TempDir(), "journal")
-		mustWrite(t, outside, "2026-11-30\tm\tknowledge/x/SKILL.md\n")
-		if err := os.Symlink(outside, p); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a dangling link", func(t *testing.T, p string) {
-		if err := os.Symlink("gone", p); err != nil {
-			t.Fatal(err)
-		}
-	}},
-}
+// unreadableJournals plant something no fold can read where the usage journal
+// or its claim belongs. Twice the journal's bound is past the fold's read
+// margin too.
+var unreadableJournals = testutil.UnreadableFiles("2026-11-30\tm\tknowledge/x/SKILL.md\n", 2*usage.MaxJournalBytes)
 
 // journalFiles names the journal and its claim, for subtests.
 var journalFiles = []struct {
@@ -84,13 +43,13 @@ func TestDoctorNamesQuarantinedJournal(t *testing.T) {
 	ctx := context.Background()
 	for _, at := range journalFiles {
 		for _, tc := range unreadableJournals {
-			t.Run(at.name+"/"+tc.name, func(t *testing.T) {
-				s := newTestStore(t)
+			t.Run(at.name+"/"+tc.Name, func(t *testing.T) {
+				s := memtest.NewStore(t)
 				e, err := s.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "recalled", Type: "fact", Description: "a fact recalled after the damage", Body: "body\n", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				tc.plant(t, at.path(usage.Of(s)))
+				tc.Plant(t, at.path(usage.Of(s)))
 				for dream := 1; dream <= 2; dream++ {
 					_ = usage.Of(s).NoteRecall([]string{e.Path}) // refused while the journal itself is damaged
 					if _, err := usage.Of(s).Fold(ctx); err != nil {
@@ -122,13 +81,13 @@ func TestDoctorNamesUnreadableJournal(t *testing.T) {
 	ctx := context.Background()
 	for _, at := range journalFiles {
 		for _, tc := range unreadableJournals {
-			t.Run(at.name+"/"+tc.name, func(t *testing.T) {
-				s := newTestStore(t)
+			t.Run(at.name+"/"+tc.Name, func(t *testing.T) {
+				s := memtest.NewStore(t)
 				if err := os.MkdirAll(s.MemoryDir(), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				p := at.path(usage.Of(s))
-				tc.plant(t, p)
+				tc.Plant(t, p)
 				findings, err := Check(ctx, s, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -146,7 +105,7 @@ func TestDoctorNamesUnreadableJournal(t *testing.T) {
 
 // TestUsageSummary: doctor's one line on the journal, for each state.
 func TestUsageSummary(t *testing.T) {
-	s := newTestStore(t)
+	s := memtest.NewStore(t)
 	if got := UsageSummary(s); got != "usage journal: empty" {
 		t.Errorf("fresh store: %q", got)
 	}
@@ -209,7 +168,7 @@ func TestDoctorNamesBlockedLock(t *testing.T) {
 	for _, lock := range locks {
 		for _, tc := range tests {
 			t.Run(lock.name+"/"+tc.name, func(t *testing.T) {
-				s := newTestStore(t)
+				s := memtest.NewStore(t)
 				if err := os.MkdirAll(s.MemoryDir(), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -235,7 +194,7 @@ func TestDoctorNamesBlockedLock(t *testing.T) {
 		}
 	}
 	// A lock file as somni makes it is no finding.
-	s := newTestStore(t)
+	s := memtest.NewStore(t)
 	unlock, err := s.Lock(ctx)
 	if err != nil {
 		t.Fatal(err)

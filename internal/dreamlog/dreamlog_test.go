@@ -11,11 +11,8 @@ import (
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
-// fixedNow is the day after the newest pydata session log.
-var fixedNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.Local)
-
 func TestDreamLogs(t *testing.T) {
-	st, err := memory.Open(memory.Config{DataDir: testutil.Pydata(t), Now: func() time.Time { return fixedNow }})
+	st, err := memory.Open(memory.Config{DataDir: testutil.Pydata(t), Now: func() time.Time { return testutil.FixedNow }})
 	if err != nil {
 		t.Fatal(err)
 	}

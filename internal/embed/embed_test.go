@@ -5,16 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
-)
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+	"github.com/somni-dev/somni/internal/testutil"
+)
 
 // dot is the cosine of two unit vectors.
 func dot(a, b []float32) float64 {
@@ -123,7 +122,7 @@ func TestHTTPEmbedder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := New(tc.cfg, quietLogger())
+			e, err := New(tc.cfg, testutil.QuietLogger())
 			if err != nil {
 				t.Fatal(err)
 			}

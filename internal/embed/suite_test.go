@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // suiteTexts are what RunEmbedderSuite embeds: English, Chinese, a symbol,
@@ -176,7 +178,7 @@ func TestEmbedderSuite(t *testing.T) {
 	build := func(cfg Config) func(t *testing.T) Embedder {
 		return func(t *testing.T) Embedder {
 			t.Helper()
-			e, err := New(cfg, quietLogger())
+			e, err := New(cfg, testutil.QuietLogger())
 			if err != nil {
 				t.Fatal(err)
 			}

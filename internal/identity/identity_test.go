@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/memtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 func TestIdentity(t *testing.T) {
-	s, dir := pyStore(t, nil)
+	s, dir := memtest.PyStore(t, nil)
 	me, err := Of(s).AboutMe()
 	if err != nil || me == nil || !strings.HasPrefix(me.Body, "I am the team's coding assistant") {
 		t.Fatalf("about me: %+v %v", me, err)
@@ -34,7 +36,7 @@ func TestIdentity(t *testing.T) {
 	if _, err := Of(s).UpdateAboutUser("alice", "Now prefers English."); err != nil {
 		t.Fatal(err)
 	}
-	raw := readFile(t, filepath.Join(dir, "memory", "users", "alice", "about_user.md"))
+	raw := testutil.ReadFile(t, filepath.Join(dir, "memory", "users", "alice", "about_user.md"))
 	if !strings.Contains(raw, "department: Platform\n") || !strings.Contains(raw, "updated: 2026-11-30") || !strings.HasSuffix(raw, "\n\nNow prefers English.\n") {
 		t.Errorf("alice rewritten badly:\n%s", raw)
 	}
@@ -100,7 +102,7 @@ func TestChannelUserProfile(t *testing.T) {
 	if _, err := Of(s).UpdateAboutUser("feishu:ou_123", "Updated by somni."); err != nil {
 		t.Fatal(err)
 	}
-	if raw := readFile(t, filepath.Join(mem, "users", "feishu:ou_123", "about_user.md")); !strings.HasSuffix(raw, "\n\nUpdated by somni.\n") || !strings.Contains(raw, "name: Ann") {
+	if raw := testutil.ReadFile(t, filepath.Join(mem, "users", "feishu:ou_123", "about_user.md")); !strings.HasSuffix(raw, "\n\nUpdated by somni.\n") || !strings.Contains(raw, "name: Ann") {
 		t.Errorf("python location rewritten badly:\n%s", raw)
 	}
 	if _, err := os.Stat(filepath.Join(mem, "users", "feishu-ou_123")); !os.IsNotExist(err) {
@@ -109,7 +111,7 @@ func TestChannelUserProfile(t *testing.T) {
 	if _, err := Of(s).UpdateAboutUser("slack:u9", "Moved."); err != nil {
 		t.Fatal(err)
 	}
-	if raw := readFile(t, filepath.Join(mem, "users", "slack:u9", "about_user.md")); !strings.Contains(raw, "name: Bo") || !strings.HasSuffix(raw, "\n\nMoved.\n") {
+	if raw := testutil.ReadFile(t, filepath.Join(mem, "users", "slack:u9", "about_user.md")); !strings.Contains(raw, "name: Bo") || !strings.HasSuffix(raw, "\n\nMoved.\n") {
 		t.Errorf("moved profile:\n%s", raw)
 	}
 	if _, err := os.Stat(filepath.Join(mem, "users", "slack-u9")); !os.IsNotExist(err) {
@@ -118,7 +120,7 @@ func TestChannelUserProfile(t *testing.T) {
 	if _, err := Of(s).UpdateAboutUser("wx:7", "New user."); err != nil {
 		t.Fatal(err)
 	}
-	if raw := readFile(t, filepath.Join(mem, "users", "wx-7", "about_user.md")); !strings.Contains(raw, "A different user.") {
+	if raw := testutil.ReadFile(t, filepath.Join(mem, "users", "wx-7", "about_user.md")); !strings.Contains(raw, "A different user.") {
 		t.Errorf("another user's profile was touched:\n%s", raw)
 	}
 }
@@ -127,39 +129,17 @@ func TestChannelUserProfile(t *testing.T) {
 // profile folder; the refusal shows it redacted. Ids that only mention
 // tokens and passwords are written as asked.
 func TestSecretUserIDRefused(t *testing.T) {
-	const token = "npm_Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6"
-	for _, tc := range []struct {
-		name   string
-		refuse bool
-	}{
-		{"deploy-" + token, true},
-		{token, true},
-		{"password=Hunter2-Staging-42", true},
-		{"feishu:[REDACTED]", true}, // an id a session log's header already redacted
-		{"api-token-rotation", false},
-		{"password-policy", false},
-		{"telegram:123456789", false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, dir := pyStore(t, nil)
-			_, err := Of(s).UpdateAboutUser(tc.name, "Prefers short answers.")
-			if !tc.refuse {
+	for _, tc := range testutil.SecretNames {
+		t.Run(tc.Name, func(t *testing.T) {
+			s, dir := memtest.PyStore(t, nil)
+			_, err := Of(s).UpdateAboutUser(tc.Name, "Prefers short answers.")
+			if !tc.Refuse {
 				if err != nil {
 					t.Fatal(err)
 				}
 				return
 			}
-			if !errors.Is(err, memory.ErrUnsafeName) || !strings.Contains(err.Error(), "holds a secret") ||
-				strings.Contains(err.Error(), "Hunter2-Staging-42") || strings.Contains(err.Error(), token) {
-				t.Fatalf("err = %v", err)
-			}
-			_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-				rel, _ := filepath.Rel(dir, p)
-				if err == nil && (strings.Contains(rel, "Hunter2") || strings.Contains(rel, token) || strings.Contains(rel, "REDACTED")) {
-					t.Errorf("written: %s", rel)
-				}
-				return nil
-			})
+			testutil.CheckSecretNameRefused(t, err, memory.ErrUnsafeName, dir)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/memtest"
 )
 
 // errStale is what a caller's compare answers when the bytes on disk are
@@ -26,8 +27,8 @@ var errStale = errors.New("version conflict")
 // as two processes do.
 func TestTwoWritersOneDataDir(t *testing.T) {
 	ctx := context.Background()
-	a := newTestStore(t)
-	b := secondStore(t, a)
+	a := memtest.NewStore(t)
+	b := memtest.SecondStore(t, a)
 	const each = 60
 	ids := make(chan string, 2*each)
 	var wg sync.WaitGroup
@@ -67,8 +68,8 @@ func TestTwoWritersOneDataDir(t *testing.T) {
 func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	for round := 0; round < 30; round++ {
-		a := newTestStore(t)
-		b := secondStore(t, a)
+		a := memtest.NewStore(t)
+		b := memtest.SecondStore(t, a)
 		it, err := Of(a).Add(ctx, Input{What: "renew the certificate"})
 		if err != nil {
 			t.Fatal(err)
@@ -113,8 +114,8 @@ func TestCloseIntentionOnceAcrossStores(t *testing.T) {
 // after the forget.
 func TestForgetIntentionRace(t *testing.T) {
 	ctx := context.Background()
-	a := newTestStore(t)
-	b := secondStore(t, a)
+	a := memtest.NewStore(t)
+	b := memtest.SecondStore(t, a)
 	it, err := Of(a).Add(ctx, Input{What: "buy green tea", Due: "2026-12-04"})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +170,7 @@ func TestForgetIntentionRace(t *testing.T) {
 // written by compare-and-swap, which sees the edit, compares again and is
 // refused, and the intention stays open with the edit.
 func TestForgetIntentionHandEditAfterCompare(t *testing.T) {
-	s := newTestStore(t)
+	s := memtest.NewStore(t)
 	it, err := Of(s).Add(context.Background(), Input{What: "buy green tea", Due: "2026-12-04"})
 	if err != nil {
 		t.Fatal(err)

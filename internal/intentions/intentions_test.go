@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/memtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 func TestIntentionIDsNeverReused(t *testing.T) {
 	clock := time.Date(2026, 11, 28, 9, 0, 0, 0, time.Local)
-	s, dir := pyStore(t, &clock)
+	s, dir := memtest.PyStore(t, &clock)
 	ctx := context.Background()
 	it, err := Of(s).Add(ctx, Input{What: "Renew TLS cert", Due: "2026-12-02", Cue: "tls，证书", Priority: "high"})
 	if err != nil {
@@ -26,7 +28,7 @@ func TestIntentionIDsNeverReused(t *testing.T) {
 	if _, err := Of(s).Complete(ctx, it.ID); err != nil {
 		t.Fatal(err)
 	}
-	arch := readFile(t, filepath.Join(dir, "memory", "intentions", "archived", it.ID, "INTENT.md"))
+	arch := testutil.ReadFile(t, filepath.Join(dir, "memory", "intentions", "archived", it.ID, "INTENT.md"))
 	if !strings.HasSuffix(arch, "- closed: 2026-11-28 (completed)\n") || !strings.Contains(arch, "- cue: tls, 证书\n") {
 		t.Errorf("archived intention:\n%s", arch)
 	}
@@ -140,20 +142,20 @@ func ids(its []*Intention) string {
 }
 
 func TestFixtureIntentionsAndExpiry(t *testing.T) {
-	s, dir := pyStore(t, nil)
+	s, dir := memtest.PyStore(t, nil)
 	ctx := context.Background()
-	sel, err := Of(s).Select(ctx, fixedNow, "记得续费域名")
+	sel, err := Of(s).Select(ctx, testutil.FixedNow, "记得续费域名")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids(sel.Upcoming) != "pi-20261128-001" || ids(sel.Undated) != "pi-20261129-001" || !sel.CuedIDs["pi-20261128-001"] {
 		t.Errorf("selection %+v", sel)
 	}
-	expired, err := Of(s).ExpireIdle(ctx, fixedNow.AddDate(0, 0, 29))
+	expired, err := Of(s).ExpireIdle(ctx, testutil.FixedNow.AddDate(0, 0, 29))
 	if err != nil || len(expired) != 1 || expired[0] != "pi-20261128-001" {
 		t.Fatalf("expired %v %v (29-day-idle one must stay)", expired, err)
 	}
-	arch := readFile(t, filepath.Join(dir, "memory", "intentions", "archived", "pi-20261128-001", "INTENT.md"))
+	arch := testutil.ReadFile(t, filepath.Join(dir, "memory", "intentions", "archived", "pi-20261128-001", "INTENT.md"))
 	if !strings.Contains(arch, "(auto_expired)") {
 		t.Errorf("no auto_expired note:\n%s", arch)
 	}

@@ -23,7 +23,7 @@ func TestCrashDuringWriteBurst(t *testing.T) {
 		return err == nil
 	}
 	testutil.CrashRounds(t, "SOMNI_MEMORY_CRASH_DIR", dir, 3, ready, func(round int, childStderr string) {
-		s, err := Open(Config{DataDir: dir, Logger: quietLogger()})
+		s, err := Open(Config{DataDir: dir, Logger: testutil.QuietLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func TestCrashDuringWriteBurst(t *testing.T) {
 }
 
 func crashWriter(dir string) {
-	s, err := Open(Config{DataDir: dir, Logger: quietLogger()})
+	s, err := Open(Config{DataDir: dir, Logger: testutil.QuietLogger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

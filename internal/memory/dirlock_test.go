@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // secondStore opens another store on a's data dir, as a second sidecar (or
@@ -115,7 +117,7 @@ func TestLockHelperProcess(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestLocksDieWithTheProcess")
 	}
-	s, err := Open(Config{DataDir: dir, Logger: quietLogger()})
+	s, err := Open(Config{DataDir: dir, Logger: testutil.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestPinnedSurvivesDecay: a pinned entry is neither decayed nor retired nor
@@ -32,20 +34,20 @@ func TestPinnedSurvivesDecay(t *testing.T) {
 		{"decayed unless pinned", filepath.Join(mem, "knowledge", "docker-build-cache", "SKILL.md")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			orig := readFile(t, tc.path)
+			orig := testutil.ReadFile(t, tc.path)
 			pin(tc.path, true)
-			pinned := readFile(t, tc.path)
+			pinned := testutil.ReadFile(t, tc.path)
 			if !strings.Contains(pinned, "\npinned: true\n") {
 				t.Fatalf("no pinned key:\n%s", pinned)
 			}
 			if _, err := s.DecayAll(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if got := readFile(t, tc.path); got != pinned {
+			if got := testutil.ReadFile(t, tc.path); got != pinned {
 				t.Errorf("pinned entry changed or moved by decay:\n%s", got)
 			}
 			pin(tc.path, false)
-			if got := readFile(t, tc.path); got != orig {
+			if got := testutil.ReadFile(t, tc.path); got != orig {
 				t.Errorf("unpinned file differs from the original:\n%s\n---\n%s", got, orig)
 			}
 		})

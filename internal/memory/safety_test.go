@@ -40,7 +40,7 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 		{
 			name: "hand edit adds a key",
 			between: func(t *testing.T, s *Store, path string) {
-				data := readFile(t, path)
+				data := testutil.ReadFile(t, path)
 				data = strings.Replace(data, "last_decay: 2026-11-30\n", "last_decay: 2026-11-30\nowner: alice\n", 1)
 				if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 					t.Fatal(err)
@@ -50,7 +50,7 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 				if err != nil {
 					t.Fatalf("rewrite: %v", err)
 				}
-				if got := readFile(t, path); !strings.Contains(got, "owner: alice\n") {
+				if got := testutil.ReadFile(t, path); !strings.Contains(got, "owner: alice\n") {
 					t.Errorf("hand-added key lost by the rewrite:\n%s", got)
 				}
 			},
@@ -58,7 +58,7 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 		{
 			name: "hand edit changes the body",
 			between: func(t *testing.T, s *Store, path string) {
-				data := readFile(t, path) + "edited by hand\n"
+				data := testutil.ReadFile(t, path) + "edited by hand\n"
 				if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -67,7 +67,7 @@ func TestRewriteOfStaleEntry(t *testing.T) {
 				if err != nil {
 					t.Fatalf("rewrite: %v", err)
 				}
-				if got := readFile(t, path); !strings.HasSuffix(got, "edited by hand\n") {
+				if got := testutil.ReadFile(t, path); !strings.HasSuffix(got, "edited by hand\n") {
 					t.Errorf("hand-edited body lost by the rewrite:\n%s", got)
 				}
 			},
@@ -145,7 +145,7 @@ func TestNestedYAMLValuesSurviveRewrite(t *testing.T) {
 			if err := s.RecordUsage(e); err != nil {
 				t.Fatal(err)
 			}
-			out := readFile(t, p)
+			out := testutil.ReadFile(t, p)
 			header, _, _ := strings.Cut(strings.TrimPrefix(out, "---\n"), "\n---\n")
 			var m map[string]any
 			if err := yaml.Unmarshal([]byte(header), &m); err != nil {
@@ -158,7 +158,7 @@ func TestNestedYAMLValuesSurviveRewrite(t *testing.T) {
 			if err := s.RecordUsage(e); err != nil {
 				t.Fatal(err)
 			}
-			out2 := readFile(t, p)
+			out2 := testutil.ReadFile(t, p)
 			h2, _, _ := strings.Cut(strings.TrimPrefix(out2, "---\n"), "\n---\n")
 			var m2 map[string]any
 			if err := yaml.Unmarshal([]byte(h2), &m2); err != nil || !reflect.DeepEqual(m2[tc.key], tc.want) {
@@ -256,7 +256,7 @@ func TestAliasBombIsAProblemAndNotRewritten(t *testing.T) {
 	if err := s.Save(e); err == nil {
 		t.Error("save over the alias bomb accepted")
 	}
-	if readFile(t, p) != bomb {
+	if testutil.ReadFile(t, p) != bomb {
 		t.Error("alias bomb rewritten")
 	}
 }

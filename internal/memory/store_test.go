@@ -3,9 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,16 +17,13 @@ import (
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
-// fixedNow is the clock of the fixture tests: the day after the newest pydata session log.
-var fixedNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.Local)
-
 // pyStore copies testdata/pydata into a temp dir (whose path contains "knowledge", to catch classification
 // by substring) and opens a store on it.
 func pyStore(t testing.TB) (*Store, string) {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "knowledge", "episodes", "data")
 	testutil.CopyTree(t, testutil.Testdata("pydata"), dst)
-	s, err := Open(Config{DataDir: dst, Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	s, err := Open(Config{DataDir: dst, Now: func() time.Time { return testutil.FixedNow }, Logger: testutil.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,14 +32,12 @@ func pyStore(t testing.TB) (*Store, string) {
 
 func newTestStore(t testing.TB) *Store {
 	t.Helper()
-	s, err := Open(Config{DataDir: t.TempDir(), Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	s, err := Open(Config{DataDir: t.TempDir(), Now: func() time.Time { return testutil.FixedNow }, Logger: testutil.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func names(es []*Entry) []string {
 	var out []string
@@ -53,15 +46,6 @@ func names(es []*Entry) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func readFile(t testing.TB, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestOpenDefaults(t *testing.T) {
@@ -154,7 +138,7 @@ func TestListPythonDataDir(t *testing.T) {
 func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 	s, dir := pyStore(t)
 	p := filepath.Join(dir, "memory", "knowledge", "docker-build-cache", "SKILL.md")
-	before := readFile(t, p)
+	before := testutil.ReadFile(t, p)
 	e, err := s.Load(p)
 	if err != nil {
 		t.Fatal(err)
@@ -162,13 +146,13 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 	if err := s.Save(e); err != nil {
 		t.Fatal(err)
 	}
-	if after := readFile(t, p); after != before {
+	if after := testutil.ReadFile(t, p); after != before {
 		t.Fatalf("unchanged save rewrote the file:\n%s\n---\n%s", before, after)
 	}
 	if err := s.RecordUsage(e); err != nil {
 		t.Fatal(err)
 	}
-	after := readFile(t, p)
+	after := testutil.ReadFile(t, p)
 	doc, err := frontmatter.Parse(p, []byte(after))
 	if err != nil {
 		t.Fatal(err)
@@ -184,12 +168,12 @@ func TestSaveKeepsUnknownKeysAndBody(t *testing.T) {
 	}
 	// The broken file is refused, not overwritten.
 	bp := filepath.Join(dir, "memory", "knowledge", "broken-yaml", "SKILL.md")
-	broken := readFile(t, bp)
+	broken := testutil.ReadFile(t, bp)
 	err = s.Save(&Entry{Path: bp, Meta: frontmatter.New(), Body: "x"})
 	if !errors.Is(err, fs.ErrExist) {
 		t.Errorf("save of a new entry over a broken file: %v, want fs.ErrExist", err)
 	}
-	if readFile(t, bp) != broken {
+	if testutil.ReadFile(t, bp) != broken {
 		t.Error("broken file rewritten")
 	}
 }
@@ -204,7 +188,7 @@ func TestDecayAllOnFixture(t *testing.T) {
 	}
 	before := map[string]string{}
 	for _, p := range untouched {
-		before[p] = readFile(t, p)
+		before[p] = testutil.ReadFile(t, p)
 	}
 	rep, err := s.DecayAll(ctx)
 	if err != nil {
@@ -218,7 +202,7 @@ func TestDecayAllOnFixture(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	for p, b := range before {
-		if readFile(t, p) != b {
+		if testutil.ReadFile(t, p) != b {
 			t.Errorf("%s was rewritten", p)
 		}
 	}
@@ -245,7 +229,7 @@ func TestDecayAllOnFixture(t *testing.T) {
 
 func TestRetirementCap(t *testing.T) {
 	dir := t.TempDir()
-	s, _ := Open(Config{DataDir: dir, Now: func() time.Time { return fixedNow }, Logger: quietLogger()})
+	s, _ := Open(Config{DataDir: dir, Now: func() time.Time { return testutil.FixedNow }, Logger: testutil.QuietLogger()})
 	ctx := context.Background()
 	for i := 0; i < MaxSemanticEntries+3; i++ {
 		name := "k" + strings.Repeat("x", i%5) + "-" + time.Duration(i).String()

@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // peer is the test's side of a served connection: it writes raw lines to the
@@ -33,15 +34,11 @@ type frame struct {
 	raw     string
 }
 
-func quietLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
 func startPeer(t *testing.T, methods map[string]Handler, opts ...Option) *peer {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := Serve(context.Background(), inR, outW, methods, quietLogger(), opts...)
+	c := Serve(context.Background(), inR, outW, methods, testutil.QuietLogger(), opts...)
 	p := &peer{t: t, conn: c, in: inW, out: bufio.NewReader(outR)}
 	t.Cleanup(func() {
 		c.Close()

@@ -124,7 +124,7 @@ func TestLogsClosedToBoundDescriptors(t *testing.T) {
 			if _, err := c.Close("s-0"); err != nil {
 				t.Fatal(err)
 			}
-			if got := readFile(t, path); !strings.Contains(got, "status: pending") || !strings.Contains(got, "message_count: "+strconv.Itoa(rounds)) {
+			if got := testutil.ReadFile(t, path); !strings.Contains(got, "status: pending") || !strings.Contains(got, "message_count: "+strconv.Itoa(rounds)) {
 				t.Errorf("closed while its log was closed, the log is not final:\n%s", got)
 			}
 		}, true, rounds + 1},
@@ -152,7 +152,7 @@ func TestLogsClosedToBoundDescriptors(t *testing.T) {
 			if !strings.Contains(strings.Join(marksOnDisk(t, s), " "), filepath.Base(path)) {
 				t.Fatalf("s-0's log, closed by the bound, is not marked live: %v", marksOnDisk(t, s))
 			}
-			if got := readFile(t, path); strings.Contains(got, "status:") {
+			if got := testutil.ReadFile(t, path); strings.Contains(got, "status:") {
 				t.Fatalf("a live log has a status:\n%s", got)
 			}
 			tc.meanwhile(t, s, c, path)
@@ -251,7 +251,7 @@ func TestCrashWithLogsClosedToBoundDescriptors(t *testing.T) {
 		return len(des) > 2 && len(logs) >= sessions
 	}
 	testutil.CrashRounds(t, "SOMNI_SESSIONLOG_BOUND_CRASH_DIR", dir, 3, ready, func(round int, childStderr string) {
-		st, err := memory.Open(memory.Config{DataDir: dir, Logger: quietLogger()})
+		st, err := memory.Open(memory.Config{DataDir: dir, Logger: testutil.QuietLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,7 +284,7 @@ func TestCrashWithLogsClosedToBoundDescriptors(t *testing.T) {
 }
 
 func boundCrashWriter(dir string, sessions int) {
-	st, err := memory.Open(memory.Config{DataDir: dir, Logger: quietLogger()})
+	st, err := memory.Open(memory.Config{DataDir: dir, Logger: testutil.QuietLogger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestCaptureCloseVersusMarkProcessed races the host closing a session against the dreamer archiving its
@@ -81,7 +83,7 @@ func TestCaptureCloseVersusMarkProcessed(t *testing.T) {
 						continue
 					}
 					p := filepath.Join(d, de.Name())
-					data := readFile(t, p)
+					data := testutil.ReadFile(t, p)
 					if !strings.HasPrefix(data, "---\n") {
 						t.Errorf("%s has no header:\n%s", p, data)
 					}

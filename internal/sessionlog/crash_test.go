@@ -32,7 +32,7 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 		return false
 	}
 	testutil.CrashRounds(t, "SOMNI_SESSIONLOG_CRASH_DIR", dir, 3, ready, func(round int, childStderr string) {
-		st, err := memory.Open(memory.Config{DataDir: dir, Logger: quietLogger()})
+		st, err := memory.Open(memory.Config{DataDir: dir, Logger: testutil.QuietLogger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestCrashDuringAppendBurst(t *testing.T) {
 }
 
 func crashWriter(dir string) {
-	st, err := memory.Open(memory.Config{DataDir: dir, Logger: quietLogger()})
+	st, err := memory.Open(memory.Config{DataDir: dir, Logger: testutil.QuietLogger()})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

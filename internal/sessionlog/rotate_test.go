@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // logsOnDisk lists the .md logs directly in session-log/, with their parsed form.
@@ -38,14 +39,14 @@ func logsOnDisk(t *testing.T, s *Logs) map[string]*Log {
 // first block's time, whenever its file was made.
 func TestRotationSpareNeverSeen(t *testing.T) {
 	var mu sync.Mutex
-	now := fixedNow
+	now := testutil.FixedNow
 	tick := func() time.Time { // every reading a second later
 		mu.Lock()
 		defer mu.Unlock()
 		now = now.Add(time.Second)
 		return now
 	}
-	st, err := memory.Open(memory.Config{DataDir: t.TempDir(), Now: tick, Logger: quietLogger()})
+	st, err := memory.Open(memory.Config{DataDir: t.TempDir(), Now: tick, Logger: testutil.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +105,8 @@ func TestRotationSpareNeverSeen(t *testing.T) {
 // dropped when the rotation happens on the next day; the new log is named
 // for the day its first block is written.
 func TestSpareOfAnEarlierDayIsNotUsed(t *testing.T) {
-	now := fixedNow
-	st, err := memory.Open(memory.Config{DataDir: t.TempDir(), Now: func() time.Time { return now }, Logger: quietLogger()})
+	now := testutil.FixedNow
+	st, err := memory.Open(memory.Config{DataDir: t.TempDir(), Now: func() time.Time { return now }, Logger: testutil.QuietLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestLiveLogMovedByHand(t *testing.T) {
 			t.Errorf("%s: header %v, blocks %v", p, l.Meta.Keys(), l.Blocks)
 		}
 	}
-	if got := readFile(t, moved); !strings.Contains(got, "before the move") || strings.Contains(got, "after the move") {
+	if got := testutil.ReadFile(t, moved); !strings.Contains(got, "before the move") || strings.Contains(got, "after the move") {
 		t.Errorf("moved file:\n%s", got)
 	}
 }

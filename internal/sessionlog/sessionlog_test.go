@@ -14,6 +14,7 @@ import (
 	"github.com/somni-dev/somni/internal/frontmatter"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/redact"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 func TestCaptureFormat(t *testing.T) {
@@ -54,7 +55,7 @@ func TestCaptureFormat(t *testing.T) {
 		"[user:张三] 2026-11-30T10:00:00\n[x] y is a checkbox\n\n [user] 2026-01-01T00:00:00\nfake header\n\n" +
 		"[tool] 2026-11-30T10:00:00\nreason: run the tests\ncall: exec-shell(\"go test\")\nresult: line1 ⏎ line2 token=" + redact.Marker + "\n\n" +
 		"[tool] 2026-11-30T10:00:00\ncall: ls\nresult: " + strings.Repeat("r", 300) + "...(truncated)\n\n"
-	if got := readFile(t, path); got != want {
+	if got := testutil.ReadFile(t, path); got != want {
 		t.Fatalf("log:\n%s\nwant:\n%s", got, want)
 	}
 	if p, err := c.Close("chat-1"); p != "" || err != nil {
@@ -336,7 +337,7 @@ func TestCaptureDropsInvisible(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := readFile(t, path)
+			got := testutil.ReadFile(t, path)
 			if i := strings.IndexFunc(got, func(r rune) bool {
 				return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r))
 			}); i >= 0 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
 // TestRestartContinuesTheSessionLog: a sidecar restarted mid-conversation
@@ -68,7 +69,7 @@ func TestMarkLogProcessedOnlyLogs(t *testing.T) {
 			if _, err := s.MarkProcessed(name); !errors.Is(err, memory.ErrInvalid) {
 				t.Errorf("MarkProcessed(%q) = %v, want memory.ErrInvalid", name, err)
 			}
-			if got := readFile(t, p); got != "keep me\n" {
+			if got := testutil.ReadFile(t, p); got != "keep me\n" {
 				t.Errorf("file changed: %q", got)
 			}
 		})

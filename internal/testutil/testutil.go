@@ -1,11 +1,17 @@
 // Package testutil holds what the tests of several packages share: the
-// hand-made fixtures under testdata/ and copying them somewhere writable.
+// hand-made fixtures under testdata/ and copying them somewhere writable,
+// and the small helpers every store test needs. It imports nothing of
+// somni's, so package memory's own tests can use it too; opening a store
+// on a fixture is package memtest's job.
 //
 //	testutil.go  Testdata, CopyTree, Pydata, Model: fixture paths and writable copies
 //	secrets.go   the secret corpus of testdata/secrets, line by line
+//	secretnames.go  SecretNames, CheckSecretNameRefused: names that become folders, some holding a secret
 //	crash.go     CrashRounds: the kill -9 harness of the crash tests
 //	yaml.go      BillionLaughs: the YAML alias bomb the front-matter readers must survive
 //	disk_linux.go  SmallDisk, FillDisk: a tmpfs of its own for a test, filled until it refuses a write
+//	helpers.go   FixedNow, QuietLogger, ReadFile: the fixture tests' clock, a silent logger, a file's text
+//	unreadable_unix.go  UnreadableFiles: a bounded file damaged five ways (too big, FIFO, directory, links)
 package testutil
 
 import (

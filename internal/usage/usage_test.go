@@ -7,54 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/somni-dev/somni/internal/memory"
+	"github.com/somni-dev/somni/internal/memory/memtest"
+	"github.com/somni-dev/somni/internal/testutil"
 )
 
-// unreadableJournals plant something no fold can read at p: what an attacker, a bad
-// copy or a full disk leaves where the usage journal or its claim belongs.
-var unreadableJournals = []struct {
-	name  string
-	plant func(t *testing.T, p string)
-}{
-	{"over its bound", func(t *testing.T, p string) {
-		mustWrite(t, p, "2026-11-30\tm\tknowledge/x/SKILL.md\n")
-		if err := os.Truncate(p, readBytes+1); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a FIFO", func(t *testing.T, p string) {
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a directory", func(t *testing.T, p string) {
-		if err := os.MkdirAll(filepath.Join(p, "inside"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a link outside", func(t *testing.T, p string) {
-		outside := filepath.Join(t.TempDir(), "journal")
-		mustWrite(t, outside, "2026-11-30\tm\tknowledge/x/SKILL.md\n")
-		if err := os.Symlink(outside, p); err != nil {
-			t.Fatal(err)
-		}
-	}},
-	{"a dangling link", func(t *testing.T, p string) {
-		if err := os.Symlink("gone", p); err != nil {
-			t.Fatal(err)
-		}
-	}},
-}
-
-func mustWrite(t *testing.T, p, data string) {
-	t.Helper()
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// unreadableJournals plant something no fold can read where the usage journal
+// or its claim belongs; one byte past the fold's read margin is too big.
+var unreadableJournals = testutil.UnreadableFiles("2026-11-30\tm\tknowledge/x/SKILL.md\n", readBytes+1)
 
 // TestFoldQuarantinesUnreadableJournal: a journal or a claim no fold can
 // read is moved aside (kept, named by doctor) and folding goes on, so
@@ -63,13 +25,13 @@ func TestFoldQuarantinesUnreadableJournal(t *testing.T) {
 	ctx := context.Background()
 	for _, at := range []string{journalName, foldingName} {
 		for _, tc := range unreadableJournals {
-			t.Run(at+"/"+tc.name, func(t *testing.T) {
-				s := newTestStore(t)
+			t.Run(at+"/"+tc.Name, func(t *testing.T) {
+				s := memtest.NewStore(t)
 				e, err := s.CreateKnowledge(ctx, memory.KnowledgeInput{Name: "recalled", Type: "fact", Description: "a fact recalled after the damage", Body: "body\n", Verified: true})
 				if err != nil {
 					t.Fatal(err)
 				}
-				tc.plant(t, filepath.Join(s.MemoryDir(), at))
+				tc.Plant(t, filepath.Join(s.MemoryDir(), at))
 				for dream := 1; dream <= 2; dream++ {
 					_ = Of(s).NoteRecall([]string{e.Path}) // refused while the journal itself is damaged
 					if _, err := Of(s).Fold(ctx); err != nil {
@@ -107,8 +69,8 @@ func TestFoldQuarantinesUnreadableJournal(t *testing.T) {
 func TestFoldOnceAcrossStores(t *testing.T) {
 	ctx := context.Background()
 	for round := 0; round < 20; round++ {
-		a := newTestStore(t)
-		b := secondStore(t, a)
+		a := memtest.NewStore(t)
+		b := memtest.SecondStore(t, a)
 		foldBoth := func() { // both stores fold the journal at once
 			var wg sync.WaitGroup
 			for _, s := range []*memory.Store{a, b} {
