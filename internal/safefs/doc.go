@@ -25,5 +25,7 @@
 // directory descriptor with O_NOFOLLOW where the system has openat, through
 // the root elsewhere), leaf_linux.go / leaf_other.go (LeafCounting: which
 // file systems' link counts prove a folder has no subfolders, so WalkNamed
-// and the watcher look into it by name instead of listing it).
+// and the watcher look into it by name instead of listing it),
+// dirents_linux.go (ReadDirNamesFd: a folder's names and which are folders,
+// straight from getdents on a raw descriptor, for the watcher's walk).
 package safefs

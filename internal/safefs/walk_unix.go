@@ -46,10 +46,11 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves b
 	}
 	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	fd := int(dir.Fd())
+	var buf []opened // one chunk's, reused: 100k entry folders made 18 MB of them
 	for len(ents) > 0 {
 		chunk := ents[:min(len(ents), prefetchChunk)]
 		ents = ents[len(chunk):]
-		subs := openAhead(fd, chunk, only, leaves)
+		subs := openAhead(fd, chunk, only, leaves, &buf)
 		err := walkChunk(fd, abs, chunk, subs, fn, only, leaves)
 		for _, o := range subs {
 			if o.fd >= 0 {
@@ -89,6 +90,9 @@ func walkChunk(fd int, abs string, ents []fs.DirEntry, subs []opened, fn fs.Walk
 			continue
 		}
 		o := &subs[i]
+		if only == "" {
+			o.fd, o.err = OpenDirAt(fd, e.Name())
+		}
 		if o.err != nil {
 			if err := fn(child, de, mapErr("walk", child, &fs.PathError{Op: "openat", Path: child, Err: o.err})); err != nil && err != filepath.SkipDir {
 				return err
@@ -127,30 +131,59 @@ type opened struct {
 const prefetchChunk = 128
 
 // openAhead opens the subfolders among ents relative to fd, on up to four
-// threads: the openat, fstat and fstatat of 50k entry folders are a
-// restart's longest wait, and each is independent of the others. Only a
-// named walk opens ahead; fn still sees every entry in order.
-func openAhead(fd int, ents []fs.DirEntry, only string, leaves bool) []opened {
-	out := make([]opened, len(ents))
+// threads: the lookups of 100k entry folders are a restart's longest
+// wait, and each is independent of the others. Only a named walk opens
+// ahead (a full walk opens each folder in walkChunk, after fn); fn still
+// sees every entry in order.
+func openAhead(fd int, ents []fs.DirEntry, only string, leaves bool, buf *[]opened) []opened {
+	if cap(*buf) < len(ents) {
+		*buf = make([]opened, len(ents))
+	}
+	out := (*buf)[:len(ents)]
+	clear(out)
 	open := func(i int) {
 		o := &out[i]
 		o.fd = -1
 		if !ents[i].IsDir() {
 			return
 		}
-		cfd, err := OpenDirAt(fd, ents[i].Name())
+		name := ents[i].Name()
+		if only != "" && leaves {
+			// A leaf is looked into by name without opening it: two
+			// fstatats, not openat, fstat, fstatat and close (100k entry
+			// folders: half the listing's calls). A folder swapped for a
+			// link between the two would have the second stat what the
+			// link points at: a size and an mtime, never its contents,
+			// which are read through the boundary (the walk reports the
+			// path inside the tree, and the reader refuses a link).
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil &&
+				st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Nlink == 2 {
+				err := unix.Fstatat(fd, name+"/"+only, &o.st, unix.AT_SYMLINK_NOFOLLOW)
+				if err == nil || err == unix.ENOENT {
+					o.leaf, o.has = true, err == nil
+					return
+				}
+				// unreadable: opening it says why, as for any folder
+			}
+		}
+		cfd, err := OpenDirAt(fd, name)
 		if err != nil {
 			o.err = err
 			return
 		}
 		o.fd = cfd
-		if only != "" && leaves && IsLeaf(cfd) {
-			o.leaf = true
-			o.has = unix.Fstatat(cfd, only, &o.st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	}
+	if only == "" {
+		// a full walk opens each folder in turn, once fn has seen it
+		// (fn may skip it: the temp sweep passes over quiet leaves)
+		for i := range out {
+			out[i].fd = -1
 		}
+		return out
 	}
 	workers := min(runtime.GOMAXPROCS(0), 4)
-	if only == "" || workers < 2 || len(ents) < 2*workers {
+	if workers < 2 || len(ents) < 2*workers {
 		for i := range ents {
 			open(i)
 		}
@@ -209,6 +242,21 @@ func (e *fdEntry) Info() (fs.FileInfo, error) {
 	return &statInfo{name: e.name, st: st}, nil
 }
 
+// fileFacts is an fs.FileInfo holding only what a listing reads.
+type fileFacts struct {
+	name  string
+	size  int64
+	mode  fs.FileMode
+	mtime time.Time
+}
+
+func (f *fileFacts) Name() string       { return f.name }
+func (f *fileFacts) Size() int64        { return f.size }
+func (f *fileFacts) Mode() fs.FileMode  { return f.mode }
+func (f *fileFacts) ModTime() time.Time { return f.mtime }
+func (f *fileFacts) IsDir() bool        { return f.mode.IsDir() }
+func (f *fileFacts) Sys() any           { return nil }
+
 // statInfo is an fs.FileInfo over a Stat_t.
 type statInfo struct {
 	name string
@@ -256,7 +304,16 @@ func walkRoot(r *os.Root, root, rel, only string, fn fs.WalkDirFunc) error {
 	}
 	err = fn(abs, fs.FileInfoToDirEntry(info), nil)
 	if err == nil && info.IsDir() {
-		err = walkTree(dir, abs, fn, only, only != "" && LeafCounting(int(dir.Fd())))
+		// listed through a descriptor of its own: a folder opened through
+		// an os.Root lstats every name it lists (os.File.ReadDir does, so
+		// its entries need no path), 100k lstats for a knowledge folder of
+		// 100k entries that the walk never needs
+		top := dir
+		if fd, err := OpenDirAt(int(dir.Fd()), "."); err == nil {
+			top = os.NewFile(uintptr(fd), abs)
+			defer top.Close()
+		}
+		err = walkTree(top, abs, fn, only, only != "" && LeafCounting(int(top.Fd())))
 	}
 	if err == filepath.SkipDir || err == fs.SkipAll {
 		return nil
@@ -287,8 +344,9 @@ func visitNamed(fd int, abs, only string, has bool, st *unix.Stat_t, fn fs.WalkD
 	if !has {
 		return nil
 	}
-	info := &statInfo{name: only, st: *st}
-	err := fn(filepath.Join(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.Mode().Type(), info: info}, nil)
+	// the facts a listing reads, not the whole stat (144 bytes a file)
+	info := &fileFacts{name: only, size: st.Size, mode: (&statInfo{st: *st}).Mode(), mtime: time.Unix(st.Mtim.Unix())}
+	err := fn(filepath.Join(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.mode.Type(), info: info}, nil)
 	if err == filepath.SkipDir {
 		return nil
 	}

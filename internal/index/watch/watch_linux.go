@@ -3,6 +3,7 @@
 package watch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -30,6 +31,7 @@ const watchMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_CLOSE_WRITE | unix.I
 // files and VCS metadata are never memory entries.
 type Watcher struct {
 	f       *os.File
+	fd      int // f's descriptor, for the watch calls
 	log     *slog.Logger
 	changes *Changes
 	mu      sync.Mutex
@@ -41,14 +43,19 @@ type Watcher struct {
 // fails when inotify is unavailable or the kernel's watch budget
 // (fs.inotify.max_user_watches) is too small for the tree.
 func Start(roots []string, log *slog.Logger, changes *Changes) (*Watcher, error) {
+	return StartContext(context.Background(), roots, log, changes)
+}
+
+// StartContext is Start that gives up when ctx ends.
+func StartContext(ctx context.Context, roots []string, log *slog.Logger, changes *Changes) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("inotify init: %w", err)
 	}
-	w := &Watcher{f: os.NewFile(uintptr(fd), "inotify"), log: log, changes: changes,
+	w := &Watcher{f: os.NewFile(uintptr(fd), "inotify"), fd: fd, log: log, changes: changes,
 		wds: map[int]string{}, done: make(chan struct{})}
 	for _, r := range roots {
-		if err := w.addTree(filepath.Clean(r)); err != nil {
+		if err := w.addTree(ctx, filepath.Clean(r)); err != nil {
 			w.f.Close()
 			return nil, err
 		}
@@ -62,9 +69,11 @@ func Start(roots []string, log *slog.Logger, changes *Changes) (*Watcher, error)
 // returns its descriptor again, and the path recorded for it is updated.
 // Folders are opened by descriptor below root, never through a link, and
 // on a file system whose link counts prove a folder has no subfolders
-// (safefs.LeafCounting) such a folder is watched without being listed:
-// 50k entry folders cost a watch each, not a listing each.
-func (w *Watcher) addTree(root string) error {
+// (safefs.LeafCounting) such a folder is watched without being opened:
+// one fstatat and one watch for each of 50k entry folders. Descriptors
+// stay raw (no os.File: its poller registration and finaliser cost as
+// much as the walk's own calls).
+func (w *Watcher) addTree(ctx context.Context, root string) error {
 	fd, err := safefs.OpenDirAt(unix.AT_FDCWD, root)
 	if err != nil {
 		if gone(err) {
@@ -72,9 +81,8 @@ func (w *Watcher) addTree(root string) error {
 		}
 		return fmt.Errorf("watch %s: %w", root, err)
 	}
-	dir := os.NewFile(uintptr(fd), root)
-	defer dir.Close()
-	return w.addDir(dir, root, safefs.LeafCounting(fd))
+	defer unix.Close(fd)
+	return w.addDir(ctx, fd, root, safefs.LeafCounting(fd))
 }
 
 // gone reports an error of a folder removed or replaced by a link while
@@ -83,10 +91,9 @@ func gone(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP)
 }
 
-// addDir watches the folder open as dir at path, then its non-hidden
-// subfolders (a leaf, when leaves says link counts tell, has none).
-func (w *Watcher) addDir(dir *os.File, path string, leaves bool) error {
-	wd, err := unix.InotifyAddWatch(int(w.f.Fd()), path, watchMask)
+// watchOne adds the watch on the folder at path.
+func (w *Watcher) watchOne(path string) error {
+	wd, err := unix.InotifyAddWatch(w.fd, path, watchMask|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
 	if err != nil {
 		if errors.Is(err, unix.ENOSPC) {
 			return fmt.Errorf("inotify watch budget exhausted at %s (raise fs.inotify.max_user_watches): %w", path, err)
@@ -99,28 +106,49 @@ func (w *Watcher) addDir(dir *os.File, path string, leaves bool) error {
 	w.mu.Lock()
 	w.wds[wd] = path
 	w.mu.Unlock()
-	if leaves && safefs.IsLeaf(int(dir.Fd())) {
-		return nil
+	return nil
+}
+
+// addDir watches the folder open as fd at path, then its non-hidden
+// subfolders; a subfolder the link counts prove a leaf (when leaves says
+// they tell) is watched without opening it.
+func (w *Watcher) addDir(ctx context.Context, fd int, path string, leaves bool) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	ents, err := dir.ReadDir(-1)
+	if err := w.watchOne(path); err != nil {
+		return err
+	}
+	names, err := safefs.ReadDirNamesFd(fd)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("watch %s: %w", path, err)
 	}
-	for _, e := range ents {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+	for _, e := range names {
+		if !e.Dir || strings.HasPrefix(e.Name, ".") {
 			continue
 		}
-		child := filepath.Join(path, e.Name())
-		cfd, err := safefs.OpenDirAt(int(dir.Fd()), e.Name())
+		child := filepath.Join(path, e.Name)
+		if leaves {
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, e.Name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				continue // gone meanwhile
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Nlink == 2 {
+				if err := w.watchOne(child); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		cfd, err := safefs.OpenDirAt(fd, e.Name)
 		if err != nil {
 			if gone(err) {
 				continue
 			}
 			return fmt.Errorf("watch %s: %w", child, err)
 		}
-		sub := os.NewFile(uintptr(cfd), child)
-		err = w.addDir(sub, child, leaves)
-		sub.Close()
+		err = w.addDir(ctx, cfd, child, leaves)
+		unix.Close(cfd)
 		if err != nil {
 			return err
 		}
@@ -135,7 +163,7 @@ func (w *Watcher) forget(dir string) {
 	defer w.mu.Unlock()
 	for wd, p := range w.wds {
 		if p == dir || UnderAny(p, []string{dir}) {
-			_, _ = unix.InotifyRmWatch(int(w.f.Fd()), uint32(wd))
+			_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
 			delete(w.wds, wd)
 		}
 	}
@@ -205,7 +233,7 @@ func (w *Watcher) handle(wd int, mask uint32, name string) {
 		// watch first, then record: the sync that scans this subtree runs
 		// after the watch exists, so a file landing in it is either seen
 		// by that scan or reported by the new watch
-		if err := w.addTree(p); err != nil {
+		if err := w.addTree(context.Background(), p); err != nil {
 			w.log.Warn("index watcher cannot follow new directory; next search rescans everything", "path", p, "err", err)
 			w.changes.MarkFull()
 			return
