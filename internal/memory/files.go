@@ -137,18 +137,34 @@ func (s *Store) Rel(path string) string {
 // CleanTemps removes the temp files killed writes left in the store (older
 // than an hour, so another process's write in progress is never touched).
 func (s *Store) CleanTemps() int {
-	n := 0
+	n, _ := s.SweepTemps(time.Time{})
+	return n
+}
+
+// SweepTemps is CleanTemps after a sweep that began at last (zero: none
+// known): a folder without subfolders whose names have not changed since
+// an hour before last holds no temp file that sweep did not see, and is
+// not listed. ok is false when a root could not be walked whole: the
+// next sweep must not count on this one.
+func (s *Store) SweepTemps(last time.Time) (n int, ok bool) {
+	var since time.Time
+	if !last.IsZero() {
+		// a minute of slack for clocks and coarse timestamps
+		since = last.Add(-staleTempAge - time.Minute)
+	}
+	ok = true
 	for _, root := range []string{s.dirs.memory, s.dirs.skills} {
-		m, err := s.fs.RemoveStaleTemps(root, staleTempAge)
+		m, err := s.fs.RemoveStaleTempsSince(root, staleTempAge, since)
 		if err != nil {
 			s.log.Warn("memory: cleaning temp files", "dir", root, "err", err)
+			ok = false
 		}
 		n += m
 	}
 	if n > 0 {
 		s.log.Info("memory: removed temp files of interrupted writes", "count", n)
 	}
-	return n
+	return n, ok
 }
 
 // NextDailyNumber is one past the highest number the names in dirs carry for

@@ -253,3 +253,43 @@ func TestReadDirNames(t *testing.T) {
 		t.Fatalf("not under any root: %v", err)
 	}
 }
+
+// TestRemoveStaleTempsSince: a sweep given the time of the last one passes
+// over a folder without subfolders whose names have not changed since (its
+// temp files, if any, were there for the last sweep to find), and still
+// lists a folder with subfolders and one that changed.
+func TestRemoveStaleTempsSince(t *testing.T) {
+	f, root, _ := newFS(t)
+	if !leafCountingAt(root) {
+		t.Skip("this file system's link counts do not tell leaves")
+	}
+	leaf := filepath.Join(root, "k", "entry", ".SKILL.md.tmp-abc")
+	inner := filepath.Join(root, "k", ".SKILL.md.tmp-def") // k has a subfolder
+	past := time.Now().Add(-2 * time.Hour)
+	seed := func() {
+		for _, p := range []string{leaf, inner} {
+			_ = os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_ = os.Chtimes(p, past, past)
+		}
+	}
+	seed()
+	// the last sweep came after the leaf's last change: passed over
+	n, err := f.RemoveStaleTempsSince(root, time.Hour, time.Now().Add(time.Minute))
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v; want the one beside a subfolder", n, err)
+	}
+	if _, err := os.Stat(leaf); err != nil {
+		t.Fatal("a quiet leaf was listed")
+	}
+	// the leaf changed after the last sweep: listed
+	n, err = f.RemoveStaleTempsSince(root, time.Hour, time.Now().Add(-time.Minute))
+	if err != nil || n != 1 {
+		t.Fatalf("removed %d, %v; want the one in the changed leaf", n, err)
+	}
+	if _, err := os.Stat(leaf); err == nil {
+		t.Fatal("a stale temp file in a changed leaf stayed")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // walkRoot is WalkDir inside r: fs.WalkDir over the root, which resolves
@@ -23,3 +24,9 @@ func walkRoot(r *os.Root, root, rel, only string, fn fs.WalkDirFunc) error {
 		return fn(abs, d, err)
 	})
 }
+
+// quietLeaf is false here: every folder is listed.
+func quietLeaf(fs.DirEntry, time.Time, bool) bool { return false }
+
+// leafCountingAt is false here.
+func leafCountingAt(string) bool { return false }

@@ -352,3 +352,29 @@ func visitNamed(fd int, abs, only string, has bool, st *unix.Stat_t, fn fs.WalkD
 	}
 	return err
 }
+
+// quietLeaf reports whether de, a folder a walk reports, has no
+// subfolders (leaves: the file system's link counts tell) and has had no
+// name added, removed or renamed in it since since: its ctime, which
+// every such change moves and no tool sets back, is older.
+func quietLeaf(de fs.DirEntry, since time.Time, leaves bool) bool {
+	if !leaves || since.IsZero() {
+		return false
+	}
+	info, err := de.Info()
+	if err != nil {
+		return false
+	}
+	st, ok := info.Sys().(*unix.Stat_t)
+	return ok && st.Nlink == 2 && time.Unix(st.Ctim.Unix()).Before(since)
+}
+
+// leafCountingAt is LeafCounting for the folder at p.
+func leafCountingAt(p string) bool {
+	fd, err := OpenDirAt(unix.AT_FDCWD, p)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	return LeafCounting(fd)
+}

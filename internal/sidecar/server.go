@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/somni-dev/somni/internal/dream"
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/redact"
 	"github.com/somni-dev/somni/internal/rpc"
@@ -197,7 +199,7 @@ func New(cfg Config) (*Server, error) {
 		case <-ctx.Done():
 		}
 		if ctx.Err() == nil {
-			st.CleanTemps()
+			s.sweepTemps(ctx)
 			// the walk's garbage, after the startup sync's own was handed
 			// back (logSynced); kept, it stays resident (measured in
 			// docs/ARCHITECTURE.md, Measurements)
@@ -221,6 +223,29 @@ func New(cfg Config) (*Server, error) {
 		}
 	}))
 	return s, nil
+}
+
+// sweepTemps removes the temp files killed writes left in the store. The
+// index's cache file keeps when the last whole sweep began, so this one
+// lists only the folders whose names changed since (100k entry folders:
+// one stat each, not a listing each); without it, every folder.
+func (s *Server) sweepTemps(ctx context.Context) {
+	const key = "x-temps-swept"
+	db := filepath.Join(s.store.DataDir(), "index.sqlite")
+	start := time.Now()
+	var last time.Time
+	if v, err := cache.StateAt(ctx, db, key); err == nil && v != "" {
+		if ns, err := strconv.ParseInt(v, 10, 64); err == nil && ns < start.UnixNano() {
+			last = time.Unix(0, ns)
+		}
+	}
+	if _, ok := s.store.SweepTemps(last); ok {
+		// recorded even when the server is closing meanwhile: the sweep is whole
+		if err := cache.SetStateAt(context.WithoutCancel(ctx), db, key, strconv.FormatInt(start.UnixNano(), 10)); err != nil {
+			s.log.Debug("when the temp files were swept is not recorded; the next start lists every folder", "err", err)
+		}
+	}
+	s.log.Debug("temp files swept", "after", last, "took", time.Since(start))
 }
 
 // startDelay is how long the start-up work waits for the host's first

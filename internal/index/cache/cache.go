@@ -240,6 +240,37 @@ func (s *Store) Gone() bool {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
+// StateAt reads one key of the state table of the cache file at p ("" when
+// it has none), on a connection of its own: a caller without the index's
+// Store (housekeeping keeps when it last ran here, with the data dir's
+// machine-local facts) reads it without the rows.
+func StateAt(ctx context.Context, p, k string) (string, error) {
+	s, err := tryOpenStore(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	defer s.Close()
+	var v string
+	err = s.db.QueryRowContext(ctx, `SELECT value FROM state WHERE key=?`, k).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("index: state %s: %w", k, err)
+	}
+	return v, nil
+}
+
+// SetStateAt records one key of the state table of the cache file at p.
+func SetStateAt(ctx context.Context, p, k, v string) error {
+	s, err := tryOpenStore(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.SetState(ctx, k, v)
+}
+
 // SetState records one key of the state table.
 func (s *Store) SetState(ctx context.Context, k, v string) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES(?,?)
