@@ -8,7 +8,7 @@
 // (hit@k per query tier, associative-hint precision and false hints).
 // The Chinese sets of testdata/recall are measured again in Traditional
 // characters. Then the sets with per-user pools are asked again with a
-// team pool of unrelated entries mounted beside each (issue 36). Every
+// team pool of unrelated entries mounted beside each. Every
 // set is split into a tuning and a held-out half fixed by hashes, not by
 // results; summary tables end the report, the real pools apart from the
 // rest. `make eval` runs it.

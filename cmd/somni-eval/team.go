@@ -12,7 +12,7 @@ import (
 	"github.com/somni-dev/somni/internal/index"
 )
 
-// A team pool (issue 36) is a team's shared folder of somni entries,
+// A team pool is a team's shared folder of somni entries,
 // indexed in the same recall index beside the personal memory; its
 // entries' paths lie under the pool's folder, outside the data dir. The
 // eval mounts one of unrelated entries beside each personal pool and asks

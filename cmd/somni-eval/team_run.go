@@ -185,7 +185,7 @@ func reportTeam(w io.Writer, all []*teamScores, skips, listHalf string, teamGold
 			"here counts the unrelated entries.\n\n")
 	} else {
 		fmt.Fprintf(w, "## team pool mounted beside the personal memory: hit@5 without → with\n\n")
-		fmt.Fprintf(w, "Each personal pool is indexed again with a team pool of unrelated entries in the same index (issue 36): as many "+
+		fmt.Fprintf(w, "Each personal pool is indexed again with a team pool of unrelated entries in the same index: as many "+
 			"as the personal pool holds at its largest, at most %d, spread evenly over the source named below, each a knowledge "+
 			"entry under `%sknowledge/<name>/SKILL.md` and never gold. Δ is hit@5 with the pool minus without, in points, with the "+
 			"questions it makes; \"team in top 5\": the share of questions with a team entry in the top 5 with the pool. BM25's "+
