@@ -52,6 +52,7 @@ type entry struct {
 	textKey, ctxKey uint64
 	asks            bool         // the body ends with a question mark
 	cjk             bool         // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
+	shared          bool         // a team pool's, not the user's own (corpus.shared; sharedPrior)
 	days            []dates.Days // the days it is about (entryDays)
 	// persistence facts (Index only); the scan facts as two numbers (path and kind
 	// are the doc's): with a whole FileRef an entry took 448 bytes, now 384
@@ -201,6 +202,9 @@ type corpus struct {
 	// 110 → 142 MB) for memories nobody asks in Chinese.
 	plain     *bm25.Index
 	plainOnce sync.Once
+	// shared is Options.Shared (nil: every entry is the user's own), asked
+	// once per entry as put files it, not once per candidate of a search
+	shared func(path string) bool
 }
 
 func newCorpus() *corpus {
@@ -237,6 +241,7 @@ func (c *corpus) put(e *entry, lex []byte) {
 		c.slots = append(c.slots, e)
 	}
 	c.bySlot[e.doc.Path] = s
+	e.shared = c.shared != nil && c.shared(e.doc.Path)
 	if c.plain != nil {
 		c.plain.Add(s, plainText(e.doc))
 	}

@@ -72,14 +72,14 @@ func (r *ranking) plain() {
 	for _, shared := range []bool{false, true} {
 		keep := func(s int32) bool {
 			e := r.c.slots[s]
-			return e != nil && r.isShared(e) == shared && passes(r.q, &e.doc) &&
+			return e != nil && e.shared == shared && passes(r.q, &e.doc) &&
 				(len(r.bounds) == 0 || dates.InBounds(e.days, r.bounds))
 		}
 		if xs := r.c.plainIndex().Search(r.q.Text, 1, keep); len(xs) > 0 {
 			r.admit(xs[0].Doc).plainFirst = true
 			return
 		}
-		if r.shared == nil {
+		if r.c.shared == nil {
 			return
 		}
 	}

@@ -112,7 +112,7 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, c: newCorpus(),
 		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
 		off: embed.IsOff(opts.Embedder), failed: map[string]FileRef{}}
-	ix.scorer.log, ix.scorer.now, ix.scorer.shared = opts.Logger, opts.Now, opts.Shared
+	ix.scorer.log, ix.scorer.now, ix.c.shared = opts.Logger, opts.Now, opts.Shared
 	roots := opts.Roots
 	if len(roots) == 0 {
 		roots = opts.WatchDirs

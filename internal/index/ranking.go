@@ -35,12 +35,7 @@ type ranking struct {
 	// embedder that distrusts its CJK vectors the larger of its CJKTrust
 	// and the query's agreement.
 	cjkTrust float64
-	// shared is Options.Shared (nil: every entry is the user's own)
-	shared func(path string) bool
 }
-
-// isShared is whether e is shared with the user rather than their own.
-func (r *ranking) isShared(e *entry) bool { return r.shared != nil && r.shared(e.doc.Path) }
 
 // newRanking starts q's ranking; words is the query text its keyword
 // evidence is read from (dates.Question.Words).

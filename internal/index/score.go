@@ -51,7 +51,7 @@ func (r *ranking) score(k int) []*cand {
 		if cd.dated {
 			cd.hybrid += dateBonus
 		}
-		cd.shared = r.isShared(e)
+		cd.shared = e.shared
 		list = append(list, cd)
 	}
 	bar := kthBest(list, k) // an unpinned entry below this cannot be returned

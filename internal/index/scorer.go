@@ -180,8 +180,6 @@ type Scorer struct {
 	guard *embed.Guard
 	log   *slog.Logger
 	now   func() time.Time
-	// shared is Options.Shared: nil when every entry is the user's own
-	shared func(path string) bool
 }
 
 // NewScorer binds the ranking math to an embedder (nil ⇒ off) and its
@@ -300,7 +298,6 @@ func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
 	}
 	qt := dates.ReadQuestion(q.Text, sc.now())
 	r := newRanking(c, &q, qt.Words, qvec, sc.Calibration())
-	r.shared = sc.shared
 	if qvec != nil && textseg.MostlyCJK(q.Text) {
 		r.cjkTrust = embed.CJKTrust(sc.guard.Embedder())
 	}

@@ -16,7 +16,7 @@ func (r *ranking) spread(list []*cand) []*cand {
 				continue
 			}
 			idx[nb] = 0 // marks it scored so a second seed does not add it again
-			cd := &cand{slot: nb, spreadFrom: seed.slot, pinnedBy: -1, hybrid: seed.hybrid * spreadFactor, shared: r.isShared(e)}
+			cd := &cand{slot: nb, spreadFrom: seed.slot, pinnedBy: -1, hybrid: seed.hybrid * spreadFactor, shared: e.shared}
 			list = append(list, cd)
 			added = true
 		}

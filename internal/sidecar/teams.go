@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/somni-dev/somni/internal/index"
 	"github.com/somni-dev/somni/internal/memory"
@@ -33,7 +31,10 @@ func openPools(cfg Config) (pools, error) {
 // recallSource is what the index reads: the personal memory first, then
 // every mounted pool, ranked together in one index. Each file is read
 // through the store whose boundary holds it.
-type recallSource struct{ stores []*memory.Store }
+type recallSource struct {
+	stores []*memory.Store
+	pools  pools
+}
 
 var (
 	_ index.Source         = recallSource{}
@@ -41,7 +42,7 @@ var (
 )
 
 func newRecallSource(personal *memory.Store, ps pools) recallSource {
-	src := recallSource{stores: []*memory.Store{personal}}
+	src := recallSource{stores: []*memory.Store{personal}, pools: ps}
 	for _, p := range ps {
 		src.stores = append(src.stores, p.Store)
 	}
@@ -95,27 +96,16 @@ func (r recallSource) owner(p string) *memory.Store {
 }
 
 // shared is the index's Options.Shared: whether p is a mounted pool's
-// entry rather than the user's own; nil when no pool is mounted, so a
-// memory without pools ranks as it always did. It runs once per recall
-// candidate, so it is a prefix test over the pools' roots, which never
-// hold the personal memory's files (team.Add refuses overlaps).
+// entry rather than the user's own (team.Of, the one lookup of the pool
+// holding a path; the index asks it once per entry it files); nil when no
+// pool is mounted, so a memory without pools ranks as it always did.
 func (r recallSource) shared() func(string) bool {
-	var roots []string
-	for _, st := range r.stores[1:] {
-		for _, root := range st.FS().Roots() {
-			roots = append(roots, filepath.Clean(root)+string(filepath.Separator))
-		}
-	}
-	if len(roots) == 0 {
+	if len(r.pools) == 0 {
 		return nil
 	}
 	return func(p string) bool {
-		for _, root := range roots {
-			if strings.HasPrefix(p, root) {
-				return true
-			}
-		}
-		return false
+		_, ok := team.Of(r.pools, p)
+		return ok
 	}
 }
 
