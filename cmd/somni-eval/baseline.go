@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/bm25"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // bm25System is the textbook baseline, package bm25: Okapi BM25 over
@@ -16,7 +16,7 @@ import (
 // field: the baseline given the same turn representation as the index.
 // The system grows like an index does (system.grow): statistics are
 // recomputed from the entries present at each search, as Lucene's are.
-func bm25System(docs []index.Doc, withContext bool) *system {
+func bm25System(docs []rank.Doc, withContext bool) *system {
 	b := &baseline{withContext: withContext, ix: bm25.New()}
 	b.add(docs)
 	name := "bm25 baseline"
@@ -24,7 +24,7 @@ func bm25System(docs []index.Doc, withContext bool) *system {
 		name += " (+ previous turn)"
 	}
 	return &system{name: name, search: b.search,
-		grow: func(_ context.Context, docs []index.Doc, _ time.Time) error {
+		grow: func(_ context.Context, docs []rank.Doc, _ time.Time) error {
 			b.add(docs)
 			return nil
 		}, close: func() {}}
@@ -39,9 +39,9 @@ type baseline struct {
 }
 
 // add indexes docs; growing pools only add, so a path is never replaced.
-func (b *baseline) add(docs []index.Doc) {
+func (b *baseline) add(docs []rank.Doc) {
 	for _, d := range docs {
-		text := index.PlainText(d)
+		text := rank.PlainText(d)
 		if b.withContext {
 			text += "\n" + d.Context
 		}

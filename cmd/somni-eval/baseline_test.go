@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // The baseline ranks by BM25: a rare term outweighs a common one, a match
 // in a short entry outranks the same match in a long one, and entries
 // with no query term are left out.
 func TestBM25Ranking(t *testing.T) {
-	docs := []index.Doc{
+	docs := []rank.Doc{
 		{Path: "long", Name: "cache", Body: "redis cache notes with many other words about nothing in particular at all"},
 		{Path: "short", Name: "cache", Body: "redis cache"},
 		{Path: "rare", Name: "sentinel", Body: "cache sentinel quorum"},

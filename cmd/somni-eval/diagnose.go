@@ -11,7 +11,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // explain prints how s ranks the queries containing sub (-explain): the
@@ -40,7 +40,7 @@ func explain(ctx context.Context, w io.Writer, s *system, qs []evalQuery, sub st
 				mark = "*"
 			}
 			fmt.Fprintf(w, " %s %-18s hyb %.3f cos %.3f kw %.3f lit %v pin %v terms %v | %.70s\n", mark, h.Doc.Path,
-				h.Hybrid, h.Cos, h.Keyword, h.Literal, h.Pinned, h.Terms, strings.ReplaceAll(index.EmbedText(h.Doc), "\n", " / "))
+				h.Hybrid, h.Cos, h.Keyword, h.Literal, h.Pinned, h.Terms, strings.ReplaceAll(rank.EmbedText(h.Doc), "\n", " / "))
 		}
 	}
 }
@@ -78,19 +78,19 @@ func printMargin(ctx context.Context, w io.Writer, s *system, q evalQuery, hint 
 // other conversations) and of gold (query, entry) pairs
 // over both eval sets: the floor should sit above unrelated noise, the
 // span should bring typical gold pairs near saturation.
-func runCalibration(ctx context.Context, w io.Writer, embs []embed.Embedder, notes []index.Doc, nq []evalQuery, turns []index.Doc, cq []evalQuery) error {
+func runCalibration(ctx context.Context, w io.Writer, embs []embed.Embedder, notes []rank.Doc, nq []evalQuery, turns []rank.Doc, cq []evalQuery) error {
 	for _, e := range embs {
 		if embed.IsOff(e) {
 			continue
 		}
 		var unrelated, gold []float64
 		for _, set := range []struct {
-			docs []index.Doc
+			docs []rank.Doc
 			qs   []evalQuery
 		}{{notes, nq}, {turns, cq}} {
 			texts := make([]string, 0, len(set.docs))
 			for _, d := range set.docs {
-				texts = append(texts, index.EmbedText(d))
+				texts = append(texts, rank.EmbedText(d))
 			}
 			qtexts := make([]string, 0, len(set.qs))
 			for _, q := range set.qs {

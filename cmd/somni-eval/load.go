@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/assoc"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // evalSets are the notes set's three parts, halves assigned.
 type evalSets struct {
-	notes []index.Doc // curated notes
+	notes []rank.Doc  // curated notes
 	nq    []evalQuery // their queries
-	turns []index.Doc // short conversations, one entry per turn
+	turns []rank.Doc  // short conversations, one entry per turn
 	cq    []evalQuery // questions about the conversations
 	tq    []evalQuery // tool calls against the notes
 }
@@ -110,7 +110,7 @@ func (q evalQuery) halfKey() string {
 }
 
 // loadNotes reads the curated notes set; gold ids become doc paths.
-func loadNotes(dir string) ([]index.Doc, []evalQuery, error) {
+func loadNotes(dir string) ([]rank.Doc, []evalQuery, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "notes.json"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read notes: %w", err)
@@ -120,13 +120,13 @@ func loadNotes(dir string) ([]index.Doc, []evalQuery, error) {
 		return nil, nil, fmt.Errorf("parse notes.json: %w", err)
 	}
 	paths := map[string]string{}
-	var docs []index.Doc
+	var docs []rank.Doc
 	for _, n := range ns.Notes {
 		sub := noteFolders[n.Kind]
 		if sub == "" {
 			return nil, nil, fmt.Errorf("note %s: unknown kind %q", n.ID, n.Kind)
 		}
-		d := index.Doc{Path: sub + n.Name + "/SKILL.md", Kind: n.Kind, Name: n.Name, Description: n.Description,
+		d := rank.Doc{Path: sub + n.Name + "/SKILL.md", Kind: n.Kind, Name: n.Name, Description: n.Description,
 			Body: n.Body, Type: n.Type, Score: 0.5, Related: n.Related, Tags: n.Tags,
 			AppliesWhen: n.AppliesWhen, NotAppliesWhen: n.NotAppliesWhen}
 		if n.When != "" {
@@ -214,14 +214,14 @@ var turnLine = regexp.MustCompile(`^([UA]): (.+)$`)
 
 // loadConversation reads conversation.txt: each U:/A: line is one entry,
 // each Q: line a question with the 1-based turn numbers that answer it.
-// turnContext "none" strips index.TurnDocs' context (-turn-context).
-func loadConversation(dir, turnContext string) ([]index.Doc, []evalQuery, error) {
+// turnContext "none" strips rank.TurnDocs' context (-turn-context).
+func loadConversation(dir, turnContext string) ([]rank.Doc, []evalQuery, error) {
 	f, err := os.Open(filepath.Join(dir, "conversation.txt"))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read conversation: %w", err)
 	}
 	defer f.Close()
-	var turns []index.Turn
+	var turns []rank.Turn
 	var qs []evalQuery
 	session, turn := "", 0
 	sc := bufio.NewScanner(f)
@@ -251,7 +251,7 @@ func loadConversation(dir, turnContext string) ([]index.Doc, []evalQuery, error)
 				return nil, nil, fmt.Errorf("conversation.txt:%d: unexpected line", ln)
 			}
 			turn++
-			turns = append(turns, index.Turn{Path: fmt.Sprintf("session-log/%s#%d", session, turn),
+			turns = append(turns, rank.Turn{Path: fmt.Sprintf("session-log/%s#%d", session, turn),
 				Session: session, Role: map[string]string{"U": "user", "A": "agent"}[m[1]], Text: m[2]})
 		}
 	}
@@ -259,7 +259,7 @@ func loadConversation(dir, turnContext string) ([]index.Doc, []evalQuery, error)
 		return nil, nil, fmt.Errorf("read conversation: %w", err)
 	}
 	// the same representation search_recent_conversation ranks
-	docs := index.TurnDocs(turns)
+	docs := rank.TurnDocs(turns)
 	if turnContext == "none" {
 		for i := range docs {
 			docs[i].Context = ""

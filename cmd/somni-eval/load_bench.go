@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // benchmark is one public benchmark in one language: memory pools (one
@@ -31,7 +31,7 @@ type benchmark struct {
 type benchPool struct {
 	user string
 	now  time.Time
-	docs []index.Doc
+	docs []rank.Doc
 	qs   []evalQuery
 	cues []evalQuery
 }
@@ -175,13 +175,13 @@ func madialPath(id int) string {
 
 // madialDoc is an archived event as the dreamer writes an episode: the
 // event as its text, the day as `when`, scene and feeling as tags.
-func madialDoc(id int, m madialMemory) (index.Doc, error) {
+func madialDoc(id int, m madialMemory) (rank.Doc, error) {
 	when, err := time.ParseInLocation(dates.Layout, m.Time, time.UTC)
 	if err != nil {
-		return index.Doc{}, fmt.Errorf("time %q: %w", m.Time, err)
+		return rank.Doc{}, fmt.Errorf("time %q: %w", m.Time, err)
 	}
-	return index.Doc{
-		Path: madialPath(id), Kind: index.KindEpisode, Type: "episode",
+	return rank.Doc{
+		Path: madialPath(id), Kind: rank.KindEpisode, Type: "episode",
 		Name: fmt.Sprintf("event-%d", id), Description: m.Event, Body: m.Event,
 		Tags: []string{m.Scene, m.Emotion}, When: when,
 	}, nil

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // dialogueKinds are the question kinds of the dialogue set, in print order.
@@ -30,9 +30,9 @@ type dialogue struct {
 	speakers []string
 	now      time.Time
 	sessions int
-	docs     []index.Doc  // one knowledge entry per turn
-	turns    []index.Turn // the same turns as a session log holds them
-	qs       []evalQuery  // Tier is the question kind
+	docs     []rank.Doc  // one knowledge entry per turn
+	turns    []rank.Turn // the same turns as a session log holds them
+	qs       []evalQuery // Tier is the question kind
 }
 
 var (
@@ -210,11 +210,11 @@ func (p *dialogueParser) turn(line string) error {
 	s := len(p.turns)
 	p.turns[s-1]++
 	t, when := p.turns[s-1], p.when
-	d.turns = append(d.turns, index.Turn{Path: dialogueTurnPath(d.id, s, t), Session: fmt.Sprint(s),
+	d.turns = append(d.turns, rank.Turn{Path: dialogueTurnPath(d.id, s, t), Session: fmt.Sprint(s),
 		Role: "user", Text: speaker + ": " + strings.TrimSpace(text), When: when})
-	d.docs = append(d.docs, index.Doc{
+	d.docs = append(d.docs, rank.Doc{
 		Path:        dialogueTurnPath(d.id, s, t),
-		Kind:        index.KindKnowledge,
+		Kind:        rank.KindKnowledge,
 		Name:        fmt.Sprintf("%s-s%d-t%d", d.id, s, t),
 		Description: fmt.Sprintf("session %d, %s", s, when.Format(dates.MinuteLayout)),
 		Body:        speaker + ": " + strings.TrimSpace(text),

@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // LifeBench (github 1754955896/LifeBench, Apache-2.0; the Chinese side,
@@ -57,7 +57,7 @@ type lifebenchQuestion struct {
 // evidence is named by.
 type lifebenchRecord struct {
 	key string // "<type>/<phone_id>"
-	doc index.Doc
+	doc rank.Doc
 }
 
 // loadLifeBench reads the first users (by folder name; 0 = all) of dir.
@@ -116,7 +116,7 @@ func lifebenchStream(dir, user string) (*stream, int, error) {
 	if len(qa) > lifebenchMaxRecords {
 		return nil, 0, fmt.Errorf("%d questions, more than %d", len(qa), lifebenchMaxRecords)
 	}
-	byKey := map[string][]index.Doc{}
+	byKey := map[string][]rank.Doc{}
 	for _, r := range recs {
 		byKey[r.key] = append(byKey[r.key], r.doc)
 	}
@@ -261,10 +261,10 @@ func lifebenchRecordOf(typ, user string, raw json.RawMessage, seen map[string]in
 	if seen[id] > 1 {
 		name += fmt.Sprintf("-%d", seen[id])
 	}
-	d := index.Doc{Path: "memory/episodes/" + name + "/SKILL.md", Kind: index.KindEpisode, Type: typ,
+	d := rank.Doc{Path: "memory/episodes/" + name + "/SKILL.md", Kind: rank.KindEpisode, Type: typ,
 		Name: name, Description: summary, Body: body, When: when, Score: 0.5}
 	if when.IsZero() {
-		d.Path, d.Kind = "memory/knowledge/"+name+"/SKILL.md", index.KindKnowledge
+		d.Path, d.Kind = "memory/knowledge/"+name+"/SKILL.md", rank.KindKnowledge
 	}
 	return lifebenchRecord{key: typ + "/" + id, doc: d}, nil
 }

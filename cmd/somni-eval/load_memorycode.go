@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // MemoryCode (github for-ai/MemoryCode, "From Tools to Teammates", 2025,
@@ -110,13 +110,13 @@ func memorycodeStream(id string, d *memorycodeDialogue) (*stream, error) {
 	if n == 0 || n > memorycodeMaxSessions || len(d.Instructions) != n {
 		return nil, fmt.Errorf("%d sessions (at most %d) and %d instruction lists: want one per session", n, memorycodeMaxSessions, len(d.Instructions))
 	}
-	var turns []index.Turn
+	var turns []rank.Turn
 	first := make([]int, n+1) // each session's first turn in turns
 	for s, sess := range d.Sessions {
 		first[s] = len(turns)
 		when := memorycodeEpoch.AddDate(0, 0, s)
 		for t, tx := range memorycodeTurns(sess.Text, d.Context.Mentor, d.Context.Mentee) {
-			turns = append(turns, index.Turn{Path: memorycodeTurnPath(id, s, t+1), Session: strconv.Itoa(s + 1),
+			turns = append(turns, rank.Turn{Path: memorycodeTurnPath(id, s, t+1), Session: strconv.Itoa(s + 1),
 				Role: tx.role, Text: tx.text, When: when})
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // RealMem (Bian et al. 2026, github zhiyuan5986/RealMemBench, Apache-2.0;
@@ -127,7 +127,7 @@ func realmemStream(persona string, sessions []realmemSession, querySessions int)
 	if len(sessions) > realmemMaxSessions {
 		return nil, 0, fmt.Errorf("%d sessions, more than %d", len(sessions), realmemMaxSessions)
 	}
-	var turns []index.Turn
+	var turns []rank.Turn
 	days := make([]time.Time, len(sessions))
 	first := make([]int, len(sessions)+1) // index of each session's first turn in turns
 	seen := map[string]int{}              // session uuid → position
@@ -150,7 +150,7 @@ func realmemStream(persona string, sessions []realmemSession, querySessions int)
 			if t.Speaker == "Assistant" {
 				role = "agent"
 			}
-			turns = append(turns, index.Turn{Path: realmemTurnPath(persona, s.UUID, n+1), Session: s.UUID,
+			turns = append(turns, rank.Turn{Path: realmemTurnPath(persona, s.UUID, n+1), Session: s.UUID,
 				Role: role, Text: t.Content, When: day})
 		}
 	}
@@ -182,7 +182,7 @@ func realmemStream(persona string, sessions []realmemSession, querySessions int)
 // realmemQuestions are session i's query turns, each with the turns its
 // answer's memories came from as gold; a question none of whose memories
 // resolves to a turn of an earlier session is left out and counted.
-func realmemQuestions(persona string, sessions []realmemSession, i int, seen map[string]int, docs []index.Doc, first []int) ([]evalQuery, int, error) {
+func realmemQuestions(persona string, sessions []realmemSession, i int, seen map[string]int, docs []rank.Doc, first []int) ([]evalQuery, int, error) {
 	s := sessions[i]
 	var qs []evalQuery
 	dropped := 0

@@ -67,7 +67,7 @@ type config struct {
 	margins                bool      // -margins: where each cue's gold entry lands against the threshold
 	threshold              float64   // -threshold, the gate's hint threshold
 	floor, span            float64   // -floor/-span override embedder calibrations when span is set
-	turnContext            string    // -turn-context: "none" strips index.TurnDocs' context
+	turnContext            string    // -turn-context: "none" strips rank.TurnDocs' context
 	sets                   string    // -sets: which eval sets run
 	benchDir               string    // -bench-dir, default SOMNI_BENCH_DIR or ../shared/bench
 	size                   realSize  // -size, -quick: how much of the real-pool sets runs
@@ -88,7 +88,7 @@ func main() {
 	flag.BoolVar(&cfg.ranks, "ranks", false, "print each query's rank of its first gold entry per system")
 	flag.Float64Var(&cfg.threshold, "threshold", assoc.DefaultThreshold, "hint threshold of the gate (sweeps)")
 	flag.BoolVar(&cfg.margins, "margins", false, "print each hinted-for cue's best gold and other hybrid score against the threshold")
-	flag.StringVar(&cfg.turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (index.TurnDocs), or not (ablation)")
+	flag.StringVar(&cfg.turnContext, "turn-context", "prev", "prev | none: whether a turn carries the previous turn as context (rank.TurnDocs), or not (ablation)")
 	flag.Float64Var(&cfg.floor, "floor", 0, "override every vector embedder's cosine floor (tuning)")
 	flag.Float64Var(&cfg.span, "span", 0, "override every vector embedder's cosine span (tuning)")
 	flag.StringVar(&cfg.sets, "sets", "realmem,lifebench,memorycode,bench,dialogues,notes", "comma list of the sets to run: realmem, lifebench, memorycode (public sets with real pools, read from -bench-dir), bench (MADial-Bench en and zh), dialogues (synthetic long dialogues), notes (curated notes, tool calls and short conversations)")

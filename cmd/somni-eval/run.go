@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // run loads the sets and the embedders, then scores and prints the sets
@@ -118,11 +118,11 @@ func runDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg con
 	}
 	for _, rep := range []struct {
 		title, set string
-		docs       func(*dialogue) []index.Doc
+		docs       func(*dialogue) []rank.Doc
 	}{
-		{"one knowledge entry each", "dialogues, a turn an entry", func(d *dialogue) []index.Doc { return d.docs }},
+		{"one knowledge entry each", "dialogues, a turn an entry", func(d *dialogue) []rank.Doc { return d.docs }},
 		{"as session-log turns, each with the turn before it as context (search_recent_conversation)",
-			"dialogues, session-log turns", func(d *dialogue) []index.Doc { return index.TurnDocs(d.turns) }},
+			"dialogues, session-log turns", func(d *dialogue) []rank.Doc { return rank.TurnDocs(d.turns) }},
 	} {
 		for _, lang := range dialogueLangs(ds) {
 			var of []*dialogue

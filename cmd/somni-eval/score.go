@@ -10,7 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // tally is one system's results on one slice of a query set.
@@ -38,7 +38,7 @@ type row struct {
 
 // scoreSet builds every system over docs and runs qs through each, in
 // order; the index's clock is the real one.
-func scoreSet(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, docs []index.Doc, qs []evalQuery, embs []embed.Embedder, listHalf string) ([]row, error) {
+func scoreSet(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, docs []rank.Doc, qs []evalQuery, embs []embed.Embedder, listHalf string) ([]row, error) {
 	systems, err := systemsFor(ctx, cfg, logger, docs, embs, time.Time{})
 	if err != nil {
 		return nil, err
@@ -267,7 +267,7 @@ type dialogueScores struct {
 // scoreDialogues indexes each dialogue on its own, as docsOf represents
 // its turns, and asks its questions on its `now` of every system.
 func scoreDialogues(ctx context.Context, w io.Writer, logger *slog.Logger, cfg config, ds []*dialogue,
-	docsOf func(*dialogue) []index.Doc, embs []embed.Embedder, listHalf string) (*dialogueScores, error) {
+	docsOf func(*dialogue) []rank.Doc, embs []embed.Embedder, listHalf string) (*dialogueScores, error) {
 	sc := &dialogueScores{}
 	for _, d := range ds {
 		sc.turns += len(d.docs)

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/textcut"
 )
 
@@ -47,7 +47,7 @@ type stream struct {
 
 type streamStep struct {
 	now time.Time
-	add []index.Doc
+	add []rank.Doc
 	qs  []evalQuery
 }
 
@@ -56,10 +56,10 @@ type streamStep struct {
 // ranks it (the synthetic dialogues' "a turn an entry"). The text is the
 // turn's words alone, without its role or session. A turn's Path is its
 // entry's path.
-func turnEntries(turns []index.Turn) []index.Doc {
-	docs := make([]index.Doc, len(turns))
+func turnEntries(turns []rank.Turn) []rank.Doc {
+	docs := make([]rank.Doc, len(turns))
 	for i, t := range turns {
-		docs[i] = index.Doc{Path: t.Path, Kind: index.KindKnowledge, Name: filepath.Base(filepath.Dir(t.Path)),
+		docs[i] = rank.Doc{Path: t.Path, Kind: rank.KindKnowledge, Name: filepath.Base(filepath.Dir(t.Path)),
 			Body: t.Text, Type: "experience", Score: 0.5, When: t.When}
 	}
 	return docs

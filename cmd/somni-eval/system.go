@@ -13,18 +13,19 @@ import (
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // system is one ranking method under evaluation.
 type system struct {
 	name   string
 	search func(ctx context.Context, q string, k int) ([]string, error)
-	hits   func(ctx context.Context, q string, k int) ([]index.Hit, error) // nil for the baseline
-	gate   *assoc.Gate                                                     // nil for the baseline
-	quiet  bool                                                            // hints withheld in production with this embedder
+	hits   func(ctx context.Context, q string, k int) ([]rank.Hit, error) // nil for the baseline
+	gate   *assoc.Gate                                                    // nil for the baseline
+	quiet  bool                                                           // hints withheld in production with this embedder
 	// grow adds entries to the pool and sets the day later questions are
 	// asked on: a pool that grows as a user's memory does (stream.go).
-	grow  func(ctx context.Context, docs []index.Doc, now time.Time) error
+	grow  func(ctx context.Context, docs []rank.Doc, now time.Time) error
 	close func()
 }
 
@@ -32,7 +33,7 @@ type system struct {
 // now is the index's clock (zero: the real one): a dialogue's questions
 // are asked on its own day, so "last May" means what the asker meant.
 // cfg gives the gate's threshold and any calibration override.
-func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedder, docs []index.Doc, logger *slog.Logger, now time.Time) (*system, error) {
+func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedder, docs []rank.Doc, logger *slog.Logger, now time.Time) (*system, error) {
 	tmp, err := os.MkdirTemp("", "somni-eval-")
 	if err != nil {
 		return nil, err
@@ -72,11 +73,11 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 		os.RemoveAll(tmp)
 		return nil, err
 	}
-	g := assoc.New(ix, assoc.Config{Threshold: cfg.threshold, AllowNoisy: true, Kinds: []string{index.KindKnowledge, index.KindSkill, index.KindEpisode, index.KindConversation}}, logger)
+	g := assoc.New(ix, assoc.Config{Threshold: cfg.threshold, AllowNoisy: true, Kinds: []string{rank.KindKnowledge, rank.KindSkill, rank.KindEpisode, rank.KindConversation}}, logger)
 	return &system{
 		name: name,
 		search: func(ctx context.Context, q string, k int) ([]string, error) {
-			hits, err := ix.Search(ctx, index.Query{Text: q, Limit: k})
+			hits, err := ix.Search(ctx, rank.Query{Text: q, Limit: k})
 			if err != nil {
 				return nil, err
 			}
@@ -86,12 +87,12 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 			}
 			return out, nil
 		},
-		hits: func(ctx context.Context, q string, k int) ([]index.Hit, error) {
-			return ix.Search(ctx, index.Query{Text: q, Limit: k})
+		hits: func(ctx context.Context, q string, k int) ([]rank.Hit, error) {
+			return ix.Search(ctx, rank.Query{Text: q, Limit: k})
 		},
 		gate:  g,
 		quiet: embed.IsNoisy(emb),
-		grow: func(ctx context.Context, docs []index.Doc, now time.Time) error {
+		grow: func(ctx context.Context, docs []rank.Doc, now time.Time) error {
 			for _, d := range docs {
 				src.Put(d)
 			}
@@ -104,14 +105,14 @@ func indexSystem(ctx context.Context, cfg config, name string, emb embed.Embedde
 
 // systemsFor is every system over docs: the baseline, the baseline with
 // the previous turn when docs carry one, and the index per embedder.
-func systemsFor(ctx context.Context, cfg config, logger *slog.Logger, docs []index.Doc, embs []embed.Embedder, now time.Time) ([]*system, error) {
+func systemsFor(ctx context.Context, cfg config, logger *slog.Logger, docs []rank.Doc, embs []embed.Embedder, now time.Time) ([]*system, error) {
 	return systemsOver(ctx, cfg, logger, docs, embs, now, docs[len(docs)-1].Context != "")
 }
 
 // systemsOver is systemsFor with the choice made by the caller: a pool
 // that starts empty and grows (stream.go) says whether its turns will
 // carry context.
-func systemsOver(ctx context.Context, cfg config, logger *slog.Logger, docs []index.Doc, embs []embed.Embedder, now time.Time, withContext bool) ([]*system, error) {
+func systemsOver(ctx context.Context, cfg config, logger *slog.Logger, docs []rank.Doc, embs []embed.Embedder, now time.Time, withContext bool) ([]*system, error) {
 	systems := []*system{bm25System(docs, false)}
 	if withContext {
 		systems = append(systems, bm25System(docs, true))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // A team pool is a team's shared folder of somni entries,
@@ -52,19 +52,19 @@ func (cfg config) shared() func(string) bool {
 type teamSource struct {
 	lang, from string
 	owner      string // the user or persona whose records these are, "" for many
-	docs       []index.Doc
+	docs       []rank.Doc
 }
 
 // pick is n entries spread evenly over the source (all when it has no
 // more): every part of it, not the first file's alone.
-func (s *teamSource) pick(n int) []index.Doc {
+func (s *teamSource) pick(n int) []rank.Doc {
 	if s == nil || n <= 0 {
 		return nil
 	}
 	if n >= len(s.docs) {
-		return append([]index.Doc(nil), s.docs...)
+		return append([]rank.Doc(nil), s.docs...)
 	}
-	out := make([]index.Doc, n)
+	out := make([]rank.Doc, n)
 	for i := range out {
 		out[i] = s.docs[i*len(s.docs)/n]
 	}
@@ -74,7 +74,7 @@ func (s *teamSource) pick(n int) []index.Doc {
 // converted is the source with every text converted by conv (Traditional
 // team entries beside a Traditional set).
 func (s *teamSource) converted(lang string, conv func(string) (string, error)) (*teamSource, error) {
-	out := &teamSource{lang: lang, from: s.from + ", in Traditional characters", owner: s.owner, docs: make([]index.Doc, len(s.docs))}
+	out := &teamSource{lang: lang, from: s.from + ", in Traditional characters", owner: s.owner, docs: make([]rank.Doc, len(s.docs))}
 	for i, d := range s.docs {
 		for _, f := range []*string{&d.Description, &d.Body} {
 			c, err := conv(*f)
@@ -90,11 +90,11 @@ func (s *teamSource) converted(lang string, conv func(string) (string, error)) (
 
 // teamDoc is one team entry as a person or a dreamer files knowledge: a
 // name, a type, a one-line description and the text.
-func teamDoc(name, typ, description, body string) index.Doc {
+func teamDoc(name, typ, description, body string) rank.Doc {
 	if description == "" {
 		description = firstSentence(body)
 	}
-	return index.Doc{Path: teamPath(name), Kind: index.KindKnowledge, Type: typ, Name: name,
+	return rank.Doc{Path: teamPath(name), Kind: rank.KindKnowledge, Type: typ, Name: name,
 		Description: description, Body: body, Score: 0.5}
 }
 
@@ -218,7 +218,7 @@ func realmemTeam(dir string) (*teamSource, error) {
 // them, after checking that the two cannot be told apart by anything but
 // the folder: every team path is under teamRoot, no personal path of any
 // step and no gold path is, and no path repeats.
-func mountTeam(u *teamUnit) ([]index.Doc, error) {
+func mountTeam(u *teamUnit) ([]rank.Doc, error) {
 	seen := map[string]bool{}
 	for _, st := range u.steps {
 		for _, d := range st.add {
@@ -244,5 +244,5 @@ func mountTeam(u *teamUnit) ([]index.Doc, error) {
 	if len(u.steps) == 0 {
 		return u.team, nil
 	}
-	return append(append([]index.Doc(nil), u.team...), u.steps[0].add...), nil
+	return append(append([]rank.Doc(nil), u.team...), u.steps[0].add...), nil
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // teamUnit is one personal pool as the team measurement replays it: its
@@ -16,7 +16,7 @@ type teamUnit struct {
 	id          string
 	steps       []streamStep
 	withContext bool // its turns carry the turn before them (systemsOver)
-	team        []index.Doc
+	team        []rank.Doc
 }
 
 // teamSet is one set × language whose pools are asked without and with a
@@ -76,7 +76,7 @@ func (t *teamSources) get(key string) (*teamSource, string, error) {
 }
 
 // teamOf picks a team pool of n entries (at most teamCap) from key's source.
-func (t *teamSources) teamOf(key string, n int) ([]index.Doc, *teamSource, string, error) {
+func (t *teamSources) teamOf(key string, n int) ([]rank.Doc, *teamSource, string, error) {
 	src, skip, err := t.get(key)
 	if src == nil || err != nil {
 		return nil, nil, skip, err

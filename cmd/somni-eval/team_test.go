@@ -10,7 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // TestTeamPoolMounted holds every set the team measurement asks again to
@@ -76,7 +76,7 @@ func checkTeamUnit(t *testing.T, ts *teamSet, u *teamUnit) {
 	}
 	for _, d := range u.team {
 		if !strings.HasPrefix(d.Path, "/team-pool/knowledge/") || !strings.HasSuffix(d.Path, "/SKILL.md") ||
-			d.Kind != index.KindKnowledge || d.Body == "" || gold[d.Path] {
+			d.Kind != rank.KindKnowledge || d.Body == "" || gold[d.Path] {
 			t.Errorf("%s %s: team entry %+v", ts.name, u.id, d)
 		}
 	}
@@ -92,7 +92,7 @@ func checkTeamUnit(t *testing.T, ts *teamSet, u *teamUnit) {
 // TestMountTeamRefuses: a team entry that could be mistaken for a
 // personal one, or count as gold, stops the run.
 func TestMountTeamRefuses(t *testing.T) {
-	own := index.Doc{Path: "memory/knowledge/a/SKILL.md"}
+	own := rank.Doc{Path: "memory/knowledge/a/SKILL.md"}
 	team := teamDoc("b", "fact", "", "text")
 	q := evalQuery{Q: "q", Gold: []string{own.Path}}
 	for _, tc := range []struct {
@@ -100,13 +100,13 @@ func TestMountTeamRefuses(t *testing.T) {
 		u    teamUnit
 		want string // in the error; "" for none
 	}{
-		{"fine", teamUnit{team: []index.Doc{team}, steps: []streamStep{{add: []index.Doc{own}, qs: []evalQuery{q}}}}, ""},
-		{"team entry as gold", teamUnit{team: []index.Doc{team}, steps: []streamStep{{add: []index.Doc{own},
+		{"fine", teamUnit{team: []rank.Doc{team}, steps: []streamStep{{add: []rank.Doc{own}, qs: []evalQuery{q}}}}, ""},
+		{"team entry as gold", teamUnit{team: []rank.Doc{team}, steps: []streamStep{{add: []rank.Doc{own},
 			qs: []evalQuery{{Q: "q", Gold: []string{team.Path}}}}}}, "as gold"},
-		{"personal entry under the team folder", teamUnit{team: []index.Doc{team},
-			steps: []streamStep{{add: []index.Doc{own}}, {add: []index.Doc{{Path: teamPath("c")}}}}}, "lies under"},
-		{"team entry outside its folder", teamUnit{team: []index.Doc{own}, steps: []streamStep{{}}}, "outside"},
-		{"team entry twice", teamUnit{team: []index.Doc{team, team}, steps: []streamStep{{}}}, "repeated"},
+		{"personal entry under the team folder", teamUnit{team: []rank.Doc{team},
+			steps: []streamStep{{add: []rank.Doc{own}}, {add: []rank.Doc{{Path: teamPath("c")}}}}}, "lies under"},
+		{"team entry outside its folder", teamUnit{team: []rank.Doc{own}, steps: []streamStep{{}}}, "outside"},
+		{"team entry twice", teamUnit{team: []rank.Doc{team, team}, steps: []streamStep{{}}}, "repeated"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := mountTeam(&tc.u)

@@ -18,6 +18,7 @@ import (
 	"github.com/somni-dev/somni/internal/doctor"
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sidecar"
@@ -89,7 +90,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 	limit := o.recallN
 	types := worktools.ParseRecallTypes(o.recallTy)
 	unknown, err := types.Unknown(func(t string) (bool, error) {
-		hits, err := ix.Search(ctx, index.Query{EntryType: t, Limit: 1})
+		hits, err := ix.Search(ctx, rank.Query{EntryType: t, Limit: 1})
 		return len(hits) > 0, err
 	})
 	if err != nil {
@@ -101,7 +102,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 			strings.Join(unknown, ","), worktools.RecallTypesHelp())
 		return 2
 	}
-	hits, err := ix.Search(ctx, types.Narrow(index.Query{Text: query, Limit: limit}))
+	hits, err := ix.Search(ctx, types.Narrow(rank.Query{Text: query, Limit: limit}))
 	if err != nil {
 		fmt.Fprintf(stderr, "somni-sidecar recall: %v\n", err)
 		return 1
@@ -116,7 +117,7 @@ func cmdRecall(o *options, stdout, stderr io.Writer) int {
 		}
 		return p
 	}
-	fmt.Fprintln(stdout, present.RenderHits(index.Shown(hits), present.RenderOptions{BodyChars: 200, ShowPath: show}))
+	fmt.Fprintln(stdout, present.RenderHits(rank.Shown(hits), present.RenderOptions{BodyChars: 200, ShowPath: show}))
 	return 0
 }
 

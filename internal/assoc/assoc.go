@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/textcut"
 )
@@ -83,7 +83,7 @@ func (c Config) withDefaults() Config {
 	// Zero is the unset value of a Config; a negative one was set.
 	c.MaxItems = ResolveMaxItems(c.MaxItems, c.MaxItems != 0)
 	if len(c.Kinds) == 0 {
-		c.Kinds = []string{index.KindKnowledge, index.KindSkill, index.KindEpisode}
+		c.Kinds = []string{rank.KindKnowledge, rank.KindSkill, rank.KindEpisode}
 	}
 	return c
 }
@@ -106,7 +106,7 @@ func ResolveMaxItems(n int, set bool) int {
 
 // Searcher is the part of *index.Index the gate uses.
 type Searcher interface {
-	Search(ctx context.Context, q index.Query) ([]index.Hit, error)
+	Search(ctx context.Context, q rank.Query) ([]rank.Hit, error)
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	Embedder() embed.Embedder
 }
@@ -230,7 +230,7 @@ func (g *Gate) gate(ctx context.Context, sessionID string, cues ...string) (Resu
 		g.suppressed(sessionID, searched, SuppressQuiet, nil)
 		return empty(), nil
 	}
-	var hits []index.Hit
+	var hits []rank.Hit
 	for _, cue := range searched {
 		h, err := g.search(ctx, cue)
 		if err != nil {
@@ -240,7 +240,7 @@ func (g *Gate) gate(ctx context.Context, sessionID string, cues ...string) (Resu
 	}
 	g.mu.Lock()
 	s := g.session(sessionID)
-	var cands []index.Hit
+	var cands []rank.Hit
 	habituated := 0
 	for _, h := range hits {
 		switch {
@@ -270,12 +270,12 @@ func (g *Gate) gate(ctx context.Context, sessionID string, cues ...string) (Resu
 }
 
 // search is one cue's candidates, best first.
-func (g *Gate) search(ctx context.Context, cue string) ([]index.Hit, error) {
+func (g *Gate) search(ctx context.Context, cue string) ([]rank.Hit, error) {
 	vec, err := g.queryVector(ctx, cue)
 	if err != nil {
 		g.log.Warn("assoc: cue embedding failed; keyword only", "err", err)
 	}
-	hits, err := g.ix.Search(ctx, index.Query{Text: cue, Vector: vec, Kinds: g.cfg.Kinds,
+	hits, err := g.ix.Search(ctx, rank.Query{Text: cue, Vector: vec, Kinds: g.cfg.Kinds,
 		Limit: candidatePool, NoSpread: true})
 	if err != nil {
 		return nil, fmt.Errorf("assoc: search: %w", err)
@@ -285,7 +285,7 @@ func (g *Gate) search(ctx context.Context, cue string) ([]index.Hit, error) {
 
 // mergeHits adds b's hits to a, a memory in both keeping its higher score,
 // and orders the result best first. With a empty it is b as ranked.
-func mergeHits(a, b []index.Hit) []index.Hit {
+func mergeHits(a, b []rank.Hit) []rank.Hit {
 	if len(a) == 0 {
 		return b
 	}
@@ -319,7 +319,7 @@ const (
 // suppressed logs at debug level why a cue got no hint, with the best
 // score against the threshold: a hint a user expected and did not get is
 // otherwise invisible.
-func (g *Gate) suppressed(sessionID string, cues []string, why string, hits []index.Hit) {
+func (g *Gate) suppressed(sessionID string, cues []string, why string, hits []rank.Hit) {
 	if !g.log.Enabled(context.Background(), slog.LevelDebug) {
 		return
 	}
@@ -337,7 +337,7 @@ const gapEpsilon = 1e-9
 // not yet hinted, ordered best first: one, or a top-1 leading by ≥ gap →
 // the top one; exactly two too close → both (when MaxItems ≥ 2); three or
 // more too close → nothing, since the cue is ambiguous.
-func Pick(cands []index.Hit, cfg Config) []index.Hit {
+func Pick(cands []rank.Hit, cfg Config) []rank.Hit {
 	cfg = cfg.withDefaults()
 	switch {
 	case len(cands) == 0:
@@ -403,10 +403,10 @@ func (g *Gate) cachedCues() int { return len(g.cues) }
 
 // render builds the compat result: items plus one hint line each
 // (present.HintLine), naming files through cfg.ShowPath.
-func (g *Gate) render(hits []index.Hit) Result {
+func (g *Gate) render(hits []rank.Hit) Result {
 	res := empty()
 	var lines []string
-	shown := index.Shown(hits)
+	shown := rank.Shown(hits)
 	for i, h := range hits {
 		d := h.Doc
 		res.Items = append(res.Items, Item{Name: d.Name, Description: d.Description, Path: d.Path,

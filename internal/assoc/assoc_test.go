@@ -13,13 +13,14 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
-func hit(name string, score float64) index.Hit {
-	return index.Hit{Doc: index.Doc{Name: name, Path: name}, Hybrid: score}
+func hit(name string, score float64) rank.Hit {
+	return rank.Hit{Doc: rank.Doc{Name: name, Path: name}, Hybrid: score}
 }
 
-func hitNames(hs []index.Hit) []string {
+func hitNames(hs []rank.Hit) []string {
 	var out []string
 	for _, h := range hs {
 		out = append(out, h.Doc.Name)
@@ -30,20 +31,20 @@ func hitNames(hs []index.Hit) []string {
 func TestPick(t *testing.T) {
 	tests := []struct {
 		name  string
-		cands []index.Hit
+		cands []rank.Hit
 		max   int
 		want  []string
 	}{
 		{"none", nil, 2, nil},
-		{"single", []index.Hit{hit("a", 0.6)}, 2, []string{"a"}},
-		{"clear leader", []index.Hit{hit("a", 0.70), hit("b", 0.65), hit("c", 0.64)}, 2, []string{"a"}},
-		{"exactly at gap", []index.Hit{hit("a", 0.70), hit("b", 0.66)}, 2, []string{"a"}},
-		{"two close", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 2, []string{"a", "b"}},
-		{"two close, third far", []index.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.60)}, 2, []string{"a", "b"}},
-		{"two close, max 1", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 1, nil},
-		{"three close", []index.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.68)}, 2, nil},
-		{"two close, max unset", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, 0, []string{"a", "b"}},
-		{"two close, max negative", []index.Hit{hit("a", 0.70), hit("b", 0.69)}, -3, nil},
+		{"single", []rank.Hit{hit("a", 0.6)}, 2, []string{"a"}},
+		{"clear leader", []rank.Hit{hit("a", 0.70), hit("b", 0.65), hit("c", 0.64)}, 2, []string{"a"}},
+		{"exactly at gap", []rank.Hit{hit("a", 0.70), hit("b", 0.66)}, 2, []string{"a"}},
+		{"two close", []rank.Hit{hit("a", 0.70), hit("b", 0.69)}, 2, []string{"a", "b"}},
+		{"two close, third far", []rank.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.60)}, 2, []string{"a", "b"}},
+		{"two close, max 1", []rank.Hit{hit("a", 0.70), hit("b", 0.69)}, 1, nil},
+		{"three close", []rank.Hit{hit("a", 0.70), hit("b", 0.69), hit("c", 0.68)}, 2, nil},
+		{"two close, max unset", []rank.Hit{hit("a", 0.70), hit("b", 0.69)}, 0, []string{"a", "b"}},
+		{"two close, max negative", []rank.Hit{hit("a", 0.70), hit("b", 0.69)}, -3, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -110,7 +111,7 @@ func TestActionCue(t *testing.T) {
 
 // testIndex builds a real index over docs with the hash embedder (gate
 // tests pass AllowNoisy so it is not silenced).
-func testIndex(t *testing.T, docs ...index.Doc) *index.Index {
+func testIndex(t *testing.T, docs ...rank.Doc) *index.Index {
 	t.Helper()
 	ix, err := index.Open(context.Background(), index.Options{
 		Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: index.NewMemSource(docs...),
@@ -125,14 +126,14 @@ func testIndex(t *testing.T, docs ...index.Doc) *index.Index {
 	return ix
 }
 
-func note(name, desc, body string) index.Doc {
-	return index.Doc{Path: "knowledge/" + name + "/SKILL.md", Kind: index.KindKnowledge, Name: name,
+func note(name, desc, body string) rank.Doc {
+	return rank.Doc{Path: "knowledge/" + name + "/SKILL.md", Kind: rank.KindKnowledge, Name: name,
 		Description: desc, Body: body, Type: "pitfall"}
 }
 
 func TestGateOutcomesAndHabituation(t *testing.T) {
 	ctx := context.Background()
-	docs := []index.Doc{
+	docs := []rank.Doc{
 		note("redis-eviction", "redis eviction policy allkeys-lru", "set maxmemory-policy allkeys-lru on the session cache"),
 		note("nginx-timeouts", "nginx upstream timeouts", "proxy_read_timeout 60s for the report service"),
 		// two near-identical notes: one cue hits both equally

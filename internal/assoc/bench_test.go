@@ -12,6 +12,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 var benchCues = []string{
@@ -32,7 +33,7 @@ func BenchmarkThought(b *testing.B) {
 		for _, cached := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%d/cue-cached=%v", n, cached), func(b *testing.B) {
 				ix, err := index.Open(context.Background(), index.Options{
-					Path: filepath.Join(b.TempDir(), "index.sqlite"), Source: index.NewMemSource(index.SyntheticDocs(n, 1)...),
+					Path: filepath.Join(b.TempDir(), "index.sqlite"), Source: index.NewMemSource(rank.SyntheticDocs(n, 1)...),
 					Embedder: embed.Hash(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ScanInterval: -1})
 				if err != nil {
 					b.Fatal(err)

@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // bigVecSearcher embeds every cue as a 1024-dim vector (a BERT-size
 // model) and finds nothing, counting embeddings.
 type bigVecSearcher struct{ embeds atomic.Int64 }
 
-func (b *bigVecSearcher) Search(context.Context, index.Query) ([]index.Hit, error) { return nil, nil }
+func (b *bigVecSearcher) Search(context.Context, rank.Query) ([]rank.Hit, error) { return nil, nil }
 
 // Embedder is nil: a stand-in with no capabilities, so never noisy.
 func (b *bigVecSearcher) Embedder() embed.Embedder { return nil }

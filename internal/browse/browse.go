@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -73,7 +73,7 @@ func IsConflict(err error) (*Conflict, bool) {
 }
 
 // SearchFunc is recall's search (the sidecar's, as recall_memories runs it).
-type SearchFunc func(ctx context.Context, q index.Query) ([]index.Hit, error)
+type SearchFunc func(ctx context.Context, q rank.Query) ([]rank.Hit, error)
 
 // Browser is the tab's view of one store.
 type Browser struct {

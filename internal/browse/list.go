@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/dates"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -68,9 +68,9 @@ var listKinds = map[string][]memory.Kind{
 // indexKinds are the kinds recall indexes, by list kind ("" ⇒ all of them).
 var indexKinds = map[string][]string{
 	"":          nil,
-	"knowledge": {index.KindKnowledge},
-	"episode":   {index.KindEpisode},
-	"skill":     {index.KindSkill},
+	"knowledge": {rank.KindKnowledge},
+	"episode":   {rank.KindEpisode},
+	"skill":     {rank.KindSkill},
 }
 
 // filter is a ListQuery checked and parsed.
@@ -137,7 +137,7 @@ func (b *Browser) List(ctx context.Context, q ListQuery) (ListResult, error) {
 		if f.tag != "" {
 			tags = []string{f.tag}
 		}
-		items, err = b.ranked(ctx, index.Query{Text: text, Kinds: ixKinds, Tags: tags, Limit: MaxRankedHits}, f)
+		items, err = b.ranked(ctx, rank.Query{Text: text, Kinds: ixKinds, Tags: tags, Limit: MaxRankedHits}, f)
 	} else {
 		items, err = b.listed(ctx, f, q.Archived, text)
 	}
@@ -153,12 +153,12 @@ func (b *Browser) List(ctx context.Context, q ListQuery) (ListResult, error) {
 
 // ranked is a query through recall's search; the filters apply after it, as
 // they do for the search tools' own type filters.
-func (b *Browser) ranked(ctx context.Context, q index.Query, f filter) ([]Item, error) {
+func (b *Browser) ranked(ctx context.Context, q rank.Query, f filter) ([]Item, error) {
 	hits, err := b.search(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("browse: list: %w", err)
 	}
-	shown := index.Shown(hits)
+	shown := rank.Shown(hits)
 	var out []Item
 	for i, h := range hits {
 		e, err := b.load(h.Doc.Path)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 var benchQueries = []string{
@@ -28,27 +29,27 @@ var benchQueries = []string{
 
 // benchIndex builds an index over n synthetic docs.
 func benchIndex(b *testing.B, n int, emb embed.Embedder) (*Index, *MemSource) {
-	return benchIndexOf(b, SyntheticDocs(n, 1), emb)
+	return benchIndexOf(b, rank.SyntheticDocs(n, 1), emb)
 }
 
 // syntheticTurns makes n synthetic docs into dialogue turns (sessions of
 // 10, every third turn a question), each carrying its previous turn as
 // context, so searches take the question-and-answer path.
-func syntheticTurns(n int) []Doc {
-	docs := SyntheticDocs(n, 1)
-	turns := make([]Turn, n)
+func syntheticTurns(n int) []rank.Doc {
+	docs := rank.SyntheticDocs(n, 1)
+	turns := make([]rank.Turn, n)
 	for i, d := range docs {
 		text := d.Description + " " + d.Body
 		if i%3 == 0 {
 			text += "?"
 		}
-		turns[i] = Turn{Path: d.Path, Session: strconv.Itoa(i / 10), Role: "user", Text: text}
+		turns[i] = rank.Turn{Path: d.Path, Session: strconv.Itoa(i / 10), Role: "user", Text: text}
 	}
-	return TurnDocs(turns)
+	return rank.TurnDocs(turns)
 }
 
 // benchIndexOf builds an index over docs.
-func benchIndexOf(b *testing.B, docs []Doc, emb embed.Embedder) (*Index, *MemSource) {
+func benchIndexOf(b *testing.B, docs []rank.Doc, emb embed.Embedder) (*Index, *MemSource) {
 	b.Helper()
 	src := NewMemSource(docs...)
 	ix, err := Open(context.Background(), Options{Path: filepath.Join(b.TempDir(), "index.sqlite"),
@@ -80,7 +81,7 @@ func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		for _, path := range []string{"keyword", "vector", "turns"} {
 			b.Run(fmt.Sprintf("%s/%d", path, n), func(b *testing.B) {
-				emb, docs := embed.Off(), SyntheticDocs(n, 1)
+				emb, docs := embed.Off(), rank.SyntheticDocs(n, 1)
 				switch path {
 				case "vector":
 					emb = embed.Hash()
@@ -96,7 +97,7 @@ func BenchmarkSearch(b *testing.B) {
 				durs := make([]time.Duration, 0, b.N)
 				b.ResetTimer()
 				for i := 0; b.Loop(); i++ {
-					q := Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
+					q := rank.Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
 					t0 := time.Now()
 					if _, err := ix.Search(ctx, q); err != nil {
 						b.Fatal(err)
@@ -112,7 +113,7 @@ func BenchmarkSearch(b *testing.B) {
 // BenchmarkSync measures a full sync from an empty index file and an
 // incremental sync after one edit among 10k entries (hash embedder).
 func BenchmarkSync(b *testing.B) {
-	docs := SyntheticDocs(10000, 1)
+	docs := rank.SyntheticDocs(10000, 1)
 	b.Run("full/10000", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
@@ -187,7 +188,7 @@ func BenchmarkMemory(b *testing.B) {
 	before := rssMB()
 	ix, _ := benchIndex(b, 10000, embed.Hash())
 	for b.Loop() {
-		if _, err := ix.Search(context.Background(), Query{Text: "redis cache failover"}); err != nil {
+		if _, err := ix.Search(context.Background(), rank.Query{Text: "redis cache failover"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 10, 0, 0, 0, time.UTC) }
 
 // searchIndex opens an index over docs with emb and a clock at now, and
 // returns the paths one query ranks, best first.
-func searchIndex(t *testing.T, emb embed.Embedder, now time.Time, docs []Doc) func(q string) []string {
+func searchIndex(t *testing.T, emb embed.Embedder, now time.Time, docs []rank.Doc) func(q string) []string {
 	t.Helper()
 	search := searchIndexHits(t, emb, now, docs)
 	return func(q string) []string {
@@ -26,7 +27,7 @@ func searchIndex(t *testing.T, emb embed.Embedder, now time.Time, docs []Doc) fu
 }
 
 // searchIndexHits is searchIndex returning the hits.
-func searchIndexHits(t *testing.T, emb embed.Embedder, now time.Time, docs []Doc) func(q string) []Hit {
+func searchIndexHits(t *testing.T, emb embed.Embedder, now time.Time, docs []rank.Doc) func(q string) []rank.Hit {
 	t.Helper()
 	ctx := context.Background()
 	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: NewMemSource(docs...),
@@ -36,8 +37,8 @@ func searchIndexHits(t *testing.T, emb embed.Embedder, now time.Time, docs []Doc
 	}
 	t.Cleanup(func() { ix.Close() })
 	syncEmbedded(t, ix)
-	return func(q string) []Hit {
-		hits, err := ix.Search(ctx, Query{Text: q, Limit: 10})
+	return func(q string) []rank.Hit {
+		hits, err := ix.Search(ctx, rank.Query{Text: q, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,12 +61,12 @@ func rankOf(paths []string, p string) int {
 // does not remove.
 func TestBoundedQueries(t *testing.T) {
 	// names say nothing of time: a name's "2026" would be keyword evidence
-	docs := []Doc{
-		{Path: "move-hz", Kind: KindEpisode, Name: "move-hz", Body: "我们搬家到了杭州。We moved house to Hangzhou.", When: day(2025, 1, 10)},
-		{Path: "move-sh", Kind: KindEpisode, Name: "move-sh", Body: "我们搬家到了上海。We moved house to Shanghai.", When: day(2026, 2, 20)},
-		{Path: "move-bj", Kind: KindEpisode, Name: "move-bj", Body: "三月我们搬家到了北京。In March we moved house to Beijing.", When: day(2026, 3, 15)},
-		{Path: "move-sz", Kind: KindEpisode, Name: "move-sz", Body: "我们搬家到了深圳。We moved house to Shenzhen.", When: day(2026, 5, 2)},
-		{Path: "moving-tips", Kind: KindKnowledge, Name: "moving-tips", Body: "我们搬家前先订好车。Book the van before you move house."},
+	docs := []rank.Doc{
+		{Path: "move-hz", Kind: rank.KindEpisode, Name: "move-hz", Body: "我们搬家到了杭州。We moved house to Hangzhou.", When: day(2025, 1, 10)},
+		{Path: "move-sh", Kind: rank.KindEpisode, Name: "move-sh", Body: "我们搬家到了上海。We moved house to Shanghai.", When: day(2026, 2, 20)},
+		{Path: "move-bj", Kind: rank.KindEpisode, Name: "move-bj", Body: "三月我们搬家到了北京。In March we moved house to Beijing.", When: day(2026, 3, 15)},
+		{Path: "move-sz", Kind: rank.KindEpisode, Name: "move-sz", Body: "我们搬家到了深圳。We moved house to Shenzhen.", When: day(2026, 5, 2)},
+		{Path: "moving-tips", Kind: rank.KindKnowledge, Name: "moving-tips", Body: "我们搬家前先订好车。Book the van before you move house."},
 	}
 	for _, emb := range []embed.Embedder{embed.Off(), embed.Hash()} {
 		search := searchIndex(t, emb, day(2026, 12, 4), docs)
@@ -100,22 +101,22 @@ func TestBoundedQueries(t *testing.T) {
 // record of that day the question's words name comes first. And a
 // question bounded to a period whose answer came after it still finds it.
 func TestDatesDoNotSwampTheAnswer(t *testing.T) {
-	docs := []Doc{
+	docs := []rank.Doc{
 		// the answers
-		{Path: "golf-mail", Kind: KindEpisode, Name: "golf-mail", Body: "打完高尔夫，给客户林志豪发了邮件，附上高尔夫球场投资的行业报告。", When: day(2025, 5, 10)},
-		{Path: "golf-mail-en", Kind: KindEpisode, Name: "golf-mail-en", Body: "After the golf, emailed my client Lin the industry report on golf course investments.", When: day(2025, 5, 10)},
-		{Path: "deposit-back", Kind: KindEpisode, Name: "deposit-back", Body: "快运搬家公司退还了押金。Swiftvan refunded the moving deposit.", When: day(2026, 4, 2)},
+		{Path: "golf-mail", Kind: rank.KindEpisode, Name: "golf-mail", Body: "打完高尔夫，给客户林志豪发了邮件，附上高尔夫球场投资的行业报告。", When: day(2025, 5, 10)},
+		{Path: "golf-mail-en", Kind: rank.KindEpisode, Name: "golf-mail-en", Body: "After the golf, emailed my client Lin the industry report on golf course investments.", When: day(2025, 5, 10)},
+		{Path: "deposit-back", Kind: rank.KindEpisode, Name: "deposit-back", Body: "快运搬家公司退还了押金。Swiftvan refunded the moving deposit.", When: day(2026, 4, 2)},
 		// records naming the year, the day, other days, the day number
-		{Path: "goals", Kind: KindEpisode, Name: "goals", Body: "2025年度目标：跑步1000公里，读书24本。2025 goals: run 1000 km, read 24 books.", When: day(2025, 1, 1)},
-		{Path: "checkup", Kind: KindEpisode, Name: "checkup", Body: "日历：2025年5月10日上午体检，10点到医院。Calendar: May 10, 2025 checkup at 10.", When: day(2025, 5, 2)},
-		{Path: "plan", Kind: KindEpisode, Name: "plan", Body: "2025年5月复习计划：2025年5月3日模考，2025年5月17日错题整理。May 2025 study plan: mock exam May 3, review May 17.", When: day(2025, 5, 1)},
-		{Path: "weather", Kind: KindEpisode, Name: "weather", Body: "天气预报：2025年5月11日晴，适宜户外活动。Forecast for May 11, 2025: sunny.", When: day(2025, 5, 10)},
-		{Path: "run", Kind: KindEpisode, Name: "run", Body: "晨跑10公里，配速5分10秒。Morning run 10 km.", When: day(2025, 5, 12)},
-		{Path: "signed", Kind: KindEpisode, Name: "signed", Body: "和快运搬家公司签了合同。Signed the contract with the Swiftvan moving company.", When: day(2026, 2, 10)},
-		{Path: "quotes", Kind: KindEpisode, Name: "quotes", Body: "比较了三家搬家公司的报价。Compared quotes from three moving companies.", When: day(2026, 1, 20)},
-		{Path: "boxes", Kind: KindEpisode, Name: "boxes", Body: "买了搬家用的纸箱。Bought boxes for the move.", When: day(2026, 2, 25)},
-		{Path: "gateway-a", Kind: KindEpisode, Name: "gateway-a", Body: "Gateway listens on port 8443.", When: day(2024, 5, 2)},
-		{Path: "gateway-b", Kind: KindKnowledge, Name: "gateway-b", Body: "The storage gateway listens on port 2024."},
+		{Path: "goals", Kind: rank.KindEpisode, Name: "goals", Body: "2025年度目标：跑步1000公里，读书24本。2025 goals: run 1000 km, read 24 books.", When: day(2025, 1, 1)},
+		{Path: "checkup", Kind: rank.KindEpisode, Name: "checkup", Body: "日历：2025年5月10日上午体检，10点到医院。Calendar: May 10, 2025 checkup at 10.", When: day(2025, 5, 2)},
+		{Path: "plan", Kind: rank.KindEpisode, Name: "plan", Body: "2025年5月复习计划：2025年5月3日模考，2025年5月17日错题整理。May 2025 study plan: mock exam May 3, review May 17.", When: day(2025, 5, 1)},
+		{Path: "weather", Kind: rank.KindEpisode, Name: "weather", Body: "天气预报：2025年5月11日晴，适宜户外活动。Forecast for May 11, 2025: sunny.", When: day(2025, 5, 10)},
+		{Path: "run", Kind: rank.KindEpisode, Name: "run", Body: "晨跑10公里，配速5分10秒。Morning run 10 km.", When: day(2025, 5, 12)},
+		{Path: "signed", Kind: rank.KindEpisode, Name: "signed", Body: "和快运搬家公司签了合同。Signed the contract with the Swiftvan moving company.", When: day(2026, 2, 10)},
+		{Path: "quotes", Kind: rank.KindEpisode, Name: "quotes", Body: "比较了三家搬家公司的报价。Compared quotes from three moving companies.", When: day(2026, 1, 20)},
+		{Path: "boxes", Kind: rank.KindEpisode, Name: "boxes", Body: "买了搬家用的纸箱。Bought boxes for the move.", When: day(2026, 2, 25)},
+		{Path: "gateway-a", Kind: rank.KindEpisode, Name: "gateway-a", Body: "Gateway listens on port 8443.", When: day(2024, 5, 2)},
+		{Path: "gateway-b", Kind: rank.KindKnowledge, Name: "gateway-b", Body: "The storage gateway listens on port 2024."},
 	}
 	for _, emb := range []embed.Embedder{embed.Off(), embed.Hash()} {
 		search := searchIndex(t, emb, day(2026, 6, 30), docs)

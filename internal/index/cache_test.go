@@ -10,8 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // logBuffer is a concurrency-safe log sink for asserting log lines.
@@ -116,7 +118,7 @@ func TestCacheFileStates(t *testing.T) {
 			if got := ix.Status().Entries; got != want {
 				t.Errorf("entries = %d, want %d", got, want)
 			}
-			hits, err := ix.Search(ctx, Query{Text: "db-billing-02"})
+			hits, err := ix.Search(ctx, rank.Query{Text: "db-billing-02"})
 			if err != nil || len(hits) == 0 || hits[0].Doc.Name != "billing-db" {
 				t.Errorf("search after rebuild: %v %v", names(hits), err)
 			}
@@ -197,10 +199,83 @@ func TestTwoIndexesShareOneFile(t *testing.T) {
 	if err != nil || st.Rebuilt {
 		t.Errorf("first opener after the second closed: %+v %v", st, err)
 	}
-	if hits, _ := a.Search(ctx, Query{Text: "zebra crossing"}); len(hits) == 0 || hits[0].Doc.Name != "new-note" {
+	if hits, _ := a.Search(ctx, rank.Query{Text: "zebra crossing"}); len(hits) == 0 || hits[0].Doc.Name != "new-note" {
 		t.Errorf("first opener search: %v", names(hits))
 	}
 	if strings.Contains(logs.String(), "level=WARN") {
 		t.Errorf("second opener warned:\n%s", logs.String())
+	}
+}
+
+// TestLexViewCached: a sync stores every entry's view, a score-only
+// rewrite keeps it valid, and a restart reads them instead of counting,
+// with the same search results.
+func TestLexViewCached(t *testing.T) {
+	ctx := context.Background()
+	// days and CJK windows in the views too
+	docs := append(rank.SyntheticDocs(60, 7),
+		rank.Doc{Path: "p/cjk", Name: "宠物医院", Description: "周末营业时间", Body: "宠物医院周末也营业吗？"},
+		rank.Doc{Path: "p/dated", Name: "run", Body: "I ran my first half yesterday, and again on 2024-03-10.",
+			When: time.Date(2023, 10, 9, 12, 0, 0, 0, time.UTC)})
+	src := NewMemSource(docs...)
+	dbPath := filepath.Join(t.TempDir(), "index.sqlite")
+	open := func() *Index {
+		ix, err := Open(ctx, Options{Path: dbPath, Source: src, Logger: quietLogger(), ScanInterval: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return ix
+	}
+	ix := open()
+	d := docs[0]
+	d.Score += 0.25
+	src.Put(d) // a reinforcement: score only
+	if _, err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	q := rank.Query{Text: docs[3].Name + " 宠物医院 port", Limit: 10}
+	before, _ := ix.Search(ctx, q)
+	ix.Close()
+
+	db, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var valid int
+	if err := db.QueryRow(`SELECT count(*) FROM lex l JOIN entries e ON e.path = l.path AND e.doc_hash = l.doc_hash`).Scan(&valid); err != nil {
+		t.Fatal(err)
+	}
+	var score float64
+	if err := db.QueryRow(`SELECT score FROM entries WHERE path = ?`, d.Path).Scan(&score); err != nil || score != d.Score {
+		t.Fatalf("the reinforced row holds score %v (%v), want %v", score, err, d.Score)
+	}
+	if valid != len(docs) {
+		t.Fatalf("%d valid views stored, want %d", valid, len(docs))
+	}
+	// a cache written before views existed gets them on its next open
+	if _, err := db.Exec(`DELETE FROM lex`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ix = open()
+	ix.Close()
+	db, _ = sql.Open("sqlite", dbPath)
+	defer db.Close()
+	if err := db.QueryRow(`SELECT count(*) FROM lex l JOIN entries e ON e.path = l.path AND e.doc_hash = l.doc_hash`).Scan(&valid); err != nil || valid != len(docs) {
+		t.Fatalf("%d views after reopening a cache without them (%v), want %d", valid, err, len(docs))
+	}
+	ix = open()
+	defer ix.Close()
+	after, _ := ix.Search(ctx, q)
+	if len(before) == 0 || len(after) != len(before) {
+		t.Fatalf("hits before %d, after a restart %d", len(before), len(after))
+	}
+	for i := range before {
+		if before[i].Doc.Path != after[i].Doc.Path || before[i].Hybrid != after[i].Hybrid || before[i].Keyword != after[i].Keyword {
+			t.Errorf("hit %d: before %s %v, after %s %v", i, before[i].Doc.Path, before[i].Hybrid, after[i].Doc.Path, after[i].Hybrid)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // TestCloseDuringWork closes a watched index while searches, full syncs,
@@ -30,7 +31,7 @@ func TestCloseDuringWork(t *testing.T) {
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	work := []func(i int){
-		func(int) { ix.Search(ctx, Query{Text: "billing database failover"}) },
+		func(int) { ix.Search(ctx, rank.Query{Text: "billing database failover"}) },
 		func(int) { ix.Sync(ctx) },
 		func(int) { ix.SyncPaths(ctx, filepath.Join(root, "knowledge")) },
 		func(i int) { // churn: new dirs, files, removals
@@ -57,7 +58,7 @@ func TestCloseDuringWork(t *testing.T) {
 		}()
 	}
 	for range 20 {
-		ix.Search(ctx, Query{Text: "redis eviction"})
+		ix.Search(ctx, rank.Query{Text: "redis eviction"})
 	}
 	if err := ix.Close(); err != nil {
 		t.Errorf("Close: %v", err)
@@ -68,7 +69,7 @@ func TestCloseDuringWork(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 	for name, call := range map[string]func() error{
-		"Search":    func() error { _, err := ix.Search(ctx, Query{Text: "x"}); return err },
+		"Search":    func() error { _, err := ix.Search(ctx, rank.Query{Text: "x"}); return err },
 		"Sync":      func() error { _, err := ix.Sync(ctx); return err },
 		"SyncPaths": func() error { _, err := ix.SyncPaths(ctx, root); return err },
 		"Links":     func() error { _, err := ix.Links(ctx, false); return err },

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // dirSource is a minimal markdown Source for tests: every *.md under root,
@@ -39,20 +41,20 @@ func (s dirSource) scanFrom(_ context.Context, start string) ([]FileRef, error) 
 	return out, err
 }
 
-func (s dirSource) Load(_ context.Context, ref FileRef) (Doc, error) {
+func (s dirSource) Load(_ context.Context, ref FileRef) (rank.Doc, error) {
 	b, err := os.ReadFile(ref.Path)
 	if err != nil {
-		return Doc{}, err
+		return rank.Doc{}, err
 	}
 	text := string(b)
 	if !strings.HasPrefix(text, "---\n") {
-		return Doc{}, fmt.Errorf("%s: no front-matter", ref.Path)
+		return rank.Doc{}, fmt.Errorf("%s: no front-matter", ref.Path)
 	}
 	head, body, ok := strings.Cut(text[4:], "\n---\n")
 	if !ok {
-		return Doc{}, fmt.Errorf("%s: unterminated front-matter", ref.Path)
+		return rank.Doc{}, fmt.Errorf("%s: unterminated front-matter", ref.Path)
 	}
-	d := Doc{Path: ref.Path, Kind: ref.Kind, Body: strings.TrimSpace(body)}
+	d := rank.Doc{Path: ref.Path, Kind: ref.Kind, Body: strings.TrimSpace(body)}
 	for _, line := range strings.Split(head, "\n") {
 		k, v, _ := strings.Cut(line, ":")
 		v = strings.TrimSpace(v)

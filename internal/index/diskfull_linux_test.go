@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/testutil"
 )
 
@@ -95,7 +96,7 @@ func TestDiskFullCache(t *testing.T) {
 				t.Errorf("entries on a full disk = %d, want %d", got, len(tc.want))
 			}
 			last := note(tc.want[len(tc.want)-1])
-			if hits, err := ix.Search(ctx, Query{Text: last}); err != nil || len(hits) == 0 || hits[0].Doc.Name != last {
+			if hits, err := ix.Search(ctx, rank.Query{Text: last}); err != nil || len(hits) == 0 || hits[0].Doc.Name != last {
 				t.Errorf("search %s on a full disk: %v %v", last, names(hits), err)
 			}
 			if c := strings.Count(logs.String(), "index cache not written"); c != 1 {

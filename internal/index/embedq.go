@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/cache"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // Background embedding. A sync publishes what it loaded at once, keyword
@@ -44,12 +46,12 @@ var ErrEmbedBackoff = errors.New("index: embedder failing; waiting entries stay 
 // newest form.
 type embedQueue struct {
 	mu       sync.Mutex
-	pending  map[string]*entry // path → the published entry awaiting a vector
-	inflight map[string]digest // path → embedHash taken by the embedder, not yet published
-	backoff  time.Time         // no Embed call before this (ix.now clock)
-	wake     chan struct{}     // capacity 1: there is work, or the backoff may be over
-	changed  chan struct{}     // closed and replaced on every change WaitEmbedded cares about
-	stopped  bool              // the embedder goroutine has returned
+	pending  map[string]*rank.Entry  // path → the published entry awaiting a vector
+	inflight map[string]cache.Digest // path → embedHash taken by the embedder, not yet published
+	backoff  time.Time               // no Embed call before this (ix.now clock)
+	wake     chan struct{}           // capacity 1: there is work, or the backoff may be over
+	changed  chan struct{}           // closed and replaced on every change WaitEmbedded cares about
+	stopped  bool                    // the embedder goroutine has returned
 
 	// the current run (from the queue filling to its emptying), for the
 	// progress lines
@@ -59,8 +61,8 @@ type embedQueue struct {
 }
 
 func (q *embedQueue) init() {
-	q.pending = map[string]*entry{}
-	q.inflight = map[string]digest{}
+	q.pending = map[string]*rank.Entry{}
+	q.inflight = map[string]cache.Digest{}
 	q.wake = make(chan struct{}, 1)
 	q.changed = make(chan struct{})
 }
@@ -136,7 +138,7 @@ func (ix *Index) runEmbedder(ctx context.Context) {
 // takeBatch moves up to embedBatch entries from pending to in flight.
 // With nothing to do it returns how long to sleep: until the backoff
 // ends, or 0 for "until woken".
-func (ix *Index) takeBatch() ([]*entry, time.Duration) {
+func (ix *Index) takeBatch() ([]*rank.Entry, time.Duration) {
 	q := &ix.eq
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -146,7 +148,7 @@ func (ix *Index) takeBatch() ([]*entry, time.Duration) {
 	if now := ix.now(); now.Before(q.backoff) {
 		return nil, q.backoff.Sub(now)
 	}
-	batch := make([]*entry, 0, min(embedBatch, len(q.pending)))
+	batch := make([]*rank.Entry, 0, min(embedBatch, len(q.pending)))
 	for p, e := range q.pending {
 		batch = append(batch, e)
 		delete(q.pending, p)
@@ -158,7 +160,7 @@ func (ix *Index) takeBatch() ([]*entry, time.Duration) {
 		q.runStart, q.runDone, q.logged = time.Now(), 0, time.Time{}
 	}
 	for _, e := range batch {
-		q.inflight[e.doc.Path] = e.embedHash
+		q.inflight[e.Doc.Path] = e.EmbedHash
 	}
 	return batch, 0
 }
@@ -166,26 +168,26 @@ func (ix *Index) takeBatch() ([]*entry, time.Duration) {
 // embedBatchOnce embeds one batch, writes the vectors to SQLite and
 // publishes them. An entry that a sync replaced meanwhile (another
 // embedded text, or gone) gets nothing: its vector would be stale.
-func (ix *Index) embedBatchOnce(ctx context.Context, batch []*entry) {
+func (ix *Index) embedBatchOnce(ctx context.Context, batch []*rank.Entry) {
 	texts := make([]string, len(batch))
 	for i, e := range batch {
-		texts[i] = EmbedText(e.doc)
+		texts[i] = rank.EmbedText(e.Doc)
 	}
-	vecs, err := ix.scorer.guard.Texts(ctx, texts)
+	vecs, err := ix.scorer.Guard().Texts(ctx, texts)
 	if err != nil {
 		closing := ctx.Err() != nil
 		if !closing {
-			ix.scorer.guard.MarkDown()
+			ix.scorer.Guard().MarkDown()
 			ix.log.Warn("embedding failed; entries stay keyword-only, retrying later",
 				"embedder", ix.embID, "err", err, "retry_in", embed.Backoff, "waiting", len(batch))
 		}
 		ix.requeue(batch, closing)
 		return
 	}
-	done := make([]*entry, len(batch))
+	done := make([]*rank.Entry, len(batch))
 	for i, e := range batch {
 		ne := *e
-		ne.vec, ne.embedder = vecs[i], ix.embID
+		ne.Vec, ne.Embedder = vecs[i], ix.embID
 		done[i] = &ne
 	}
 
@@ -199,17 +201,16 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*entry) {
 	published := 0
 	ix.mu.Lock()
 	for _, ne := range done {
-		s, ok := ix.c.bySlot[ne.doc.Path]
-		if !ok {
+		cur := ix.c.Get(ne.Doc.Path)
+		if cur == nil {
 			continue
 		}
-		cur := ix.c.slots[s]
-		if cur.embedHash != ne.embedHash || ix.current(cur) {
+		if cur.EmbedHash != ne.EmbedHash || ix.current(cur) {
 			continue // changed again (it is queued in its new form), or already has one
 		}
 		t := *cur // entries are immutable once published: swap in a copy
-		t.vec, t.embedder = ne.vec, ne.embedder
-		ix.c.slots[s] = &t
+		t.Vec, t.Embedder = ne.Vec, ne.Embedder
+		ix.c.Swap(&t)
 		published++
 	}
 	ix.mu.Unlock()
@@ -218,8 +219,8 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*entry) {
 	for _, ne := range done {
 		// a sync that re-published the same text before we did queued it
 		// again; it holds this vector now
-		if p := q.pending[ne.doc.Path]; p != nil && p.embedHash == ne.embedHash && ix.current(ix.c.get(ne.doc.Path)) {
-			delete(q.pending, ne.doc.Path)
+		if p := q.pending[ne.Doc.Path]; p != nil && p.EmbedHash == ne.EmbedHash && ix.current(ix.c.Get(ne.Doc.Path)) {
+			delete(q.pending, ne.Doc.Path)
 		}
 	}
 	q.doneLocked(batch)
@@ -234,18 +235,18 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*entry) {
 // requeue puts a batch that was not embedded back, unless a sync replaced
 // or removed the entry meanwhile. A failure (not a Close) starts the
 // backoff.
-func (ix *Index) requeue(batch []*entry, closing bool) {
+func (ix *Index) requeue(batch []*rank.Entry, closing bool) {
 	ix.pubMu.Lock()
 	defer ix.pubMu.Unlock()
 	q := &ix.eq
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, e := range batch {
-		if _, newer := q.pending[e.doc.Path]; newer {
+		if _, newer := q.pending[e.Doc.Path]; newer {
 			continue
 		}
-		if cur := ix.c.get(e.doc.Path); cur != nil && cur.embedHash == e.embedHash && !ix.current(cur) {
-			q.pending[e.doc.Path] = cur
+		if cur := ix.c.Get(e.Doc.Path); cur != nil && cur.EmbedHash == e.EmbedHash && !ix.current(cur) {
+			q.pending[e.Doc.Path] = cur
 		}
 	}
 	q.doneLocked(batch)
@@ -298,16 +299,16 @@ func (ix *Index) enqueueLocked(paths []string) int {
 	defer q.mu.Unlock()
 	added := 0
 	for _, p := range paths {
-		cur := ix.c.get(p)
+		cur := ix.c.Get(p)
 		if cur == nil || ix.current(cur) {
 			delete(q.pending, p)
 			continue
 		}
-		if h, ok := q.inflight[p]; ok && h == cur.embedHash {
+		if h, ok := q.inflight[p]; ok && h == cur.EmbedHash {
 			delete(q.pending, p) // being embedded: the vector will fit this entry
 			continue
 		}
-		if old, ok := q.pending[p]; !ok || old.embedHash != cur.embedHash {
+		if old, ok := q.pending[p]; !ok || old.EmbedHash != cur.EmbedHash {
 			added++
 		}
 		q.pending[p] = cur
@@ -321,8 +322,8 @@ func (ix *Index) enqueueLocked(paths []string) int {
 
 // current reports whether e carries what the live embedder gives it: its
 // vector, or with the embedder off the "off" mark alone.
-func (ix *Index) current(e *entry) bool {
-	return e != nil && e.embedder == ix.embID && (e.vec != nil || ix.off)
+func (ix *Index) current(e *rank.Entry) bool {
+	return e != nil && e.Embedder == ix.embID && (e.Vec != nil || ix.off)
 }
 
 // WaitEmbedded returns once every published entry has its vector: nothing
@@ -362,10 +363,10 @@ func (ix *Index) embedState() (pending int, backingOff bool) {
 }
 
 // doneLocked takes a batch out of flight; q.mu held.
-func (q *embedQueue) doneLocked(batch []*entry) {
+func (q *embedQueue) doneLocked(batch []*rank.Entry) {
 	for _, e := range batch {
-		if q.inflight[e.doc.Path] == e.embedHash {
-			delete(q.inflight, e.doc.Path)
+		if q.inflight[e.Doc.Path] == e.EmbedHash {
+			delete(q.inflight, e.Doc.Path)
 		}
 	}
 }

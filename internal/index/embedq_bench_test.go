@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // slowBatches is the hash embedder paced like the local model: every
@@ -74,7 +75,7 @@ func backlogEmbedder(b *testing.B) (emb embed.Embedder, which string, pace func(
 func BenchmarkRecallDuringEmbedding(b *testing.B) {
 	emb, which, pace := backlogEmbedder(b)
 	ctx := context.Background()
-	docs := SyntheticDocs(10000, 1)
+	docs := rank.SyntheticDocs(10000, 1)
 	ix, src := benchIndexOf(b, docs, emb) // fully embedded before the clock starts
 	pace()
 	vecs := make([][]float32, len(benchQueries))
@@ -85,7 +86,7 @@ func BenchmarkRecallDuringEmbedding(b *testing.B) {
 		}
 		vecs[i] = v
 	}
-	extra := SyntheticDocs(20000, 2) // disjoint paths: seed 2's entries are new
+	extra := rank.SyntheticDocs(20000, 2) // disjoint paths: seed 2's entries are new
 	next := 0
 	refill := func() {
 		for i := 0; i < 1000; i++ {
@@ -107,7 +108,7 @@ func BenchmarkRecallDuringEmbedding(b *testing.B) {
 			refills++
 			b.StartTimer()
 		}
-		q := Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
+		q := rank.Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
 		t0 := time.Now()
 		if _, err := ix.Search(ctx, q); err != nil {
 			b.Fatal(err)

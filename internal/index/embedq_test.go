@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // gateEmbedder holds every batch Embed call (more than one text) until
@@ -37,10 +38,10 @@ func (g *gateEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 }
 
 // noteDocs makes n knowledge docs that keyword search tells apart.
-func noteDocs(n int) []Doc {
-	docs := make([]Doc, n)
+func noteDocs(n int) []rank.Doc {
+	docs := make([]rank.Doc, n)
 	for i := range docs {
-		docs[i] = Doc{Path: fmt.Sprintf("k/note-%04d/SKILL.md", i), Kind: KindKnowledge,
+		docs[i] = rank.Doc{Path: fmt.Sprintf("k/note-%04d/SKILL.md", i), Kind: rank.KindKnowledge,
 			Name: fmt.Sprintf("note-%04d", i), Description: fmt.Sprintf("runbook topic%04d shared", i),
 			Body: "steps for the on-call engineer"}
 	}
@@ -66,7 +67,7 @@ func TestSearchDuringBackgroundEmbedding(t *testing.T) {
 		t.Errorf("sync queued %d, want %d", st.Queued, len(docs))
 	}
 	<-gate.entered // the first batch is being embedded
-	hits, err := ix.Search(ctx, Query{Text: "topic0042 runbook", Limit: 3})
+	hits, err := ix.Search(ctx, rank.Query{Text: "topic0042 runbook", Limit: 3})
 	if err != nil || len(hits) == 0 || hits[0].Doc.Name != "note-0042" {
 		t.Fatalf("search during embedding: %v %v", names(hits), err)
 	}
@@ -89,7 +90,7 @@ func TestSearchDuringBackgroundEmbedding(t *testing.T) {
 	if s := ix.Status(); s.Embedded != len(docs) || s.Pending != 0 || !s.Vectors || !s.SemanticReady {
 		t.Errorf("status after WaitEmbedded: %+v", s)
 	}
-	hits, _ = ix.Search(ctx, Query{Text: "topic0042 runbook", Limit: 3})
+	hits, _ = ix.Search(ctx, rank.Query{Text: "topic0042 runbook", Limit: 3})
 	if len(hits) == 0 || hits[0].Cos == 0 {
 		t.Errorf("embedded hit has no cosine: %+v", hits)
 	}
@@ -129,26 +130,26 @@ func TestChangeDuringEmbeddingGetsNoStaleVector(t *testing.T) {
 	if _, err := ix.Sync(ctx); err != nil { // must not wait for the held batch
 		t.Fatal(err)
 	}
-	if !slices.Contains(held, EmbedText(docs[0])) {
+	if !slices.Contains(held, rank.EmbedText(docs[0])) {
 		t.Fatalf("held batch lacks the old text: %q", held)
 	}
 	close(gate.release)
 	if err := ix.WaitEmbedded(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := embed.Hash().Embed(ctx, []string{EmbedText(changed)})
-	stale, _ := embed.Hash().Embed(ctx, []string{EmbedText(docs[0])})
+	want, _ := embed.Hash().Embed(ctx, []string{rank.EmbedText(changed)})
+	stale, _ := embed.Hash().Embed(ctx, []string{rank.EmbedText(docs[0])})
 	check := func(where string, ix *Index) {
 		t.Helper()
 		ix.mu.RLock()
-		e := ix.c.get(changed.Path)
+		e := ix.c.Get(changed.Path)
 		ix.mu.RUnlock()
 		switch {
-		case e == nil || e.vec == nil:
+		case e == nil || e.Vec == nil:
 			t.Errorf("%s: no vector", where)
-		case slices.Equal(e.vec, stale[0]):
+		case slices.Equal(e.Vec, stale[0]):
 			t.Errorf("%s: the stale vector of the old text", where)
-		case !slices.Equal(e.vec, want[0]):
+		case !slices.Equal(e.Vec, want[0]):
 			t.Errorf("%s: not the new text's vector", where)
 		}
 	}

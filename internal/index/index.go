@@ -15,6 +15,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index/cache"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -36,12 +37,12 @@ type Index struct {
 	opts   Options
 	log    *slog.Logger
 	now    func() time.Time
-	scorer *Scorer
+	scorer *rank.Scorer
 	embID  string
 	off    bool // the embedder produces no vectors: nothing is queued
 
 	mu       sync.RWMutex // guards c, lastSync
-	c        *corpus
+	c        *rank.Corpus
 	lastSync time.Time
 
 	// pubMu orders writing rows or vectors with publishing them, so the
@@ -65,8 +66,8 @@ type Index struct {
 	syncMu     sync.Mutex // serialises syncs; guards failed, ignored, deferred
 	st         *cache.Store
 	failed     map[string]FileRef
-	ignored    map[string]struct{} // existing files a full scan did not report (see noteIgnored)
-	deferred   map[string]*entry   // score/mtime-only rows not yet written (see applyLocked)
+	ignored    map[string]struct{}    // existing files a full scan did not report (see noteIgnored)
+	deferred   map[string]*rank.Entry // score/mtime-only rows not yet written (see applyLocked)
 	synced     bool
 	lastScanNS atomic.Int64
 	syncing    atomic.Bool
@@ -109,10 +110,10 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.LinkSpread == 0 {
 		opts.LinkSpread = 1
 	}
-	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, c: newCorpus(),
-		scorer: NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
+	ix := &Index{opts: opts, log: opts.Logger, now: opts.Now, c: rank.NewCorpus(opts.Shared),
+		scorer: rank.NewScorer(opts.Embedder, opts.Calibration), embID: opts.Embedder.ID(),
 		off: embed.IsOff(opts.Embedder), failed: map[string]FileRef{}}
-	ix.scorer.log, ix.scorer.now, ix.c.shared = opts.Logger, opts.Now, opts.Shared
+	ix.scorer.SetLog(opts.Logger, opts.Now)
 	roots := opts.Roots
 	if len(roots) == 0 {
 		roots = opts.WatchDirs
@@ -153,16 +154,16 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix.st = st
 	var backfill []cache.Row // views missing (an older cache) or stale: counted here, stored for the next start
 	for i, e := range entries {
-		if e.embedder != ix.embID {
-			e.vec = nil // another embedder's space: useless until re-embedded
+		if e.Embedder != ix.embID {
+			e.Vec = nil // another embedder's space: useless until re-embedded
 		}
-		if !cache.LexValid(lexes[i], lexStamp()) {
-			lexes[i] = lexOf(newEntry(e.doc))
-			backfill = append(backfill, cache.Row{Path: e.doc.Path, DocHash: e.docHash, Lex: lexes[i]})
+		if !rank.LexCurrent(lexes[i]) {
+			lexes[i] = rank.NewEntry(e.Doc).Lex()
+			backfill = append(backfill, cache.Row{Path: e.Doc.Path, DocHash: e.DocHash, Lex: lexes[i]})
 		}
-		ix.c.put(e, lexes[i])
+		ix.c.Put(e, lexes[i])
 	}
-	ix.c.words.Compact()
+	ix.c.Compact()
 	if err := st.WriteLex(ctx, backfill); err != nil {
 		ix.log.Warn("index: lexical views not stored; the next start counts them again", "err", err)
 	}
@@ -203,13 +204,13 @@ func (ix *Index) Close() error {
 }
 
 // Scorer is the hybrid scorer this index ranks with, for ad-hoc doc sets.
-func (ix *Index) Scorer() *Scorer { return ix.scorer }
+func (ix *Index) Scorer() *rank.Scorer { return ix.scorer }
 
 // EmbedQuery embeds a query with the index's embedder (nil when off or
 // backing off after a failure), so callers can cache it and pass it back
 // as Query.Vector.
 func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	return ix.scorer.embedQuery(ctx, text, ix.termWeight)
+	return ix.scorer.EmbedQueryWeighted(ctx, text, ix.termWeight)
 }
 
 // termWeight is the corpus' bm25.Weighted.TermWeight under the read
@@ -218,7 +219,7 @@ func (ix *Index) EmbedQuery(ctx context.Context, text string) ([]float32, error)
 func (ix *Index) termWeight(word string) float64 {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.c.words.TermWeight(word)
+	return ix.c.TermWeight(word)
 }
 
 // Embedder is the live embedder, for callers that ask it about its
@@ -231,11 +232,11 @@ func (ix *Index) Embedder() embed.Embedder { return ix.opts.Embedder }
 func (ix *Index) Status() Status {
 	pending, backingOff := ix.embedState()
 	ix.mu.RLock()
-	st := Status{Embedder: ix.embID, Entries: ix.c.live, LastSync: ix.lastSync, Syncing: ix.syncing.Load(),
+	st := Status{Embedder: ix.embID, Entries: ix.c.Len(), LastSync: ix.lastSync, Syncing: ix.syncing.Load(),
 		Pending: pending, BackingOff: backingOff}
 	if !ix.off {
-		for _, e := range ix.c.slots {
-			if e != nil && e.vec != nil && e.embedder == ix.embID {
+		for e := range ix.c.All() {
+			if e.Vec != nil && e.Embedder == ix.embID {
 				st.Embedded++
 			}
 		}
@@ -251,7 +252,7 @@ func (ix *Index) Status() Status {
 	// by keyword meanwhile. An empty index counts as ranking by vectors:
 	// the first entry written is embedded, and a fresh install whose
 	// model works must not read as one that fell back.
-	st.Vectors = (st.Embedded > 0 || st.Entries == 0) && !st.BackingOff && !ix.scorer.guard.Down()
+	st.Vectors = (st.Embedded > 0 || st.Entries == 0) && !st.BackingOff && !ix.scorer.Guard().Down()
 	return st
 }
 
@@ -267,7 +268,7 @@ func (ix *Index) Links(ctx context.Context, orphansOnly bool) ([]Link, error) {
 // reloaded, without one the mtime scan runs when the last one is older
 // than ScanInterval. If a sync is already running it searches what is
 // indexed so far instead of waiting.
-func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+func (ix *Index) Search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 	if ix.closed.Load() {
 		return nil, errors.New("index: search on closed index")
 	}
@@ -283,7 +284,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	spread := ix.opts.LinkSpread
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.scorer.rank(ix.c, q, qvec, spread), nil
+	return ix.scorer.Rank(ix.c, q, qvec, spread), nil
 }
 
 // Sync brings the index up to date with the Source: a cheap mtime/size
@@ -356,10 +357,10 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 	for _, r := range refs {
 		seen[r.Path] = true
 		force := hasKey(named, r.Path)
-		e := ix.c.get(r.Path)
-		if e != nil && sameRef(e.ref(), r) && !force {
+		e := ix.c.Get(r.Path)
+		if e != nil && sameRef(refOf(e), r) && !force {
 			if !ix.off && !ix.current(e) {
-				plan.stale = append(plan.stale, e.doc.Path)
+				plan.stale = append(plan.stale, e.Doc.Path)
 			}
 			continue
 		}
@@ -368,8 +369,8 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 		}
 		plan.changed = append(plan.changed, r)
 	}
-	for p := range ix.c.bySlot {
-		if !seen[p] {
+	for e := range ix.c.All() {
+		if p := e.Doc.Path; !seen[p] {
 			plan.removed = append(plan.removed, p)
 		}
 	}
@@ -440,10 +441,10 @@ func (ix *Index) applyLocked(ctx context.Context, plan syncPlan, stats *SyncStat
 
 // syncBatch is what a sync loaded, sorted by what each change costs.
 type syncBatch struct {
-	upserts  []*entry // new or changed text: new entries (re-embedded unless a vector is reused)
-	touched  []*entry // same content, new mtime only
-	rescored []*entry // same text, new score (reinforcement, decay)
-	removed  []string // indexed paths that leave: the plan's, and those that failed to load
+	upserts  []*rank.Entry // new or changed text: new entries (re-embedded unless a vector is reused)
+	touched  []*rank.Entry // same content, new mtime only
+	rescored []*rank.Entry // same text, new score (reinforcement, decay)
+	removed  []string      // indexed paths that leave: the plan's, and those that failed to load
 }
 
 // snapshot is what this sync compares against. Only syncs (holding
@@ -452,18 +453,18 @@ type syncBatch struct {
 // valid. leaving: vectors of entries leaving the index, so a moved or
 // renamed file keeps its vector instead of being embedded again. Callers
 // hold syncMu.
-func (ix *Index) snapshot(plan syncPlan) (leaving map[digest]*entry, olds map[string]*entry) {
-	leaving = map[digest]*entry{}
-	olds = make(map[string]*entry, len(plan.changed))
+func (ix *Index) snapshot(plan syncPlan) (leaving map[cache.Digest]*rank.Entry, olds map[string]*rank.Entry) {
+	leaving = map[cache.Digest]*rank.Entry{}
+	olds = make(map[string]*rank.Entry, len(plan.changed))
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	for _, p := range plan.removed {
-		if e := ix.c.get(p); e != nil && e.vec != nil && ix.current(e) {
-			leaving[e.embedHash] = e
+		if e := ix.c.Get(p); e != nil && e.Vec != nil && ix.current(e) {
+			leaving[e.EmbedHash] = e
 		}
 	}
 	for _, r := range plan.changed {
-		if e := ix.c.get(r.Path); e != nil {
+		if e := ix.c.Get(r.Path); e != nil {
 			olds[r.Path] = e
 		}
 	}
@@ -473,7 +474,7 @@ func (ix *Index) snapshot(plan syncPlan) (leaving map[digest]*entry, olds map[st
 // loadChanged loads the changed files and decides what each change
 // costs. Callers hold syncMu (it guards failed) and no other lock: the
 // Source reads files.
-func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[digest]*entry, olds map[string]*entry, stats *SyncStats) (*syncBatch, error) {
+func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[cache.Digest]*rank.Entry, olds map[string]*rank.Entry, stats *SyncStats) (*syncBatch, error) {
 	b := &syncBatch{removed: plan.removed}
 	for _, r := range plan.changed {
 		if err := ctx.Err(); err != nil {
@@ -497,33 +498,33 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 			doc.Kind = r.Kind
 		}
 		docHash := hashDoc(doc)
-		if old != nil && old.docHash == docHash { // rewritten, same content: new mtime only
+		if old != nil && old.DocHash == docHash { // rewritten, same content: new mtime only
 			t := *old
-			t.setRef(r)
+			setRef(&t, r)
 			b.touched = append(b.touched, &t)
 			continue
 		}
-		embedHash := hashText(EmbedText(doc))
-		if old != nil && old.embedHash == embedHash && scoreOnly(old, doc) {
+		embedHash := hashText(rank.EmbedText(doc))
+		if old != nil && old.EmbedHash == embedHash && scoreOnly(old, doc) {
 			// reinforcement and decay rewrite only the score: keep the
 			// entry's lexical view, vector (or its place in the queue)
 			// and links, swap the number
 			t := *old
-			t.doc.Score, t.docHash = doc.Score, docHash
-			t.setRef(r)
+			t.Doc.Score, t.DocHash = doc.Score, docHash
+			setRef(&t, r)
 			b.rescored = append(b.rescored, &t)
 			continue
 		}
-		ne := newEntry(doc) // counted here, outside the lock searches wait on
-		ne.docHash, ne.embedHash = docHash, embedHash
-		ne.setRef(r)
+		ne := rank.NewEntry(doc) // counted here, outside the lock searches wait on
+		ne.DocHash, ne.EmbedHash = docHash, embedHash
+		setRef(ne, r)
 		switch m := leaving[embedHash]; {
-		case old != nil && old.embedHash == embedHash && ix.current(old):
-			ne.vec, ne.embedder = old.vec, old.embedder
+		case old != nil && old.EmbedHash == embedHash && ix.current(old):
+			ne.Vec, ne.Embedder = old.Vec, old.Embedder
 		case m != nil && old == nil:
-			ne.vec, ne.embedder = m.vec, m.embedder
+			ne.Vec, ne.Embedder = m.Vec, m.Embedder
 		case ix.off:
-			ne.embedder = ix.embID // nothing to compute: current as it is
+			ne.Embedder = ix.embID // nothing to compute: current as it is
 		}
 		b.upserts = append(b.upserts, ne)
 	}
@@ -537,12 +538,12 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[dig
 // batch is still published. Callers hold syncMu and pubMu; c only changes
 // under pubMu, so it is read here without mu.
 func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch) error {
-	takeVec := func(e *entry) {
-		if cur := ix.c.get(e.doc.Path); e.vec == nil && cur != nil && cur.embedHash == e.embedHash && ix.current(cur) {
-			e.vec, e.embedder = cur.vec, cur.embedder
+	takeVec := func(e *rank.Entry) {
+		if cur := ix.c.Get(e.Doc.Path); e.Vec == nil && cur != nil && cur.EmbedHash == e.EmbedHash && ix.current(cur) {
+			e.Vec, e.Embedder = cur.Vec, cur.Embedder
 		}
 	}
-	for _, es := range [][]*entry{b.upserts, b.rescored, b.touched} {
+	for _, es := range [][]*rank.Entry{b.upserts, b.rescored, b.touched} {
 		for _, e := range es {
 			takeVec(e)
 		}
@@ -551,8 +552,8 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 		delete(ix.deferred, p)
 	}
 	for _, e := range b.upserts {
-		delete(ix.deferred, e.doc.Path)
-		delete(ix.dropped, e.doc.Path)
+		delete(ix.deferred, e.Doc.Path)
+		delete(ix.dropped, e.Doc.Path)
 	}
 	if ix.unsaved {
 		plan.persistAll = true // the file lacks what a failed write left out
@@ -560,16 +561,16 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 	write, moved, removed := b.upserts, b.touched, b.removed
 	// same text: score, mtime and size rows only; a fresh slice, since
 	// light is refilled below while rescored is still to be published
-	light := append(append([]*entry(nil), b.rescored...), b.touched...)
+	light := append(append([]*rank.Entry(nil), b.rescored...), b.touched...)
 	switch {
 	case plan.persistAll: // a new database file: write everything
 		write = append(write, b.rescored...)
 		inBatch := map[string]bool{}
 		for _, e := range write {
-			inBatch[e.doc.Path] = true
+			inBatch[e.Doc.Path] = true
 		}
-		for _, e := range ix.c.slots {
-			if e != nil && !inBatch[e.doc.Path] {
+		for e := range ix.c.All() {
+			if !inBatch[e.Doc.Path] {
 				write = append(write, e)
 			}
 		}
@@ -583,17 +584,17 @@ func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch)
 		// The database is a cache checked by mtime: a crash before the
 		// flush only makes the next start re-read those files.
 		if ix.deferred == nil {
-			ix.deferred = map[string]*entry{}
+			ix.deferred = map[string]*rank.Entry{}
 		}
 		for _, e := range light {
-			ix.deferred[e.doc.Path] = e
+			ix.deferred[e.Doc.Path] = e
 		}
 		light, moved = nil, nil
 	default: // a full sync also writes what path syncs postponed
 		moved = nil
 		if len(ix.deferred) > 0 {
 			for _, e := range light {
-				ix.deferred[e.doc.Path] = e // this sync's facts are newer
+				ix.deferred[e.Doc.Path] = e // this sync's facts are newer
 			}
 			light = light[:0]
 			for _, e := range ix.deferred {
@@ -625,23 +626,21 @@ func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, p := range b.removed {
-		if ix.c.remove(p) != nil {
+		if ix.c.Remove(p) != nil {
 			stats.Removed++
 		}
 	}
 	for _, e := range b.upserts {
-		ix.c.put(e, nil)
+		ix.c.Put(e, nil)
 	}
 	if len(b.upserts) >= compactAfter {
-		ix.c.words.Compact()
+		ix.c.Compact()
 	}
 	// same terms, links and vector: postings stay valid, only the slot's
 	// pointer changes (a copy, since searches may hold the old one)
-	for _, es := range [][]*entry{b.touched, b.rescored} {
+	for _, es := range [][]*rank.Entry{b.touched, b.rescored} {
 		for _, t := range es {
-			if s, ok := ix.c.bySlot[t.doc.Path]; ok {
-				ix.c.slots[s] = t
-			}
+			ix.c.Swap(t)
 		}
 	}
 	ix.lastSync = ix.now()
@@ -652,9 +651,9 @@ func (ix *Index) publishLocked(b *syncBatch, stats *SyncStats) {
 func (ix *Index) enqueueBatchLocked(ctx context.Context, plan syncPlan, b *syncBatch, stats *SyncStats) {
 	paths := append([]string(nil), b.removed...)
 	paths = append(paths, plan.stale...)
-	for _, es := range [][]*entry{b.upserts, b.touched, b.rescored} {
+	for _, es := range [][]*rank.Entry{b.upserts, b.touched, b.rescored} {
 		for _, e := range es {
-			paths = append(paths, e.doc.Path)
+			paths = append(paths, e.Doc.Path)
 		}
 	}
 	stats.Queued = ix.enqueueLocked(paths)
@@ -682,19 +681,16 @@ func sameRef(a, b FileRef) bool {
 	return a.Size == b.Size && a.ModTime.Equal(b.ModTime) && a.Kind == b.Kind
 }
 
-// digest identifies a text: the first 16 bytes of its SHA-256, kept raw
-// (as hex strings, a doc's and an embedded text's digests cost 1 MB at 10k
-// entries); the cache stores its hex form. The zero digest matches no text.
-type digest = cache.Digest
-
-func hashText(s string) digest {
+// hashText is a text's digest (rank.Entry's DocHash and EmbedHash): the
+// first 16 bytes of its SHA-256.
+func hashText(s string) cache.Digest {
 	h := sha256.Sum256([]byte(s))
-	return digest(h[:16])
+	return cache.Digest(h[:16])
 }
 
 // hashDoc covers every field of a doc: any change rewrites the row
 // (score included), but only hashText(EmbedText) decides re-embedding.
-func hashDoc(d Doc) digest {
+func hashDoc(d rank.Doc) cache.Digest {
 	var b strings.Builder
 	for _, s := range []string{d.Kind, d.Name, d.Description, d.Body, d.Type,
 		strconv.FormatFloat(d.Score, 'g', -1, 64), strings.Join(d.Related, "\x1f"),

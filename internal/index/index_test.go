@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -67,7 +68,7 @@ func syncEmbedded(tb testing.TB, ix *Index) SyncStats {
 	return st
 }
 
-func names(hits []Hit) []string {
+func names(hits []rank.Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
 		out[i] = h.Doc.Name
@@ -108,7 +109,7 @@ func TestSearch(t *testing.T) {
 		ix, _ := openDir(t, root, emb)
 		tests := []struct {
 			query string
-			q     Query
+			q     rank.Query
 			first string
 		}{
 			{query: "redis eviction policy", first: "redis-eviction"},
@@ -123,10 +124,10 @@ func TestSearch(t *testing.T) {
 			// full-width Latin letters, as an input method types them
 			{query: "Ｐｏｓｔｇｒｅｓ ｔｕｎｉｎｇ", first: "pg-tuning"},
 			{query: "Postgres shared_buffers", first: "pg-tuning"},
-			{query: "billing dashboards", q: Query{EntryType: "fact", Kinds: []string{"knowledge"}}, first: "billing-dashboards"},
-			{query: "token rotation unleash", q: Query{Kinds: []string{"skills"}}, first: "feature-flags"},
-			{query: "redis eviction", q: Query{EntryType: "fact"}, first: ""},
-			{query: "redis eviction", q: Query{Kinds: []string{"skills"}}, first: ""},
+			{query: "billing dashboards", q: rank.Query{EntryType: "fact", Kinds: []string{"knowledge"}}, first: "billing-dashboards"},
+			{query: "token rotation unleash", q: rank.Query{Kinds: []string{"skills"}}, first: "feature-flags"},
+			{query: "redis eviction", q: rank.Query{EntryType: "fact"}, first: ""},
+			{query: "redis eviction", q: rank.Query{Kinds: []string{"skills"}}, first: ""},
 		}
 		for _, tc := range tests {
 			t.Run(emb.ID()+"/"+tc.query, func(t *testing.T) {
@@ -161,7 +162,7 @@ func TestPinningBeatsFuzzyMatch(t *testing.T) {
 	ix, _ := openDir(t, root, embed.Hash())
 	// "billing database dashboards" matches billing-dashboards by wording,
 	// but db-billing-02 occurs verbatim only in billing-db: it must lead.
-	hits, err := ix.Search(context.Background(), Query{Text: "billing database dashboards db-billing-02"})
+	hits, err := ix.Search(context.Background(), rank.Query{Text: "billing database dashboards db-billing-02"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,13 +178,13 @@ func TestPinningBeatsFuzzyMatch(t *testing.T) {
 		{"dashboards 30s", "30s", "billing-db"},                          // number+unit
 		{"grafana work_mem", "work_mem", "pg-tuning"},
 	} {
-		hits, _ := ix.Search(context.Background(), Query{Text: tc.query})
+		hits, _ := ix.Search(context.Background(), rank.Query{Text: tc.query})
 		if len(hits) == 0 || hits[0].Doc.Name != tc.want || hits[0].PinnedBy != tc.sym {
 			t.Errorf("%q: want %s pinned by %s first, got %q", tc.query, tc.want, tc.sym, names(hits))
 		}
 	}
 	// a symbol that is only a prefix of a longer one must not pin
-	hits, _ = ix.Search(context.Background(), Query{Text: "db-billing-0"})
+	hits, _ = ix.Search(context.Background(), rank.Query{Text: "db-billing-0"})
 	for _, h := range hits {
 		if h.Pinned {
 			t.Errorf("db-billing-0 pinned %s", h.Doc.Name)
@@ -204,11 +205,11 @@ func (c *countingSource) Scan(ctx context.Context) ([]FileRef, error) {
 
 // eventually retries a search until check passes: the watcher hears of a
 // write asynchronously, a person editing a file never notices the delay.
-func eventually(t *testing.T, ix *Index, q string, check func([]Hit) bool) []Hit {
+func eventually(t *testing.T, ix *Index, q string, check func([]rank.Hit) bool) []rank.Hit {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		hits, err := ix.Search(context.Background(), Query{Text: q})
+		hits, err := ix.Search(context.Background(), rank.Query{Text: q})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,8 +238,8 @@ func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
 			if mode == "watched" && !ix.Watching() {
 				t.Fatal("watcher did not start")
 			}
-			top := func(name string) func([]Hit) bool {
-				return func(h []Hit) bool { return len(h) > 0 && h[0].Doc.Name == name }
+			top := func(name string) func([]rank.Hit) bool {
+				return func(h []rank.Hit) bool { return len(h) > 0 && h[0].Doc.Name == name }
 			}
 			// hand edit: new wording becomes findable, no Sync call, no restart
 			p := filepath.Join(root, "knowledge", "pg-tuning", "SKILL.md")
@@ -262,7 +263,7 @@ func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
 			if err := os.RemoveAll(filepath.Join(root, "knowledge", "redis-eviction")); err != nil {
 				t.Fatal(err)
 			}
-			gone := func(h []Hit) bool {
+			gone := func(h []rank.Hit) bool {
 				for _, x := range h {
 					if x.Doc.Name == "redis-eviction" {
 						return false
@@ -276,10 +277,10 @@ func TestHandEditDeleteAndNewFileWithoutRestart(t *testing.T) {
 			// quiet period: with a watcher, searches stop scanning
 			if mode == "watched" {
 				time.Sleep(50 * time.Millisecond)
-				ix.Search(context.Background(), Query{Text: "settle"})
+				ix.Search(context.Background(), rank.Query{Text: "settle"})
 				before := src.scans.Load()
 				for range 5 {
-					ix.Search(context.Background(), Query{Text: "redis"})
+					ix.Search(context.Background(), rank.Query{Text: "redis"})
 				}
 				if n := src.scans.Load() - before; n != 0 {
 					t.Errorf("watched index scanned %d times without changes", n)
@@ -293,7 +294,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 	ctx := context.Background()
 	src := NewMemSource()
 	for i := range 50 {
-		src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("note-%d", i),
+		src.Put(rank.Doc{Path: fmt.Sprintf("k/%d", i), Kind: rank.KindKnowledge, Name: fmt.Sprintf("note-%d", i),
 			Description: "about topic " + fmt.Sprint(i), Body: "body text", Score: 0.5})
 	}
 	emb := &countingEmbedder{Embedder: embed.Hash()}
@@ -312,10 +313,10 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 		{"initial full sync", func() {}, 50, 50},
 		{"nothing changed", func() {}, 0, 0},
 		{"score decay only", func() {
-			src.Put(Doc{Path: "k/3", Kind: KindKnowledge, Name: "note-3", Description: "about topic 3", Body: "body text", Score: 0.31})
+			src.Put(rank.Doc{Path: "k/3", Kind: rank.KindKnowledge, Name: "note-3", Description: "about topic 3", Body: "body text", Score: 0.31})
 		}, 0, 1},
 		{"description edit", func() {
-			src.Put(Doc{Path: "k/4", Kind: KindKnowledge, Name: "note-4", Description: "now about kafka", Body: "body text", Score: 0.5})
+			src.Put(rank.Doc{Path: "k/4", Kind: rank.KindKnowledge, Name: "note-4", Description: "now about kafka", Body: "body text", Score: 0.5})
 		}, 1, 1},
 		{"delete", func() { src.Delete("k/5") }, 0, 0},
 	}
@@ -331,7 +332,7 @@ func TestIncrementalSyncEmbedsOnlyChangedText(t *testing.T) {
 		t.Errorf("entries = %d, want 49", n)
 	}
 	// score change must be visible (row rewritten) though not re-embedded
-	hits, _ := ix.Search(ctx, Query{Text: "note-3"})
+	hits, _ := ix.Search(ctx, rank.Query{Text: "note-3"})
 	if len(hits) == 0 || hits[0].Doc.Score != 0.31 {
 		t.Errorf("score update lost: %+v", hits)
 	}
@@ -417,8 +418,8 @@ func TestLinkSpreadingAndOrphans(t *testing.T) {
 	ix, _ := openDir(t, root, embed.Off())
 	ctx := context.Background()
 	// billing-db relates pg-tuning; a query only billing-db matches pulls pg-tuning in
-	hits, _ := ix.Search(ctx, Query{Text: "patroni switchover"})
-	var spread *Hit
+	hits, _ := ix.Search(ctx, rank.Query{Text: "patroni switchover"})
+	var spread *rank.Hit
 	for i := range hits {
 		if hits[i].Doc.Name == "pg-tuning" {
 			spread = &hits[i]
@@ -427,11 +428,11 @@ func TestLinkSpreadingAndOrphans(t *testing.T) {
 	if len(hits) == 0 || hits[0].Doc.Name != "billing-db" || spread == nil || spread.SpreadFrom != "billing-db" {
 		t.Fatalf("spreading: %q", names(hits))
 	}
-	if want := hits[0].Hybrid * spreadFactor; spread.Hybrid != want {
+	if want := hits[0].Hybrid * 0.6; spread.Hybrid != want {
 		t.Errorf("spread score %.3f, want seed×0.6 = %.3f", spread.Hybrid, want)
 	}
 	// reverse direction: pg-tuning's hit pulls billing-db (it names pg-tuning)
-	hits, _ = ix.Search(ctx, Query{Text: "shared_buffers work_mem"})
+	hits, _ = ix.Search(ctx, rank.Query{Text: "shared_buffers work_mem"})
 	found := false
 	for _, h := range hits {
 		found = found || h.Doc.Name == "billing-db" && h.SpreadFrom == "pg-tuning"
@@ -458,7 +459,7 @@ func TestScoreDocsMatchesIndex(t *testing.T) {
 	ix, _ := openDir(t, root, embed.Hash())
 	ctx := context.Background()
 	refs, _ := dirSource{root}.Scan(ctx)
-	var docs []Doc
+	var docs []rank.Doc
 	for _, r := range refs {
 		d, err := dirSource{root}.Load(ctx, r)
 		if err != nil {
@@ -467,8 +468,8 @@ func TestScoreDocsMatchesIndex(t *testing.T) {
 		docs = append(docs, d)
 	}
 	for _, q := range []string{"billing database", "怎么回滚", "redis allkeys-lru", "coffee"} {
-		a, _ := ix.Search(ctx, Query{Text: q, NoSpread: true})
-		b, err := ix.Scorer().ScoreDocs(ctx, Query{Text: q, NoSpread: true}, docs)
+		a, _ := ix.Search(ctx, rank.Query{Text: q, NoSpread: true})
+		b, err := ix.Scorer().ScoreDocs(ctx, rank.Query{Text: q, NoSpread: true}, docs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -491,17 +492,17 @@ func abs(x float64) float64 {
 }
 
 func TestKeywordNormalisation(t *testing.T) {
-	src := []Doc{
+	src := []rank.Doc{
 		{Path: "a", Name: "redis", Description: "cache", Body: "redis redis redis"},
 		{Path: "b", Name: "kafka", Description: "queue", Body: "brokers"},
 		{Path: "c", Name: "nginx", Description: "proxy", Body: "upstream timeouts"},
 	}
-	sc := NewScorer(embed.Off(), nil)
-	hits, _ := sc.ScoreDocs(context.Background(), Query{Text: "redis cluster failover procedure"}, src)
+	sc := rank.NewScorer(embed.Off(), nil)
+	hits, _ := sc.ScoreDocs(context.Background(), rank.Query{Text: "redis cluster failover procedure"}, src)
 	if len(hits) != 1 || hits[0].Keyword >= 0.5 {
 		t.Fatalf("one shared word scored %v", hits)
 	}
-	hits, _ = sc.ScoreDocs(context.Background(), Query{Text: "redis"}, src)
+	hits, _ = sc.ScoreDocs(context.Background(), rank.Query{Text: "redis"}, src)
 	if len(hits) != 1 || hits[0].Keyword >= 1 || hits[0].Keyword <= 0 {
 		t.Fatalf("keyword out of (0,1): %v", hits)
 	}
@@ -511,7 +512,7 @@ func TestConcurrentSearchAndSync(t *testing.T) {
 	ctx := context.Background()
 	src := NewMemSource()
 	for i := range 200 {
-		src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "redis cache note", Body: "body"})
+		src.Put(rank.Doc{Path: fmt.Sprintf("k/%d", i), Kind: rank.KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "redis cache note", Body: "body"})
 	}
 	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: embed.Hash(), Logger: quietLogger(), ScanInterval: time.Millisecond})
 	if err != nil {
@@ -525,20 +526,20 @@ func TestConcurrentSearchAndSync(t *testing.T) {
 			defer wg.Done()
 			for i := range 50 {
 				if w == 0 {
-					src.Put(Doc{Path: fmt.Sprintf("k/%d", i), Kind: KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "kafka note " + fmt.Sprint(i)})
+					src.Put(rank.Doc{Path: fmt.Sprintf("k/%d", i), Kind: rank.KindKnowledge, Name: fmt.Sprintf("n%d", i), Description: "kafka note " + fmt.Sprint(i)})
 					if _, err := ix.Sync(ctx); err != nil {
 						t.Error(err)
 					}
 					continue
 				}
-				if _, err := ix.Search(ctx, Query{Text: "redis cache kafka"}); err != nil {
+				if _, err := ix.Search(ctx, rank.Query{Text: "redis cache kafka"}); err != nil {
 					t.Error(err)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	hits, _ := ix.Search(ctx, Query{Text: "kafka note 49", Limit: 50})
+	hits, _ := ix.Search(ctx, rank.Query{Text: "kafka note 49", Limit: 50})
 	if len(hits) == 0 || !strings.HasPrefix(hits[0].Doc.Description, "kafka note 49") {
 		t.Errorf("last write not visible: %q", names(hits))
 	}
@@ -556,7 +557,7 @@ func TestLoadFailureSkippedUntilChanged(t *testing.T) {
 		t.Errorf("broken file retried without change: %+v", st)
 	}
 	os.WriteFile(bad, []byte("---\nname: broken\ndescription: fixed now quokka\n---\nbody\n"), 0o644)
-	hits, _ := ix.Search(context.Background(), Query{Text: "quokka"})
+	hits, _ := ix.Search(context.Background(), rank.Query{Text: "quokka"})
 	if len(hits) != 1 || hits[0].Doc.Name != "broken" {
 		t.Errorf("fixed file not indexed: %q", names(hits))
 	}
@@ -584,7 +585,7 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, clockNS.Load()) }
 	emb := &flakyEmbedder{Embedder: embed.Hash()}
 	emb.down.Store(true)
-	src := NewMemSource(Doc{Path: "a", Kind: KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
+	src := NewMemSource(rank.Doc{Path: "a", Kind: rank.KindKnowledge, Name: "redis-eviction", Description: "cache evicted nothing"})
 	ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "i.sqlite"), Source: src, Embedder: emb,
 		Logger: quietLogger(), Now: clock, ScanInterval: -1})
 	if err != nil {
@@ -615,7 +616,7 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 		if got := ix.Status(); got.BackingOff == st.wantReady || got.Vectors != st.wantReady {
 			t.Errorf("%s: status backing off %v, vectors %v", st.name, got.BackingOff, got.Vectors)
 		}
-		hits, err := ix.Search(ctx, Query{Text: "redis eviction"})
+		hits, err := ix.Search(ctx, rank.Query{Text: "redis eviction"})
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("%s: keyword recall lost: %v %v", st.name, hits, err)
 		}
@@ -626,7 +627,7 @@ func TestEmbedderOutageKeepsKeywordRecallAndRetries(t *testing.T) {
 }
 
 func TestStatusReportsSemanticLayer(t *testing.T) {
-	srcDocs := []Doc{{Path: "a", Name: "alpha", Body: "x"}}
+	srcDocs := []rank.Doc{{Path: "a", Name: "alpha", Body: "x"}}
 	for _, tc := range []struct {
 		emb  embed.Embedder
 		want bool
@@ -690,12 +691,12 @@ func TestFirstSyncUsesOpensListing(t *testing.T) {
 			if got := src.scans.Load(); got != tc.wantScans {
 				t.Errorf("%d scans of the Source, want %d", got, tc.wantScans)
 			}
-			hits, err := ix.Search(t.Context(), Query{Text: "redis eviction allkeys-lru"})
+			hits, err := ix.Search(t.Context(), rank.Query{Text: "redis eviction allkeys-lru"})
 			if err != nil || len(hits) == 0 || hits[0].Doc.Name != "redis-eviction" {
 				t.Fatalf("seeded note not found after the first sync: %q %v", names(hits), err)
 			}
 			if tc.edit {
-				hits, _ := ix.Search(t.Context(), Query{Text: "kafka rebalance"})
+				hits, _ := ix.Search(t.Context(), rank.Query{Text: "kafka rebalance"})
 				if len(hits) == 0 || hits[0].Doc.Name != "kafka-lag" {
 					t.Fatalf("the file written after the listing is not indexed: %q", names(hits))
 				}

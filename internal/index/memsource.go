@@ -6,20 +6,22 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // MemSource is an in-memory Source for tests, evals and benchmarks: Put
 // and Delete stand in for file writes, each bumping the ref's mtime.
 type MemSource struct {
 	mu   sync.Mutex
-	docs map[string]Doc
+	docs map[string]rank.Doc
 	refs map[string]FileRef
 	tick int64
 }
 
 // NewMemSource returns a MemSource holding docs (keyed by Path).
-func NewMemSource(docs ...Doc) *MemSource {
-	m := &MemSource{docs: map[string]Doc{}, refs: map[string]FileRef{}}
+func NewMemSource(docs ...rank.Doc) *MemSource {
+	m := &MemSource{docs: map[string]rank.Doc{}, refs: map[string]FileRef{}}
 	for _, d := range docs {
 		m.Put(d)
 	}
@@ -27,7 +29,7 @@ func NewMemSource(docs ...Doc) *MemSource {
 }
 
 // Put adds or replaces a doc, as a file write would.
-func (m *MemSource) Put(d Doc) {
+func (m *MemSource) Put(d rank.Doc) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.tick++
@@ -60,12 +62,12 @@ func (m *MemSource) Scan(ctx context.Context) ([]FileRef, error) {
 }
 
 // Load returns the doc for ref.
-func (m *MemSource) Load(_ context.Context, ref FileRef) (Doc, error) {
+func (m *MemSource) Load(_ context.Context, ref FileRef) (rank.Doc, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d, ok := m.docs[ref.Path]
 	if !ok {
-		return Doc{}, fmt.Errorf("memsource: %s: not found", ref.Path)
+		return rank.Doc{}, fmt.Errorf("memsource: %s: not found", ref.Path)
 	}
 	return d, nil
 }

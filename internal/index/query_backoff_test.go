@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // hungEmbedder stands in for an embedder whose server accepts and never
@@ -41,7 +42,7 @@ func TestSearchWithHungEmbedder(t *testing.T) {
 	ix, _ := openDir(t, root, e) // the sync's embedding times out: keyword-only entries
 	before := e.calls.Load()
 	for i := range 3 {
-		hits, err := ix.Search(context.Background(), Query{Text: "allkeys-lru eviction"})
+		hits, err := ix.Search(context.Background(), rank.Query{Text: "allkeys-lru eviction"})
 		if err != nil || len(hits) == 0 || hits[0].Doc.Name != "redis-eviction" {
 			t.Fatalf("search %d: %v %v", i, names(hits), err)
 		}
@@ -81,18 +82,18 @@ func (f faultyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 // and through ScoreDocs (conversation search), and never put a NaN score
 // into the ordering.
 func TestBadEmbedderKeepsKeywordRanking(t *testing.T) {
-	docs := []Doc{
+	docs := []rank.Doc{
 		{Path: "a", Name: "billing-db", Description: "Billing database failover runbook", Body: "patroni switchover poison"},
 		{Path: "b", Name: "billing-dashboards", Description: "Billing database dashboards", Body: "grafana board"},
 		{Path: "c", Name: "coffee", Description: "coffee preference", Body: "americano"},
 	}
-	q := Query{Text: "billing database failover runbook poison"}
+	q := rank.Query{Text: "billing database failover runbook poison"}
 	for _, tc := range []struct {
 		name string
 		emb  faultyEmbedder
 	}{{"fails", faultyEmbedder{fail: true}}, {"NaN vectors", faultyEmbedder{}}} {
 		t.Run(tc.name+"/ScoreDocs", func(t *testing.T) {
-			hits, err := NewScorer(tc.emb, nil).ScoreDocs(context.Background(), q, docs)
+			hits, err := rank.NewScorer(tc.emb, nil).ScoreDocs(context.Background(), q, docs)
 			checkFiniteTop(t, hits, err)
 		})
 		t.Run(tc.name+"/index", func(t *testing.T) {
@@ -111,7 +112,7 @@ func TestBadEmbedderKeepsKeywordRanking(t *testing.T) {
 	}
 }
 
-func checkFiniteTop(t *testing.T, hits []Hit, err error) {
+func checkFiniteTop(t *testing.T, hits []rank.Hit, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("err %v", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // queryFormEmbedder is the hash embedder with a query form: it records
@@ -47,13 +48,13 @@ func (e *queryFormEmbedder) Calibration() embed.Calibration {
 
 func TestQueriesUseTheQueryForm(t *testing.T) {
 	ctx := context.Background()
-	docs := episodes()
+	docs := []rank.Doc{{Path: "e2", Kind: rank.KindEpisode, Name: "ep-migration", Description: "payments queue migration to kafka"}}
 	tests := []struct {
 		name string
 		run  func(e *queryFormEmbedder) error
 	}{
 		{"ScoreDocs", func(e *queryFormEmbedder) error {
-			_, err := NewScorer(e, nil).ScoreDocs(ctx, Query{Text: "kafka migration"}, docs)
+			_, err := rank.NewScorer(e, nil).ScoreDocs(ctx, rank.Query{Text: "kafka migration"}, docs)
 			return err
 		}},
 		{"Index.Search", func(e *queryFormEmbedder) error {
@@ -65,7 +66,7 @@ func TestQueriesUseTheQueryForm(t *testing.T) {
 			if _, err := ix.Sync(ctx); err != nil {
 				return err
 			}
-			_, err = ix.Search(ctx, Query{Text: "kafka migration"})
+			_, err = ix.Search(ctx, rank.Query{Text: "kafka migration"})
 			return err
 		}},
 	}
@@ -90,9 +91,9 @@ func TestQueriesUseTheQueryForm(t *testing.T) {
 func TestCalibrationReadPerSearch(t *testing.T) {
 	ctx := context.Background()
 	e := newQueryFormEmbedder()
-	sc := NewScorer(e, nil)
-	docs := []Doc{{Path: "a", Name: "kafka", Body: "queue migration to kafka"}}
-	q := Query{Text: "kafka queue migration"}
+	sc := rank.NewScorer(e, nil)
+	docs := []rank.Doc{{Path: "a", Name: "kafka", Body: "queue migration to kafka"}}
+	q := rank.Query{Text: "kafka queue migration"}
 	before, err := sc.ScoreDocs(ctx, q, docs)
 	if err != nil || len(before) != 1 {
 		t.Fatalf("before: %v %v", before, err)

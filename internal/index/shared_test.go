@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // TestSharedEntriesRankBesideOwn: with Options.Shared telling a team
@@ -18,19 +19,19 @@ import (
 // unchanged, so the hint gate weighs it as before.
 func TestSharedEntriesRankBesideOwn(t *testing.T) {
 	const team = "/team/backend/"
-	knowledge := func(root, name, body string) Doc {
-		return Doc{Path: root + "knowledge/" + name + "/SKILL.md", Kind: KindKnowledge, Name: name, Body: body, Score: 0.5}
+	knowledge := func(root, name, body string) rank.Doc {
+		return rank.Doc{Path: root + "knowledge/" + name + "/SKILL.md", Kind: rank.KindKnowledge, Name: name, Body: body, Score: 0.5}
 	}
-	docs := []Doc{
+	docs := []rank.Doc{
 		knowledge("/me/", "my-staging-db", "The staging database listens on port 6543 for the migration."),
-		{Path: team + "knowledge/staging-db/SKILL.md", Kind: KindKnowledge, Name: "staging-db",
+		{Path: team + "knowledge/staging-db/SKILL.md", Kind: rank.KindKnowledge, Name: "staging-db",
 			Body: "The staging database listens on port 6543 for the migration.", Score: 0.9},
 		knowledge(team, "team-deploy-freeze", "Deploy freeze on Fridays: no release train after lunch, release freeze for the whole team."),
 		knowledge("/me/", "my-friday", "On Fridays I leave early."),
 		knowledge(team, "team-cache", "缓存服务的端口是 6380，重启前先通知值班同学。"),
 	}
 	shared := func(p string) bool { return strings.HasPrefix(p, team) }
-	search := func(t *testing.T, emb embed.Embedder, sh func(string) bool, q string) []Hit {
+	search := func(t *testing.T, emb embed.Embedder, sh func(string) bool, q string) []rank.Hit {
 		t.Helper()
 		ctx := context.Background()
 		ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: NewMemSource(docs...),
@@ -41,13 +42,13 @@ func TestSharedEntriesRankBesideOwn(t *testing.T) {
 		}
 		defer ix.Close()
 		syncEmbedded(t, ix)
-		hits, err := ix.Search(ctx, Query{Text: q, Limit: 5})
+		hits, err := ix.Search(ctx, rank.Query{Text: q, Limit: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return hits
 	}
-	names := func(hits []Hit) []string {
+	names := func(hits []rank.Hit) []string {
 		var out []string
 		for _, h := range hits {
 			out = append(out, h.Doc.Name)
@@ -75,7 +76,7 @@ func TestSharedEntriesRankBesideOwn(t *testing.T) {
 			}
 			// the same evidence is reported for the team entry with or without Shared
 			with, without := search(t, emb, shared, "staging database port"), search(t, emb, nil, "staging database port")
-			hyb := func(hits []Hit, name string) float64 {
+			hyb := func(hits []rank.Hit, name string) float64 {
 				for _, h := range hits {
 					if h.Doc.Name == name {
 						return h.Hybrid

@@ -3,8 +3,10 @@ package index
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/somni-dev/somni/internal/index/cache"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // Link is one related: reference as stored in the links table.
@@ -12,41 +14,47 @@ type Link = cache.Link
 
 // openCache opens the SQLite cache (package cache) and turns its rows
 // into entries, counted by corpus.put one at a time.
-func openCache(ctx context.Context, p string, log *slog.Logger) (*cache.Store, []*entry, [][]byte, error) {
+func openCache(ctx context.Context, p string, log *slog.Logger) (*cache.Store, []*rank.Entry, [][]byte, error) {
 	st, rows, _, err := cache.Open(ctx, p, log)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var out []*entry
+	var out []*rank.Entry
 	lexes := make([][]byte, len(rows))
 	for i := range rows {
 		r := &rows[i]
-		e := &entry{doc: Doc{Path: r.Path, Kind: r.Kind, Name: r.Name, Description: r.Description,
+		e := &rank.Entry{Doc: rank.Doc{Path: r.Path, Kind: r.Kind, Name: r.Name, Description: r.Description,
 			Body: r.Body, Type: r.Type, Score: r.Score, Related: r.Related, Tags: r.Tags, When: r.When,
 			AppliesWhen: r.AppliesWhen, NotAppliesWhen: r.NotAppliesWhen, Context: r.Context,
 			Supersedes: r.Supersedes, SupersededBy: r.SupersededBy}}
-		e.setRef(FileRef{ModTime: r.ModTime, Size: r.Size})
-		e.docHash, e.embedHash, e.embedder, e.vec = r.DocHash, r.EmbedHash, r.Embedder, r.Vec
+		setRef(e, FileRef{ModTime: r.ModTime, Size: r.Size})
+		e.DocHash, e.EmbedHash, e.Embedder, e.Vec = r.DocHash, r.EmbedHash, r.Embedder, r.Vec
 		out, lexes[i] = append(out, e), r.Lex
 	}
 	return st, out, lexes, nil
 }
 
+// refOf is the scan facts e was loaded with; setRef records them.
+func refOf(e *rank.Entry) FileRef {
+	return FileRef{Path: e.Doc.Path, Kind: e.Doc.Kind, ModTime: time.Unix(0, e.MTime), Size: e.Size}
+}
+func setRef(e *rank.Entry, r FileRef) { e.MTime, e.Size = r.ModTime.UnixNano(), r.Size }
+
 // writeRows writes one sync's changes: whole rows for upserts, the scan
 // facts for touched entries. Callers hold pubMu (it guards ix.st).
-func (ix *Index) writeRows(ctx context.Context, upserts, touched []*entry, removed []string) error {
+func (ix *Index) writeRows(ctx context.Context, upserts, touched []*rank.Entry, removed []string) error {
 	rows := make([]cache.Row, len(upserts))
 	for i, e := range upserts {
-		d := &e.doc
+		d := &e.Doc
 		rows[i] = cache.Row{Path: d.Path, Kind: d.Kind, Name: d.Name, Description: d.Description,
 			Type: d.Type, Body: d.Body, Score: d.Score, Related: d.Related, Tags: d.Tags, When: d.When,
 			AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen, Context: d.Context,
-			Supersedes: d.Supersedes, SupersededBy: d.SupersededBy, ModTime: e.ref().ModTime, Size: e.size, DocHash: e.docHash, EmbedHash: e.embedHash,
-			Embedder: e.embedder, Vec: e.vec, Lex: lexOf(e)}
+			Supersedes: d.Supersedes, SupersededBy: d.SupersededBy, ModTime: refOf(e).ModTime, Size: e.Size, DocHash: e.DocHash, EmbedHash: e.EmbedHash,
+			Embedder: e.Embedder, Vec: e.Vec, Lex: e.Lex()}
 	}
 	ts := make([]cache.Touch, len(touched))
 	for i, e := range touched {
-		ts[i] = cache.Touch{Path: e.doc.Path, ModTime: e.ref().ModTime, Size: e.size}
+		ts[i] = cache.Touch{Path: e.Doc.Path, ModTime: refOf(e).ModTime, Size: e.Size}
 	}
 	return ix.st.Write(ctx, rows, ts, removed)
 }
@@ -54,10 +62,10 @@ func (ix *Index) writeRows(ctx context.Context, upserts, touched []*entry, remov
 // writeLight persists rows whose text did not change (new score, mtime
 // or size) in one transaction. Callers hold syncMu and, while the
 // embedder runs, pubMu.
-func (ix *Index) writeLight(ctx context.Context, es []*entry) error {
+func (ix *Index) writeLight(ctx context.Context, es []*rank.Entry) error {
 	ls := make([]cache.Light, len(es))
 	for i, e := range es {
-		ls[i] = cache.Light{Path: e.doc.Path, Score: e.doc.Score, DocHash: e.docHash, ModTime: e.ref().ModTime, Size: e.size}
+		ls[i] = cache.Light{Path: e.Doc.Path, Score: e.Doc.Score, DocHash: e.DocHash, ModTime: refOf(e).ModTime, Size: e.Size}
 	}
 	return ix.st.WriteLight(ctx, ls)
 }
@@ -65,10 +73,10 @@ func (ix *Index) writeLight(ctx context.Context, es []*entry) error {
 // writeVectors stores the background embedder's vectors; a file that
 // cannot take them gets them with the rewrite cacheFailed schedules.
 // Callers hold pubMu.
-func (ix *Index) writeVectors(ctx context.Context, es []*entry) error {
+func (ix *Index) writeVectors(ctx context.Context, es []*rank.Entry) error {
 	vs := make([]cache.Vector, len(es))
 	for i, e := range es {
-		vs[i] = cache.Vector{Path: e.doc.Path, EmbedHash: e.embedHash, Embedder: e.embedder, Vec: e.vec}
+		vs[i] = cache.Vector{Path: e.Doc.Path, EmbedHash: e.EmbedHash, Embedder: e.Embedder, Vec: e.Vec}
 	}
 	return ix.cacheFailed(ctx, ix.st.WriteVectors(ctx, vs), nil)
 }

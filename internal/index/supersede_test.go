@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // TestSupersede: a later statement that changes an earlier one ranks above
@@ -18,24 +19,24 @@ import (
 // Chinese, without vectors and with hash.
 func TestSupersede(t *testing.T) {
 	now := day(2026, 6, 1)
-	filler := func(n int) []Doc {
-		var out []Doc
+	filler := func(n int) []rank.Doc {
+		var out []rank.Doc
 		for i := range n {
-			out = append(out, Doc{Path: "f" + strconv.Itoa(i), Kind: KindConversation, Name: "f" + strconv.Itoa(i),
+			out = append(out, rank.Doc{Path: "f" + strconv.Itoa(i), Kind: rank.KindConversation, Name: "f" + strconv.Itoa(i),
 				Body: "We talked about the lunch menu and the weather on day " + strconv.Itoa(i) + ".", When: day(2026, 1, 1+i%28)})
 		}
 		return out
 	}
 	turns := append(filler(30),
-		Doc{Path: "old", Kind: KindConversation, Name: "old", Body: "Our staging kafka listens on port 9092.", When: day(2026, 2, 1)},
-		Doc{Path: "new", Kind: KindConversation, Name: "new", Body: "Heads up: staging kafka moved to port 9094 after the upgrade.", When: day(2026, 4, 1)},
-		Doc{Path: "zh-old", Kind: KindConversation, Name: "zh-old", Body: "测试库的端口是 5432，用户名 test。", When: day(2026, 2, 2)},
-		Doc{Path: "zh-new", Kind: KindConversation, Name: "zh-new", Body: "测试库的端口改成 6543 了。", When: day(2026, 4, 2)},
-		Doc{Path: "v-old", Kind: KindConversation, Name: "v-old", Body: "Second, start your variable names with 'x_'. Got it?", When: day(2026, 2, 3)},
-		Doc{Path: "v-new", Kind: KindConversation, Name: "v-new", Body: "I want to update a previous instruction. From now on, start all variable names with 'm_'.", When: day(2026, 4, 3)},
-		Doc{Path: "knowledge/db-host/SKILL.md", Kind: KindKnowledge, Name: "db-host", Description: "Billing database host",
+		rank.Doc{Path: "old", Kind: rank.KindConversation, Name: "old", Body: "Our staging kafka listens on port 9092.", When: day(2026, 2, 1)},
+		rank.Doc{Path: "new", Kind: rank.KindConversation, Name: "new", Body: "Heads up: staging kafka moved to port 9094 after the upgrade.", When: day(2026, 4, 1)},
+		rank.Doc{Path: "zh-old", Kind: rank.KindConversation, Name: "zh-old", Body: "测试库的端口是 5432，用户名 test。", When: day(2026, 2, 2)},
+		rank.Doc{Path: "zh-new", Kind: rank.KindConversation, Name: "zh-new", Body: "测试库的端口改成 6543 了。", When: day(2026, 4, 2)},
+		rank.Doc{Path: "v-old", Kind: rank.KindConversation, Name: "v-old", Body: "Second, start your variable names with 'x_'. Got it?", When: day(2026, 2, 3)},
+		rank.Doc{Path: "v-new", Kind: rank.KindConversation, Name: "v-new", Body: "I want to update a previous instruction. From now on, start all variable names with 'm_'.", When: day(2026, 4, 3)},
+		rank.Doc{Path: "knowledge/db-host/SKILL.md", Kind: rank.KindKnowledge, Name: "db-host", Description: "Billing database host",
 			Body: "The billing database runs on db-billing-02.", SupersededBy: "db-host-2026"},
-		Doc{Path: "knowledge/db-host-2026/SKILL.md", Kind: KindKnowledge, Name: "db-host-2026", Description: "Where billing data lives since the spring",
+		rank.Doc{Path: "knowledge/db-host-2026/SKILL.md", Kind: rank.KindKnowledge, Name: "db-host-2026", Description: "Where billing data lives since the spring",
 			Body: "Since April the ledger is served from db-billing-03.", Supersedes: []string{"db-host"}},
 	)
 	cases := []struct {
@@ -83,7 +84,7 @@ func TestSupersede(t *testing.T) {
 	}
 }
 
-func docName(docs []Doc, path string) string {
+func docName(docs []rank.Doc, path string) string {
 	for _, d := range docs {
 		if d.Path == path {
 			return d.Name
@@ -98,8 +99,8 @@ func TestSupersedeLinksSurviveRestart(t *testing.T) {
 	ctx := context.Background()
 	p := filepath.Join(t.TempDir(), "index.sqlite")
 	src := NewMemSource(
-		Doc{Path: "knowledge/a/SKILL.md", Kind: KindKnowledge, Name: "a", Body: "deploy host is web-1", SupersededBy: "b"},
-		Doc{Path: "knowledge/b/SKILL.md", Kind: KindKnowledge, Name: "b", Body: "deploy host is web-2", Supersedes: []string{"a"}})
+		rank.Doc{Path: "knowledge/a/SKILL.md", Kind: rank.KindKnowledge, Name: "a", Body: "deploy host is web-1", SupersededBy: "b"},
+		rank.Doc{Path: "knowledge/b/SKILL.md", Kind: rank.KindKnowledge, Name: "b", Body: "deploy host is web-2", Supersedes: []string{"a"}})
 	for range 2 {
 		ix, err := Open(ctx, Options{Path: p, Source: src, Logger: quietLogger(), ScanInterval: -1, LinkSpread: -1,
 			Now: func() time.Time { return day(2026, 6, 1) }})
@@ -107,7 +108,7 @@ func TestSupersedeLinksSurviveRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		syncEmbedded(t, ix)
-		hits, err := ix.Search(ctx, Query{Text: "deploy host", Limit: 5})
+		hits, err := ix.Search(ctx, rank.Query{Text: "deploy host", Limit: 5})
 		ix.Close()
 		if err != nil {
 			t.Fatal(err)

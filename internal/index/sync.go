@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/index/watch"
 )
 
@@ -210,8 +211,8 @@ func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	for p, dir := range paths {
-		if e := ix.c.get(p); e != nil {
-			covered[p] = e.ref()
+		if e := ix.c.Get(p); e != nil {
+			covered[p] = refOf(e)
 		} else if f, ok := ix.failed[p]; ok {
 			covered[p] = f
 		}
@@ -220,9 +221,9 @@ func (ix *Index) covered(paths map[string]bool) map[string]FileRef {
 		}
 	}
 	if len(dirs) > 0 {
-		for p, s := range ix.c.bySlot {
-			if watch.UnderAny(p, dirs) {
-				covered[p] = ix.c.slots[s].ref()
+		for e := range ix.c.All() {
+			if p := e.Doc.Path; watch.UnderAny(p, dirs) {
+				covered[p] = refOf(e)
 			}
 		}
 		for p, f := range ix.failed {
@@ -298,7 +299,7 @@ func (ix *Index) pathPlan(covered, found map[string]FileRef) syncPlan {
 		if _, ok := found[p]; ok {
 			continue
 		}
-		if ix.c.get(p) != nil {
+		if ix.c.Get(p) != nil {
 			plan.removed = append(plan.removed, p)
 		}
 		delete(ix.failed, p)
@@ -319,7 +320,7 @@ func (ix *Index) ignoreCandidates(named map[string]bool) []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	for p, dir := range named {
-		if dir || ix.c.get(p) != nil {
+		if dir || ix.c.Get(p) != nil {
 			continue
 		}
 		if fi, err := ix.lstat(p); err == nil && fi.Mode().IsRegular() {
@@ -343,9 +344,9 @@ func (ix *Index) noteIgnored(candidates []string, seen map[string]bool) {
 
 // scoreOnly reports whether doc differs from the indexed entry only in
 // its score, as after a reinforcement or decay rewrite.
-func scoreOnly(old *entry, doc Doc) bool {
-	doc.Score = old.doc.Score
-	return hashDoc(doc) == old.docHash
+func scoreOnly(old *rank.Entry, doc rank.Doc) bool {
+	doc.Score = old.Doc.Score
+	return hashDoc(doc) == old.DocHash
 }
 
 // flushDeferred writes the rows path syncs postponed, or the whole file
@@ -361,7 +362,7 @@ func (ix *Index) flushDeferred() {
 	if len(ix.deferred) == 0 {
 		return
 	}
-	es := make([]*entry, 0, len(ix.deferred))
+	es := make([]*rank.Entry, 0, len(ix.deferred))
 	for _, e := range ix.deferred {
 		es = append(es, e)
 	}

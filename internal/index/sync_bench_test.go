@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // BenchmarkWatchedRecall measures recall latency at 10k entries on disk
@@ -22,7 +23,7 @@ import (
 func BenchmarkWatchedRecall(b *testing.B) {
 	const n = 10000
 	root := b.TempDir()
-	docs := SyntheticDocs(n, 1)
+	docs := rank.SyntheticDocs(n, 1)
 	paths := make(map[string]int, n) // file path → index into docs
 	for i, d := range docs {
 		p := filepath.Join(root, "knowledge", d.Name, "SKILL.md")
@@ -67,7 +68,7 @@ func BenchmarkWatchedRecall(b *testing.B) {
 			c0 := ix.Counters()
 			durs := make([]time.Duration, 0, 1024)
 			for i := 0; b.Loop(); i++ {
-				q := Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
+				q := rank.Query{Text: benchQueries[i%len(benchQueries)], Vector: vecs[i%len(vecs)], Limit: 10}
 				t0 := time.Now()
 				hits, err := ix.Search(ctx, q)
 				durs = append(durs, time.Since(t0))

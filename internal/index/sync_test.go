@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -34,7 +35,7 @@ func (s *trackedSource) Scan(ctx context.Context) ([]FileRef, error) {
 	return s.dirSource.Scan(ctx)
 }
 
-func (s *trackedSource) Load(ctx context.Context, ref FileRef) (Doc, error) {
+func (s *trackedSource) Load(ctx context.Context, ref FileRef) (rank.Doc, error) {
 	s.mu.Lock()
 	s.loads = append(s.loads, ref.Path)
 	s.mu.Unlock()
@@ -109,7 +110,7 @@ func waitRecorded(tb testing.TB, ix *Index, p string) {
 // include everything its change caused and nothing of the next step.
 func settle(ix *Index) {
 	time.Sleep(30 * time.Millisecond)
-	ix.Search(context.Background(), Query{Text: "settle"})
+	ix.Search(context.Background(), rank.Query{Text: "settle"})
 	ix.WaitEmbedded(context.Background())
 }
 
@@ -118,13 +119,13 @@ func counterDelta(a, b SyncCounters) SyncCounters {
 		Loaded: b.Loaded - a.Loaded, Embedded: b.Embedded - a.Embedded, Removed: b.Removed - a.Removed}
 }
 
-func hitByName(hits []Hit, name string) (Hit, bool) {
+func hitByName(hits []rank.Hit, name string) (rank.Hit, bool) {
 	for _, h := range hits {
 		if h.Doc.Name == name {
 			return h, true
 		}
 	}
-	return Hit{}, false
+	return rank.Hit{}, false
 }
 
 // TestWatchSyncsOnlyChangedPaths drives one watched index through the
@@ -164,7 +165,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 				name      string
 				change    func() string // returns the path to wait for
 				query     string
-				check     func([]Hit) error
+				check     func([]rank.Hit) error
 				want      SyncCounters // FullScans, Loaded, Embedded, Removed (PathSyncs not compared)
 				wantLoads []string
 			}{
@@ -175,7 +176,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 						return paths[7]
 					},
 					query: "zanzibar bloat",
-					check: func(h []Hit) error {
+					check: func(h []rank.Hit) error {
 						if len(h) == 0 || h[0].Doc.Name != "note-7" {
 							return fmt.Errorf("edit not found: %q", names(h))
 						}
@@ -190,7 +191,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 						return paths[3]
 					},
 					query: "note-3",
-					check: func(h []Hit) error {
+					check: func(h []rank.Hit) error {
 						if x, ok := hitByName(h, "note-3"); !ok || x.Doc.Score != 0.93 {
 							return fmt.Errorf("new score not visible: %+v", h)
 						}
@@ -205,7 +206,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 						return filepath.Dir(newNote)
 					},
 					query: "quasar membership",
-					check: func(h []Hit) error {
+					check: func(h []rank.Hit) error {
 						if len(h) == 0 || h[0].Doc.Name != "brand-new" {
 							return fmt.Errorf("new entry not found: %q", names(h))
 						}
@@ -223,7 +224,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 						return paths[11]
 					},
 					query: "note-11",
-					check: func(h []Hit) error {
+					check: func(h []rank.Hit) error {
 						if _, ok := hitByName(h, "note-11"); ok {
 							return fmt.Errorf("deleted entry still found")
 						}
@@ -240,7 +241,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 						return filepath.Dir(paths[12])
 					},
 					query: "note-12",
-					check: func(h []Hit) error {
+					check: func(h []rank.Hit) error {
 						if _, ok := hitByName(h, "note-12"); ok {
 							return fmt.Errorf("entry of deleted directory still found")
 						}
@@ -258,7 +259,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 						return to
 					},
 					query: "topic 13",
-					check: func(h []Hit) error {
+					check: func(h []rank.Hit) error {
 						x, ok := hitByName(h, "note-13")
 						if !ok || !strings.Contains(x.Doc.Path, "note-13-renamed") {
 							return fmt.Errorf("renamed entry not at its new path: %+v", h)
@@ -273,7 +274,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 				ts.takeLoads()
 				scans0, c0 := ts.scans.Load(), ix.Counters()
 				waitRecorded(t, ix, st.change())
-				hits, err := ix.Search(ctx, Query{Text: st.query, Limit: 50})
+				hits, err := ix.Search(ctx, rank.Query{Text: st.query, Limit: 50})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -309,7 +310,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 				c0 := ix.Counters()
 				writeAtomic(t, other, fmt.Sprintf("scratch %d", i))
 				waitRecorded(t, ix, other)
-				ix.Search(ctx, Query{Text: "scratch"})
+				ix.Search(ctx, rank.Query{Text: "scratch"})
 				if d := counterDelta(c0, ix.Counters()); d.FullScans != wantFull || d.Loaded != 0 {
 					t.Errorf("non-entry file, write %d: %+v, want %d full scans and no load", i, d, wantFull)
 				}
@@ -329,7 +330,7 @@ func TestWatchSyncsOnlyChangedPaths(t *testing.T) {
 			if st.Loaded != 0 || st.Removed != 0 || emb.texts.Load() != e0 {
 				t.Errorf("reopened index was out of date: %+v", st)
 			}
-			hits, _ := ix2.Search(ctx, Query{Text: "note-3"})
+			hits, _ := ix2.Search(ctx, rank.Query{Text: "note-3"})
 			if x, ok := hitByName(hits, "note-3"); !ok || x.Doc.Score != 0.93 {
 				t.Errorf("score-only update not persisted: %+v", hits)
 			}
@@ -411,7 +412,7 @@ func TestSyncPaths(t *testing.T) {
 						st.Loaded, emb.texts.Load()-e0, st.Removed, d.FullScans, tc.loaded, tc.embedded, tc.removed, tc.full)
 				}
 			}
-			if hits, _ := ix.Search(ctx, Query{Text: "osprey"}); len(hits) == 0 || hits[0].Doc.Name != "fresh" {
+			if hits, _ := ix.Search(ctx, rank.Query{Text: "osprey"}); len(hits) == 0 || hits[0].Doc.Name != "fresh" {
 				t.Errorf("new entry not searchable: %q", names(hits))
 			}
 			if n := ix.Status().Entries; n != 19 {
@@ -461,9 +462,9 @@ func TestWatchSafetyNetRunsInBackground(t *testing.T) {
 	if _, err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	search := func() []Hit {
-		done := make(chan []Hit, 1)
-		go func() { h, _ := ix.Search(ctx, Query{Text: "topic 3"}); done <- h }()
+	search := func() []rank.Hit {
+		done := make(chan []rank.Hit, 1)
+		go func() { h, _ := ix.Search(ctx, rank.Query{Text: "topic 3"}); done <- h }()
 		select {
 		case h := <-done:
 			return h
@@ -529,7 +530,7 @@ func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer other.Close()
-		hits, _ := other.Search(ctx, Query{Text: "note-1"})
+		hits, _ := other.Search(ctx, rank.Query{Text: "note-1"})
 		x, ok := hitByName(hits, "note-1")
 		if !ok {
 			t.Fatal("note-1 missing from the database")
@@ -537,7 +538,7 @@ func TestScoreRowsDeferredUntilFullSync(t *testing.T) {
 		return x.Doc.Score
 	}
 	score := func() float64 {
-		hits, _ := ix.Search(ctx, Query{Text: "note-1"})
+		hits, _ := ix.Search(ctx, rank.Query{Text: "note-1"})
 		x, _ := hitByName(hits, "note-1")
 		return x.Doc.Score
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/embed"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // cacheRun is what one helper process measured.
@@ -161,7 +162,7 @@ func TestCacheHelperProcess(t *testing.T) {
 		}
 		took = append(took, time.Since(t0))
 	}
-	hits, err := ix.Search(ctx, Query{Text: "round 199"})
+	hits, err := ix.Search(ctx, rank.Query{Text: "round 199"})
 	if err != nil {
 		fail(err)
 	}

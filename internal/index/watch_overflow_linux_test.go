@@ -6,6 +6,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 // TestWatchOverflowRescansEverything: after lost events the next search
@@ -23,11 +25,11 @@ func TestWatchOverflowRescansEverything(t *testing.T) {
 	if !ix.Watching() {
 		t.Skip("no inotify here")
 	}
-	ix.Search(ctx, Query{Text: "topic"}) // the first search scans everything
+	ix.Search(ctx, rank.Query{Text: "topic"}) // the first search scans everything
 	c0 := ix.Counters()
 	ix.changes.MarkFull() // what the watcher records on a queue overflow
-	ix.Search(ctx, Query{Text: "topic"})
-	ix.Search(ctx, Query{Text: "topic"})
+	ix.Search(ctx, rank.Query{Text: "topic"})
+	ix.Search(ctx, rank.Query{Text: "topic"})
 	if d := counterDelta(c0, ix.Counters()); d.FullScans != 1 {
 		t.Errorf("overflow: %d full scans over two searches, want 1", d.FullScans)
 	}

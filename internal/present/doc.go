@@ -2,12 +2,12 @@
 // framed as data, names on lines we start, quoted notes, hint lines, the
 // work tools' answers, the compaction block's lines and the layout of
 // recall results. Assoc, digest, dream and sidecar build their
-// model-visible text from it (index hands it hits through index.Shown), so
+// model-visible text from it (the ranking hands it hits through rank.Shown), so
 // a rule about how memory reads to a model (a tag a note must not fake, a
 // name that must not pass for a header) has one place. It imports no
 // package of somni but textcut, lazyre and dates, so the dreamer uses it
 // without pulling in the index; that is why Hit, Note, Intention and Turn
-// are its own types rather than index's, intentions' or sessionlog's.
+// are its own types rather than rank's, intentions' or sessionlog's.
 //
 // Map:
 //   - frame.go   recalled memory framed as data: Defang (no controls or

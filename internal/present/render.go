@@ -29,7 +29,7 @@ type Note struct {
 }
 
 // Hit is one recall hit as a rendering shows it: the note and what the
-// scorer found about it (index.Hit says what each number is).
+// scorer found about it (rank.Hit says what each number is).
 type Hit struct {
 	Note
 	Hybrid     float64

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -50,18 +51,18 @@ func fileRefs(refs []memory.Ref) []index.FileRef {
 }
 
 // Load implements index.Source.
-func (s storeSource) Load(_ context.Context, ref index.FileRef) (index.Doc, error) {
+func (s storeSource) Load(_ context.Context, ref index.FileRef) (rank.Doc, error) {
 	e, err := s.st.Load(ref.Path)
 	if err != nil {
-		return index.Doc{}, err
+		return rank.Doc{}, err
 	}
 	return docOf(e), nil
 }
 
 // docOf maps one entry to what the index ranks; memory's accessors say
 // where each field lives, so the index never reads the file format.
-func docOf(e *memory.Entry) index.Doc {
-	return index.Doc{
+func docOf(e *memory.Entry) rank.Doc {
+	return rank.Doc{
 		Path:           e.Path,
 		Kind:           string(e.Kind),
 		Name:           e.Name,

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -40,9 +41,9 @@ func RunSourceSuite(t *testing.T, newSource func(t *testing.T) sourceUnderTest) 
 	}
 	type entry struct{ kind, name, description, body string }
 	want := []entry{
-		{index.KindKnowledge, "pg-port", "The staging database listens on port 5433", "Use 5433 for staging, not the default."},
-		{index.KindSkill, "rotate-certs", "How to rotate the TLS certificates of the gateway", "1. issue\n2. reload nginx"},
-		{index.KindEpisode, "deploy-friday", "Deployed the search service on Friday", "rolled back after the cache warmed too slowly"},
+		{rank.KindKnowledge, "pg-port", "The staging database listens on port 5433", "Use 5433 for staging, not the default."},
+		{rank.KindSkill, "rotate-certs", "How to rotate the TLS certificates of the gateway", "1. issue\n2. reload nginx"},
+		{rank.KindEpisode, "deploy-friday", "Deployed the search service on Friday", "rolled back after the cache warmed too slowly"},
 	}
 	for _, e := range want {
 		s.add(t, e.kind, e.name, e.description, e.body)
@@ -163,11 +164,11 @@ func TestSourceSuite(t *testing.T) {
 		RunSourceSuite(t, func(t *testing.T) sourceUnderTest {
 			m := index.NewMemSource()
 			path := func(kind, name string) string { return "/mem/" + kind + "/" + name + "/SKILL.md" }
-			docs := map[string]index.Doc{}
+			docs := map[string]rank.Doc{}
 			return sourceUnderTest{
 				src: m,
 				add: func(t *testing.T, kind, name, description, body string) {
-					d := index.Doc{Path: path(kind, name), Kind: kind, Name: name, Description: description, Body: body}
+					d := rank.Doc{Path: path(kind, name), Kind: kind, Name: name, Description: description, Body: body}
 					docs[name] = d
 					m.Put(d)
 				},
@@ -214,11 +215,11 @@ func storeWrites(src index.Source, st *memory.Store) sourceUnderTest {
 			t.Helper()
 			var err error
 			switch kind {
-			case index.KindKnowledge:
+			case rank.KindKnowledge:
 				_, err = st.CreateKnowledge(ctx, memory.KnowledgeInput{Name: name, Type: "fact", Description: description, Body: body, Verified: true})
-			case index.KindSkill:
+			case rank.KindSkill:
 				_, err = st.CreateSkill(ctx, memory.SkillInput{Name: name, Description: description, Body: body, Verified: true})
-			case index.KindEpisode:
+			case rank.KindEpisode:
 				_, err = st.RecordEpisode(ctx, memory.EpisodeInput{What: description, Outcome: body, Source: name})
 			}
 			if err != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/somni-dev/somni/internal/frontmatter"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -16,17 +16,17 @@ func TestKindsOneSpelling(t *testing.T) {
 		mem memory.Kind
 		ix  string
 	}{
-		{memory.KindKnowledge, index.KindKnowledge},
-		{memory.KindSkill, index.KindSkill},
-		{memory.KindEpisode, index.KindEpisode},
-		{memory.KindIntention, index.KindIntention},
+		{memory.KindKnowledge, rank.KindKnowledge},
+		{memory.KindSkill, rank.KindSkill},
+		{memory.KindEpisode, rank.KindEpisode},
+		{memory.KindIntention, rank.KindIntention},
 	} {
 		if string(k.mem) != k.ix {
 			t.Errorf("memory kind %q, index kind %q", k.mem, k.ix)
 		}
 	}
 	for _, k := range indexKinds {
-		if got, ok := index.ParseKind(string(k)); !ok || got != string(k) {
+		if got, ok := rank.ParseKind(string(k)); !ok || got != string(k) {
 			t.Errorf("ParseKind(%q) = %q, %v", k, got, ok)
 		}
 	}

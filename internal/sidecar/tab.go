@@ -9,7 +9,7 @@ import (
 	"github.com/somni-dev/somni/internal/assoc"
 	"github.com/somni-dev/somni/internal/browse"
 	"github.com/somni-dev/somni/internal/gitsync"
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/rpc"
 )
@@ -302,10 +302,10 @@ type toolTrace struct {
 	kind  string // recall | intention; "" ⇒ nothing to record
 	query string
 	text  string
-	hits  []index.Hit
+	hits  []rank.Hit
 }
 
-func (t *toolTrace) recall(query string, hits []index.Hit) {
+func (t *toolTrace) recall(query string, hits []rank.Hit) {
 	if t != nil {
 		t.kind, t.query, t.hits = "recall", query, hits
 	}
@@ -323,7 +323,7 @@ func (t *tab) noteTool(sessionID, tool string, tr *toolTrace) {
 		return
 	}
 	ev := browse.Event{Time: t.s.now(), Kind: tr.kind, Tool: tool, Query: tr.query, Text: tr.text}
-	shown := index.Shown(tr.hits)
+	shown := rank.Shown(tr.hits)
 	for i, h := range tr.hits {
 		ev.Items = append(ev.Items, browse.EventItem{Name: h.Doc.Name, Path: t.b.WirePath(h.Doc.Path),
 			Score: math.Round(h.Hybrid*1000) / 1000, Why: shown[i].Why()})

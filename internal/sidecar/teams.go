@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/team"
 )
@@ -72,10 +73,10 @@ func (r recallSource) ScanUnder(ctx context.Context, p string) ([]index.FileRef,
 }
 
 // Load implements index.Source.
-func (r recallSource) Load(ctx context.Context, ref index.FileRef) (index.Doc, error) {
+func (r recallSource) Load(ctx context.Context, ref index.FileRef) (rank.Doc, error) {
 	st := r.owner(ref.Path)
 	if st == nil {
-		return index.Doc{}, fmt.Errorf("sidecar: %s is in no mounted memory", ref.Path)
+		return rank.Doc{}, fmt.Errorf("sidecar: %s is in no mounted memory", ref.Path)
 	}
 	return storeSource{st}.Load(ctx, ref)
 }

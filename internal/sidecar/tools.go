@@ -3,7 +3,7 @@ package sidecar
 import (
 	"context"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/toolspec"
 	"github.com/somni-dev/somni/internal/worktools"
@@ -32,10 +32,10 @@ func newWorkTools(s *Server) (*toolspec.Registry[ToolEnv], error) {
 // traced hands what a work-tool call surfaced to the Memory tab's trace.
 type traced struct{ t *toolTrace }
 
-func (tr traced) Recall(query string, hits []index.Hit) { tr.t.recall(query, hits) }
-func (tr traced) Intention(it *intentions.Intention)    { tr.t.intention(it) }
+func (tr traced) Recall(query string, hits []rank.Hit) { tr.t.recall(query, hits) }
+func (tr traced) Intention(it *intentions.Intention)   { tr.t.intention(it) }
 
 // search is recall's search (worktools.Search) for the Memory tab.
-func (s *Server) search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+func (s *Server) search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 	return worktools.Search(ctx, s.syncedIndex, q)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/present"
 	"github.com/somni-dev/somni/internal/sessionlog"
 	"github.com/somni-dev/somni/internal/textcut"
@@ -173,14 +173,14 @@ func (s *tools) rankTurns(ctx context.Context, query string, ts []Turn, n int) (
 	if err != nil {
 		return nil, err
 	}
-	its := make([]index.Turn, len(ts))
+	its := make([]rank.Turn, len(ts))
 	for i, t := range ts {
-		its[i] = index.Turn{Path: fmt.Sprintf("#%d", i), Session: t.Log, Role: t.Role, Text: t.Text, When: t.When}
+		its[i] = rank.Turn{Path: fmt.Sprintf("#%d", i), Session: t.Log, Role: t.Role, Text: t.Text, When: t.When}
 	}
-	// index.TurnDocs keeps the role out of scoring (as a name it matched
+	// rank.TurnDocs keeps the role out of scoring (as a name it matched
 	// every turn for "user") and lets a reply be found through the turn it
 	// answers; the conversation eval ranks exactly these docs.
-	hits, err := ix.Scorer().ScoreDocs(ctx, index.Query{Text: query, Limit: n, NoSpread: true}, index.TurnDocs(its))
+	hits, err := ix.Scorer().ScoreDocs(ctx, rank.Query{Text: query, Limit: n, NoSpread: true}, rank.TurnDocs(its))
 	if err != nil {
 		return nil, fmt.Errorf("search_recent_conversation: %w", err)
 	}

@@ -1,6 +1,6 @@
 package worktools
 
-import "github.com/somni-dev/somni/internal/index"
+import "github.com/somni-dev/somni/internal/index/rank"
 
 // The index ranks; what is worth showing a person or a model of its hits
 // is decided here, where the recall tools and the CLI answer.
@@ -24,8 +24,8 @@ const meaningFloor = 0.15
 // word, exact symbol, date or link of the query, and the hits found by
 // meaning alone that score at least meaningFloor. A hit linked from one it
 // drops goes too. A listing (no query, no cosine) keeps everything.
-func Evident(hits []index.Hit) []index.Hit {
-	out := make([]index.Hit, 0, len(hits))
+func Evident(hits []rank.Hit) []rank.Hit {
+	out := make([]rank.Hit, 0, len(hits))
 	dropped := map[string]bool{}
 	for _, h := range hits {
 		meaningOnly := !h.Literal && !h.Pinned && h.Keyword == 0 && len(h.Words) == 0 && h.SpreadFrom == "" &&

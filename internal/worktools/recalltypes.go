@@ -3,7 +3,7 @@ package worktools
 import (
 	"strings"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/memory"
 )
 
@@ -21,7 +21,7 @@ type RecallTypes struct {
 func ParseRecallTypes(list string) RecallTypes {
 	var t RecallTypes
 	for _, w := range memory.SplitList(strings.ToLower(list)) {
-		if k, ok := index.ParseKind(w); ok {
+		if k, ok := rank.ParseKind(w); ok {
 			t.Kinds = append(t.Kinds, k)
 		} else {
 			t.EntryTypes = append(t.EntryTypes, w)
@@ -63,7 +63,7 @@ const entryTypeOverfetch = 5
 
 // Narrow returns q restricted to the kinds and, for a single entry type, to
 // that type; for several it widens Limit so Filter can still fill q.Limit.
-func (t RecallTypes) Narrow(q index.Query) index.Query {
+func (t RecallTypes) Narrow(q rank.Query) rank.Query {
 	q.Kinds = append(q.Kinds, t.Kinds...)
 	switch {
 	case len(t.EntryTypes) == 1:
@@ -77,9 +77,9 @@ func (t RecallTypes) Narrow(q index.Query) index.Query {
 // Filter keeps at most limit hits of the asked entry types when the index
 // could not filter them itself (several types); otherwise hits pass as they
 // are.
-func (t RecallTypes) Filter(hits []index.Hit, limit int) []index.Hit {
+func (t RecallTypes) Filter(hits []rank.Hit, limit int) []rank.Hit {
 	if len(t.EntryTypes) <= 1 {
 		return hits
 	}
-	return filterHits(hits, func(d index.Doc) bool { return containsFold(t.EntryTypes, d.Type) }, limit)
+	return filterHits(hits, func(d rank.Doc) bool { return containsFold(t.EntryTypes, d.Type) }, limit)
 }

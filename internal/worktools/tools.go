@@ -10,6 +10,7 @@ import (
 
 	"github.com/somni-dev/somni/internal/dates"
 	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 	"github.com/somni-dev/somni/internal/intentions"
 	"github.com/somni-dev/somni/internal/memory"
 	"github.com/somni-dev/somni/internal/present"
@@ -31,11 +32,11 @@ type Env struct {
 // search (none for the conversation search), the intention it added or
 // closed.
 type Tracer interface {
-	Recall(query string, hits []index.Hit)
+	Recall(query string, hits []rank.Hit)
 	Intention(it *intentions.Intention)
 }
 
-func (e Env) recall(query string, hits []index.Hit) {
+func (e Env) recall(query string, hits []rank.Hit) {
 	if e.Trace != nil {
 		e.Trace.Recall(query, hits)
 	}
@@ -103,14 +104,14 @@ type recallArgs struct {
 
 func (s *tools) recallMemories(ctx context.Context, env Env, a recallArgs) (string, error) {
 	types := ParseRecallTypes(a.Types)
-	hits, err := s.search(ctx, types.Narrow(index.Query{Text: a.Query, Limit: a.Limit}))
+	hits, err := s.search(ctx, types.Narrow(rank.Query{Text: a.Query, Limit: a.Limit}))
 	if err != nil {
 		return "", err
 	}
 	hits = types.Filter(hits, a.Limit)
 	env.recall(a.Query, hits)
 	s.reinforce(hits)
-	return present.RecallAnswer(a.Query, index.Shown(hits), s.renderOptions()), nil
+	return present.RecallAnswer(a.Query, rank.Shown(hits), s.renderOptions()), nil
 }
 
 type episodeArgs struct {
@@ -135,7 +136,7 @@ func (s *tools) searchEpisodes(ctx context.Context, env Env, a episodeArgs) (str
 		// An empty range is a swapped pair, not "no episodes".
 		return "", &toolspec.ArgError{Arg: "since", Msg: fmt.Sprintf("%s is after until %s", sinceEcho, untilEcho)}
 	}
-	q := index.Query{Text: a.Query, Kinds: []string{index.KindEpisode}, Since: since, Until: until,
+	q := rank.Query{Text: a.Query, Kinds: []string{rank.KindEpisode}, Since: since, Until: until,
 		Tags: memory.SplitList(a.Tags), Limit: a.Limit}
 	// An empty query lists (newest first); only ranked results count as use.
 	hits, err := s.search(ctx, q)
@@ -154,7 +155,7 @@ type knowledgeArgs struct {
 }
 
 func (s *tools) searchKnowledge(ctx context.Context, env Env, a knowledgeArgs) (string, error) {
-	q := index.Query{Text: a.Query, Kinds: []string{index.KindKnowledge}, EntryType: strings.TrimSpace(a.EntryType), Limit: a.Limit}
+	q := rank.Query{Text: a.Query, Kinds: []string{rank.KindKnowledge}, EntryType: strings.TrimSpace(a.EntryType), Limit: a.Limit}
 	// An empty query lists the strongest entries (knowledge has no date);
 	// only ranked results count as use.
 	hits, err := s.search(ctx, q)
@@ -173,12 +174,12 @@ func (s *tools) searchKnowledge(ctx context.Context, env Env, a knowledgeArgs) (
 // hits for a query, "N <what>, <listOrder>" for a listing (an empty query),
 // none when nothing matched. Only ranked hits are reinforced: a listing is
 // not use.
-func (s *tools) searchResult(hits []index.Hit, query, what, listOrder, none string) string {
+func (s *tools) searchResult(hits []rank.Hit, query, what, listOrder, none string) string {
 	ranked := strings.TrimSpace(query) != ""
 	if ranked {
 		s.reinforce(hits)
 	}
-	return present.SearchAnswer(index.Shown(hits), query, what, listOrder, none, s.renderOptions())
+	return present.SearchAnswer(rank.Shown(hits), query, what, listOrder, none, s.renderOptions())
 }
 
 // renderOptions is how every recall tool shows memory: bodies quoted, paths
@@ -188,7 +189,7 @@ func (s *tools) renderOptions() present.RenderOptions {
 	return present.RenderOptions{BodyChars: present.RecallBodyChars, ShowPath: s.ShowPath}
 }
 
-func (s *tools) search(ctx context.Context, q index.Query) ([]index.Hit, error) {
+func (s *tools) search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 	return Search(ctx, s.Synced, q)
 }
 
@@ -196,7 +197,7 @@ func (s *tools) search(ctx context.Context, q index.Query) ([]index.Hit, error) 
 // It returns what is worth showing (Evident): a memory barely above the
 // embedder's noise is neither shown to the model nor reinforced as used.
 // The Memory tab searches with it too, so it lists what recall would show.
-func Search(ctx context.Context, synced func(context.Context) (*index.Index, error), q index.Query) ([]index.Hit, error) {
+func Search(ctx context.Context, synced func(context.Context) (*index.Index, error), q rank.Query) ([]rank.Hit, error) {
 	ix, err := synced(ctx)
 	if err != nil {
 		return nil, err
@@ -208,7 +209,7 @@ func Search(ctx context.Context, synced func(context.Context) (*index.Index, err
 	return Evident(hits), nil
 }
 
-func filterHits(hits []index.Hit, keep func(index.Doc) bool, limit int) []index.Hit {
+func filterHits(hits []rank.Hit, keep func(rank.Doc) bool, limit int) []rank.Hit {
 	out := hits[:0]
 	for _, h := range hits {
 		if keep(h.Doc) && len(out) < limit {
@@ -230,7 +231,7 @@ func containsFold(list []string, s string) bool {
 
 // reinforce journals what recall returned; the next dream applies it
 // (record_usage; episodes +0.03).
-func (s *tools) reinforce(hits []index.Hit) {
+func (s *tools) reinforce(hits []rank.Hit) {
 	if len(hits) == 0 {
 		return
 	}

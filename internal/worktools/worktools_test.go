@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/somni-dev/somni/internal/index"
+	"github.com/somni-dev/somni/internal/index/rank"
 )
 
 func TestFitBudgetKeepsNewest(t *testing.T) {
@@ -59,15 +59,15 @@ func TestFitBudgetKeepsNewest(t *testing.T) {
 // kept only the last entry type), in any case, with plurals and CJK commas.
 func TestParseRecallTypes(t *testing.T) {
 	got := ParseRecallTypes(" [Skills, episode，howto, 'Gotcha']")
-	if !reflect.DeepEqual(got.Kinds, []string{index.KindSkill, index.KindEpisode}) ||
+	if !reflect.DeepEqual(got.Kinds, []string{rank.KindSkill, rank.KindEpisode}) ||
 		!reflect.DeepEqual(got.EntryTypes, []string{"howto", "gotcha"}) {
 		t.Fatalf("ParseRecallTypes = %+v", got)
 	}
-	q := got.Narrow(index.Query{Limit: 4})
+	q := got.Narrow(rank.Query{Limit: 4})
 	if q.EntryType != "" || q.Limit != 4*entryTypeOverfetch {
 		t.Errorf("two entry types: query = %+v, want no index filter and a widened limit", q)
 	}
-	if q := ParseRecallTypes("howto").Narrow(index.Query{Limit: 4}); q.EntryType != "howto" || q.Limit != 4 {
+	if q := ParseRecallTypes("howto").Narrow(rank.Query{Limit: 4}); q.EntryType != "howto" || q.Limit != 4 {
 		t.Errorf("one entry type: query = %+v, want the index to filter", q)
 	}
 }

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import "github.com/somni-dev/somni/internal/present"
 

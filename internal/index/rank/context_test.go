@@ -1,9 +1,7 @@
-package index
+package rank
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/somni-dev/somni/internal/embed"
@@ -28,13 +26,13 @@ func TestContextCos(t *testing.T) {
 	c := newCorpus()
 	emb := embed.Hash()
 	for _, d := range docs {
-		e := newEntry(d)
+		e := NewEntry(d)
 		v, err := emb.Embed(context.Background(), []string{EmbedText(d)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.vec = v[0]
-		c.put(e, nil)
+		e.Vec = v[0]
+		c.Put(e, nil)
 	}
 	own := make([]float64, len(c.slots))
 	for s := range own {
@@ -55,7 +53,7 @@ func TestContextCos(t *testing.T) {
 		{"s3#1", 0, false, true},  // a question nobody answers
 	}
 	for _, tc := range tests {
-		e := c.get(tc.path)
+		e := c.Get(tc.path)
 		if got := contextCos(c, e, own); got != tc.want*contextLend {
 			t.Errorf("%s: contextCos %v, want %v", tc.path, got, tc.want*contextLend)
 		}
@@ -68,72 +66,12 @@ func TestContextCos(t *testing.T) {
 	}
 	// removing the answer leaves the question unanswered; the reply's
 	// context is gone once its question is removed
-	c.remove("s1#2")
-	if c.answered(c.get("s1#1")) {
+	c.Remove("s1#2")
+	if c.answered(c.Get("s1#1")) {
 		t.Error("s1#1 still answered after its reply was removed")
 	}
-	c.remove("s2#1")
-	if got := contextCos(c, c.get("s2#2"), own); got != 0 {
+	c.Remove("s2#1")
+	if got := contextCos(c, c.Get("s2#2"), own); got != 0 {
 		t.Errorf("s2#2 borrows %v from a removed question", got)
 	}
-}
-
-// TestReplyOutranksItsQuestion: for a question-like query, the answer
-// comes first, found through the question it replies to, with exactly
-// the same scores in ScoreDocs and in the index.
-func TestReplyOutranksItsQuestion(t *testing.T) {
-	ctx := context.Background()
-	docs := TurnDocs(dialogue())
-	for _, emb := range []embed.Embedder{embed.Hash(), embed.Off()} {
-		ix, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "index.sqlite"), Source: NewMemSource(docs...),
-			Embedder: emb, Logger: quietLogger(), ScanInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		syncEmbedded(t, ix)
-		tests := []struct{ q, want string }{
-			{"what to cook tonight", "s3#1"}, // unanswered: the question is all there is
-		}
-		if !embed.IsOff(emb) {
-			tests = append(tests, []struct{ q, want string }{
-				{"which keyboard layout to buy", "s2#2"},
-				{"keyboard layout advice", "s2#2"},
-				// the question holds the query verbatim: the literal bonus is
-				// not damped, and it is the question's own evidence
-				{"科技馆几点开门", "s1#1"},
-			}...)
-		}
-		for _, tc := range tests {
-			q := Query{Text: tc.q, Kinds: []string{KindConversation}, NoSpread: true}
-			a, err := ix.Search(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := ix.Scorer().ScoreDocs(ctx, q, docs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(a) == 0 || a[0].Doc.Path != tc.want {
-				t.Errorf("%s %q: top %v, want %s", emb.ID(), tc.q, paths(a), tc.want)
-			}
-			if fmt.Sprint(paths(a)) != fmt.Sprint(paths(b)) {
-				t.Errorf("%s %q: index %v vs ScoreDocs %v", emb.ID(), tc.q, paths(a), paths(b))
-			}
-			for i := range min(len(a), len(b)) {
-				if abs(a[i].Hybrid-b[i].Hybrid) > 1e-6 || abs(a[i].ContextCos-b[i].ContextCos) > 1e-6 {
-					t.Errorf("%s %q: %s hybrid/ctx %.4f/%.4f vs %.4f/%.4f", emb.ID(), tc.q, a[i].Doc.Path,
-						a[i].Hybrid, a[i].ContextCos, b[i].Hybrid, b[i].ContextCos)
-				}
-			}
-		}
-		ix.Close()
-	}
-}
-
-func paths(hits []Hit) []string {
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.Doc.Path
-	}
-	return out
 }

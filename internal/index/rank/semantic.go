@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"sort"
@@ -17,19 +17,19 @@ func (r *ranking) semantic() {
 	if r.own == nil && len(c.ctxRefs) > 0 {
 		r.own = make([]float64, len(c.slots))
 		for s, e := range c.slots {
-			if e != nil && e.vec != nil {
-				r.own[s] = embed.Dot(qvec, e.vec)
+			if e != nil && e.Vec != nil {
+				r.own[s] = embed.Dot(qvec, e.Vec)
 			}
 		}
 	}
 	own := r.own
 	for s, e := range c.slots {
-		if e == nil || e.vec == nil {
+		if e == nil || e.Vec == nil {
 			continue
 		}
 		var cos, ctx float64
 		if own == nil { // no contexts: the plain scan, kept free of calls
-			cos = embed.Dot(qvec, e.vec)
+			cos = embed.Dot(qvec, e.Vec)
 		} else {
 			cos, ctx = own[s], contextCos(c, e, own)
 		}
@@ -44,9 +44,9 @@ func (r *ranking) semantic() {
 }
 
 // cosines is slot s's own and context cosine (see semantic).
-func (r *ranking) cosines(s int32, e *entry) (cos, ctx float64) {
+func (r *ranking) cosines(s int32, e *Entry) (cos, ctx float64) {
 	if r.own == nil {
-		return embed.Dot(r.qvec, e.vec), 0
+		return embed.Dot(r.qvec, e.Vec), 0
 	}
 	return r.own[s], contextCos(r.c, e, r.own)
 }
@@ -58,7 +58,7 @@ func (r *ranking) cosines(s int32, e *entry) (cos, ctx float64) {
 // it is as relevant as that question; a context that does not ask lends
 // nothing, since a turn after a statement need not be about it. The
 // question's vector is its own entry's, so this costs no embedding.
-func contextCos(c *corpus, e *entry, own []float64) float64 {
+func contextCos(c *Corpus, e *Entry, own []float64) float64 {
 	s := c.contextSlot(e)
 	if s < 0 || !c.slots[s].asks {
 		return 0
@@ -69,7 +69,7 @@ func contextCos(c *corpus, e *entry, own []float64) float64 {
 // semWeight is the weight of e's cosine in its hybrid: weightCos, times the
 // embedder's CJKTrust when a mostly-CJK query meets a mostly-CJK entry (its
 // words can be matched, so the weaker vectors only add noise to them).
-func (r *ranking) semWeight(e *entry) float64 {
+func (r *ranking) semWeight(e *Entry) float64 {
 	if r.cjkTrust < 1 && e.cjk {
 		return weightCos * r.cjkTrust
 	}
@@ -96,14 +96,14 @@ func (r *ranking) agreement() float64 {
 	if r.own == nil {
 		r.own = make([]float64, len(r.c.slots))
 		for s, e := range r.c.slots {
-			if e != nil && e.vec != nil {
-				r.own[s] = embed.Dot(r.qvec, e.vec)
+			if e != nil && e.Vec != nil {
+				r.own[s] = embed.Dot(r.qvec, e.Vec)
 			}
 		}
 	}
 	var sem []scored
 	for s, e := range r.c.slots {
-		if e != nil && e.cjk && e.vec != nil && r.own[s] > r.cal.Floor {
+		if e != nil && e.cjk && e.Vec != nil && r.own[s] > r.cal.Floor {
 			sem = keepBest(sem, scored{int32(s), r.own[s]}, agreeK)
 		}
 	}

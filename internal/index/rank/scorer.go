@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"context"
@@ -65,7 +65,7 @@ const (
 	// evidence.
 	outsideBoundDamp = 0.5
 	// sharedPrior is what a shared entry's evidence (a team pool's,
-	// Options.Shared) counts for in the order beside the user's own: a
+	// index.Options.Shared) counts for in the order beside the user's own: a
 	// teammate's entry ranks above the user's own on twice the evidence.
 	// Its hybrid, what a hit reports and the hint gate weighs, is left as
 	// it is. Tuning half of make eval's team tables (MADial-Bench, the
@@ -187,10 +187,20 @@ type Scorer struct {
 func NewScorer(emb embed.Embedder, cal *embed.Calibration) *Scorer {
 	sc := &Scorer{log: slog.Default(), now: time.Now}
 	// the guard reads the clock through sc, so a clock set after this
-	// (Open's Options.Now, a test's) times the backoff as well as the dates
+	// (index.Open's Options.Now, a test's) times the backoff as well as the dates
 	sc.guard = embed.NewGuard(emb, cal, func() time.Time { return sc.now() })
 	return sc
 }
+
+// SetLog sets the logger and the clock the scorer reads (the index's
+// Options.Logger and Options.Now); the guard's backoff is timed by the
+// same clock.
+func (sc *Scorer) SetLog(log *slog.Logger, now func() time.Time) { sc.log, sc.now = log, now }
+
+// Guard is the guard the scorer embeds through, for the index's
+// background embedder: it embeds entries through the same one, so a
+// failure there backs off queries too, and recall falls back to keywords.
+func (sc *Scorer) Guard() *embed.Guard { return sc.guard }
 
 // Calibration is the floor/span this scorer maps cosines with now, read
 // per search (embed.Guard.Calibration).
@@ -202,13 +212,13 @@ func (sc *Scorer) Embedder() embed.Embedder { return sc.guard.Embedder() }
 // EmbedQuery embeds one query text; nil (no error) when vectors are off
 // or the embedder is backing off after a failure (see embed.Guard).
 func (sc *Scorer) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	return sc.embedQuery(ctx, text, nil)
+	return sc.EmbedQueryWeighted(ctx, text, nil)
 }
 
-// embedQuery is EmbedQuery with the query's words weighted by w (nil: not
-// weighted) when the embedder can (embed.TermWeighted); the index passes
-// its corpus' idf (bm25.Weighted.TermWeight).
-func (sc *Scorer) embedQuery(ctx context.Context, text string, w embed.TermWeights) ([]float32, error) {
+// EmbedQueryWeighted is EmbedQuery with the query's words weighted by w
+// (nil: not weighted) when the embedder can (embed.TermWeighted); the
+// index passes its corpus' idf (Corpus.TermWeight).
+func (sc *Scorer) EmbedQueryWeighted(ctx context.Context, text string, w embed.TermWeights) ([]float32, error) {
 	text, _ = boundQuery(text)
 	v, err := sc.guard.Query(ctx, text, w)
 	if err != nil {
@@ -227,7 +237,7 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 		if d.Path == "" {
 			d.Path = fmt.Sprintf("#%d", i)
 		}
-		c.put(newEntry(d), nil)
+		c.Put(NewEntry(d), nil)
 	}
 	qvec := q.Vector
 	if !embed.IsOff(sc.guard.Embedder()) && len(docs) > 0 && strings.TrimSpace(q.Text) != "" && !sc.guard.Down() {
@@ -242,22 +252,22 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 			sc.log.Warn("embedding failed; ranking by keyword only", "embedder", sc.guard.Embedder().ID(),
 				"err", err, "retry_in", embed.Backoff)
 			for _, s := range c.slots {
-				s.vec = nil
+				s.Vec = nil
 			}
 			qvec = q.Vector
 		}
 	}
-	return sc.rank(c, q, qvec, 1), nil
+	return sc.Rank(c, q, qvec, 1), nil
 }
 
 // embedDocs embeds c's docs in one Embed call, with the query in front
 // unless it is given or needs the embedder's query form, and returns the
 // query vector.
-func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *corpus) ([]float32, error) {
+func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *Corpus) ([]float32, error) {
 	_, ownQueryForm := sc.guard.Embedder().(embed.QueryEmbedder)
 	_, weighted := sc.guard.Embedder().(embed.TermWeighted)
 	if qvec == nil && (ownQueryForm || weighted) {
-		v, err := sc.embedQuery(ctx, q.Text, c.words.TermWeight)
+		v, err := sc.EmbedQueryWeighted(ctx, q.Text, c.words.TermWeight)
 		if err != nil || v == nil {
 			return nil, err
 		}
@@ -269,7 +279,7 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *cor
 	}
 	first := len(texts)
 	for _, s := range c.slots {
-		texts = append(texts, EmbedText(s.doc))
+		texts = append(texts, EmbedText(s.Doc))
 	}
 	vecs, err := sc.guard.Texts(ctx, texts)
 	if err != nil {
@@ -279,15 +289,16 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *cor
 		qvec = vecs[0]
 	}
 	for i, s := range c.slots {
-		s.vec = vecs[first+i]
+		s.Vec = vecs[first+i]
 	}
 	return qvec, nil
 }
 
-// rank is the one ranking routine: candidates, hybrid score, pinning,
-// ordering and link spreading over corpus c. Callers hold whatever keeps
-// c still (the index's read lock); each phase below reads c only.
-func (sc *Scorer) rank(c *corpus, q Query, qvec []float32, spread int) []Hit {
+// Rank is the one ranking routine: candidates, hybrid score, pinning,
+// ordering and link spreading over corpus c; spread > 0 spreads one hop.
+// Callers hold whatever keeps c still (the index's read lock); each phase
+// below reads c only.
+func (sc *Scorer) Rank(c *Corpus, q Query, qvec []float32, spread int) []Hit {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultLimit

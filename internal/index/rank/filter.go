@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"sort"
@@ -47,15 +47,15 @@ func passes(q *Query, d *Doc) bool {
 // listRecent answers an empty query (a listing, or search_episodes with
 // only filters): every entry passing the filters, episodes newest first,
 // then strongest.
-func listRecent(c *corpus, q *Query, limit int) []Hit {
-	var es []*entry
+func listRecent(c *Corpus, q *Query, limit int) []Hit {
+	var es []*Entry
 	for _, e := range c.slots {
-		if e != nil && passes(q, &e.doc) {
+		if e != nil && passes(q, &e.Doc) {
 			es = append(es, e)
 		}
 	}
 	sort.Slice(es, func(i, j int) bool {
-		a, b := &es[i].doc, &es[j].doc
+		a, b := &es[i].Doc, &es[j].Doc
 		// episodes list newest first; knowledge and skills carry a date
 		// too (when they were recorded) but list strongest first
 		if a.Kind == KindEpisode && b.Kind == KindEpisode && !a.When.Equal(b.When) {
@@ -68,7 +68,7 @@ func listRecent(c *corpus, q *Query, limit int) []Hit {
 	})
 	hits := make([]Hit, 0, min(limit, len(es)))
 	for _, e := range es[:min(limit, len(es))] {
-		hits = append(hits, Hit{Doc: e.doc})
+		hits = append(hits, Hit{Doc: e.Doc})
 	}
 	return hits
 }

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"sort"
@@ -19,16 +19,16 @@ func (r *ranking) finish(list []*cand, limit int) []Hit {
 	words := textseg.NewSurface(r.q.Text)
 	for i, cd := range list {
 		e := c.slots[cd.slot]
-		h := Hit{Doc: e.doc, Hybrid: cd.hybrid, Cos: cd.cos, ContextCos: cd.ctxCos, Keyword: cd.keyword, Literal: cd.literal,
+		h := Hit{Doc: e.Doc, Hybrid: cd.hybrid, Cos: cd.cos, ContextCos: cd.ctxCos, Keyword: cd.keyword, Literal: cd.literal,
 			Pinned: cd.pinned}
 		if cd.pinnedBy >= 0 {
 			h.PinnedBy = r.syms[cd.pinnedBy]
 		}
 		if cd.newer != 0 {
-			h.SupersededBy = c.slots[cd.newer-1].doc.Name
+			h.SupersededBy = c.slots[cd.newer-1].Doc.Name
 		}
 		if cd.spreadFrom >= 0 {
-			h.SpreadFrom = c.slots[cd.spreadFrom].doc.Name // came by the link: no terms to show
+			h.SpreadFrom = c.slots[cd.spreadFrom].Doc.Name // came by the link: no terms to show
 		} else {
 			h.Terms = matchedTerms(e, r.lq.Terms())
 			h.Words = words.Words(h.Terms)
@@ -40,9 +40,9 @@ func (r *ranking) finish(list []*cand, limit int) []Hit {
 
 // matchedTerms lists the query terms an entry holds, longest first, for
 // the "why it matched" line.
-func matchedTerms(e *entry, terms []string) []string {
+func matchedTerms(e *Entry, terms []string) []string {
 	var out []string
-	have := docTerms(e.doc)
+	have := docTerms(e.Doc)
 	for _, t := range terms {
 		if have[t] {
 			out = append(out, t)

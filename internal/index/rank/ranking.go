@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"github.com/somni-dev/somni/internal/bm25"
@@ -9,7 +9,7 @@ import (
 // ranking is one query's state while rank runs its phases over a corpus:
 // the query's lexical view, and the candidates found so far.
 type ranking struct {
-	c    *corpus
+	c    *Corpus
 	q    *Query
 	qvec []float32
 	cal  embed.Calibration
@@ -39,7 +39,7 @@ type ranking struct {
 
 // newRanking starts q's ranking; words is the query text its keyword
 // evidence is read from (dates.Question.Words).
-func newRanking(c *corpus, q *Query, words string, qvec []float32, cal embed.Calibration) *ranking {
+func newRanking(c *Corpus, q *Query, words string, qvec []float32, cal embed.Calibration) *ranking {
 	r := &ranking{c: c, q: q, qvec: qvec, cal: cal, lq: bm25.NewQuery(words), lit: literalForm(q.Text), cjkTrust: 1}
 	r.scratch = scratchPool.Get().(*scratch)
 	r.lex = &r.scratch.lex
@@ -73,7 +73,7 @@ type cand struct {
 	ctxCos     float64 // the context's cosine, discounted (contextCos)
 	keyword    float64
 	hybrid     float64
-	// shared: a team pool's entry, not the user's own (Options.Shared);
+	// shared: a team pool's entry, not the user's own (index.Options.Shared);
 	// its evidence (hybrid, what a Hit reports and the hint gate weighs)
 	// stands, its place in the order is taken at sharedPrior (key)
 	shared bool

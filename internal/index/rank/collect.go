@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"math"
@@ -45,7 +45,7 @@ func kthBest(list []*cand, k int) float64 {
 }
 
 // topK returns the k best candidates in order (all of them when fewer).
-func topK(c *corpus, list []*cand, k int) []*cand {
+func topK(c *Corpus, list []*cand, k int) []*cand {
 	if len(list) <= 4*k {
 		sortCands(c, list)
 		return list[:min(k, len(list))]
@@ -70,14 +70,14 @@ func topK(c *corpus, list []*cand, k int) []*cand {
 // better is the ranking order: pinned first, then the key (the hybrid at
 // its prior); stored memory strength only breaks ties, then name and path
 // keep the order stable.
-func better(c *corpus, x, y *cand) bool {
+func better(c *Corpus, x, y *cand) bool {
 	if x.pinned != y.pinned {
 		return x.pinned
 	}
 	if kx, ky := x.key(), y.key(); kx != ky {
 		return kx > ky
 	}
-	a, b := &c.slots[x.slot].doc, &c.slots[y.slot].doc
+	a, b := &c.slots[x.slot].Doc, &c.slots[y.slot].Doc
 	if a.Score != b.Score {
 		return a.Score > b.Score
 	}
@@ -89,6 +89,6 @@ func better(c *corpus, x, y *cand) bool {
 
 // sortCands orders pinned before unpinned, then by hybrid; stored memory
 // strength only breaks ties, then name and path keep the order stable.
-func sortCands(c *corpus, list []*cand) {
+func sortCands(c *Corpus, list []*cand) {
 	sort.Slice(list, func(i, j int) bool { return better(c, list[i], list[j]) })
 }

@@ -1,13 +1,13 @@
-package index
+package rank
 
 import (
 	"cmp"
 	"hash/maphash"
+	"iter"
 	"maps"
 	"path"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/dates"
@@ -31,10 +31,13 @@ const (
 	embedHeadRunes = 600 // body prefix that goes into the embedded text
 )
 
-// entry is one indexed doc plus everything derived from it.
-type entry struct {
-	doc Doc
-	// newTF is the weighted term frequency newEntry counts; corpus.put
+// Entry is one indexed doc plus everything derived from it. It is
+// exported for the index, which loads, persists and publishes entries
+// (package index): Doc, Vec and the persistence facts are its fields to
+// set; the rest is the ranking's own, derived as the corpus files it.
+type Entry struct {
+	Doc Doc
+	// newTF is the weighted term frequency NewEntry counts; Corpus.Put
 	// posts it to the keyword index and drops it. Entries keep no term
 	// table of their own: a map per entry was the largest part of the
 	// index's memory (33 of 81 MB live heap at 10k entries), and what
@@ -44,7 +47,7 @@ type entry struct {
 	dl    float32 // weighted length
 	// lowerOK: the text has nothing to lower (holds reads it as it is)
 	lowerOK bool
-	vec     []float32 // nil until embedded
+	Vec     []float32 // nil until embedded
 	// textKey identifies EmbedText(doc); ctxKey identifies the embedded
 	// form of doc.Context (0 without one). An entry whose ctxKey is
 	// another entry's textKey borrows that entry's vector as its context
@@ -52,19 +55,25 @@ type entry struct {
 	textKey, ctxKey uint64
 	asks            bool         // the body ends with a question mark
 	cjk             bool         // its text is mostly CJK (textseg.MostlyCJK; ranking.semWeight)
-	shared          bool         // a team pool's, not the user's own (corpus.shared; sharedPrior)
+	shared          bool         // a team pool's, not the user's own (Corpus.shared; sharedPrior)
 	days            []dates.Days // the days it is about (entryDays)
-	// persistence facts (Index only); the scan facts as two numbers (path and kind
-	// are the doc's): with a whole FileRef an entry took 448 bytes, now 384
-	mtime, size int64
-	docHash     digest // of every Doc field: a change rewrites the row
-	embedHash   digest // of EmbedText: a change re-embeds
-	embedder    string // ID of the embedder that produced vec
+	// persistence facts (package index's only); the scan facts as two
+	// numbers (path and kind are the doc's): with a whole index.FileRef an
+	// entry took 448 bytes, now 384
+	MTime, Size int64
+	DocHash     digest // of every Doc field: a change rewrites the row
+	EmbedHash   digest // of EmbedText: a change re-embeds
+	Embedder    string // ID of the embedder that produced Vec
 }
 
-// newEntry derives the lexical view of d.
-func newEntry(d Doc) *entry {
-	e := &entry{doc: d, newTF: map[string]float32{}}
+// digest identifies a text: the first 16 bytes of its SHA-256, kept raw
+// (as hex strings, a doc's and an embedded text's digests cost 1 MB at 10k
+// entries); the cache stores its hex form. The zero digest matches no text.
+type digest = cache.Digest
+
+// NewEntry derives the lexical view of d.
+func NewEntry(d Doc) *Entry {
+	e := &Entry{Doc: d, newTF: map[string]float32{}}
 	for _, f := range weightedFields(d) {
 		for _, t := range textseg.IndexTerms(f.text) {
 			e.newTF[t] += f.w
@@ -83,22 +92,23 @@ func newEntry(d Doc) *entry {
 }
 
 // setKeys sets textKey and ctxKey, which live in memory only (keySeed).
-func (e *entry) setKeys() {
-	e.textKey = textKey(EmbedText(e.doc))
-	if strings.TrimSpace(e.doc.Context) != "" {
-		e.ctxKey = textKey(EmbedText(Doc{Body: e.doc.Context}))
+func (e *Entry) setKeys() {
+	e.textKey = textKey(EmbedText(e.Doc))
+	if strings.TrimSpace(e.Doc.Context) != "" {
+		e.ctxKey = textKey(EmbedText(Doc{Body: e.Doc.Context}))
 	}
 }
 
-// lexVersion numbers the counting newEntry does (textseg, entryDays, the
+// lexVersion numbers the counting NewEntry does (textseg, entryDays, the
 // field weights): a change must bump it, or restarts would read views
 // counted the old way from the cache (TestLexViewGolden tells when).
 const lexVersion = 2
 
 var lexStamp = sync.OnceValue(func() uint64 { return cache.LexStamp(lexVersion) })
 
-// lexOf is e's lexical view for the cache; nil once put consumed its terms.
-func lexOf(e *entry) []byte {
+// Lex is e's lexical view for the cache (package index stores it, so a
+// restart re-tokenizes nothing); nil once Put consumed its terms.
+func (e *Entry) Lex() []byte {
 	if e.newTF == nil {
 		return nil
 	}
@@ -110,8 +120,8 @@ func lexOf(e *entry) []byte {
 }
 
 // putLex posts e's terms at slot s from its cached lexical view, if it
-// has one counted the way newEntry counts now, and fills in the rest.
-func (c *corpus) putLex(e *entry, s int32, lex []byte) bool {
+// has one counted the way NewEntry counts now, and fills in the rest.
+func (c *Corpus) putLex(e *Entry, s int32, lex []byte) bool {
 	var days []dates.Days
 	dl, flags, ok := cache.DecodeLex(lex, lexStamp(), func(from, to int32) { days = append(days, dates.Days{From: from, To: to}) },
 		func(t []byte, tf float32) { c.words.PostBytes(s, t, tf) })
@@ -122,11 +132,9 @@ func (c *corpus) putLex(e *entry, s int32, lex []byte) bool {
 	return ok
 }
 
-// ref is the scan facts e was loaded with; setRef records them.
-func (e *entry) ref() FileRef {
-	return FileRef{Path: e.doc.Path, Kind: e.doc.Kind, ModTime: time.Unix(0, e.mtime), Size: e.size}
-}
-func (e *entry) setRef(r FileRef) { e.mtime, e.size = r.ModTime.UnixNano(), r.Size }
+// LexCurrent reports whether a cached lexical view was counted the way
+// NewEntry counts now; package index counts the others again at Open.
+func LexCurrent(lex []byte) bool { return cache.LexValid(lex, lexStamp()) }
 
 // keySeed seeds textKey; keys live in memory only, so a per-process seed is fine.
 var keySeed = maphash.MakeSeed()
@@ -155,7 +163,7 @@ func weightedFields(d Doc) [4]field {
 	return [4]field{{d.Name, weightName}, {d.Description, weightDesc}, {d.Body, weightBody}, {d.Context, weightContext}}
 }
 
-// docTerms are the distinct terms of an entry's text, as newEntry counted them.
+// docTerms are the distinct terms of an entry's text, as NewEntry counted them.
 func docTerms(d Doc) map[string]bool {
 	out := map[string]bool{}
 	for _, f := range weightedFields(d) {
@@ -170,8 +178,8 @@ func docTerms(d Doc) map[string]bool {
 // ignoring case; sub must be lowercase. The index keeps no lowercased
 // copy of every text (8 MB at 10k entries), so the few candidates a
 // literal or symbol check reaches are folded on demand.
-func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
-	for _, f := range [...]string{e.doc.Name, e.doc.Description, e.doc.Body} {
+func (e *Entry) holds(sub string, match func(hay, sub string) bool) bool {
+	for _, f := range [...]string{e.Doc.Name, e.Doc.Description, e.Doc.Body} {
 		if !e.lowerOK {
 			f = textseg.LowerIfNeeded(f)
 		}
@@ -182,11 +190,11 @@ func (e *entry) holds(sub string, match func(hay, sub string) bool) bool {
 	return false
 }
 
-// corpus is a slot-addressed doc set with its keyword indexes and link
-// maps; the Index mutates one under its write lock, ScoreDocs builds a
+// Corpus is a slot-addressed doc set with its keyword indexes and link
+// maps; the index mutates one under its write lock, ScoreDocs builds a
 // throwaway one.
-type corpus struct {
-	slots   []*entry
+type Corpus struct {
+	slots   []*Entry
 	free    []int32
 	bySlot  map[string]int32   // path → slot
 	byName  map[string][]int32 // lowercased name and directory name → slots
@@ -202,13 +210,21 @@ type corpus struct {
 	// 110 → 142 MB) for memories nobody asks in Chinese.
 	plain     *bm25.Index
 	plainOnce sync.Once
-	// shared is Options.Shared (nil: every entry is the user's own), asked
+	// shared is index.Options.Shared (nil: every entry is the user's own), asked
 	// once per entry as put files it, not once per candidate of a search
 	shared func(path string) bool
 }
 
-func newCorpus() *corpus {
-	return &corpus{words: bm25.NewWeighted(), bySlot: map[string]int32{},
+// NewCorpus is the index's corpus; shared is index.Options.Shared (nil: every
+// entry is the user's own).
+func NewCorpus(shared func(path string) bool) *Corpus {
+	c := newCorpus()
+	c.shared = shared
+	return c
+}
+
+func newCorpus() *Corpus {
+	return &Corpus{words: bm25.NewWeighted(), bySlot: map[string]int32{},
 		byName: map[string][]int32{}, refBy: map[string][]int32{},
 		byText: map[uint64][]int32{}, ctxRefs: map[uint64]int32{}}
 }
@@ -227,10 +243,10 @@ func linkKeys(d Doc) []string {
 	return keys
 }
 
-// put inserts or replaces the entry for e.doc.Path; lex is its cached
-// lexical view, if any (lexOf).
-func (c *corpus) put(e *entry, lex []byte) {
-	c.remove(e.doc.Path)
+// put inserts or replaces the entry for e.Doc.Path; lex is its cached
+// lexical view, if any (Entry.Lex).
+func (c *Corpus) Put(e *Entry, lex []byte) {
+	c.Remove(e.Doc.Path)
 	var s int32
 	if n := len(c.free); n > 0 {
 		s = c.free[n-1]
@@ -240,10 +256,10 @@ func (c *corpus) put(e *entry, lex []byte) {
 		s = int32(len(c.slots))
 		c.slots = append(c.slots, e)
 	}
-	c.bySlot[e.doc.Path] = s
-	e.shared = c.shared != nil && c.shared(e.doc.Path)
+	c.bySlot[e.Doc.Path] = s
+	e.shared = c.shared != nil && c.shared(e.Doc.Path)
 	if c.plain != nil {
-		c.plain.Add(s, plainText(e.doc))
+		c.plain.Add(s, plainText(e.Doc))
 	}
 	tfs := e.newTF
 	if tfs == nil && !c.putLex(e, s, lex) {
@@ -251,7 +267,7 @@ func (c *corpus) put(e *entry, lex []byte) {
 		// files loaded by a sync, a copy of an entry put before): a
 		// load of 10k entries then holds one term map at a time instead
 		// of all of them until they are published
-		f := newEntry(e.doc)
+		f := NewEntry(e.Doc)
 		tfs = f.newTF
 		e.dl, e.textKey, e.ctxKey, e.asks, e.days, e.lowerOK = f.dl, f.textKey, f.ctxKey, f.asks, f.days, f.lowerOK
 	}
@@ -259,10 +275,10 @@ func (c *corpus) put(e *entry, lex []byte) {
 		c.words.Post(s, t, tf)
 	}
 	e.newTF = nil
-	for _, k := range linkKeys(e.doc) {
+	for _, k := range linkKeys(e.Doc) {
 		c.byName[k] = append(c.byName[k], s)
 	}
-	for _, r := range e.doc.Related {
+	for _, r := range e.Doc.Related {
 		k := strings.ToLower(strings.TrimSpace(r))
 		if k != "" {
 			c.refBy[k] = append(c.refBy[k], s)
@@ -277,19 +293,19 @@ func (c *corpus) put(e *entry, lex []byte) {
 }
 
 // remove deletes the entry at path p, if any.
-func (c *corpus) remove(p string) *entry {
+func (c *Corpus) Remove(p string) *Entry {
 	s, ok := c.bySlot[p]
 	if !ok {
 		return nil
 	}
 	e := c.slots[s]
-	c.words.Remove(s, maps.Keys(docTerms(e.doc)))
-	for _, k := range linkKeys(e.doc) {
+	c.words.Remove(s, maps.Keys(docTerms(e.Doc)))
+	for _, k := range linkKeys(e.Doc) {
 		if c.byName[k] = dropSlot(c.byName[k], s); len(c.byName[k]) == 0 {
 			delete(c.byName, k)
 		}
 	}
-	for _, r := range e.doc.Related {
+	for _, r := range e.Doc.Related {
 		k := strings.ToLower(strings.TrimSpace(r))
 		if c.refBy[k] = dropSlot(c.refBy[k], s); len(c.refBy[k]) == 0 {
 			delete(c.refBy, k)
@@ -305,7 +321,7 @@ func (c *corpus) remove(p string) *entry {
 	}
 	delete(c.bySlot, p)
 	if c.plain != nil {
-		c.plain.Remove(s, plainText(e.doc))
+		c.plain.Remove(s, plainText(e.Doc))
 	}
 	c.slots[s] = nil
 	c.free = append(c.free, s)
@@ -327,12 +343,12 @@ func dropSlot(list []int32, s int32) []int32 {
 // first use. A search calls it under the index's read lock, so two may
 // race to it (the Once makes one build); put and remove run under the
 // write lock and see whatever it built.
-func (c *corpus) plainIndex() *bm25.Index {
+func (c *Corpus) plainIndex() *bm25.Index {
 	c.plainOnce.Do(func() {
 		x := bm25.New()
 		for s, e := range c.slots {
 			if e != nil {
-				x.Add(int32(s), plainText(e.doc))
+				x.Add(int32(s), plainText(e.Doc))
 			}
 		}
 		c.plain = x
@@ -341,12 +357,47 @@ func (c *corpus) plainIndex() *bm25.Index {
 }
 
 // get returns the entry at path p.
-func (c *corpus) get(p string) *entry {
+func (c *Corpus) Get(p string) *Entry {
 	if s, ok := c.bySlot[p]; ok {
 		return c.slots[s]
 	}
 	return nil
 }
+
+// Len is how many entries the corpus holds.
+func (c *Corpus) Len() int { return c.live }
+
+// All yields the entries in slot order, for the index's passes over
+// every entry (its status, a rewrite of the cache, a watched folder).
+func (c *Corpus) All() iter.Seq[*Entry] {
+	return func(yield func(*Entry) bool) {
+		for _, e := range c.slots {
+			if e != nil && !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// Swap puts e in the place of the entry at its path, if there is one,
+// without posting anything again: e must have that entry's terms, links
+// and embedded text (a new vector, score or mtime). Entries are immutable
+// once published, so the index swaps in a copy.
+func (c *Corpus) Swap(e *Entry) bool {
+	s, ok := c.bySlot[e.Doc.Path]
+	if ok {
+		c.slots[s] = e
+	}
+	return ok
+}
+
+// Compact compacts the posting lists after a big load
+// (bm25.Weighted.Compact).
+func (c *Corpus) Compact() { c.words.Compact() }
+
+// TermWeight is how rare word is in the corpus (bm25.Weighted.TermWeight),
+// what a query embedded by a feature-sum embedder weighs its words by.
+func (c *Corpus) TermWeight(word string) float64 { return c.words.TermWeight(word) }
 
 // scratch is one query's arrays dense over slots, kept for the next query
 // (scratchPool): allocated per query they were 0.5 MB of garbage a recall
@@ -361,13 +412,13 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // neighbours returns the slots linked to s in either direction.
-func (c *corpus) neighbours(s int32) []int32 {
+func (c *Corpus) neighbours(s int32) []int32 {
 	e := c.slots[s]
 	var out []int32
-	for _, r := range e.doc.Related {
+	for _, r := range e.Doc.Related {
 		out = append(out, c.byName[strings.ToLower(strings.TrimSpace(r))]...)
 	}
-	for _, k := range linkKeys(e.doc) {
+	for _, k := range linkKeys(e.Doc) {
 		out = append(out, c.refBy[k]...)
 	}
 	return out
@@ -376,12 +427,12 @@ func (c *corpus) neighbours(s int32) []int32 {
 // contextSlot is a live entry whose embedded text is e's context and
 // that carries a vector, or -1. Entries with equal embedded text have
 // equal vectors, so any of them serves.
-func (c *corpus) contextSlot(e *entry) int32 {
+func (c *Corpus) contextSlot(e *Entry) int32 {
 	if e.ctxKey == 0 {
 		return -1
 	}
 	for _, s := range c.byText[e.ctxKey] {
-		if x := c.slots[s]; x != nil && x.vec != nil && len(x.vec) == len(e.vec) {
+		if x := c.slots[s]; x != nil && x.Vec != nil && len(x.Vec) == len(e.Vec) {
 			return s
 		}
 	}
@@ -390,4 +441,4 @@ func (c *corpus) contextSlot(e *entry) int32 {
 
 // answered reports whether some live entry has e's text as its context,
 // e.g. a question turn that the next turn replies to.
-func (c *corpus) answered(e *entry) bool { return c.ctxRefs[e.textKey] > 0 }
+func (c *Corpus) answered(e *Entry) bool { return c.ctxRefs[e.textKey] > 0 }

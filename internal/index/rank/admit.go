@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"slices"
@@ -16,7 +16,7 @@ func (r *ranking) admit(s int32) *cand {
 	if fresh {
 		cd.keyword = r.lex.Score[s]
 		cd.maybeLit = r.maybeLit(s)
-		if e := r.c.slots[s]; r.qvec != nil && e.vec != nil {
+		if e := r.c.slots[s]; r.qvec != nil && e.Vec != nil {
 			cd.cos, cd.ctxCos = r.cosines(s, e)
 		}
 	}
@@ -63,7 +63,7 @@ func (r *ranking) symbols() {
 // symbolCandidates narrows the docs that may hold sym verbatim to those
 // containing its rarest indexed word part; a symbol with no such part
 // (e.g. "1.2") falls back to every live doc.
-func symbolCandidates(c *corpus, lsym string) []int32 {
+func symbolCandidates(c *Corpus, lsym string) []int32 {
 	parts := textseg.Tokenize(lsym) // the indexed (stemmed) forms of its word parts
 	if len(parts) == 0 {
 		all := make([]int32, 0, c.live)

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"strings"
@@ -49,7 +49,7 @@ func (r *ranking) supersede(list []*cand, limit int, past bool) []*cand {
 type changePool struct{ r *ranking }
 
 func (p changePool) Entry(s int32) change.Entry {
-	d := &p.r.c.slots[s].doc
+	d := &p.r.c.slots[s].Doc
 	text := d.Body
 	if d.Description != "" {
 		text = d.Description + "\n" + d.Body
@@ -86,5 +86,5 @@ func (p changePool) Holds(s int32, term string) bool {
 
 func (p changePool) Admits(s int32) bool {
 	e := p.r.c.slots[s]
-	return e != nil && passes(p.r.q, &e.doc)
+	return e != nil && passes(p.r.q, &e.Doc)
 }

@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"context"
@@ -88,7 +88,7 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 	}
 	c := newCorpus()
 	for _, d := range docs {
-		c.put(newEntry(d), nil)
+		c.Put(NewEntry(d), nil)
 	}
 	if w := c.words.TermWeight("maya"); w > 0.3 {
 		t.Errorf("TermWeight(maya) = %.2f, want a name on every entry to weigh under 0.3", w)
@@ -99,7 +99,7 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 	sc := NewScorer(embed.Hash(), nil)
 	const q = "what did Maya say about the kiln"
 	plain, _ := sc.EmbedQuery(context.Background(), q)
-	weighted, _ := sc.embedQuery(context.Background(), q, c.words.TermWeight)
+	weighted, _ := sc.EmbedQueryWeighted(context.Background(), q, c.words.TermWeight)
 	nameOnly, _ := embed.Hash().Embed(context.Background(), []string{EmbedText(docs[1])})
 	floor := embed.CalibrationOf(embed.Hash()).Floor
 	if p, w := embed.Dot(plain, nameOnly[0]), embed.Dot(weighted, nameOnly[0]); p < floor || w >= floor {
@@ -119,21 +119,21 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 // cosine, not pushed below every embedded entry.
 func TestUnembeddedEntriesRankByKeyword(t *testing.T) {
 	c := newCorpus()
-	withVec := newEntry(Doc{Path: "embedded", Body: "notes about staging deploys"})
-	withVec.vec = make([]float32, embed.HashDim)
-	withVec.vec[0] = 1
-	c.put(withVec, nil)
-	c.put(newEntry(Doc{Path: "pending", Body: "staging postgres port is 6543"}), nil)
+	withVec := NewEntry(Doc{Path: "embedded", Body: "notes about staging deploys"})
+	withVec.Vec = make([]float32, embed.HashDim)
+	withVec.Vec[0] = 1
+	c.Put(withVec, nil)
+	c.Put(NewEntry(Doc{Path: "pending", Body: "staging postgres port is 6543"}), nil)
 	for i := 0; i < 5; i++ {
-		e := newEntry(Doc{Path: fmt.Sprintf("f%d", i), Body: fmt.Sprintf("filler %d", i)})
-		e.vec = make([]float32, embed.HashDim)
-		e.vec[1] = 1
-		c.put(e, nil)
+		e := NewEntry(Doc{Path: fmt.Sprintf("f%d", i), Body: fmt.Sprintf("filler %d", i)})
+		e.Vec = make([]float32, embed.HashDim)
+		e.Vec[1] = 1
+		c.Put(e, nil)
 	}
 	sc := NewScorer(embed.Hash(), nil)
 	qvec := make([]float32, embed.HashDim)
 	qvec[2] = 1 // orthogonal to every stored vector: words decide
-	hits := sc.rank(c, Query{Text: "staging postgres port"}, qvec, 0)
+	hits := sc.Rank(c, Query{Text: "staging postgres port"}, qvec, 0)
 	if len(hits) == 0 || hits[0].Doc.Path != "pending" {
 		t.Fatalf("top = %v, want the unembedded entry holding the words", hits)
 	}

@@ -1,14 +1,11 @@
-package index
+package rank
 
 import (
-	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
 	"maps"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -39,19 +36,19 @@ func TestLexViewRoundTrip(t *testing.T) {
 	terms := map[string]bool{}
 	for _, d := range lexProbeDocs() {
 		maps.Copy(terms, docTerms(d))
-		counted.put(newEntry(d), nil)
-		lex := lexOf(newEntry(d))
+		counted.Put(NewEntry(d), nil)
+		lex := NewEntry(d).Lex()
 		if cap(lex) != len(lex) {
 			t.Errorf("%s: view of %d bytes holds %d", d.Path, len(lex), cap(lex))
 		}
 		if _, _, ok := cache.DecodeLex(lex, lexStamp(), nil, nil); !ok {
 			t.Fatalf("%s: view not read back", d.Path)
 		}
-		cached.put(&entry{doc: d}, lex)
+		cached.Put(&Entry{Doc: d}, lex)
 	}
 	// put trusts the view over the text: a view of other words posts those
 	blank := newCorpus()
-	blank.put(&entry{doc: Doc{Path: "p/blank"}}, lexOf(newEntry(Doc{Body: "zebra crossing"})))
+	blank.Put(&Entry{Doc: Doc{Path: "p/blank"}}, NewEntry(Doc{Body: "zebra crossing"}).Lex())
 	if len(blank.words.Postings("zebra")) != 1 {
 		t.Fatal("put did not read the cached view")
 	}
@@ -60,7 +57,7 @@ func TestLexViewRoundTrip(t *testing.T) {
 	}
 	for s, a := range counted.slots {
 		b := cached.slots[s]
-		if a.doc.Path != b.doc.Path || a.dl != b.dl || !slices.Equal(a.days, b.days) || a.asks != b.asks ||
+		if a.Doc.Path != b.Doc.Path || a.dl != b.dl || !slices.Equal(a.days, b.days) || a.asks != b.asks ||
 			a.cjk != b.cjk || a.lowerOK != b.lowerOK || a.textKey != b.textKey || a.ctxKey != b.ctxKey {
 			t.Errorf("slot %d: counted %+v, cached %+v", s, *a, *b)
 		}
@@ -79,7 +76,7 @@ func TestLexViewRoundTrip(t *testing.T) {
 	if !slices.Equal(a.Score, b.Score) {
 		t.Errorf("keyword scores differ: counted %v, cached %v", a.Score, b.Score)
 	}
-	if lexOf(&entry{}) != nil {
+	if (&Entry{}).Lex() != nil {
 		t.Error("an entry without terms must store no view")
 	}
 }
@@ -101,7 +98,7 @@ func TestLexViewGolden(t *testing.T) {
 	var b [4]byte
 	for _, d := range lexProbeDocs() {
 		d.When = time.Time{}
-		e := newEntry(d)
+		e := NewEntry(d)
 		terms := make([]string, 0, len(e.newTF))
 		for term := range e.newTF {
 			terms = append(terms, term)
@@ -130,73 +127,4 @@ func bit(v bool) byte {
 		return 1
 	}
 	return 0
-}
-
-// TestLexViewCached: a sync stores every entry's view, a score-only
-// rewrite keeps it valid, and a restart reads them instead of counting,
-// with the same search results.
-func TestLexViewCached(t *testing.T) {
-	ctx := context.Background()
-	docs := lexProbeDocs()
-	src := NewMemSource(docs...)
-	dbPath := filepath.Join(t.TempDir(), "index.sqlite")
-	open := func() *Index {
-		ix, err := Open(ctx, Options{Path: dbPath, Source: src, Logger: quietLogger(), ScanInterval: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ix.Sync(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return ix
-	}
-	ix := open()
-	d := docs[0]
-	d.Score += 0.25
-	src.Put(d) // a reinforcement: score only
-	if _, err := ix.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	q := Query{Text: docs[3].Name + " 宠物医院 port", Limit: 10}
-	before, _ := ix.Search(ctx, q)
-	ix.Close()
-
-	db, err := sql.Open("sqlite", dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var valid int
-	if err := db.QueryRow(`SELECT count(*) FROM lex l JOIN entries e ON e.path = l.path AND e.doc_hash = l.doc_hash`).Scan(&valid); err != nil {
-		t.Fatal(err)
-	}
-	var score float64
-	if err := db.QueryRow(`SELECT score FROM entries WHERE path = ?`, d.Path).Scan(&score); err != nil || score != d.Score {
-		t.Fatalf("the reinforced row holds score %v (%v), want %v", score, err, d.Score)
-	}
-	if valid != len(docs) {
-		t.Fatalf("%d valid views stored, want %d", valid, len(docs))
-	}
-	// a cache written before views existed gets them on its next open
-	if _, err := db.Exec(`DELETE FROM lex`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	ix = open()
-	ix.Close()
-	db, _ = sql.Open("sqlite", dbPath)
-	defer db.Close()
-	if err := db.QueryRow(`SELECT count(*) FROM lex l JOIN entries e ON e.path = l.path AND e.doc_hash = l.doc_hash`).Scan(&valid); err != nil || valid != len(docs) {
-		t.Fatalf("%d views after reopening a cache without them (%v), want %d", valid, err, len(docs))
-	}
-	ix = open()
-	defer ix.Close()
-	after, _ := ix.Search(ctx, q)
-	if len(before) == 0 || len(after) != len(before) {
-		t.Fatalf("hits before %d, after a restart %d", len(before), len(after))
-	}
-	for i := range before {
-		if before[i].Doc.Path != after[i].Doc.Path || before[i].Hybrid != after[i].Hybrid || before[i].Keyword != after[i].Keyword {
-			t.Errorf("hit %d: before %s %v, after %s %v", i, before[i].Doc.Path, before[i].Hybrid, after[i].Doc.Path, after[i].Hybrid)
-		}
-	}
 }

@@ -1,4 +1,4 @@
-package index
+package rank
 
 // spread adds one hop of linked neighbours of the top seeds at seed×0.6,
 // leaving entries that already scored on their own untouched.
@@ -12,7 +12,7 @@ func (r *ranking) spread(list []*cand) []*cand {
 				continue
 			}
 			e := c.slots[nb]
-			if e == nil || !passes(q, &e.doc) {
+			if e == nil || !passes(q, &e.Doc) {
 				continue
 			}
 			idx[nb] = 0 // marks it scored so a second seed does not add it again

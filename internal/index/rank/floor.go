@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"github.com/somni-dev/somni/internal/dates"
@@ -61,7 +61,7 @@ func (r *ranking) plainFloor() int {
 // An entry wholly outside a bound the question sets ("2026年以来") is not
 // eligible: BM25 cannot read the bound, and the floor must not lift what
 // the question itself ruled out (the hybrid weighs such entries down).
-// With a team pool mounted (Options.Shared) it is the first of the user's
+// With a team pool mounted (index.Options.Shared) it is the first of the user's
 // own entries, and a shared one only when none of theirs shares a word
 // with the query: the floor is the user's, as the order is (sharedPrior).
 // Runs after dated, which reads the bounds.
@@ -72,7 +72,7 @@ func (r *ranking) plain() {
 	for _, shared := range []bool{false, true} {
 		keep := func(s int32) bool {
 			e := r.c.slots[s]
-			return e != nil && e.shared == shared && passes(r.q, &e.doc) &&
+			return e != nil && e.shared == shared && passes(r.q, &e.Doc) &&
 				(len(r.bounds) == 0 || dates.InBounds(e.days, r.bounds))
 		}
 		if xs := r.c.plainIndex().Search(r.q.Text, 1, keep); len(xs) > 0 {

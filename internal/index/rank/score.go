@@ -1,4 +1,4 @@
-package index
+package rank
 
 import (
 	"strings"
@@ -17,11 +17,11 @@ func (r *ranking) score(k int) []*cand {
 	for i := range r.pool {
 		cd := &r.pool[i]
 		e := c.slots[cd.slot]
-		if !passes(q, &e.doc) {
+		if !passes(q, &e.Doc) {
 			continue
 		}
 		wCos := r.semWeight(e)
-		if qvec != nil && e.vec == nil {
+		if qvec != nil && e.Vec == nil {
 			// not embedded yet (the background embedder is behind): its
 			// keyword evidence stands in for the cosine it will have, so a
 			// backlog costs it no place against embedded entries with the
