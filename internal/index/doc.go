@@ -21,6 +21,9 @@
 //     views, links, state; a write the file refuses (a full disk) costs
 //     recall nothing: what the sync read is published, and the next sync
 //     rewrites the file (cacheFailed).
+//   - floor.go     the BM25 floor's index built apart from searches: at
+//     the end of Sync, else in the background, while the corpus wants
+//     one (rank.Corpus.PlainWanted).
 //   - types.go     Source, FileRef, Status, SyncStats, Options.
 //   - memsource.go an in-memory Source.
 //   - package rank (internal/index/rank): the in-memory corpus and the

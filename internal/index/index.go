@@ -82,8 +82,10 @@ type Index struct {
 	bgMu      sync.Mutex // orders bg.Add against Close
 	bg        sync.WaitGroup
 	bgRunning atomic.Bool
-	bgCtx     context.Context
-	bgCancel  context.CancelFunc
+	// the floor's index built in the background (floor.go)
+	floorRunning atomic.Bool
+	bgCtx        context.Context
+	bgCancel     context.CancelFunc
 }
 
 // Open loads the cached index at opts.Path (creating it, or replacing a
@@ -283,14 +285,21 @@ func (ix *Index) Search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 	}
 	spread := ix.opts.LinkSpread
 	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	return ix.scorer.Rank(ix.c, q, qvec, spread), nil
+	hits := ix.scorer.Rank(ix.c, q, qvec, spread)
+	wantFloor := ix.c.PlainWanted()
+	ix.mu.RUnlock()
+	if wantFloor {
+		ix.floorLater()
+	}
+	return hits, nil
 }
 
 // Sync brings the index up to date with the Source: a cheap mtime/size
 // scan, then loading only changed files, re-embedding only entries whose
 // embedded text (or the embedder) changed, and dropping deleted files. A
-// deleted or replaced database file is recreated from memory.
+// deleted or replaced database file is recreated from memory. It returns
+// once the BM25 floor's index is built too, where the corpus wants one
+// (floor.go), so a caller that synced ranks as make eval measures.
 func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	if ix.closed.Load() {
 		return SyncStats{}, errors.New("index: sync on closed index")
@@ -298,7 +307,11 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	_, named := ix.changes.Take()
-	return ix.syncLocked(ctx, named)
+	stats, err := ix.syncLocked(ctx, named)
+	if err == nil {
+		ix.floorLocked(ctx)
+	}
+	return stats, err
 }
 
 // reopenIfGone recreates a deleted or replaced database file; true means

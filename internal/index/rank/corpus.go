@@ -8,6 +8,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/dates"
@@ -203,23 +204,24 @@ type Corpus struct {
 	ctxRefs map[uint64]int32   // ctxKey → number of live entries whose context it is
 	live    int
 	words   *bm25.Weighted // the hybrid's keyword evidence, by slot
-	// plain is the floor's index (floor.go), by slot: nil until the first
-	// question that needs it builds it (plainIndex), then kept by put and
-	// remove. Built at every start it cost 0.6 KB a note of resident
-	// memory and a tenth more restart time (BenchmarkRestart, 50k notes,
-	// 110 → 142 MB) for memories nobody asks in Chinese.
-	plain     *bm25.Index
-	plainOnce sync.Once
+	// the floor's index (plain.go)
+	plain      *bm25.Index // by slot, kept by Put and Remove once built
+	plainOnce  sync.Once   // a throwaway corpus builds it on first use
+	plainApart bool        // the index's: built apart from searches
+	plainAsked atomic.Bool // a search wanted it before it was built
+	cjk        int         // live entries holding CJK text
+	changes    uint64      // Puts and Removes so far (SetPlain's check)
 	// shared is index.Options.Shared (nil: every entry is the user's own), asked
 	// once per entry as put files it, not once per candidate of a search
 	shared func(path string) bool
 }
 
 // NewCorpus is the index's corpus; shared is index.Options.Shared (nil: every
-// entry is the user's own).
+// entry is the user's own). Its floor's index is built apart from searches
+// (plain.go).
 func NewCorpus(shared func(path string) bool) *Corpus {
 	c := newCorpus()
-	c.shared = shared
+	c.shared, c.plainApart = shared, true
 	return c
 }
 
@@ -258,9 +260,7 @@ func (c *Corpus) Put(e *Entry, lex []byte) {
 	}
 	c.bySlot[e.Doc.Path] = s
 	e.shared = c.shared != nil && c.shared(e.Doc.Path)
-	if c.plain != nil {
-		c.plain.Add(s, plainText(e.Doc))
-	}
+	c.putPlain(s, e)
 	tfs := e.newTF
 	if tfs == nil && !c.putLex(e, s, lex) {
 		// counted here, not when it was made (rows read from the cache,
@@ -320,9 +320,7 @@ func (c *Corpus) Remove(p string) *Entry {
 		}
 	}
 	delete(c.bySlot, p)
-	if c.plain != nil {
-		c.plain.Remove(s, plainText(e.Doc))
-	}
+	c.removePlain(s, e)
 	c.slots[s] = nil
 	c.free = append(c.free, s)
 	c.live--
@@ -337,23 +335,6 @@ func dropSlot(list []int32, s int32) []int32 {
 		}
 	}
 	return list
-}
-
-// plainIndex is the floor's index, built from every live entry on its
-// first use. A search calls it under the index's read lock, so two may
-// race to it (the Once makes one build); put and remove run under the
-// write lock and see whatever it built.
-func (c *Corpus) plainIndex() *bm25.Index {
-	c.plainOnce.Do(func() {
-		x := bm25.New()
-		for s, e := range c.slots {
-			if e != nil {
-				x.Add(int32(s), plainText(e.Doc))
-			}
-		}
-		c.plain = x
-	})
-	return c.plain
 }
 
 // get returns the entry at path p.

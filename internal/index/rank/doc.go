@@ -36,6 +36,9 @@
 //   - floor.go     the BM25 floor: plain BM25's first entry (bm25.Index,
 //     exactly make eval's baseline) kept in the first places of a
 //     Chinese question's ranking.
+//   - plain.go     the floor's index: kept by Put and Remove once built;
+//     the index's corpus has it built apart from searches
+//     (PlainWanted, BuildPlain, SetPlain), a throwaway one on first use.
 //   - supersede.go the ranked list as package change reorders it: the
 //     newest statement of a thing above the one it replaced, which is
 //     marked (Hit.SupersededBy); the old one first for a question about

@@ -64,9 +64,14 @@ func (r *ranking) plainFloor() int {
 // With a team pool mounted (index.Options.Shared) it is the first of the user's
 // own entries, and a shared one only when none of theirs shares a word
 // with the query: the floor is the user's, as the order is (sharedPrior).
-// Runs after dated, which reads the bounds.
+// Runs after dated, which reads the bounds. While the index has not built
+// the floor's index yet (plain.go), the question ranks without a floor.
 func (r *ranking) plain() {
 	if r.plainFloor() == 0 {
+		return
+	}
+	x := r.c.plainIndex()
+	if x == nil {
 		return
 	}
 	for _, shared := range []bool{false, true} {
@@ -75,7 +80,7 @@ func (r *ranking) plain() {
 			return e != nil && e.shared == shared && passes(r.q, &e.Doc) &&
 				(len(r.bounds) == 0 || dates.InBounds(e.days, r.bounds))
 		}
-		if xs := r.c.plainIndex().Search(r.q.Text, 1, keep); len(xs) > 0 {
+		if xs := x.Search(r.q.Text, 1, keep); len(xs) > 0 {
 			r.admit(xs[0].Doc).plainFirst = true
 			return
 		}
