@@ -67,6 +67,7 @@ type cand struct {
 	dated      bool // about a day the query asks about (dateBonus)
 	literal    bool
 	maybeLit   bool  // holds every query term: the literal check may still pay
+	litDue     bool  // its literal check was due but skipped: it could not reach the top (settleLiterals)
 	newer      int32 // slot+1 of the entry that replaced this one (supersede); 0: none
 	plainFirst bool  // plain BM25 ranks it first (floor)
 	cos        float64

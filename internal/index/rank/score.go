@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/somni-dev/somni/internal/dates"
@@ -54,18 +55,70 @@ func (r *ranking) score(k int) []*cand {
 		cd.shared = e.shared
 		list = append(list, cd)
 	}
-	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
-	for _, cd := range list {
-		if cd.maybeLit && (cd.pinned || cd.key()+literalBonus*cd.prior() >= bar) &&
-			c.slots[cd.slot].holds(r.lit, strings.Contains) {
-			cd.literal = true
-			cd.hybrid += literalBonus
-		}
-	}
+	r.settleLiterals(list, k)
 	// only the top of the list is returned (plus spread seeds): select it
 	// before sorting, so a query with thousands of candidates does not
 	// sort them all
 	return topK(c, list, k)
+}
+
+// settleLiterals runs the deferred literal checks that could still pay:
+// a candidate whose key with literalBonus could reach the k-th best key
+// before any bonus (bar), pinned or not. Checked best first, they stop
+// once k entries are sure to rank above the next: the pinned ones and
+// those a bonus already lifted strictly above what the next could reach.
+// A skipped candidate cannot be returned, so the top k are those checking
+// every one gave; it keeps litDue, and the phases that may still take it
+// from the pool (supersede) settle it then. At 100k synthetic notes
+// nearly every candidate of "redis cache failover replica" holds the
+// whole query: checking them all cost 87 ms a search (BenchmarkSearch's
+// profile, 2026-12-07).
+func (r *ranking) settleLiterals(list []*cand, k int) {
+	bar := kthBest(list, k) // an unpinned entry below this cannot be returned
+	var due []*cand
+	above := 0
+	for _, cd := range list {
+		if cd.pinned {
+			above++
+		}
+		if !cd.maybeLit || !cd.pinned && cd.key()+literalBonus*cd.prior() < bar {
+			continue
+		}
+		if cd.pinned || cd.plainFirst { // the floor may take it from anywhere
+			r.settleLiteral(cd)
+			continue
+		}
+		cd.litDue = true
+		due = append(due, cd)
+	}
+	reach := func(cd *cand) float64 { return (cd.hybrid + literalBonus) * cd.prior() } // its key with the bonus
+	sort.Slice(due, func(i, j int) bool { return reach(due[i]) > reach(due[j]) })
+	var lifted []float64 // keys lifted by a bonus, best first
+	j := 0
+	for _, cd := range due {
+		most := reach(cd)
+		for j < len(lifted) && lifted[j] > most {
+			j++
+		}
+		if above+j >= k {
+			return
+		}
+		if r.settleLiteral(cd) {
+			lifted = append(lifted, cd.key())
+		}
+	}
+}
+
+// settleLiteral runs a candidate's literal check: true when the whole
+// query occurs in it, which earns literalBonus.
+func (r *ranking) settleLiteral(cd *cand) bool {
+	cd.litDue = false
+	if !r.c.slots[cd.slot].holds(r.lit, strings.Contains) {
+		return false
+	}
+	cd.literal = true
+	cd.hybrid += literalBonus
+	return true
 }
 
 // hybridScore combines the semantic and lexical signals, the cosine

@@ -28,7 +28,9 @@ func (r *ranking) supersede(list []*cand, limit int, past bool) []*cand {
 		if cd == nil { // named or found by the second hop
 			cd = &cand{slot: s, spreadFrom: -1, pinnedBy: -1}
 			if p := r.idx[s]; p >= 0 && int(p) < len(r.pool) && r.pool[p].slot == s {
-				cd = &r.pool[p]
+				if cd = &r.pool[p]; cd.litDue {
+					r.settleLiteral(cd)
+				}
 			}
 			bySlot[s] = cd
 		}
