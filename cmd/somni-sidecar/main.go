@@ -38,7 +38,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -58,18 +57,7 @@ import (
 	"github.com/somni-dev/somni/internal/team"
 )
 
-// gcPercent is the collector's target (GOGC) unless the environment sets
-// one. A sidecar's heap is almost all index, and the process holds about
-// heap × (1 + GOGC/100) resident between collections, which the runtime
-// hands back only slowly, while a collection of the index's heap is cheap.
-// 50 keeps most of what 25 saves for half the collections (BenchmarkRSS;
-// measured in docs/ARCHITECTURE.md, Measurements).
-const gcPercent = 50
-
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
 	watchMemProfile()
 	// SOMNI_CPUPROFILE=file profiles a whole run (for `make bench` triage).
 	if p := os.Getenv("SOMNI_CPUPROFILE"); p != "" {

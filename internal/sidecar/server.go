@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -528,7 +529,11 @@ func (s *Server) syncIndex(ctx context.Context, reason string) {
 func (s *Server) logSynced(reason string, stats index.SyncStats) {
 	s.log.Debug("index synced", "reason", reason, "scanned", stats.Scanned, "loaded", stats.Loaded,
 		"queued", stats.Queued, "removed", stats.Removed, "failed", stats.Failed, "took", stats.Duration)
-	if first := s.freedOnce.CompareAndSwap(false, true); first || stats.Loaded >= releaseAfterLoads {
+	first := s.freedOnce.CompareAndSwap(false, true)
+	if first && os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	if first || stats.Loaded >= releaseAfterLoads {
 		// Opening the cache and loading files leave several times the
 		// index's size in garbage; the runtime returns it to the OS only
 		// slowly, and a sidecar lives beside the user's other programs.
@@ -538,6 +543,17 @@ func (s *Server) logSynced(reason string, stats index.SyncStats) {
 		go debug.FreeOSMemory()
 	}
 }
+
+// gcPercent is the collector's target (GOGC) once the first sync has
+// loaded the index, unless the environment sets one. A sidecar's heap is
+// almost all index, and the process holds about heap × (1 + GOGC/100)
+// resident between collections, which the runtime hands back only
+// slowly, while a collection of the index's heap is cheap. 50 keeps most
+// of what 25 saves for half the collections (BenchmarkRSS; measured in
+// docs/ARCHITECTURE.md, Measurements). Set at start, it made the runtime
+// collect a 2 MB heap before the first reply: spawn → ping 30.2 against
+// 26.5 ms p50 with GOGC=100 (40 spawns each, release build, load 1.9–2.7).
+const gcPercent = 50
 
 // releaseAfterLoads is how many files a sync must load before the memory
 // its garbage held is handed back to the OS at once (the first sync after
