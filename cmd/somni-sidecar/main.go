@@ -177,6 +177,7 @@ func parseArgs(args []string, getenv func(string) string) (*options, error) {
 	c.SkillDir = env("SKILL_ROOT_PATH", "")
 	c.LLM = f.llm
 	c.OpenAI = dream.OpenAIConfigFromEnv(getenv)
+	c.KeepGC = getenv("GOGC") != "" // the user's collector target wins over the sidecar's
 	// The only reader of the dream's limits; 0 (unset) takes dream's defaults.
 	if c.MaxLogs, err = envInt(getenv, "SLEEP_MAX_LOGS"); err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
@@ -59,6 +58,10 @@ type Config struct {
 	Assoc assoc.Config
 
 	ConvCharBudget int // CONV_SEARCH_CHAR_BUDGET; ≤0 ⇒ 12000
+
+	// KeepGC leaves the collector's target as the runtime has it (the
+	// environment sets GOGC) instead of gcPercent after the first sync.
+	KeepGC bool
 
 	// StartDelay bounds how long the start-up work waits for a first ping
 	// (see startDelay); ≤0 ⇒ startDelay. Tests set it long to see the gate.
@@ -530,7 +533,7 @@ func (s *Server) logSynced(reason string, stats index.SyncStats) {
 	s.log.Debug("index synced", "reason", reason, "scanned", stats.Scanned, "loaded", stats.Loaded,
 		"queued", stats.Queued, "removed", stats.Removed, "failed", stats.Failed, "took", stats.Duration)
 	first := s.freedOnce.CompareAndSwap(false, true)
-	if first && os.Getenv("GOGC") == "" {
+	if first && !s.cfg.KeepGC {
 		debug.SetGCPercent(gcPercent)
 	}
 	if first || stats.Loaded >= releaseAfterLoads {
@@ -545,7 +548,7 @@ func (s *Server) logSynced(reason string, stats index.SyncStats) {
 }
 
 // gcPercent is the collector's target (GOGC) once the first sync has
-// loaded the index, unless the environment sets one. A sidecar's heap is
+// loaded the index, unless the environment sets one (Config.KeepGC). A sidecar's heap is
 // almost all index, and the process holds about heap × (1 + GOGC/100)
 // resident between collections, which the runtime hands back only
 // slowly, while a collection of the index's heap is cheap. 50 keeps most
