@@ -62,6 +62,13 @@ func TestQuickStart(t *testing.T) {
 	// (the watches wait for the change below, made after this sync)
 	edited := make(chan struct{})
 	ix.beforeWatch = func() { <-edited }
+	defer func() { // a failure before close(edited) must not leave Close waiting for the watches
+		select {
+		case <-edited:
+		default:
+			close(edited)
+		}
+	}()
 
 	// a change after the listing was taken, then a sync asked for after
 	// it: the held-up listing cannot serve it
