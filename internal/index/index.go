@@ -106,7 +106,10 @@ type Index struct {
 // broken one). It does not sync: call Sync, typically in the background, so
 // the caller can answer at once. When it watches, it lists the Source
 // beside the load, and the first full Sync uses that listing unless a
-// watch event came after it began.
+// watch event came after it began. It reads the corpus from the cache's
+// snapshot when that is a copy of the file (snapshot.go), else the rows.
+// With Options.QuickStart it returns once the cache is read and watches
+// later (watchLater).
 func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.Path == "" {
 		return nil, errors.New("index: Options.Path is required")
