@@ -18,9 +18,9 @@ import (
 // The snapshot is the corpus written whole to bytes and read back: every
 // entry with its lexical view and vector, and the keyword index's posting
 // lists. A start reads it in one pass instead of reading the cache's rows
-// and posting each entry's terms again (100k short notes, --embed off, 2
-// cores: 1.1 s of CPU for the rows and 0.6 s for the postings; the
-// snapshot opens in well under half of that, BenchmarkOpenCache).
+// and posting each entry's terms again (what that saves a restart:
+// docs/ARCHITECTURE.md, Measurements; BenchmarkOpenCache in package index
+// times the two reads alone).
 //
 // It is a copy of the cache file, never a source of truth: package index
 // decides when one is written and read (the cache file's identity and
