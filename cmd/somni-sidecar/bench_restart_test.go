@@ -41,7 +41,7 @@ func BenchmarkRestart(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("notes=%d", n), func(b *testing.B) {
 			dir := corpusOf(b, n, 15)
-			for _, s := range []string{"", "-wal", "-shm"} {
+			for _, s := range []string{"", "-wal", "-shm", "-snap"} {
 				os.Remove(dir + "/index.sqlite" + s) // a first start builds it
 			}
 			first := startSynced(b, dir, nil)

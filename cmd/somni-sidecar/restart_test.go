@@ -14,10 +14,12 @@ import (
 // TestChangesWhileStoppedFoundAfterRestart stops the sidecar, edits the
 // memory by hand while nothing watches it — an entry rewritten in place
 // at the same size, a new entry, an entry deleted — and starts it again
-// on the same data dir, whose index cache holds the old files. Each
+// on the same data dir: a start reads the index from its cache (the
+// snapshot a clean stop wrote, or the rows after a kill), answers from it
+// at once, and reconciles it with the files in the background. Each
 // change must be in recall, once index.sync has answered (it answers
-// once the index matches the files) and without it, after a clean stop
-// and after kill -9.
+// once the index matches the files) and without it (the reconciling
+// finds it by itself), after a clean stop and after kill -9.
 func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	entry := func(name, desc, body string) string {
@@ -52,6 +54,9 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 	s.call("shutdown", nil, nil)
 	if code := s.waitExit(); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.sqlite-snap")); err != nil {
+		t.Fatalf("no snapshot after a clean stop: %v", err)
 	}
 
 	round := 0
@@ -91,14 +96,15 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 			!strings.Contains(recall(s, deleted), fmt.Sprintf("note-%03d", 200+round))
 	}
 	for _, tc := range []struct {
-		name string
-		sync bool // ask index.sync before recalling
-		kill bool // end this run with kill -9, not shutdown (the next case's start)
+		name      string
+		sync      bool // ask index.sync before recalling
+		afterKill bool // the run before was killed
+		kill      bool // end this run with kill -9, not shutdown (the next case's start)
 	}{
-		{"index.sync after a clean stop", true, false},
-		{"background reconcile after a clean stop", false, true},
-		{"index.sync after kill -9", true, true},
-		{"background reconcile after kill -9", false, false},
+		{"index.sync after a clean stop", true, false, false},
+		{"background reconcile after a clean stop", false, false, true},
+		{"index.sync after kill -9", true, true, true},
+		{"background reconcile after kill -9", false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			edited, added, deleted := change()
@@ -119,6 +125,12 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 				}
 			}
+			// after a clean stop the start read the snapshot, not the rows
+			// (after a kill it may read either: the cache may have moved
+			// past the snapshot or not)
+			if opened := "index: opened"; !tc.afterKill && !strings.Contains(s.stderr.String(), "snapshot=true") {
+				t.Errorf("a start after a clean stop did not read the snapshot: %q", lineWith(s.stderr.String(), opened))
+			}
 			// the next round starts from a kill or a clean stop
 			synced(s)
 			recall(s, "topic001") // a reinforcement: the cache moves past the snapshot
@@ -133,4 +145,14 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 			s.assertProtocolOnly()
 		})
 	}
+}
+
+// lineWith is the first line of s holding sub, or "".
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }

@@ -178,3 +178,43 @@ func (w *Weighted) weightOf(t string) float64 {
 	ref := math.Log(1 + (float64(w.live)-n+0.5)/(n+0.5))
 	return min(1, w.idf(t)/ref)
 }
+
+// Each calls f with every term that has postings and its list, in term id
+// order (a snapshot of the index; f must not keep or change the list).
+func (w *Weighted) Each(f func(term string, list []Posting)) {
+	terms := make([]string, len(w.lists))
+	for t, id := range w.ids {
+		terms[id] = t
+	}
+	for id, l := range w.lists {
+		if len(l) > 0 {
+			f(terms[id], l)
+		}
+	}
+}
+
+// Len is the weighted length of document doc, or -1 when it is not in the index.
+func (w *Weighted) Len(doc int32) float32 {
+	if int(doc) >= len(w.lens) {
+		return -1
+	}
+	return w.lens[doc]
+}
+
+// RestoreWeighted is a Weighted holding terms[i]'s postings lists[i] (each
+// sorted or not, as Each gave them) and documents of lengths lens (-1: no
+// document): Each's output put back without posting term by term. It
+// takes ownership of the slices.
+func RestoreWeighted(terms []string, lists [][]Posting, lens []float32) *Weighted {
+	w := &Weighted{ids: make(map[string]int32, len(terms)), lists: lists, lens: lens}
+	for i, t := range terms {
+		w.ids[t] = int32(i)
+	}
+	for _, l := range lens {
+		if l >= 0 {
+			w.live++
+			w.total += float64(l)
+		}
+	}
+	return w
+}

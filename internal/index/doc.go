@@ -24,7 +24,13 @@
 //   - floor.go     the BM25 floor's index built apart from searches: at
 //     the end of Sync, else in the background, while the corpus wants
 //     one (rank.Corpus.PlainWanted).
-//   - types.go     Source, FileRef, Status, SyncStats, Options.
+//   - snapshot.go  when the corpus' snapshot is read (it names the cache
+//     file's identity and write generation and the live embedder) and
+//     written (a clean Close, and once after a start that read the rows),
+//     so a restart reads the corpus in one pass instead of the rows.
+//   - types.go     Source, FileRef, Status, SyncStats, Options (QuickStart:
+//     Open returns once the cache is read, the Source is listed beside
+//     it, the watches follow the first full sync; SyncSince).
 //   - memsource.go an in-memory Source.
 //   - package rank (internal/index/rank): the in-memory corpus and the
 //     hybrid ranking over it, its Map in its own doc.

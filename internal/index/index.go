@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/somni-dev/somni/internal/index/watch"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/somni-dev/somni/internal/embed"
 	"github.com/somni-dev/somni/internal/index/cache"
 	"github.com/somni-dev/somni/internal/index/rank"
+	"github.com/somni-dev/somni/internal/index/watch"
 	"github.com/somni-dev/somni/internal/safefs"
 )
 
@@ -73,10 +73,26 @@ type Index struct {
 	syncing    atomic.Bool
 	closed     atomic.Bool
 	changes    watch.Changes  // what the watcher saw change since it was last synced
-	w          *watch.Watcher // nil without WatchDirs or when watching failed
+	w          *watch.Watcher // nil without WatchDirs or when watching failed; set before wstate says watchOn
+	wstate     atomic.Int32   // watchOff, watchPending (QuickStart, until watchLater is done) or watchOn
 	fs         *safefs.FS     // the boundary named paths are stat'ed through; nil without Roots (see lstat)
 	counters   syncCounters
-	prescan    *listing // the Source as Open listed it, for the first full sync
+	prescan    *listing      // the Source as Open listed it, for the first full sync
+	loadDone   chan struct{} // closed once watchThenList is done (not QuickStart)
+
+	// QuickStart: firstFull closes when the first full sync has run,
+	// watched when watchLater is done (watching, or given up).
+	firstFull, watched chan struct{}
+	firstOnce          sync.Once
+	beforeWatch        func() // tests: runs in watchLater before the watches
+
+	// the snapshot file (snapshot.go) holds the corpus at this cache
+	// generation; snapshotDue: the start read rows, write one after the
+	// first full sync
+	snapID      string
+	snapGen     uint64
+	snapshotDue bool
+	cached      int // entries the start read from the cache
 
 	// background safety-net scans (watched indexes only)
 	bgMu      sync.Mutex // orders bg.Add against Close
@@ -92,7 +108,10 @@ type Index struct {
 // broken one). It does not sync: call Sync, typically in the background, so
 // the caller can answer at once. When it watches, it lists the Source
 // beside the load, and the first full Sync uses that listing unless a
-// watch event came after it began.
+// watch event came after it began. It reads the corpus from the cache's
+// snapshot when that is a copy of the file (snapshot.go), else the rows.
+// With Options.QuickStart it returns once the cache is read and watches
+// later (watchLater).
 func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.Path == "" {
 		return nil, errors.New("index: Options.Path is required")
@@ -128,32 +147,94 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		ix.fs = fsys
 	}
 	ix.changes.MarkFull() // nothing scanned yet: the first search scans everything
-	// Watching walks every folder (50k notes: 0.4 s), then the Source is
-	// listed (0.3 s), in that order as a sync must (a change after the
-	// listing is a watch event), beside reading the cache and posting its
-	// rows (0.3 + 0.4 s); the first full sync uses the listing.
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		if len(opts.WatchDirs) > 0 {
-			w, err := watch.Start(opts.WatchDirs, ix.log, &ix.changes)
-			if ix.w = w; err != nil { // nil with an error
-				ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
-					"err", err, "scan_interval", opts.ScanInterval)
-			}
-		}
-		if ix.w != nil { // unwatched, a change before the first sync would go unseen
-			ix.prescan = ix.list(ctx)
-		}
-	}()
-	st, entries, lexes, err := openCache(ctx, opts.Path, ix.log)
-	if err != nil {
-		if <-watched; ix.w != nil {
-			ix.w.Close()
+	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
+	t0 := time.Now()
+	if opts.QuickStart {
+		// The Source is listed beside the cache load, unwatched; Open
+		// returns once the cache is read, and the first full sync uses
+		// the listing (when it was taken after the sync was asked for:
+		// see SyncSince). Watching starts after that sync, in the
+		// background (watchLater).
+		ix.firstFull = make(chan struct{})
+		ix.watched = make(chan struct{})
+		ix.prescan = ix.listAsync()
+	} else if err := ix.watchThenList(ctx); err != nil {
+		return nil, err
+	}
+	if err := ix.load(ctx); err != nil {
+		ix.bgCancel()
+		ix.bg.Wait()
+		if w := ix.w; w != nil {
+			w.Close()
 		}
 		return nil, err
 	}
+	ix.log.Debug("index: opened", "entries", ix.c.Len(), "snapshot", ix.snapID != "", "took", time.Since(t0))
+	// Entries loaded without a current vector are queued by the first
+	// full sync (plan.stale), once it knows which of them still exist.
+	ix.startEmbedder()
+	if opts.QuickStart {
+		if len(opts.WatchDirs) > 0 {
+			ix.wstate.Store(watchPending)
+		}
+		ix.goBg(ix.watchLater)
+	}
+	return ix, nil
+}
+
+// watchThenList is the start of an index that is not QuickStart: watching
+// walks every folder, then the Source is listed, in that order as a sync
+// must (a change after the listing is a watch event), beside reading the
+// cache; Open waits for both, and the first full sync uses the listing.
+func (ix *Index) watchThenList(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if len(ix.opts.WatchDirs) > 0 {
+			w, err := watch.Start(ix.opts.WatchDirs, ix.log, &ix.changes)
+			if err != nil { // nil with an error
+				ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
+					"err", err, "scan_interval", ix.opts.ScanInterval)
+			} else {
+				ix.w = w
+				ix.wstate.Store(watchOn)
+			}
+		}
+		if ix.w != nil { // unwatched, a change before the first sync would go unseen
+			l := &listing{at: ix.now(), started: time.Now(), gen: ix.changes.Gen(), watched: true, done: make(chan struct{})}
+			l.refs, l.err = ix.opts.Source.Scan(ctx)
+			close(l.done)
+			ix.prescan = l
+		}
+	}()
+	ix.loadDone = done
+	return nil
+}
+
+// load reads the cache into the corpus: its snapshot when it has one of
+// the file's generation, else its rows.
+func (ix *Index) load(ctx context.Context) error {
+	var restored *rank.Corpus
+	st, rows, _, err := cache.OpenSkipping(ctx, ix.opts.Path, ix.log, func(id string, gen uint64) bool {
+		if restored = ix.readSnapshot(id, gen); restored != nil {
+			ix.snapID, ix.snapGen = id, gen
+		}
+		return restored != nil
+	})
+	if ix.loadDone != nil {
+		<-ix.loadDone
+	}
+	if err != nil {
+		return err
+	}
 	ix.st = st
+	if restored != nil {
+		ix.c, ix.cached = restored, restored.Len()
+		return nil
+	}
+	ix.cached = len(rows)
+	entries, lexes := entriesOf(rows)
+	rows = nil
 	var backfill []cache.Row // views missing (an older cache) or stale: counted here, stored for the next start
 	for i, e := range entries {
 		if e.Embedder != ix.embID {
@@ -169,16 +250,133 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	if err := st.WriteLex(ctx, backfill); err != nil {
 		ix.log.Warn("index: lexical views not stored; the next start counts them again", "err", err)
 	}
-	<-watched
-	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
-	// Entries loaded without a current vector are queued by the first
-	// full sync (plan.stale), once it knows which of them still exist.
-	ix.startEmbedder()
-	return ix, nil
+	if len(entries) > 0 {
+		ix.snapshotDue = true // written once the first full sync is done
+	}
+	return nil
 }
 
-// Watching reports whether a file watcher keeps the index fresh.
-func (ix *Index) Watching() bool { return ix.w != nil }
+// Watching reports whether a file watcher keeps the index fresh (with
+// QuickStart, only once watchLater has started it).
+func (ix *Index) Watching() bool { return ix.wstate.Load() == watchOn }
+
+// State reads a caller's key of the cache's state table ("" when unset):
+// facts about the data dir kept with its index, such as when housekeeping
+// last ran. Like the cache, it may be lost at any time.
+func (ix *Index) State(ctx context.Context, key string) (string, error) {
+	ix.pubMu.Lock() // it guards ix.st against reopenIfGone
+	defer ix.pubMu.Unlock()
+	return ix.st.State(ctx, "x-"+key)
+}
+
+// SetState records a caller's key of the cache's state table.
+func (ix *Index) SetState(ctx context.Context, key, value string) error {
+	ix.pubMu.Lock()
+	defer ix.pubMu.Unlock()
+	return ix.st.SetState(ctx, "x-"+key, value)
+}
+
+// Cached is how many entries Open read from the cache: an index that
+// starts with some can answer searches before its first sync.
+func (ix *Index) Cached() int { return ix.cached }
+
+// Watched is closed once a QuickStart index has set up its watcher (or
+// given up on it) and run the full sync that follows; at once otherwise.
+// Housekeeping that walks the tree waits for it, not to compete with it.
+func (ix *Index) Watched() <-chan struct{} {
+	if ix.watched == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return ix.watched
+}
+
+// The watcher's states (Index.wstate).
+const (
+	watchOff     = iota // no WatchDirs, or watching failed: searches rescan by mtime
+	watchPending        // QuickStart: watchLater has not set it up yet
+	watchOn
+)
+
+// goBg runs f on a goroutine Close waits for; after Close it runs nothing.
+func (ix *Index) goBg(f func(ctx context.Context)) {
+	ix.bgMu.Lock()
+	defer ix.bgMu.Unlock()
+	if ix.closed.Load() {
+		return
+	}
+	ix.bg.Add(1)
+	go func() {
+		defer ix.bg.Done()
+		f(ix.bgCtx)
+	}()
+}
+
+// listAsync lists the Source in the background; the listing's done
+// closes when it is there.
+func (ix *Index) listAsync() *listing {
+	l := &listing{at: ix.now(), started: time.Now(), gen: ix.changes.Gen(), done: make(chan struct{})}
+	ix.bg.Add(1) // Open has not returned: nothing closes meanwhile
+	go func() {
+		defer ix.bg.Done()
+		defer close(l.done)
+		l.refs, l.err = ix.opts.Source.Scan(ix.bgCtx)
+		ix.log.Debug("index: listed", "files", len(l.refs), "took", time.Since(l.started), "err", l.err)
+	}()
+	return l
+}
+
+// watchAfter bounds how long a QuickStart index waits for its first full
+// sync before it sets up its watcher anyway.
+const watchAfter = 10 * time.Second
+
+// watchLater is a QuickStart index's watching: after the first full sync
+// (or watchAfter), it watches every folder, then runs a full sync on a new
+// listing, which finds what changed between the first sync's listing and
+// the watches; from then on the watcher names what changes. Where
+// watching fails, searches rescan by mtime as without WatchDirs.
+func (ix *Index) watchLater(ctx context.Context) {
+	defer close(ix.watched)
+	select {
+	case <-ix.firstFull:
+	case <-time.After(watchAfter):
+	case <-ctx.Done():
+		return
+	}
+	if ix.beforeWatch != nil {
+		ix.beforeWatch()
+	}
+	if len(ix.opts.WatchDirs) > 0 {
+		start := time.Now()
+		w, err := watch.StartContext(ctx, ix.opts.WatchDirs, ix.log, &ix.changes)
+		if err != nil {
+			ix.wstate.Store(watchOff)
+			if ctx.Err() != nil {
+				return
+			}
+			ix.log.Warn("index: not watching memory for hand edits; searches rescan by mtime instead",
+				"err", err, "scan_interval", ix.opts.ScanInterval)
+		} else {
+			ix.syncMu.Lock()
+			ix.w = w
+			ix.wstate.Store(watchOn)
+			_, named := ix.changes.Take()
+			_, err = ix.syncLocked(ctx, named, start)
+			ix.syncMu.Unlock()
+			ix.log.Debug("index: watching", "took", time.Since(start), "err", err)
+		}
+	}
+	// a start that read the rows leaves the snapshot the next one reads
+	ix.syncMu.Lock()
+	if ix.snapshotDue && ctx.Err() == nil {
+		ix.snapshotDue = false
+		ix.pubMu.Lock()
+		ix.writeSnapshot(ctx)
+		ix.pubMu.Unlock()
+	}
+	ix.syncMu.Unlock()
+}
 
 // Close closes the database. The embedder belongs to the caller.
 func (ix *Index) Close() error {
@@ -199,6 +397,9 @@ func (ix *Index) Close() error {
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	ix.flushDeferred()
+	ix.pubMu.Lock()
+	ix.writeSnapshot(context.Background())
+	ix.pubMu.Unlock()
 	if err := ix.st.Close(); err != nil {
 		return fmt.Errorf("index: close: %w", err)
 	}
@@ -301,13 +502,21 @@ func (ix *Index) Search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 // once the BM25 floor's index is built too, where the corpus wants one
 // (floor.go), so a caller that synced ranks as make eval measures.
 func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
+	return ix.SyncSince(ctx, time.Now())
+}
+
+// SyncSince is Sync for a caller that asked for it at asked: a listing
+// of the Source taken since then (QuickStart's, beside the cache load)
+// serves it. A zero asked takes any listing Open made (the start's own
+// sync).
+func (ix *Index) SyncSince(ctx context.Context, asked time.Time) (SyncStats, error) {
 	if ix.closed.Load() {
 		return SyncStats{}, errors.New("index: sync on closed index")
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
 	_, named := ix.changes.Take()
-	stats, err := ix.syncLocked(ctx, named)
+	stats, err := ix.syncLocked(ctx, named, asked)
 	if err == nil {
 		ix.floorLocked(ctx)
 	}
@@ -337,13 +546,16 @@ func (ix *Index) reopenIfGone(ctx context.Context, stats *SyncStats) (bool, erro
 // ix.changes by the caller): they are reloaded even when their mtime and
 // size look unchanged, since two writes can share a coarse mtime. On
 // failure they are put back, so the next search retries.
-func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats SyncStats, err error) {
+func (ix *Index) syncLocked(ctx context.Context, named map[string]bool, asked time.Time) (stats SyncStats, err error) {
 	start := time.Now()
 	ix.syncing.Store(true)
 	defer ix.syncing.Store(false)
 	defer func() {
 		if err != nil {
 			ix.changes.Restore(true, named)
+		}
+		if ix.firstFull != nil && ctx.Err() == nil {
+			ix.firstOnce.Do(func() { close(ix.firstFull) })
 		}
 	}()
 	persistAll, err := ix.reopenIfGone(ctx, &stats)
@@ -352,8 +564,17 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 	}
 	candidates := ix.ignoreCandidates(named) // stat before the scan; see noteIgnored
 	l := ix.prescan
-	if ix.prescan = nil; l == nil || l.gen != ix.changes.Gen() || l.err != nil {
-		l = ix.list(ctx) // none, or something changed since it was taken
+	ix.prescan = nil
+	if l != nil {
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+			ix.prescan = l // still the start's: the next sync may use it
+			return stats, fmt.Errorf("index: scan: %w", ctx.Err())
+		}
+	}
+	if l == nil || l.err != nil || l.gen != ix.changes.Gen() || !l.watched && l.started.Before(asked) {
+		l = ix.list(ctx) // none, or something changed since it was taken, or it is older than the ask
 	}
 	refs, err := l.refs, l.err
 	if err != nil {
@@ -365,12 +586,30 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 
 	// compare the scan with what is indexed (read lock only)
 	plan := syncPlan{persistAll: persistAll}
-	seen := make(map[string]bool, len(refs))
+	// what the scan reported: indexed entries by slot (a map of every
+	// path cost a restart at 100k notes 10 MB and 30 ms), the few failed
+	// or candidate paths by name
+	var seen, wanted map[string]bool
+	if len(ix.failed) > 0 || len(candidates) > 0 {
+		seen, wanted = map[string]bool{}, make(map[string]bool, len(ix.failed)+len(candidates))
+		for p := range ix.failed {
+			wanted[p] = true
+		}
+		for _, p := range candidates {
+			wanted[p] = true
+		}
+	}
 	ix.mu.RLock()
+	seenSlot := make([]bool, ix.c.Slots())
 	for _, r := range refs {
-		seen[r.Path] = true
+		if wanted[r.Path] {
+			seen[r.Path] = true
+		}
 		force := hasKey(named, r.Path)
-		e := ix.c.Get(r.Path)
+		s, e := ix.c.Find(r.Path)
+		if e != nil {
+			seenSlot[s] = true
+		}
 		if e != nil && sameRef(refOf(e), r) && !force {
 			if !ix.off && !ix.current(e) {
 				plan.stale = append(plan.stale, e.Doc.Path)
@@ -382,9 +621,9 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 		}
 		plan.changed = append(plan.changed, r)
 	}
-	for e := range ix.c.All() {
-		if p := e.Doc.Path; !seen[p] {
-			plan.removed = append(plan.removed, p)
+	for s, e := range ix.c.Slotted() {
+		if !seenSlot[s] {
+			plan.removed = append(plan.removed, e.Doc.Path)
 		}
 	}
 	ix.mu.RUnlock()
@@ -404,14 +643,17 @@ func (ix *Index) syncLocked(ctx context.Context, named map[string]bool) (stats S
 // listing is the Source's files at a moment, with the watcher's change
 // count then.
 type listing struct {
-	refs []FileRef
-	err  error
-	at   time.Time
-	gen  uint64
+	refs    []FileRef
+	err     error
+	at      time.Time // by ix.now, for lastScanNS
+	started time.Time // by the wall clock, against a sync's ask
+	gen     uint64
+	watched bool          // taken under a watcher: a change since shows in gen
+	done    chan struct{} // closed once refs and err are set
 }
 
 func (ix *Index) list(ctx context.Context) *listing {
-	l := &listing{at: ix.now(), gen: ix.changes.Gen()}
+	l := &listing{at: ix.now(), started: time.Now(), gen: ix.changes.Gen(), watched: ix.wstate.Load() == watchOn}
 	l.refs, l.err = ix.opts.Source.Scan(ctx)
 	return l
 }

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/somni-dev/somni/internal/index/cache"
@@ -12,26 +11,24 @@ import (
 // Link is one related: reference as stored in the links table.
 type Link = cache.Link
 
-// openCache opens the SQLite cache (package cache) and turns its rows
-// into entries, counted by corpus.put one at a time.
-func openCache(ctx context.Context, p string, log *slog.Logger) (*cache.Store, []*rank.Entry, [][]byte, error) {
-	st, rows, _, err := cache.Open(ctx, p, log)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var out []*rank.Entry
+// entriesOf turns the cache's rows into entries, each with its stored
+// lexical view, counted by Corpus.Put one at a time.
+func entriesOf(rows []cache.Row) ([]*rank.Entry, [][]byte) {
+	out := make([]*rank.Entry, len(rows))
 	lexes := make([][]byte, len(rows))
+	slab := make([]rank.Entry, len(rows)) // one allocation, not one per row
 	for i := range rows {
 		r := &rows[i]
-		e := &rank.Entry{Doc: rank.Doc{Path: r.Path, Kind: r.Kind, Name: r.Name, Description: r.Description,
+		e := &slab[i]
+		e.Doc = rank.Doc{Path: r.Path, Kind: r.Kind, Name: r.Name, Description: r.Description,
 			Body: r.Body, Type: r.Type, Score: r.Score, Related: r.Related, Tags: r.Tags, When: r.When,
 			AppliesWhen: r.AppliesWhen, NotAppliesWhen: r.NotAppliesWhen, Context: r.Context,
-			Supersedes: r.Supersedes, SupersededBy: r.SupersededBy}}
+			Supersedes: r.Supersedes, SupersededBy: r.SupersededBy}
 		setRef(e, FileRef{ModTime: r.ModTime, Size: r.Size})
 		e.DocHash, e.EmbedHash, e.Embedder, e.Vec = r.DocHash, r.EmbedHash, r.Embedder, r.Vec
-		out, lexes[i] = append(out, e), r.Lex
+		out[i], lexes[i] = e, r.Lex
 	}
-	return st, out, lexes, nil
+	return out, lexes
 }
 
 // refOf is the scan facts e was loaded with; setRef records them.

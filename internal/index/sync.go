@@ -62,12 +62,22 @@ func (ix *Index) refresh(ctx context.Context) {
 	if iv < 0 {
 		return
 	}
+	if ix.firstFull != nil {
+		select {
+		case <-ix.firstFull:
+		default:
+			return // QuickStart: the caller's first sync reconciles; search the cache meanwhile
+		}
+	}
 	last := ix.lastScanNS.Load()
 	age := time.Duration(ix.now().UnixNano() - last)
-	if ix.w == nil {
+	switch ix.wstate.Load() {
+	case watchPending:
+		return // watchLater's full sync follows the watches
+	case watchOff:
 		if age >= iv && ix.syncMu.TryLock() {
 			_, named := ix.changes.Take()
-			_, err := ix.syncLocked(ctx, named)
+			_, err := ix.syncLocked(ctx, named, time.Time{})
 			ix.syncMu.Unlock()
 			if err != nil {
 				ix.log.Warn("sync before search failed; searching cached index", "err", err)
@@ -78,7 +88,7 @@ func (ix *Index) refresh(ctx context.Context) {
 	if ix.changes.Pending() && ix.syncMu.TryLock() {
 		var err error
 		if full, paths := ix.changes.Take(); full {
-			_, err = ix.syncLocked(ctx, nil)
+			_, err = ix.syncLocked(ctx, nil, time.Time{})
 		} else if len(paths) > 0 {
 			_, err = ix.syncPathsLocked(ctx, paths)
 		}
@@ -115,7 +125,7 @@ func (ix *Index) safetyScan() {
 			return // closing, or another full scan ran while we waited
 		}
 		_, named := ix.changes.Take()
-		if _, err := ix.syncLocked(ix.bgCtx, named); err != nil && ix.bgCtx.Err() == nil {
+		if _, err := ix.syncLocked(ix.bgCtx, named, time.Time{}); err != nil && ix.bgCtx.Err() == nil {
 			ix.log.Warn("index safety-net scan failed", "err", err)
 		}
 	}()
@@ -173,7 +183,7 @@ const maxIgnored = 4096
 // back so the next search retries. Callers hold syncMu.
 func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (stats SyncStats, err error) {
 	if ix.st.Gone() {
-		return ix.syncLocked(ctx, paths) // a rebuilt database needs every entry
+		return ix.syncLocked(ctx, paths, time.Now()) // a rebuilt database needs every entry
 	}
 	start := time.Now()
 	ix.syncing.Store(true)
@@ -193,7 +203,7 @@ func (ix *Index) syncPathsLocked(ctx context.Context, paths map[string]bool) (st
 		var needFull bool
 		if found, needFull = ix.statPaths(paths, covered); needFull {
 			ix.syncing.Store(false)
-			return ix.syncLocked(ctx, paths)
+			return ix.syncLocked(ctx, paths, time.Now())
 		}
 	}
 	ix.counters.pathSyncs.Add(1)

@@ -91,6 +91,13 @@ type Options struct {
 	// rescan when it saw a change, and at the latest after
 	// WatchSafetyInterval. <0 ⇒ searches never scan (callers Sync).
 	ScanInterval time.Duration
+	// QuickStart makes Open return once the cache is read, so searches
+	// answer from it at once: the Source is listed in the background for
+	// the first full sync, searches do not wait for that sync (the caller
+	// runs it: SyncSince), and the WatchDirs are watched only after it,
+	// in the background, followed by one more full sync that finds what
+	// changed between the two (see Watched).
+	QuickStart bool
 }
 
 // WatchSafetyInterval is how long a watched index trusts silence before a

@@ -475,7 +475,7 @@ type syncParams struct {
 // off after a failure is not waited out: the reply is still ok, the
 // entries are keyword-searchable, and ping.vector says false meanwhile.
 func (s *Server) indexSync(ctx context.Context, p syncParams) (any, error) {
-	c := s.syncShared(strings.TrimSpace("host " + p.Reason))
+	c := s.syncShared(strings.TrimSpace("host "+p.Reason), time.Now())
 	select {
 	case <-c.done:
 	case <-ctx.Done():

@@ -114,6 +114,7 @@ type Server struct {
 	// until it opens: see startDelay.
 	startGate chan struct{}
 	startOnce sync.Once
+	started   time.Time // when New ran: warmWait counts from it
 
 	syncMu   sync.Mutex // guards syncCur, syncNext
 	syncCur  *syncCall  // the shared sync running now
@@ -173,6 +174,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: log, now: cfg.Now, store: st, pools: pools, logs: logs, capture: logs.Capture(),
 		ixReady: make(chan struct{}), firstSync: make(chan struct{}), startGate: make(chan struct{}), shutdown: make(chan struct{}),
 		assoc: &assocGate{cfg: cfg.Assoc}}
+	s.started = time.Now()
 	s.bgCtx, s.bgCancel = context.WithCancel(context.Background())
 	s.dreamer = dream.New(dream.Config{
 		Store:    st,
@@ -195,12 +197,19 @@ func New(cfg Config) (*Server, error) {
 	s.goBackground(s.afterStart(s.openIndex))
 	s.goBackground(s.afterStart(func(ctx context.Context) {
 		// Housekeeping walks the whole store as the startup sync's scan
-		// does; run beside it they share the cores, and the first recall
-		// waits for the sync, not for this (what the walk costs a large
-		// store: docs/ARCHITECTURE.md, Measurements).
+		// does, and the watcher's; run beside them they share the cores,
+		// so it waits for both: the first recall waits for the sync, not
+		// for this (what the walk costs a large store:
+		// docs/ARCHITECTURE.md, Measurements).
 		select {
 		case <-s.firstSync:
 		case <-ctx.Done():
+		}
+		if ix := s.readyIndex(); ix != nil {
+			select {
+			case <-ix.Watched():
+			case <-ctx.Done():
+			}
 		}
 		if ctx.Err() == nil {
 			s.sweepTemps(ctx)
@@ -371,6 +380,7 @@ func (s *Server) openIndex(ctx context.Context) {
 		Roots:        src.roots(),
 		Shared:       src.shared(),
 		ScanInterval: scanInterval,
+		QuickStart:   true,
 	})
 	if err != nil {
 		_ = emb.Close()
@@ -387,8 +397,9 @@ func (s *Server) openIndex(ctx context.Context) {
 	// published: an index.sync the host sent while the index opened joins
 	// it, as its scan has not begun, instead of queueing a second full
 	// scan behind it (each walks every entry folder: docs/ARCHITECTURE.md,
-	// Measurements).
-	c := s.syncShared("startup")
+	// Measurements). Its zero ask takes the listing Open made beside the
+	// cache load.
+	c := s.syncShared("startup", time.Time{})
 	close(s.ixReady)
 	<-c.done
 }
@@ -404,19 +415,45 @@ func (s *Server) Index(ctx context.Context) (*index.Index, error) {
 	}
 }
 
-// firstSyncWait bounds how long a search waits for the startup sync: long
-// enough for keyword indexing of a large store, short enough that a slow
-// first embedding pass cannot stall a tool call.
+// firstSyncWait bounds how long a search waits for the startup sync of an
+// index that opened empty (a first start, a cache deleted): long enough
+// for keyword indexing of a large store, short enough that a slow first
+// embedding pass cannot stall a tool call.
 const firstSyncWait = 5 * time.Second
 
-// syncedIndex is Index after waiting (bounded) for the startup sync, so the
-// first recall after a start sees the whole store.
+// warmWait is how long after the server started a search waits for the
+// startup sync of an index that opened from its cache: past it, recall
+// answers from the cache while the sync reconciles it with the files (a
+// restart at 100k notes lists them for about half a second); before it,
+// a small store's sync has usually finished, and its first recall sees
+// what changed while the sidecar was stopped.
+const warmWait = 100 * time.Millisecond
+
+// syncedIndex is Index after waiting (bounded) for the startup sync: an
+// index read from its cache waits until warmWait after the start at most,
+// one that opened empty up to firstSyncWait.
 func (s *Server) syncedIndex(ctx context.Context) (*index.Index, error) {
 	s.openStartGate()
+	cold := time.NewTimer(firstSyncWait)
+	defer cold.Stop()
 	select {
 	case <-s.firstSync:
-	case <-time.After(firstSyncWait):
-		s.log.Warn("startup index sync still running; searching what is indexed so far")
+		return s.Index(ctx)
+	case <-s.ixReady:
+	case <-cold.C:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("sidecar: waiting for the index: %w", ctx.Err())
+	}
+	wait := cold.C
+	if ix := s.readyIndex(); ix != nil && ix.Cached() > 0 {
+		warm := time.NewTimer(time.Until(s.started.Add(warmWait)))
+		defer warm.Stop()
+		wait = warm.C
+	}
+	select {
+	case <-s.firstSync:
+	case <-wait:
+		s.log.Debug("startup index sync still running; searching what is indexed so far")
 	case <-ctx.Done():
 		return nil, fmt.Errorf("sidecar: waiting for the index: %w", ctx.Err())
 	}
@@ -439,10 +476,14 @@ type syncCall struct {
 	done     chan struct{} // closed when err is set
 	err      error
 	scanning bool // its scan may have begun: callers queue behind it (guarded by Server.syncMu)
+	// asked is when the last of its callers asked (zero: only the start's
+	// own sync): a listing of the files older than that cannot serve it
+	// (guarded by Server.syncMu)
+	asked time.Time
 }
 
 // SyncIndexAsync schedules an index sync without waiting for it.
-func (s *Server) SyncIndexAsync(reason string) { s.syncShared(reason) }
+func (s *Server) SyncIndexAsync(reason string) { s.syncShared(reason, time.Now()) }
 
 // syncShared starts or joins an index sync. With none running it starts
 // one; while one runs, every caller joins the single sync queued after it,
@@ -450,16 +491,22 @@ func (s *Server) SyncIndexAsync(reason string) { s.syncShared(reason) }
 // may have missed the running scan, but never the next one, and a burst
 // of requests costs at most two syncs. One that has not begun its scan
 // yet (waiting for the index to open) is joined as it is.
-func (s *Server) syncShared(reason string) *syncCall {
+func (s *Server) syncShared(reason string, asked time.Time) *syncCall {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
+	join := func(c *syncCall) *syncCall {
+		if asked.After(c.asked) {
+			c.asked = asked
+		}
+		return c
+	}
 	if s.syncNext != nil {
-		return s.syncNext
+		return join(s.syncNext)
 	}
 	if s.syncCur != nil && !s.syncCur.scanning {
-		return s.syncCur
+		return join(s.syncCur)
 	}
-	c := &syncCall{reason: reason, done: make(chan struct{})}
+	c := &syncCall{reason: reason, done: make(chan struct{}), asked: asked}
 	if s.syncCur != nil {
 		s.syncNext = c
 		return c
@@ -481,10 +528,11 @@ func (s *Server) runSyncs(ctx context.Context) {
 		s.syncMu.Unlock()
 		c.err = ctx.Err()
 		if c.err == nil {
-			c.err = s.syncOnce(ctx, c.reason, func() {
+			c.err = s.syncOnce(ctx, c.reason, func() time.Time {
 				s.syncMu.Lock()
+				defer s.syncMu.Unlock()
 				c.scanning = true
-				s.syncMu.Unlock()
+				return c.asked
 			})
 		}
 		close(c.done)
@@ -500,16 +548,18 @@ func (s *Server) runSyncs(ctx context.Context) {
 
 // syncOnce waits for the index to open and syncs it. An index that could
 // not open has nothing to sync (its error is logged once, at open).
-// begin, if not nil, runs once the index is open, before the scan.
-func (s *Server) syncOnce(ctx context.Context, reason string, begin func()) error {
+// begin, if not nil, runs once the index is open, before the scan, and
+// says when the sync was asked for (see index.SyncSince).
+func (s *Server) syncOnce(ctx context.Context, reason string, begin func() time.Time) error {
 	ix, err := s.Index(ctx)
 	if err != nil || ix == nil {
 		return ctx.Err()
 	}
+	asked := time.Now()
 	if begin != nil {
-		begin()
+		asked = begin()
 	}
-	stats, err := ix.Sync(ctx)
+	stats, err := ix.SyncSince(ctx, asked)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("index sync failed", "reason", reason, "err", err)

@@ -2,12 +2,16 @@ package cache
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
 	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite" // registers the pure-Go "sqlite" driver
@@ -47,6 +51,18 @@ type Store struct {
 	db   *sql.DB
 	path string
 	fi   os.FileInfo // identity of the file we opened, to notice deletion
+
+	// The file's identity and write generation (state 'id' and 'gen'):
+	// every write of entry rows or vectors bumps gen, so a copy of the
+	// rows kept elsewhere (the index's snapshot) names the generation it
+	// equals. own is the generation this Store's rows were read at or
+	// last written to; apart turns true once another writer (another
+	// process on the data dir) wrote in between, since what this process
+	// holds is then no longer the file's content.
+	genMu sync.Mutex
+	id    string
+	own   uint64
+	apart bool
 }
 
 // Open opens (creating) the index database and reads its rows.
@@ -57,7 +73,15 @@ type Store struct {
 // memory for this run instead: recall keeps working, only the next start
 // re-embeds. A file another process may be using is never removed.
 func Open(ctx context.Context, p string, log *slog.Logger) (st *Store, entries []Row, rebuilt bool, err error) {
-	st, entries, err = tryOpenLoad(ctx, p)
+	return OpenSkipping(ctx, p, log, nil)
+}
+
+// OpenSkipping is Open that does not read the rows when skip, asked with
+// the file's identity and generation before any row is read, says the
+// caller holds them already (a snapshot of that generation): entries is
+// then nil. A nil skip reads them.
+func OpenSkipping(ctx context.Context, p string, log *slog.Logger, skip func(id string, gen uint64) bool) (st *Store, entries []Row, rebuilt bool, err error) {
+	st, entries, err = tryOpenLoad(ctx, p, skip)
 	if err == nil {
 		return st, entries, false, nil
 	}
@@ -67,13 +91,13 @@ func Open(ctx context.Context, p string, log *slog.Logger) (st *Store, entries [
 	if !unavailable(err) {
 		// A derived cache: throw a broken one away rather than fail.
 		removed := true
-		for _, suffix := range []string{"", "-wal", "-shm"} {
+		for _, suffix := range []string{"", "-wal", "-shm", "-snap"} {
 			if rerr := os.Remove(p + suffix); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 				removed = false
 			}
 		}
 		if removed {
-			st, entries, err2 := tryOpenLoad(ctx, p)
+			st, entries, err2 := tryOpenLoad(ctx, p, skip)
 			if err2 == nil {
 				log.Warn("index file was unusable; rebuilt it empty", "path", p, "err", err)
 				return st, entries, true, nil
@@ -131,10 +155,20 @@ func unavailable(err error) bool {
 
 // tryOpenLoad opens the file at p and reads every entry, so a file whose
 // pages are damaged past the header counts as broken here, not later.
-func tryOpenLoad(ctx context.Context, p string) (*Store, []Row, error) {
+func tryOpenLoad(ctx context.Context, p string, skip func(id string, gen uint64) bool) (*Store, []Row, error) {
 	st, err := tryOpenStore(ctx, p)
 	if err != nil {
 		return nil, nil, err
+	}
+	// the generation before the rows: a write between the two leaves the
+	// rows newer than own, and this Store apart at its first write (the
+	// safe side: no snapshot claims a generation its rows are not)
+	if st.id, st.own, err = st.readGen(ctx); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	if skip != nil && skip(st.id, st.own) {
+		return st, nil, nil
 	}
 	entries, err := st.loadAll(ctx)
 	if err != nil {
@@ -215,6 +249,13 @@ func initSchema(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES('schema',?) ON CONFLICT(key) DO NOTHING`, schemaVersion); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
+	// the file's identity, made once with it: a snapshot of another file
+	// (this one deleted and rebuilt) never matches
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	if _, err := db.ExecContext(ctx, `INSERT INTO state(key,value) VALUES('id',?),('gen','0') ON CONFLICT(key) DO NOTHING`, hex.EncodeToString(id[:])); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
 	var ver string
 	err := db.QueryRowContext(ctx, `SELECT value FROM state WHERE key='schema'`).Scan(&ver)
 	switch {
@@ -250,8 +291,13 @@ func StateAt(ctx context.Context, p, k string) (string, error) {
 		return "", err
 	}
 	defer s.Close()
+	return s.State(ctx, k)
+}
+
+// State reads one key of the state table ("" when it has none).
+func (s *Store) State(ctx context.Context, k string) (string, error) {
 	var v string
-	err = s.db.QueryRowContext(ctx, `SELECT value FROM state WHERE key=?`, k).Scan(&v)
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM state WHERE key=?`, k).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -279,4 +325,56 @@ func (s *Store) SetState(ctx context.Context, k, v string) error {
 		return fmt.Errorf("index: set state %s: %w", k, err)
 	}
 	return nil
+}
+
+// readGen reads the file's identity and write generation.
+func (s *Store) readGen(ctx context.Context) (id string, gen uint64, err error) {
+	var g string
+	if err := s.db.QueryRowContext(ctx, `SELECT (SELECT value FROM state WHERE key='id'), (SELECT value FROM state WHERE key='gen')`).Scan(&id, &g); err != nil {
+		return "", 0, fmt.Errorf("state: %w", err)
+	}
+	gen, _ = strconv.ParseUint(g, 10, 64)
+	return id, gen, nil
+}
+
+// bumpGen counts one write of rows or vectors, inside its transaction:
+// a generation other than own means another writer came in between.
+func (s *Store) bumpGen(ctx context.Context, tx *sql.Tx) error {
+	if s.path == "" {
+		return nil // the in-memory fallback: nothing outlives the run
+	}
+	// the write first: a transaction that read before it wrote could not
+	// wait for another process's write (SQLite answers SQLITE_BUSY at once)
+	if _, err := tx.ExecContext(ctx, `UPDATE state SET value=CAST(value AS INTEGER)+1 WHERE key='gen'`); err != nil {
+		return fmt.Errorf("index: bump generation: %w", err)
+	}
+	var g string
+	if err := tx.QueryRowContext(ctx, `SELECT value FROM state WHERE key='gen'`).Scan(&g); err != nil {
+		return fmt.Errorf("index: read generation: %w", err)
+	}
+	next, _ := strconv.ParseUint(g, 10, 64)
+	s.genMu.Lock()
+	if next != s.own+1 {
+		s.apart = true
+	}
+	s.own = next
+	s.genMu.Unlock()
+	return nil
+}
+
+// Generation is the file's identity and the generation this Store's rows
+// equal; ok is false when they may not (the in-memory fallback, or
+// another writer wrote in between, or the file has moved on since).
+// It reads the file, so a write of another process since is seen.
+func (s *Store) Generation(ctx context.Context) (id string, gen uint64, ok bool) {
+	if s.path == "" {
+		return "", 0, false
+	}
+	id, cur, err := s.readGen(ctx)
+	s.genMu.Lock()
+	defer s.genMu.Unlock()
+	if err != nil || s.apart || id != s.id || cur != s.own {
+		return "", 0, false
+	}
+	return id, cur, true
 }

@@ -123,6 +123,9 @@ func (s *Store) Write(ctx context.Context, upserts []Row, touched []Touch, remov
 		return fmt.Errorf("index: begin: %w", err)
 	}
 	defer tx.Rollback()
+	if err := s.bumpGen(ctx, tx); err != nil {
+		return err
+	}
 	up, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO entries(path, kind, name, dirname,
 		description, type, score, body, related, tags, when_unix, applies_when, not_applies_when,
 		context, mtime_ns, size, doc_hash, embed_hash, embedder, embedding)
@@ -282,6 +285,9 @@ func (s *Store) WriteLight(ctx context.Context, ls []Light) error {
 		return fmt.Errorf("index: begin: %w", err)
 	}
 	defer tx.Rollback()
+	if err := s.bumpGen(ctx, tx); err != nil {
+		return err
+	}
 	st, err := tx.PrepareContext(ctx, `UPDATE entries SET score=?, doc_hash=?, mtime_ns=?, size=? WHERE path=?`)
 	if err != nil {
 		return fmt.Errorf("index: prepare row update: %w", err)
@@ -326,6 +332,9 @@ func (s *Store) WriteVectors(ctx context.Context, vs []Vector) error {
 		return fmt.Errorf("index: begin: %w", err)
 	}
 	defer tx.Rollback()
+	if err := s.bumpGen(ctx, tx); err != nil {
+		return err
+	}
 	st, err := tx.PrepareContext(ctx, `UPDATE entries SET embedder=?, embedding=? WHERE path=? AND embed_hash=?`)
 	if err != nil {
 		return fmt.Errorf("index: prepare vector update: %w", err)

@@ -55,6 +55,12 @@
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, the kinds (KindKnowledge, …, ParseKind), Query, Hit.
 //   - synthetic.go synthetic corpora for benchmarks (SyntheticDocs).
+//   - snapshot.go  the corpus written to bytes and read back
+//     (Corpus.Snapshot, ReadSnapshot): entries, vectors and posting lists
+//     in one pass, refused unless it names the key it was asked for
+//     (SnapshotKey) and the counting NewEntry does now, and whole.
+//   - huge_*.go    huge pages for the few large slabs a snapshot's read
+//     allocates.
 //
 // Keyword ranking is a weighted BM25 computed in Go (package bm25's
 // Weighted, which the corpus posts each entry's weighted terms to), not

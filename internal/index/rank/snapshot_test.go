@@ -1,0 +1,149 @@
+package rank
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/somni-dev/somni/internal/embed"
+)
+
+// snapshotCorpus is a corpus with what a snapshot must carry: vectors,
+// contexts that borrow another entry's vector, links, days, CJK, a team
+// pool's entries, and free slots left by removals (the snapshot renumbers).
+func snapshotCorpus(t *testing.T) (*Corpus, func(string) bool) {
+	t.Helper()
+	shared := func(p string) bool { return strings.HasPrefix(p, "team/") }
+	c := NewCorpus(shared)
+	docs := SyntheticDocs(200, 5)
+	for i := range docs {
+		if i%7 == 0 {
+			docs[i].Path = "team/" + docs[i].Path
+		}
+		if i%11 == 0 && i > 0 {
+			docs[i].Related = []string{docs[i-1].Name}
+			docs[i].Context = docs[i-1].Name + "\n" + docs[i-1].Description
+		}
+	}
+	docs = append(docs,
+		Doc{Path: "p/cjk", Name: "宠物医院", Description: "周末营业时间", Body: "宠物医院周末也营业吗？"},
+		Doc{Path: "p/dated", Name: "run", Body: "I ran my first half yesterday, and again on 2024-03-10.",
+			When: time.Date(2023, 10, 9, 12, 0, 0, 0, time.UTC), Tags: []string{"running"}})
+	emb := embed.Hash()
+	for i, d := range docs {
+		e := NewEntry(d)
+		if i%3 != 0 { // some not embedded yet
+			v, err := emb.Embed(context.Background(), []string{EmbedText(d)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Vec, e.Embedder = v[0], emb.ID()
+		}
+		e.MTime, e.Size = int64(i)*1e9, int64(100+i)
+		c.Put(e, nil)
+	}
+	for i := 0; i < len(docs); i += 13 {
+		c.Remove(docs[i].Path)
+	}
+	return c, shared
+}
+
+// TestSnapshotRoundTrip: a corpus read back from its snapshot ranks
+// exactly as the one written, and its entries carry the same facts.
+func TestSnapshotRoundTrip(t *testing.T) {
+	c, shared := snapshotCorpus(t)
+	k := SnapshotKey{ID: "file-a", Gen: 7, Embedder: embed.Hash().ID()}
+	var buf bytes.Buffer
+	for _, p := range c.Snapshot(k) {
+		buf.Write(p)
+	}
+	back, err := ReadSnapshot(bytes.NewReader(buf.Bytes()), int64(buf.Len()), k, shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Len() != c.Len() {
+		t.Fatalf("%d entries read back, want %d", back.Len(), c.Len())
+	}
+	for e := range c.All() {
+		b := back.Get(e.Doc.Path)
+		if b == nil {
+			t.Fatalf("%s missing", e.Doc.Path)
+		}
+		got := *b
+		want := *e
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s read back as\n%+v\nwant\n%+v", e.Doc.Path, got, want)
+		}
+	}
+	sc := NewScorer(embed.Hash(), nil)
+	queries := []string{"postgres port", "宠物医院营业", "what did I run on 2024-03-10", "db-node-40", "note-12 deploy", ""}
+	for _, q := range queries {
+		for _, spread := range []int{0, 1} {
+			qv, err := sc.EmbedQueryWeighted(context.Background(), q, c.TermWeight)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sc.Rank(c, Query{Text: q, Limit: 20}, qv, spread)
+			got := sc.Rank(back, Query{Text: q, Limit: 20}, qv, spread)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%q (spread %d) from the snapshot:\n%v\nwant\n%v", q, spread, got, want)
+			}
+		}
+	}
+	// the corpus read back keeps working: a put and a remove
+	back.Put(NewEntry(Doc{Path: "new", Name: "fresh", Body: "a postgres port note written after the start"}), nil)
+	back.Remove("p/cjk")
+	if h := sc.Rank(back, Query{Text: "fresh postgres"}, nil, 0); len(h) == 0 || h[0].Doc.Path != "new" {
+		t.Fatalf("an entry put after the read is not found first: %v", h)
+	}
+}
+
+// TestSnapshotRefused: a snapshot of another cache file, generation,
+// embedder or counting, or one damaged or cut short, is never read.
+func TestSnapshotRefused(t *testing.T) {
+	c, shared := snapshotCorpus(t)
+	k := SnapshotKey{ID: "file-a", Gen: 7, Embedder: embed.Hash().ID()}
+	var buf bytes.Buffer
+	for _, p := range c.Snapshot(k) {
+		buf.Write(p)
+	}
+	good := buf.Bytes()
+	flip := func(at int) []byte {
+		b := bytes.Clone(good)
+		b[at] ^= 0x10
+		return b
+	}
+	cases := []struct {
+		name string
+		data []byte
+		k    SnapshotKey
+	}{
+		{"another generation", good, SnapshotKey{ID: k.ID, Gen: 8, Embedder: k.Embedder}},
+		{"another cache file", good, SnapshotKey{ID: "file-b", Gen: k.Gen, Embedder: k.Embedder}},
+		{"another embedder", good, SnapshotKey{ID: k.ID, Gen: k.Gen, Embedder: "other"}},
+		{"another counting", flip(16), k},
+		{"another format", flip(8), k},
+		{"a byte of the strings changed", flip(snapHeader + 10), k},
+		{"a byte of the body changed", flip(len(good) - 3), k},
+		{"cut short", good[:len(good)-1], k},
+		{"empty", nil, k},
+	}
+	for _, tc := range cases {
+		got, err := ReadSnapshot(bytes.NewReader(tc.data), int64(len(tc.data)), tc.k, shared)
+		if got != nil || !errors.Is(err, ErrSnapshot) {
+			t.Errorf("%s: read (%v), err %v", tc.name, got != nil, err)
+		}
+	}
+	// and the good one reads
+	if _, err := ReadSnapshot(bytes.NewReader(good), int64(len(good)), k, shared); err != nil {
+		t.Fatal(err)
+	}
+	// a size that disagrees with the header is refused before any parse
+	if _, err := ReadSnapshot(bytes.NewReader(good), int64(len(good))+1, k, shared); !errors.Is(err, ErrSnapshot) {
+		t.Errorf("a wrong size: %v", err)
+	}
+}
