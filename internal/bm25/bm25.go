@@ -46,15 +46,17 @@ const (
 // safe for concurrent writes; the caller's lock guards it as it guards
 // the documents.
 type Index struct {
-	post  map[string][]posting
+	post  map[string][]Count
 	lens  []int32 // by id: the document's token count; -1 = no document
 	live  int
 	total int64 // summed lengths of the live documents
 }
 
-type posting struct{ doc, tf int32 }
+// Count is how often a term occurs in a document: one posting of an
+// Index.
+type Count struct{ Doc, TF int32 }
 
-func (p posting) docID() int32 { return p.doc }
+func (p Count) docID() int32 { return p.Doc }
 
 // dropDoc is list without doc's posting, the last posting moved into its
 // place: a list's order means nothing.
@@ -75,7 +77,7 @@ type Scored struct {
 }
 
 // New returns an empty Index.
-func New() *Index { return &Index{post: map[string][]posting{}} }
+func New() *Index { return &Index{post: map[string][]Count{}} }
 
 // Len is the number of documents in the index.
 func (x *Index) Len() int { return x.live }
@@ -89,7 +91,7 @@ func (x *Index) Add(doc int32, text string) {
 		n++
 	}
 	for t, c := range tf {
-		x.post[t] = append(x.post[t], posting{doc, c})
+		x.post[t] = append(x.post[t], Count{doc, c})
 	}
 	for int(doc) >= len(x.lens) {
 		x.lens = append(x.lens, -1)
@@ -97,6 +99,32 @@ func (x *Index) Add(doc int32, text string) {
 	x.lens[doc] = n
 	x.live++
 	x.total += int64(n)
+}
+
+// Each calls f with every term and its postings, then Lens is every
+// document's length: what RestoreIndex takes back (a snapshot of the
+// index; f must not keep or change the list, nor the caller Lens).
+func (x *Index) Each(f func(term string, list []Count)) {
+	for t, l := range x.post {
+		f(t, l)
+	}
+}
+
+// Lens is the token count of every document by id, -1 where there is none.
+func (x *Index) Lens() []int32 { return x.lens }
+
+// RestoreIndex is an Index holding post and documents of lengths lens
+// (-1: no document), Each's and Lens' output put back without
+// tokenizing anything. It takes ownership of both.
+func RestoreIndex(post map[string][]Count, lens []int32) *Index {
+	x := &Index{post: post, lens: lens}
+	for _, n := range lens {
+		if n >= 0 {
+			x.live++
+			x.total += int64(n)
+		}
+	}
+	return x
 }
 
 // Remove drops document doc, whose text was text when it was added.
@@ -146,11 +174,11 @@ func (x *Index) Search(query string, k int, keep func(doc int32) bool) []Scored 
 		df := float64(len(list))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range list {
-			tf := float64(p.tf)
-			if scores[p.doc] == 0 {
-				touched = append(touched, p.doc)
+			tf := float64(p.TF)
+			if scores[p.Doc] == 0 {
+				touched = append(touched, p.Doc)
 			}
-			scores[p.doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.lens[p.doc])/avg))
+			scores[p.Doc] += idf * tf * (k1 + 1) / (tf + k1*(1-b+b*float64(x.lens[p.Doc])/avg))
 		}
 	}
 	better := func(a, b Scored) bool {

@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -93,5 +94,27 @@ func TestScoreIsOkapi(t *testing.T) {
 	want := 0.6931471805599453 // ln(1 + (2-1+0.5)/(1+0.5))
 	if d := got - want; d > 1e-12 || d < -1e-12 {
 		t.Errorf("score = %v, want %v", got, want)
+	}
+}
+
+// TestRestoreIndexSearchesAlike: an Index put back from Each and Lens
+// ranks every query as the one it was read from, after removals too.
+func TestRestoreIndexSearchesAlike(t *testing.T) {
+	x := New()
+	texts := []string{"数据库 慢查询 索引", "灰度发布 回滚", "the staging cache warmed", "索引重建 夜里", "cache 数据库"}
+	for i, s := range texts {
+		x.Add(int32(i), s)
+	}
+	x.Remove(1, texts[1])
+	post := map[string][]Count{}
+	x.Each(func(term string, list []Count) { post[term] = append([]Count(nil), list...) })
+	y := RestoreIndex(post, append([]int32(nil), x.Lens()...))
+	if y.Len() != x.Len() {
+		t.Fatalf("restored %d documents, want %d", y.Len(), x.Len())
+	}
+	for _, q := range []string{"数据库 索引", "回滚", "cache", "夜里 重建"} {
+		if got, want := y.Search(q, 5, nil), x.Search(q, 5, nil); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: restored %v, want %v", q, got, want)
+		}
 	}
 }

@@ -46,21 +46,14 @@ func (ix *Index) floorLater() {
 	if !want || !ix.floorRunning.CompareAndSwap(false, true) {
 		return
 	}
-	ix.bgMu.Lock()
-	if ix.closed.Load() {
-		ix.bgMu.Unlock()
-		ix.floorRunning.Store(false)
-		return
-	}
-	ix.bg.Add(1)
-	ix.bgMu.Unlock()
-	go func() {
-		defer ix.bg.Done()
+	if !ix.goBg(func(ctx context.Context) {
 		defer ix.floorRunning.Store(false)
 		ix.syncMu.Lock()
 		defer ix.syncMu.Unlock()
 		if !ix.closed.Load() {
-			ix.floorLocked(ix.bgCtx)
+			ix.floorLocked(ctx)
 		}
-	}()
+	}) {
+		ix.floorRunning.Store(false) // closed
+	}
 }

@@ -260,22 +260,6 @@ func (ix *Index) load(ctx context.Context) error {
 // QuickStart, only once watchLater has started it).
 func (ix *Index) Watching() bool { return ix.wstate.Load() == watchOn }
 
-// State reads a caller's key of the cache's state table ("" when unset):
-// facts about the data dir kept with its index, such as when housekeeping
-// last ran. Like the cache, it may be lost at any time.
-func (ix *Index) State(ctx context.Context, key string) (string, error) {
-	ix.pubMu.Lock() // it guards ix.st against reopenIfGone
-	defer ix.pubMu.Unlock()
-	return ix.st.State(ctx, "x-"+key)
-}
-
-// SetState records a caller's key of the cache's state table.
-func (ix *Index) SetState(ctx context.Context, key, value string) error {
-	ix.pubMu.Lock()
-	defer ix.pubMu.Unlock()
-	return ix.st.SetState(ctx, "x-"+key, value)
-}
-
 // Cached is how many entries Open read from the cache: an index that
 // starts with some can answer searches before its first sync.
 func (ix *Index) Cached() int { return ix.cached }
@@ -299,18 +283,20 @@ const (
 	watchOn
 )
 
-// goBg runs f on a goroutine Close waits for; after Close it runs nothing.
-func (ix *Index) goBg(f func(ctx context.Context)) {
+// goBg runs f on a goroutine Close waits for; after Close it runs
+// nothing and returns false.
+func (ix *Index) goBg(f func(ctx context.Context)) bool {
 	ix.bgMu.Lock()
 	defer ix.bgMu.Unlock()
 	if ix.closed.Load() {
-		return
+		return false
 	}
 	ix.bg.Add(1)
 	go func() {
 		defer ix.bg.Done()
 		f(ix.bgCtx)
 	}()
+	return true
 }
 
 // listAsync lists the Source in the background; the listing's done

@@ -108,16 +108,7 @@ func (ix *Index) safetyScan() {
 	if !ix.bgRunning.CompareAndSwap(false, true) {
 		return
 	}
-	ix.bgMu.Lock()
-	if ix.closed.Load() {
-		ix.bgMu.Unlock()
-		ix.bgRunning.Store(false)
-		return
-	}
-	ix.bg.Add(1)
-	ix.bgMu.Unlock()
-	go func() {
-		defer ix.bg.Done()
+	if !ix.goBg(func(ctx context.Context) {
 		defer ix.bgRunning.Store(false)
 		ix.syncMu.Lock()
 		defer ix.syncMu.Unlock()
@@ -125,10 +116,12 @@ func (ix *Index) safetyScan() {
 			return // closing, or another full scan ran while we waited
 		}
 		_, named := ix.changes.Take()
-		if _, err := ix.syncLocked(ix.bgCtx, named, time.Time{}); err != nil && ix.bgCtx.Err() == nil {
+		if _, err := ix.syncLocked(ctx, named, time.Time{}); err != nil && ctx.Err() == nil {
 			ix.log.Warn("index safety-net scan failed", "err", err)
 		}
-	}()
+	}) {
+		ix.bgRunning.Store(false) // closed
+	}
 }
 
 // SyncPaths brings the given paths up to date without scanning the whole

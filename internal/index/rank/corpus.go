@@ -209,7 +209,7 @@ type Corpus struct {
 	plainOnce  sync.Once   // a throwaway corpus builds it on first use
 	plainApart bool        // the index's: built apart from searches
 	plainAsked atomic.Bool // a search wanted it before it was built
-	cjk        int         // live entries holding CJK text
+	cjkEntries int         // live entries mostly in CJK (Entry.cjk)
 	changes    uint64      // Puts and Removes so far (SetPlain's check)
 	// shared is index.Options.Shared (nil: every entry is the user's own), asked
 	// once per entry as put files it, not once per candidate of a search
@@ -260,7 +260,6 @@ func (c *Corpus) Put(e *Entry, lex []byte) {
 	}
 	c.bySlot[e.Doc.Path] = s
 	e.shared = c.shared != nil && c.shared(e.Doc.Path)
-	c.putPlain(s, e)
 	tfs := e.newTF
 	if tfs == nil && !c.putLex(e, s, lex) {
 		// counted here, not when it was made (rows read from the cache,
@@ -275,6 +274,7 @@ func (c *Corpus) Put(e *Entry, lex []byte) {
 		c.words.Post(s, t, tf)
 	}
 	e.newTF = nil
+	c.putPlain(s, e)
 	c.link(e, s)
 	c.words.Add(s, e.dl)
 }

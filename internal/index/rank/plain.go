@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/somni-dev/somni/internal/bm25"
-	"github.com/somni-dev/somni/internal/textseg"
 )
 
 // The floor's index (floor.go) is plain BM25 over every live entry.
@@ -16,17 +15,20 @@ import (
 // 36 / 1,024 ms p50 / p99 at load 4–5.6 on 2026-12-07). So the index's
 // corpus (NewCorpus) never builds it on a search. The index builds it
 // apart (PlainWanted, PlainEntries, BuildPlain, SetPlain) as soon as the
-// corpus holds CJK text, or a Chinese question found it missing; until
-// then such a question ranks without the floor. It is not built for a
-// memory nobody can ask in Chinese: it costs 0.6 KB a note of resident
-// memory (BenchmarkRestart, 50k notes, 110 → 142 MB). A throwaway corpus
-// (ScoreDocs) builds its own on first use.
+// corpus holds an entry mostly in CJK, or a Chinese question found it
+// missing; a snapshot keeps it (snapshot.go). Until then such a question
+// ranks without the floor. It is not built for a memory nobody asks in
+// Chinese: it costs 0.6 KB a note of resident memory (BenchmarkRestart,
+// 50k notes, 110 → 142 MB; BenchmarkMemory, 10k synthetic notes, some
+// Chinese: heap 40.7 → 46.2 MB). A throwaway corpus (ScoreDocs) builds
+// its own on first use.
 
-// putPlain keeps the floor's index and the CJK count as Put files e at s.
+// putPlain keeps the floor's index and the count of CJK entries as Put
+// files e at s (after its lexical view: e.cjk is set).
 func (c *Corpus) putPlain(s int32, e *Entry) {
 	c.changes++
-	if hasCJK(e.Doc) {
-		c.cjk++
+	if e.cjk {
+		c.cjkEntries++
 	}
 	if c.plain != nil {
 		c.plain.Add(s, plainText(e.Doc))
@@ -36,26 +38,12 @@ func (c *Corpus) putPlain(s int32, e *Entry) {
 // removePlain is putPlain's reverse, as Remove takes e from s.
 func (c *Corpus) removePlain(s int32, e *Entry) {
 	c.changes++
-	if hasCJK(e.Doc) {
-		c.cjk--
+	if e.cjk {
+		c.cjkEntries--
 	}
 	if c.plain != nil {
 		c.plain.Remove(s, plainText(e.Doc))
 	}
-}
-
-// hasCJK reports whether an entry holds any Han, kana or Hangul: a
-// question in those scripts gets the floor, and BM25 can match it only
-// where they are.
-func hasCJK(d Doc) bool {
-	for _, f := range [...]string{d.Name, d.Description, d.Body} {
-		for _, r := range f {
-			if r >= 0x1100 && textseg.IsCJK(r) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // plainIndex is the floor's index. A throwaway corpus builds it on first
@@ -77,10 +65,10 @@ func (c *Corpus) plainIndex() *bm25.Index {
 }
 
 // PlainWanted reports whether the index should build the floor's index:
-// there is none, and an entry holds CJK text or a search asked for it.
+// there is none, and an entry is mostly CJK or a search asked for it.
 // Call it under the index's read lock.
 func (c *Corpus) PlainWanted() bool {
-	return c.plain == nil && (c.cjk > 0 || c.plainAsked.Load())
+	return c.plain == nil && (c.cjkEntries > 0 || c.plainAsked.Load())
 }
 
 // PlainEntries is every entry by slot (nil where free), copied for

@@ -55,7 +55,24 @@ func snapshotCorpus(t *testing.T) (*Corpus, func(string) bool) {
 // TestSnapshotRoundTrip: a corpus read back from its snapshot ranks
 // exactly as the one written, and its entries carry the same facts.
 func TestSnapshotRoundTrip(t *testing.T) {
+	for _, floor := range []bool{false, true} {
+		t.Run(map[bool]string{false: "without the floor's index", true: "with the floor's index"}[floor], func(t *testing.T) {
+			snapshotRoundTrip(t, floor)
+		})
+	}
+}
+
+// snapshotRoundTrip is TestSnapshotRoundTrip with or without the floor's
+// index built before the snapshot: read back, it is there or still wanted.
+func snapshotRoundTrip(t *testing.T, floor bool) {
 	c, shared := snapshotCorpus(t)
+	if floor {
+		entries, changes := c.PlainEntries()
+		x, err := BuildPlain(context.Background(), entries)
+		if err != nil || !c.SetPlain(x, changes) {
+			t.Fatalf("floor's index not installed: %v", err)
+		}
+	}
 	k := SnapshotKey{ID: "file-a", Gen: 7, Embedder: embed.Hash().ID()}
 	var buf bytes.Buffer
 	for _, p := range c.Snapshot(k) {
@@ -64,6 +81,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	back, err := ReadSnapshot(bytes.NewReader(buf.Bytes()), int64(buf.Len()), k, shared)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if (back.plain != nil) != floor || back.PlainWanted() != !floor || back.cjkEntries != c.cjkEntries || c.cjkEntries == 0 {
+		t.Fatalf("read back: floor's index %v, wanted %v, %d CJK entries; written: %v, %d",
+			back.plain != nil, back.PlainWanted(), back.cjkEntries, floor, c.cjkEntries)
 	}
 	if back.Len() != c.Len() {
 		t.Fatalf("%d entries read back, want %d", back.Len(), c.Len())
