@@ -51,7 +51,7 @@
 //   - dated.go     what an entry says about time (dates.TextDays; the day
 //     ranges and their bounds live in package dates).
 //   - shown.go     hits as package present renders them for a model (Shown);
-//     which are worth showing at all is package sidecar's (Evident).
+//     which are worth showing at all is package worktools' (Evident).
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, the kinds (KindKnowledge, …, ParseKind), Query, Hit.
 //   - synthetic.go synthetic corpora for benchmarks (SyntheticDocs).
