@@ -39,6 +39,10 @@ const (
 	// lengths of the strings region and of what follows it; the entries'
 	// text keys are not kept (keySeed is per process)
 	snapHeader = 8 + 4 + 4 + 8 + 8 + 8 + 8
+	// maxSnapshot bounds what ReadSnapshot reads into memory: a file
+	// larger is passed over (the rows are read). 100k notes with 512-dim
+	// vectors make about 300 MB; 2 GiB is room for several times that.
+	maxSnapshot = 2 << 30
 )
 
 var snapCRC = crc32.MakeTable(crc32.Castagnoli)
@@ -241,6 +245,9 @@ func ReadSnapshot(f io.Reader, size int64, k SnapshotKey, shared func(path strin
 	ns, nb := binary.LittleEndian.Uint64(h[32:]), binary.LittleEndian.Uint64(h[40:])
 	if size < 0 || ns > uint64(size) || nb > uint64(size) || uint64(size) != snapHeader+ns+nb {
 		return nil, fmt.Errorf("%w: truncated", errSnap)
+	}
+	if size > maxSnapshot {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d", errSnap, size, maxSnapshot)
 	}
 	// the strings region is read into its own buffer, which becomes the
 	// one string every entry's text is a piece of: never written again;

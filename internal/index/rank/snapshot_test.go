@@ -2,6 +2,7 @@ package rank
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"errors"
 	"reflect"
@@ -166,5 +167,13 @@ func TestSnapshotRefused(t *testing.T) {
 	// a size that disagrees with the header is refused before any parse
 	if _, err := ReadSnapshot(bytes.NewReader(good), int64(len(good))+1, k, shared); !errors.Is(err, ErrSnapshot) {
 		t.Errorf("a wrong size: %v", err)
+	}
+	// and so is one past maxSnapshot, before its strings are read into memory
+	huge := bytes.Clone(good[:snapHeader])
+	binary.LittleEndian.PutUint64(huge[32:], maxSnapshot)
+	binary.LittleEndian.PutUint64(huge[40:], 1)
+	if _, err := ReadSnapshot(bytes.NewReader(huge), snapHeader+maxSnapshot+1, k, shared); !errors.Is(err, ErrSnapshot) ||
+		!strings.Contains(err.Error(), "more than") {
+		t.Errorf("a snapshot past maxSnapshot: %v", err)
 	}
 }
