@@ -2,8 +2,8 @@ package rank
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"strings"
