@@ -335,17 +335,14 @@ func (r *snapReader) uv() uint64 {
 	return v
 }
 
+// vi reads what binary.AppendVarint wrote: the zig-zag form of a signed
+// value as an unsigned varint.
 func (r *snapReader) vi() int64 {
-	if len(r.b)-r.p < binary.MaxVarintLen64 {
-		r.ensure(int(min(binary.MaxVarintLen64, r.left)))
+	u := r.uv()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	v, n := binary.Varint(r.b[r.p:])
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.p += n
-	r.left -= int64(n)
 	return v
 }
 

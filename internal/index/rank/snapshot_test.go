@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -175,5 +176,21 @@ func TestSnapshotRefused(t *testing.T) {
 	if _, err := ReadSnapshot(bytes.NewReader(huge), snapHeader+maxSnapshot+1, k, shared); !errors.Is(err, ErrSnapshot) ||
 		!strings.Contains(err.Error(), "more than") {
 		t.Errorf("a snapshot past maxSnapshot: %v", err)
+	}
+}
+
+// TestSnapReaderVarints: vi reads back what binary.AppendVarint wrote,
+// negative and extreme values included.
+func TestSnapReaderVarints(t *testing.T) {
+	want := []int64{0, 1, -1, 63, -64, 1 << 40, -(1 << 40), math.MaxInt64, math.MinInt64}
+	var b []byte
+	for _, v := range want {
+		b = binary.AppendVarint(b, v)
+	}
+	r := &snapReader{src: bytes.NewReader(b), buf: make([]byte, 64), left: int64(len(b))}
+	for _, v := range want {
+		if got := r.vi(); got != v || r.bad {
+			t.Fatalf("read %d (bad %v), want %d", got, r.bad, v)
+		}
 	}
 }
