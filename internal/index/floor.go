@@ -19,12 +19,12 @@ import (
 // the entries and to install the index.
 func (ix *Index) floorLocked(ctx context.Context) {
 	ix.mu.RLock()
-	want := ix.c.PlainWanted()
-	entries, changes := ix.c.PlainEntries()
-	ix.mu.RUnlock()
-	if !want {
+	if !ix.c.PlainWanted() {
+		ix.mu.RUnlock()
 		return
 	}
+	entries, changes := ix.c.PlainEntries()
+	ix.mu.RUnlock()
 	x, err := rank.BuildPlain(ctx, entries)
 	if err != nil {
 		return // closing; the next start or sync builds it
