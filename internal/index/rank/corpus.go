@@ -419,6 +419,7 @@ type scratch struct {
 	lex  bm25.Scores
 	idx  []int32
 	pool []cand
+	own  []float64 // ranking.own's array
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -1,7 +1,9 @@
 package rank
 
 import (
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/somni-dev/somni/internal/embed"
 )
@@ -14,13 +16,8 @@ func (r *ranking) semantic() {
 	if qvec == nil {
 		return
 	}
-	if r.own == nil && len(c.ctxRefs) > 0 {
-		r.own = make([]float64, len(c.slots))
-		for s, e := range c.slots {
-			if e != nil && e.Vec != nil {
-				r.own[s] = embed.Dot(qvec, e.Vec)
-			}
-		}
+	if len(c.ctxRefs) > 0 || len(c.slots) >= parallelScan {
+		r.ownCosines()
 	}
 	own := r.own
 	for s, e := range c.slots {
@@ -41,6 +38,52 @@ func (r *ranking) semantic() {
 			cd.keyword = r.lex.Score[s]
 		}
 	}
+}
+
+// parallelScan is the corpus size from which a query's cosines are
+// computed on every core: at 100k entries the scan reads every stored
+// vector, 100 MB at 256 dimensions, and was most of a vector search
+// (BenchmarkSearch, vector/100000). Below it one core scans, in the loop
+// semantic keeps free of calls.
+const parallelScan = 16384
+
+// ownCosines fills r.own, every slot's own cosine with the query (0 for a
+// slot without a vector), once per ranking; from parallelScan slots on,
+// the scan is split over the cores, each value computed as one core would.
+func (r *ranking) ownCosines() {
+	if r.own != nil {
+		return
+	}
+	slots, qvec := r.c.slots, r.qvec
+	if cap(r.scratch.own) < len(slots) {
+		r.scratch.own = make([]float64, len(slots))
+	}
+	own := r.scratch.own[:len(slots)]
+	fill := func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			if e := slots[s]; e != nil && e.Vec != nil {
+				own[s] = embed.Dot(qvec, e.Vec)
+			} else {
+				own[s] = 0
+			}
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if len(slots) < parallelScan || workers < 2 {
+		fill(0, len(slots))
+	} else {
+		var wg sync.WaitGroup
+		step := (len(slots) + workers - 1) / workers
+		for lo := 0; lo < len(slots); lo += step {
+			wg.Add(1)
+			go func(lo, hi int) {
+				defer wg.Done()
+				fill(lo, hi)
+			}(lo, min(lo+step, len(slots)))
+		}
+		wg.Wait()
+	}
+	r.own = own
 }
 
 // cosines is slot s's own and context cosine (see semantic).
@@ -93,14 +136,7 @@ func (r *ranking) agreement() float64 {
 	if len(lex) == 0 {
 		return 1
 	}
-	if r.own == nil {
-		r.own = make([]float64, len(r.c.slots))
-		for s, e := range r.c.slots {
-			if e != nil && e.Vec != nil {
-				r.own[s] = embed.Dot(r.qvec, e.Vec)
-			}
-		}
-	}
+	r.ownCosines()
 	var sem []scored
 	for s, e := range r.c.slots {
 		if e != nil && e.cjk && e.Vec != nil && r.own[s] > r.cal.Floor {
