@@ -24,7 +24,8 @@
 //     the whole query held literally (checked late, where it could pay).
 //   - semantic.go  cosine candidates: an entry's own cosine or the one it
 //     borrows from the question it answers (contextCos); the cosine's
-//     weight, and the words' and vectors' agreement on CJK.
+//     weight, and the words' and vectors' agreement on CJK; every
+//     entry's cosine on every core from parallelScan entries on.
 //   - admit.go     candidates for other evidence: a day the query asks
 //     about (dated), an exact symbol held verbatim, which pins (symbols).
 //   - score.go     the hybrid: the calibrated cosine and the keyword
