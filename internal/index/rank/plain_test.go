@@ -125,4 +125,3 @@ func TestSetPlainRefusesAStaleBuild(t *testing.T) {
 		t.Errorf("floor's index after Put and Remove finds %v, want %v", got, want)
 	}
 }
-
