@@ -201,10 +201,7 @@ func (ix *Index) watchThenList(ctx context.Context) error {
 			}
 		}
 		if ix.w != nil { // unwatched, a change before the first sync would go unseen
-			l := &listing{at: ix.now(), started: time.Now(), gen: ix.changes.Gen(), watched: true, done: make(chan struct{})}
-			l.refs, l.err = ix.opts.Source.Scan(ctx)
-			close(l.done)
-			ix.prescan = l
+			ix.prescan = ix.list(ctx)
 		}
 	}()
 	ix.loadDone = done
@@ -638,9 +635,11 @@ type listing struct {
 	done    chan struct{} // closed once refs and err are set
 }
 
+// list lists the Source now (listAsync: in the background).
 func (ix *Index) list(ctx context.Context) *listing {
-	l := &listing{at: ix.now(), started: time.Now(), gen: ix.changes.Gen(), watched: ix.wstate.Load() == watchOn}
+	l := &listing{at: ix.now(), started: time.Now(), gen: ix.changes.Gen(), watched: ix.wstate.Load() == watchOn, done: make(chan struct{})}
 	l.refs, l.err = ix.opts.Source.Scan(ctx)
+	close(l.done)
 	return l
 }
 

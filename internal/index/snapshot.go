@@ -28,22 +28,16 @@ import (
 // generation gen of the cache file id made under the live embedder, else
 // nil: the caller reads the rows.
 func (ix *Index) readSnapshot(id string, gen uint64) *rank.Corpus {
-	f, err := cache.OpenSnapshot(ix.opts.Path)
+	f, size, err := cache.OpenSnapshot(ix.opts.Path)
+	var c *rank.Corpus
+	if err == nil {
+		defer f.Close()
+		c, err = rank.ReadSnapshot(f, size, rank.SnapshotKey{ID: id, Gen: gen, Embedder: ix.embID}, ix.opts.Shared)
+	}
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			ix.log.Debug("index: snapshot not used; reading the cache's rows", "err", err)
 		}
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		ix.log.Debug("index: snapshot not used; reading the cache's rows", "err", err)
-		return nil
-	}
-	c, err := rank.ReadSnapshot(f, fi.Size(), rank.SnapshotKey{ID: id, Gen: gen, Embedder: ix.embID}, ix.opts.Shared)
-	if err != nil {
-		ix.log.Debug("index: snapshot not used; reading the cache's rows", "err", err)
 		return nil
 	}
 	return c

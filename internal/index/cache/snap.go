@@ -16,27 +16,29 @@ import (
 // SnapshotPath is the snapshot file of the cache file at p.
 func SnapshotPath(p string) string { return p + "-snap" }
 
-// OpenSnapshot opens the snapshot of the cache file at p to read: a
-// regular file only, so a link planted in its place cannot make the index
-// read a file outside the data dir (it is refused as fs.ErrInvalid).
-func OpenSnapshot(p string) (*os.File, error) {
+// OpenSnapshot opens the snapshot of the cache file at p to read, with
+// its size: a regular file only, so a link planted in its place cannot
+// make the index read a file outside the data dir (it is refused as
+// fs.ErrInvalid).
+func OpenSnapshot(p string) (*os.File, int64, error) {
 	name := SnapshotPath(p)
 	before, err := os.Lstat(name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if !before.Mode().IsRegular() {
-		return nil, fmt.Errorf("index snapshot %s: not a regular file: %w", name, fs.ErrInvalid)
+		return nil, 0, fmt.Errorf("index snapshot %s: not a regular file: %w", name, fs.ErrInvalid)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	if after, err := f.Stat(); err != nil || !os.SameFile(before, after) { // replaced between the two
+	after, err := f.Stat()
+	if err != nil || !os.SameFile(before, after) { // replaced between the two
 		f.Close()
-		return nil, fmt.Errorf("index snapshot %s: changed while opened: %w", name, fs.ErrInvalid)
+		return nil, 0, fmt.Errorf("index snapshot %s: changed while opened: %w", name, fs.ErrInvalid)
 	}
-	return f, nil
+	return f, after.Size(), nil
 }
 
 // WriteSnapshot writes parts as the snapshot of the cache file at p,

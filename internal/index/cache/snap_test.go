@@ -29,7 +29,7 @@ func TestSnapshotFileStaysInside(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if f, err := OpenSnapshot(p); !errors.Is(err, fs.ErrInvalid) {
+	if f, _, err := OpenSnapshot(p); !errors.Is(err, fs.ErrInvalid) {
 		if f != nil {
 			f.Close()
 		}
@@ -45,9 +45,9 @@ func TestSnapshotFileStaysInside(t *testing.T) {
 	if err != nil || !fi.Mode().IsRegular() {
 		t.Fatalf("snapshot is not a regular file inside: %v %v", fi, err)
 	}
-	f, err := OpenSnapshot(p)
-	if err != nil {
-		t.Fatal(err)
+	f, size, err := OpenSnapshot(p)
+	if err != nil || size != int64(len("head body")) {
+		t.Fatalf("open: size %d, %v", size, err)
 	}
 	defer f.Close()
 	if b, _ := io.ReadAll(f); string(b) != "head body" {

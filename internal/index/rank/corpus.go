@@ -346,10 +346,8 @@ func dropSlot(list []int32, s int32) []int32 {
 
 // get returns the entry at path p.
 func (c *Corpus) Get(p string) *Entry {
-	if s, ok := c.bySlot[p]; ok {
-		return c.slots[s]
-	}
-	return nil
+	_, e := c.Find(p)
+	return e
 }
 
 // Find is the entry at path p and its slot (-1 when there is none). A
@@ -383,8 +381,8 @@ func (c *Corpus) Len() int { return c.live }
 // every entry (its status, a rewrite of the cache, a watched folder).
 func (c *Corpus) All() iter.Seq[*Entry] {
 	return func(yield func(*Entry) bool) {
-		for _, e := range c.slots {
-			if e != nil && !yield(e) {
+		for _, e := range c.Slotted() {
+			if !yield(e) {
 				return
 			}
 		}
