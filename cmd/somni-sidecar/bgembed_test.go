@@ -30,6 +30,15 @@ func (s *proc) pingIndex() pingIndex {
 	return p
 }
 
+// waitWatching waits for the start's own reconciling to end: with the
+// quick start the watches are set up after the first sync and a full sync
+// follows them, which would take part of a bulk import written meanwhile
+// as a run of its own.
+func (s *proc) waitWatching() {
+	s.t.Helper()
+	waitFor(s.t, func() bool { return strings.Contains(s.stderr.String(), "index: watching") })
+}
+
 // writeKnowledge writes n knowledge notes; note i's description holds the
 // word topic<i>, so a recall can name one.
 func writeKnowledge(t testing.TB, dataDir string, n int) {
@@ -56,6 +65,7 @@ func TestIndexSyncAnswersWhenEmbedded(t *testing.T) {
 	dir := t.TempDir()
 	s := start(t, dir, []string{"--embed", "hash"})
 	s.tool("recall_memories", map[string]any{"query": "warm up"}) // the index is open and synced
+	s.waitWatching()
 	writeKnowledge(t, dir, n)
 
 	t0 := time.Now()
@@ -113,6 +123,7 @@ func recallsDuringBacklog(t testing.TB, n int) []backlogRecall {
 	dir := t.TempDir()
 	s := start(t, dir, []string{"--embed", "local", "--embed-model-dir", model, "--ort-lib", lib})
 	s.tool("recall_memories", map[string]any{"query": "warm up"}) // index open, model loaded
+	s.waitWatching()
 	writeKnowledge(t, dir, n)
 	_, syncDone := s.send("index.sync", map[string]any{"reason": "bulk import"})
 	// the backlog: entries published, not yet embedded

@@ -161,7 +161,7 @@ func TestDoctorChecksInstall(t *testing.T) {
 }
 
 // waitFor polls cond for up to 30 s (the model loads in the background).
-func waitFor(t *testing.T, cond func() bool) {
+func waitFor(t testing.TB, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
