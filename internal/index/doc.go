@@ -21,9 +21,10 @@
 //     views, links, state; a write the file refuses (a full disk) costs
 //     recall nothing: what the sync read is published, and the next sync
 //     rewrites the file (cacheFailed).
-//   - floor.go     the BM25 floor's index built apart from searches: at
-//     the end of Sync, else in the background, while the corpus wants
-//     one (rank.Corpus.PlainWanted).
+//   - apart.go     what the corpus builds apart from searches, the BM25
+//     floor's index and its vectors packed anew in slot order: at the end
+//     of Sync, else in the background, while the corpus wants them
+//     (rank.Corpus.PlainWanted, RepackWanted).
 //   - snapshot.go  when the corpus' snapshot is read (it names the cache
 //     file's identity and write generation and the live embedder) and
 //     written (a clean Close, and once after a start that read the rows),

@@ -187,7 +187,7 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*rank.Entry) {
 	done := make([]*rank.Entry, len(batch))
 	for i, e := range batch {
 		ne := *e
-		ne.Vec, ne.Embedder = vecs[i], ix.embID
+		ne.SetVec(vecs[i], ix.embID)
 		done[i] = &ne
 	}
 
@@ -209,7 +209,7 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*rank.Entry) {
 			continue // changed again (it is queued in its new form), or already has one
 		}
 		t := *cur // entries are immutable once published: swap in a copy
-		t.Vec, t.Embedder = ne.Vec, ne.Embedder
+		t.ShareVec(ne)
 		ix.c.Swap(&t)
 		published++
 	}
@@ -230,6 +230,7 @@ func (ix *Index) embedBatchOnce(ctx context.Context, batch []*rank.Entry) {
 	q.mu.Unlock()
 	ix.pubMu.Unlock()
 	ix.counters.embedded.Add(int64(published))
+	ix.apartLater() // the rows came in the queue's order: pack them anew once enough are astray
 }
 
 // requeue puts a batch that was not embedded back, unless a sync replaced
@@ -323,7 +324,7 @@ func (ix *Index) enqueueLocked(paths []string) int {
 // current reports whether e carries what the live embedder gives it: its
 // vector, or with the embedder off the "off" mark alone.
 func (ix *Index) current(e *rank.Entry) bool {
-	return e != nil && e.Embedder == ix.embID && (e.Vec != nil || ix.off)
+	return e != nil && e.Embedder == ix.embID && (e.Vec() != nil || ix.off)
 }
 
 // WaitEmbedded returns once every published entry has its vector: nothing

@@ -145,11 +145,11 @@ func TestChangeDuringEmbeddingGetsNoStaleVector(t *testing.T) {
 		e := ix.c.Get(changed.Path)
 		ix.mu.RUnlock()
 		switch {
-		case e == nil || e.Vec == nil:
+		case e == nil || e.Vec() == nil:
 			t.Errorf("%s: no vector", where)
-		case slices.Equal(e.Vec, stale[0]):
+		case slices.Equal(e.Vec(), stale[0]):
 			t.Errorf("%s: the stale vector of the old text", where)
-		case !slices.Equal(e.Vec, want[0]):
+		case !slices.Equal(e.Vec(), want[0]):
 			t.Errorf("%s: not the new text's vector", where)
 		}
 	}

@@ -98,8 +98,8 @@ type Index struct {
 	bgMu      sync.Mutex // orders bg.Add against Close
 	bg        sync.WaitGroup
 	bgRunning atomic.Bool
-	// the floor's index built in the background (floor.go)
-	floorRunning atomic.Bool
+	// the structures built apart from searches (apart.go)
+	apartRunning atomic.Bool
 	bgCtx        context.Context
 	bgCancel     context.CancelFunc
 }
@@ -235,7 +235,7 @@ func (ix *Index) load(ctx context.Context) error {
 	var backfill []cache.Row // views missing (an older cache) or stale: counted here, stored for the next start
 	for i, e := range entries {
 		if e.Embedder != ix.embID {
-			e.Vec = nil // another embedder's space: useless until re-embedded
+			e.SetVec(nil, e.Embedder) // another embedder's space: useless until re-embedded
 		}
 		if !rank.LexCurrent(lexes[i]) {
 			lexes[i] = rank.NewEntry(e.Doc).Lex()
@@ -422,7 +422,7 @@ func (ix *Index) Status() Status {
 		Pending: pending, BackingOff: backingOff}
 	if !ix.off {
 		for e := range ix.c.All() {
-			if e.Vec != nil && e.Embedder == ix.embID {
+			if e.Vec() != nil && e.Embedder == ix.embID {
 				st.Embedded++
 			}
 		}
@@ -473,7 +473,7 @@ func (ix *Index) Search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 	wantFloor := ix.c.PlainWanted()
 	ix.mu.RUnlock()
 	if wantFloor {
-		ix.floorLater()
+		ix.apartLater()
 	}
 	return hits, nil
 }
@@ -483,7 +483,7 @@ func (ix *Index) Search(ctx context.Context, q rank.Query) ([]rank.Hit, error) {
 // embedded text (or the embedder) changed, and dropping deleted files. A
 // deleted or replaced database file is recreated from memory. It returns
 // once the BM25 floor's index is built too, where the corpus wants one
-// (floor.go), so a caller that synced ranks as make eval measures.
+// (apart.go), so a caller that synced ranks as make eval measures.
 func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 	return ix.SyncSince(ctx, time.Now())
 }
@@ -501,7 +501,7 @@ func (ix *Index) SyncSince(ctx context.Context, asked time.Time) (SyncStats, err
 	_, named := ix.changes.Take()
 	stats, err := ix.syncLocked(ctx, named, asked)
 	if err == nil {
-		ix.floorLocked(ctx)
+		ix.apartLocked(ctx)
 	}
 	return stats, err
 }
@@ -699,7 +699,7 @@ func (ix *Index) snapshot(plan syncPlan) (leaving map[cache.Digest]*rank.Entry, 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	for _, p := range plan.removed {
-		if e := ix.c.Get(p); e != nil && e.Vec != nil && ix.current(e) {
+		if e := ix.c.Get(p); e != nil && e.Vec() != nil && ix.current(e) {
 			leaving[e.EmbedHash] = e
 		}
 	}
@@ -760,9 +760,9 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[cac
 		setRef(ne, r)
 		switch m := leaving[embedHash]; {
 		case old != nil && old.EmbedHash == embedHash && ix.current(old):
-			ne.Vec, ne.Embedder = old.Vec, old.Embedder
+			ne.ShareVec(old)
 		case m != nil && old == nil:
-			ne.Vec, ne.Embedder = m.Vec, m.Embedder
+			ne.ShareVec(m)
 		case ix.off:
 			ne.Embedder = ix.embID // nothing to compute: current as it is
 		}
@@ -779,8 +779,8 @@ func (ix *Index) loadChanged(ctx context.Context, plan syncPlan, leaving map[cac
 // under pubMu, so it is read here without mu.
 func (ix *Index) persistLocked(ctx context.Context, plan syncPlan, b *syncBatch) error {
 	takeVec := func(e *rank.Entry) {
-		if cur := ix.c.Get(e.Doc.Path); e.Vec == nil && cur != nil && cur.EmbedHash == e.EmbedHash && ix.current(cur) {
-			e.Vec, e.Embedder = cur.Vec, cur.Embedder
+		if cur := ix.c.Get(e.Doc.Path); e.Vec() == nil && cur != nil && cur.EmbedHash == e.EmbedHash && ix.current(cur) {
+			e.ShareVec(cur)
 		}
 	}
 	for _, es := range [][]*rank.Entry{b.upserts, b.rescored, b.touched} {

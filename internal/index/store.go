@@ -25,7 +25,8 @@ func entriesOf(rows []cache.Row) ([]*rank.Entry, [][]byte) {
 			AppliesWhen: r.AppliesWhen, NotAppliesWhen: r.NotAppliesWhen, Context: r.Context,
 			Supersedes: r.Supersedes, SupersededBy: r.SupersededBy}
 		setRef(e, FileRef{ModTime: r.ModTime, Size: r.Size})
-		e.DocHash, e.EmbedHash, e.Embedder, e.Vec = r.DocHash, r.EmbedHash, r.Embedder, r.Vec
+		e.DocHash, e.EmbedHash = r.DocHash, r.EmbedHash
+		e.SetVec(r.Vec, r.Embedder)
 		out[i], lexes[i] = e, r.Lex
 	}
 	return out, lexes
@@ -47,7 +48,7 @@ func (ix *Index) writeRows(ctx context.Context, upserts, touched []*rank.Entry, 
 			Type: d.Type, Body: d.Body, Score: d.Score, Related: d.Related, Tags: d.Tags, When: d.When,
 			AppliesWhen: d.AppliesWhen, NotAppliesWhen: d.NotAppliesWhen, Context: d.Context,
 			Supersedes: d.Supersedes, SupersededBy: d.SupersededBy, ModTime: refOf(e).ModTime, Size: e.Size, DocHash: e.DocHash, EmbedHash: e.EmbedHash,
-			Embedder: e.Embedder, Vec: e.Vec, Lex: e.Lex()}
+			Embedder: e.Embedder, Vec: e.Vec(), Lex: e.Lex()}
 	}
 	ts := make([]cache.Touch, len(touched))
 	for i, e := range touched {
@@ -73,7 +74,7 @@ func (ix *Index) writeLight(ctx context.Context, es []*rank.Entry) error {
 func (ix *Index) writeVectors(ctx context.Context, es []*rank.Entry) error {
 	vs := make([]cache.Vector, len(es))
 	for i, e := range es {
-		vs[i] = cache.Vector{Path: e.Doc.Path, EmbedHash: e.EmbedHash, Embedder: e.Embedder, Vec: e.Vec}
+		vs[i] = cache.Vector{Path: e.Doc.Path, EmbedHash: e.EmbedHash, Embedder: e.Embedder, Vec: e.Vec()}
 	}
 	return ix.cacheFailed(ctx, ix.st.WriteVectors(ctx, vs), nil)
 }

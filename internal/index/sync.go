@@ -153,7 +153,7 @@ func (ix *Index) SyncPaths(ctx context.Context, paths ...string) (SyncStats, err
 	}
 	ix.syncMu.Lock()
 	defer ix.syncMu.Unlock()
-	defer ix.floorLater() // a write's caller does not wait for it
+	defer ix.apartLater() // a write's caller does not wait for it
 	return ix.syncPathsLocked(ctx, set)
 }
 

@@ -16,7 +16,7 @@ func (r *ranking) admit(s int32) *cand {
 	if fresh {
 		cd.keyword = r.lex.Score[s]
 		cd.maybeLit = r.maybeLit(s)
-		if e := r.c.slots[s]; r.qvec != nil && e.Vec != nil {
+		if e := r.c.slots[s]; r.qvec != nil && e.vec != nil {
 			cd.cos, cd.ctxCos = r.cosines(s, e)
 		}
 	}

@@ -31,7 +31,7 @@ func TestContextCos(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Vec = v[0]
+		e.SetVec(v[0], "")
 		c.Put(e, nil)
 	}
 	own := make([]float64, len(c.slots))

@@ -34,8 +34,8 @@ const (
 
 // Entry is one indexed doc plus everything derived from it. It is
 // exported for the index, which loads, persists and publishes entries
-// (package index): Doc, Vec and the persistence facts are its fields to
-// set; the rest is the ranking's own, derived as the corpus files it.
+// (package index): Doc and the persistence facts are its fields to set,
+// its vector it gives through SetVec or ShareVec (vectors.go); the rest is the ranking's own, derived as the corpus files it.
 type Entry struct {
 	Doc Doc
 	// newTF is the weighted term frequency NewEntry counts; Corpus.Put
@@ -48,7 +48,8 @@ type Entry struct {
 	dl    float32 // weighted length
 	// lowerOK: the text has nothing to lower (holds reads it as it is)
 	lowerOK bool
-	Vec     []float32 // nil until embedded
+	vec     []float32 // nil until embedded (Vec)
+	packed  bool      // vec is a row of a corpus' arena (vectors.go)
 	// textKey identifies EmbedText(doc); ctxKey identifies the embedded
 	// form of doc.Context (0 without one). An entry whose ctxKey is
 	// another entry's textKey borrows that entry's vector as its context
@@ -64,7 +65,7 @@ type Entry struct {
 	MTime, Size int64
 	DocHash     digest // of every Doc field: a change rewrites the row
 	EmbedHash   digest // of EmbedText: a change re-embeds
-	Embedder    string // ID of the embedder that produced Vec
+	Embedder    string // ID of the embedder that produced vec
 }
 
 // digest identifies a text: the first 16 bytes of its SHA-256, kept raw
@@ -204,6 +205,7 @@ type Corpus struct {
 	ctxRefs map[uint64]int32   // ctxKey → number of live entries whose context it is
 	live    int
 	words   *bm25.Weighted // the hybrid's keyword evidence, by slot
+	vecs    vecArena       // the entries' vectors, packed (vectors.go)
 	// the floor's index (plain.go)
 	plain      *bm25.Index // by slot, kept by Put and Remove once built
 	plainOnce  sync.Once   // a throwaway corpus builds it on first use
@@ -277,6 +279,7 @@ func (c *Corpus) Put(e *Entry, lex []byte) {
 	c.putPlain(s, e)
 	c.link(e, s)
 	c.words.Add(s, e.dl)
+	c.pack(s, e)
 }
 
 // link files the entry at slot s under its links and its embedded text,
@@ -328,6 +331,7 @@ func (c *Corpus) Remove(p string) *Entry {
 	}
 	delete(c.bySlot, p)
 	c.removePlain(s, e)
+	c.unpack(s, e)
 	c.slots[s] = nil
 	c.free = append(c.free, s)
 	c.live--
@@ -374,6 +378,14 @@ func (c *Corpus) Slotted() iter.Seq2[int32, *Entry] {
 	}
 }
 
+// Entries is every entry by slot (nil where free), copied, and the count
+// of puts and removes so far: what the structures the index builds apart
+// from searches start from (BuildPlain, BuildRepack). Call it under the
+// index's read lock.
+func (c *Corpus) Entries() ([]*Entry, uint64) {
+	return append([]*Entry(nil), c.slots...), c.changes
+}
+
 // Len is how many entries the corpus holds.
 func (c *Corpus) Len() int { return c.live }
 
@@ -396,6 +408,8 @@ func (c *Corpus) All() iter.Seq[*Entry] {
 func (c *Corpus) Swap(e *Entry) bool {
 	s, ok := c.bySlot[e.Doc.Path]
 	if ok {
+		c.unpack(s, c.slots[s])
+		c.pack(s, e)
 		c.slots[s] = e
 	}
 	return ok
@@ -443,7 +457,7 @@ func (c *Corpus) contextSlot(e *Entry) int32 {
 		return -1
 	}
 	for _, s := range c.byText[e.ctxKey] {
-		if x := c.slots[s]; x != nil && x.Vec != nil && len(x.Vec) == len(e.Vec) {
+		if x := c.slots[s]; x != nil && x.vec != nil && len(x.vec) == len(e.vec) {
 			return s
 		}
 	}

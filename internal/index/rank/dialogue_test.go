@@ -120,14 +120,16 @@ func TestHashQueryWeighsWordsByIdf(t *testing.T) {
 func TestUnembeddedEntriesRankByKeyword(t *testing.T) {
 	c := newCorpus()
 	withVec := NewEntry(Doc{Path: "embedded", Body: "notes about staging deploys"})
-	withVec.Vec = make([]float32, embed.HashDim)
-	withVec.Vec[0] = 1
+	v := make([]float32, embed.HashDim)
+	v[0] = 1
+	withVec.SetVec(v, "")
 	c.Put(withVec, nil)
 	c.Put(NewEntry(Doc{Path: "pending", Body: "staging postgres port is 6543"}), nil)
 	for i := 0; i < 5; i++ {
 		e := NewEntry(Doc{Path: fmt.Sprintf("f%d", i), Body: fmt.Sprintf("filler %d", i)})
-		e.Vec = make([]float32, embed.HashDim)
-		e.Vec[1] = 1
+		v := make([]float32, embed.HashDim)
+		v[1] = 1
+		e.SetVec(v, "")
 		c.Put(e, nil)
 	}
 	sc := NewScorer(embed.Hash(), nil)

@@ -56,6 +56,10 @@
 //   - turns.go     conversation turns as doc sets (TurnDocs).
 //   - types.go     Doc, the kinds (KindKnowledge, …, ParseKind), Query, Hit.
 //   - synthetic.go synthetic corpora for benchmarks (SyntheticDocs).
+//   - vectors.go   the corpus' vectors packed in large chunks and read by
+//     slot (vecArena; Entry.Vec, SetVec, ShareVec), and packed anew in
+//     slot order apart from searches (RepackWanted, BuildRepack,
+//     SetRepack).
 //   - snapshot.go  the corpus written to bytes and read back
 //     (Corpus.Snapshot, ReadSnapshot): entries, vectors and posting lists
 //     in one pass, refused unless it names the key it was asked for

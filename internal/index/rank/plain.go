@@ -71,14 +71,7 @@ func (c *Corpus) PlainWanted() bool {
 	return c.plain == nil && (c.cjkEntries > 0 || c.plainAsked.Load())
 }
 
-// PlainEntries is every entry by slot (nil where free), copied for
-// BuildPlain, and the count of changes SetPlain checks against. Call it
-// under the index's read lock.
-func (c *Corpus) PlainEntries() ([]*Entry, uint64) {
-	return append([]*Entry(nil), c.slots...), c.changes
-}
-
-// BuildPlain is the floor's index of entries by slot; it holds no lock
+// BuildPlain is the floor's index of entries by slot (Corpus.Entries); it holds no lock
 // (published entries are immutable).
 func BuildPlain(ctx context.Context, entries []*Entry) (*bm25.Index, error) {
 	x := bm25.New()
@@ -93,7 +86,7 @@ func BuildPlain(ctx context.Context, entries []*Entry) (*bm25.Index, error) {
 	return x, nil
 }
 
-// SetPlain installs x, built from PlainEntries at changes, unless an
+// SetPlain installs x, built from Entries at changes, unless an
 // entry was put or removed since (false: build again). Call it under the
 // index's write lock.
 func (c *Corpus) SetPlain(x *bm25.Index, changes uint64) bool {

@@ -57,7 +57,7 @@ func TestIndexCorpusNeverBuildsTheFloorOnASearch(t *testing.T) {
 	if c.plain != nil {
 		t.Fatal("a search built the index's floor")
 	}
-	entries, changes := c.PlainEntries()
+	entries, changes := c.Entries()
 	x, err := BuildPlain(context.Background(), entries)
 	if err != nil {
 		t.Fatal(err)
@@ -103,13 +103,13 @@ func TestSetPlainRefusesAStaleBuild(t *testing.T) {
 	for _, d := range plainDocs() {
 		c.Put(NewEntry(d), nil)
 	}
-	entries, changes := c.PlainEntries()
+	entries, changes := c.Entries()
 	x, _ := BuildPlain(context.Background(), entries)
 	c.Put(NewEntry(Doc{Path: "zh/new", Name: "新的", Body: "回滚脚本放在运维仓库里。"}), nil)
 	if c.SetPlain(x, changes) {
 		t.Fatal("SetPlain installed an index built before the last Put")
 	}
-	entries, changes = c.PlainEntries()
+	entries, changes = c.Entries()
 	x, _ = BuildPlain(context.Background(), entries)
 	if !c.SetPlain(x, changes) {
 		t.Fatal("SetPlain refused a current build")

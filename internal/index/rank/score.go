@@ -22,7 +22,7 @@ func (r *ranking) score(k int) []*cand {
 			continue
 		}
 		wCos := r.semWeight(e)
-		if qvec != nil && e.Vec == nil {
+		if qvec != nil && e.vec == nil {
 			// not embedded yet (the background embedder is behind): its
 			// keyword evidence stands in for the cosine it will have, so a
 			// backlog costs it no place against embedded entries with the

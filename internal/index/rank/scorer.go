@@ -251,8 +251,8 @@ func (sc *Scorer) ScoreDocs(ctx context.Context, q Query, docs []Doc) ([]Hit, er
 			sc.guard.MarkDown()
 			sc.log.Warn("embedding failed; ranking by keyword only", "embedder", sc.guard.Embedder().ID(),
 				"err", err, "retry_in", embed.Backoff)
-			for _, s := range c.slots {
-				s.Vec = nil
+			for s := range c.slots {
+				c.setVec(int32(s), nil)
 			}
 			qvec = q.Vector
 		}
@@ -288,8 +288,8 @@ func (sc *Scorer) embedDocs(ctx context.Context, q Query, qvec []float32, c *Cor
 	if first == 1 {
 		qvec = vecs[0]
 	}
-	for i, s := range c.slots {
-		s.Vec = vecs[first+i]
+	for s := range c.slots {
+		c.setVec(int32(s), vecs[first+s])
 	}
 	return qvec, nil
 }

@@ -19,20 +19,20 @@ func (r *ranking) semantic() {
 	if len(c.ctxRefs) > 0 || len(c.slots) >= parallelScan {
 		r.ownCosines()
 	}
-	own := r.own
-	for s, e := range c.slots {
-		if e == nil || e.Vec == nil {
+	own, ctxs := r.own, len(c.ctxRefs) > 0
+	for s, v := range c.vecs.bySlot {
+		if v == nil {
 			continue
 		}
 		var cos, ctx float64
 		if own == nil { // no contexts: the plain scan, kept free of calls
-			cos = embed.Dot(qvec, e.Vec)
-		} else {
-			cos, ctx = own[s], contextCos(c, e, own)
+			cos = embed.Dot(qvec, v)
+		} else if cos = own[s]; ctxs {
+			ctx = contextCos(c, c.slots[s], own)
 		}
 		if r.idx[s] >= 0 {
 			r.pool[r.idx[s]].cos, r.pool[r.idx[s]].ctxCos = cos, ctx
-		} else if max(cos, ctx) > r.cal.Floor && r.semWeight(e) > 0 {
+		} else if max(cos, ctx) > r.cal.Floor && r.semWeight(c.slots[s]) > 0 {
 			cd := r.get(int32(s))
 			cd.cos, cd.ctxCos = cos, ctx
 			cd.keyword = r.lex.Score[s]
@@ -54,32 +54,33 @@ func (r *ranking) ownCosines() {
 	if r.own != nil {
 		return
 	}
-	slots, qvec := r.c.slots, r.qvec
-	if cap(r.scratch.own) < len(slots) {
-		r.scratch.own = make([]float64, len(slots))
+	n, vecs, qvec := len(r.c.slots), r.c.vecs.bySlot, r.qvec
+	if cap(r.scratch.own) < n {
+		r.scratch.own = make([]float64, n)
 	}
-	own := r.scratch.own[:len(slots)]
+	own := r.scratch.own[:n]
+	clear(own[len(vecs):])
 	fill := func(lo, hi int) {
-		for s := lo; s < hi; s++ {
-			if e := slots[s]; e != nil && e.Vec != nil {
-				own[s] = embed.Dot(qvec, e.Vec)
+		for s, v := range vecs[lo:hi] {
+			if v != nil {
+				own[lo+s] = embed.Dot(qvec, v)
 			} else {
-				own[s] = 0
+				own[lo+s] = 0
 			}
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if len(slots) < parallelScan || workers < 2 {
-		fill(0, len(slots))
+	if len(vecs) < parallelScan || workers < 2 {
+		fill(0, len(vecs))
 	} else {
 		var wg sync.WaitGroup
-		step := (len(slots) + workers - 1) / workers
-		for lo := 0; lo < len(slots); lo += step {
+		step := (len(vecs) + workers - 1) / workers
+		for lo := 0; lo < len(vecs); lo += step {
 			wg.Add(1)
 			go func(lo, hi int) {
 				defer wg.Done()
 				fill(lo, hi)
-			}(lo, min(lo+step, len(slots)))
+			}(lo, min(lo+step, len(vecs)))
 		}
 		wg.Wait()
 	}
@@ -89,7 +90,7 @@ func (r *ranking) ownCosines() {
 // cosines is slot s's own and context cosine (see semantic).
 func (r *ranking) cosines(s int32, e *Entry) (cos, ctx float64) {
 	if r.own == nil {
-		return embed.Dot(r.qvec, e.Vec), 0
+		return embed.Dot(r.qvec, e.vec), 0
 	}
 	return r.own[s], contextCos(r.c, e, r.own)
 }
@@ -139,7 +140,7 @@ func (r *ranking) agreement() float64 {
 	r.ownCosines()
 	var sem []scored
 	for s, e := range r.c.slots {
-		if e != nil && e.cjk && e.Vec != nil && r.own[s] > r.cal.Floor {
+		if e != nil && e.cjk && e.vec != nil && r.own[s] > r.cal.Floor {
 			sem = keepBest(sem, scored{int32(s), r.own[s]}, agreeK)
 		}
 	}

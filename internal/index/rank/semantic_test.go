@@ -29,7 +29,7 @@ func TestParallelScanRanksAsOneCore(t *testing.T) {
 	}
 	for i, d := range docs {
 		e := NewEntry(d)
-		e.Vec = vecs[i]
+		e.SetVec(vecs[i], "")
 		c.Put(e, nil)
 	}
 	sc := NewScorer(emb, nil)

@@ -180,8 +180,8 @@ func (c *Corpus) Snapshot(k SnapshotKey) [][]byte {
 			w.vi(int64(dd.From))
 			w.vi(int64(dd.To))
 		}
-		w.uv(uint64(len(e.Vec)))
-		for _, x := range e.Vec {
+		w.uv(uint64(len(e.vec)))
+		for _, x := range e.vec {
 			w.f32(x)
 		}
 	}
@@ -213,8 +213,8 @@ func (c *Corpus) Snapshot(k SnapshotKey) [][]byte {
 // ixVecLen is a vector of the corpus' width, for sizing (nil without one).
 func ixVecLen(c *Corpus) []float32 {
 	for _, e := range c.slots {
-		if e != nil && e.Vec != nil {
-			return e.Vec
+		if e != nil && e.vec != nil {
+			return e.vec
 		}
 	}
 	return nil
@@ -445,10 +445,12 @@ func parseSnapshot(r *snapReader, dbID, embID string, shared func(string) bool) 
 			}
 		}
 		if k := r.count(4); k > 0 {
-			e.Vec = make([]float32, k)
-			for j := range e.Vec {
-				e.Vec[j] = r.f32()
+			e.vec, e.packed = c.vecs.row(k), true
+			for j := range e.vec {
+				e.vec[j] = r.f32()
 			}
+			c.vecs.live++
+			c.vecs.set(int32(i), e.vec)
 		}
 		if r.bad {
 			return nil, errors.New("damaged entry")

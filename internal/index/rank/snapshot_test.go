@@ -43,7 +43,7 @@ func snapshotCorpus(t *testing.T) (*Corpus, func(string) bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e.Vec, e.Embedder = v[0], emb.ID()
+			e.SetVec(v[0], emb.ID())
 		}
 		e.MTime, e.Size = int64(i)*1e9, int64(100+i)
 		c.Put(e, nil)
@@ -69,7 +69,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 func snapshotRoundTrip(t *testing.T, floor bool) {
 	c, shared := snapshotCorpus(t)
 	if floor {
-		entries, changes := c.PlainEntries()
+		entries, changes := c.Entries()
 		x, err := BuildPlain(context.Background(), entries)
 		if err != nil || !c.SetPlain(x, changes) {
 			t.Fatalf("floor's index not installed: %v", err)
