@@ -108,10 +108,10 @@ type Index struct {
 // broken one). It does not sync: call Sync, typically in the background, so
 // the caller can answer at once. When it watches, it lists the Source
 // beside the load (QuickStart: once the cache is read), and the first full
-// Sync uses that listing unless a watch event came after it began. It reads the corpus from the cache's
-// snapshot when that is a copy of the file (snapshot.go), else the rows.
-// With Options.QuickStart it returns once the cache is read and watches
-// later (watchLater).
+// Sync uses that listing unless a watch event came after it began. It
+// reads the corpus from the cache's snapshot when that is a copy of the
+// file (snapshot.go), else the rows. With Options.QuickStart it returns
+// once the cache is read and watches later (watchLater).
 func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.Path == "" {
 		return nil, errors.New("index: Options.Path is required")
@@ -171,8 +171,9 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix.log.Debug("index: opened", "entries", ix.c.Len(), "snapshot", ix.snapID != "", "took", time.Since(t0))
 	if opts.QuickStart {
 		// listed once the cache is read, not beside it: the two shared
-		// the cores, so the cache (and recall from it) waited for half
+		// the cores, so the read (and recall from it) waited for much of
 		// the listing, and the sync was not answered sooner for it
+		// (docs/ARCHITECTURE.md, Measurements)
 		ix.prescan = ix.listAsync()
 	}
 	// Entries loaded without a current vector are queued by the first

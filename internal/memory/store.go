@@ -166,9 +166,9 @@ func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
 }
 
 // refBlocks collects a scan's refs in blocks that are never copied while
-// it grows: appended to one slice, 100k refs were copied about five times
-// over (a large slice grows by a quarter), a twentieth of a restart's
-// listing at 100k notes.
+// it grows: appended to one slice, a large store's refs were copied
+// several times over, as a large slice grows by a quarter at a time
+// (docs/ARCHITECTURE.md, Measurements).
 type refBlocks struct {
 	full [][]Ref
 	cur  []Ref

@@ -18,8 +18,9 @@ type DirEnt struct {
 }
 
 // readEnts lists the freshly opened folder dir for a walk: by getdents,
-// not os.File.ReadDir, whose entry objects and interface sort were a fifth
-// of listing 100k entry folders (docs/ARCHITECTURE.md, Measurements).
+// not os.File.ReadDir, whose entry objects and the sort through their
+// interface cost a large store's listing more than its own getdents
+// (docs/ARCHITECTURE.md, Measurements).
 func readEnts(dir *os.File) ([]DirEnt, error) { return ReadDirNamesFd(int(dir.Fd())) }
 
 // direntType is the type bits of a getdents type field.
