@@ -61,9 +61,11 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 
 	round := 0
 	// change edits while stopped: one entry rewritten at its own size
-	// (only its mtime tells), one new, one deleted; it returns the words
-	// each change is found by.
-	change := func() (edited, added, deleted string) {
+	// (only its mtime tells), one new, one new in a subfolder of an entry
+	// folder (only that folder's link count and mtime tell: a listing
+	// that looked only at the file each folder held would miss it), one
+	// deleted; it returns the words each change is found by.
+	change := func() (edited, added, nested, deleted string) {
 		round++
 		edited = fmt.Sprintf("zebra%03d", round)
 		victim := fmt.Sprintf("note-%03d", 10+round)
@@ -84,15 +86,18 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 		}
 		added = fmt.Sprintf("okapi%03d", round)
 		write("fresh-"+added, entry("fresh-"+added, added+" a note written by hand", "new"))
+		nested = fmt.Sprintf("lemur%03d", round)
+		write(fmt.Sprintf("note-%03d/sub-%s", 100+round, nested), entry("sub-"+nested, nested+" a note filed inside another", "new"))
 		deleted = fmt.Sprintf("topic%03d", 200+round)
 		if err := os.RemoveAll(filepath.Dir(path(fmt.Sprintf("note-%03d", 200+round)))); err != nil {
 			t.Fatal(err)
 		}
-		return edited, added, deleted
+		return edited, added, nested, deleted
 	}
-	found := func(s *proc, edited, added, deleted string) bool {
+	found := func(s *proc, edited, added, nested, deleted string) bool {
 		return strings.Contains(recall(s, edited), fmt.Sprintf("note-%03d", 10+round)) &&
 			strings.Contains(recall(s, added), "fresh-"+added) &&
+			strings.Contains(recall(s, nested), "sub-"+nested) &&
 			!strings.Contains(recall(s, deleted), fmt.Sprintf("note-%03d", 200+round))
 	}
 	for _, tc := range []struct {
@@ -107,20 +112,20 @@ func TestChangesWhileStoppedFoundAfterRestart(t *testing.T) {
 		{"background reconcile after kill -9", false, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			edited, added, deleted := change()
+			edited, added, nested, deleted := change()
 			s := start(t, dir, nil)
 			if tc.sync {
 				synced(s)
-				if !found(s, edited, added, deleted) {
-					t.Fatalf("after index.sync, recall misses a change made while stopped:\n%s\n%s\n%s",
-						recall(s, edited), recall(s, added), recall(s, deleted))
+				if !found(s, edited, added, nested, deleted) {
+					t.Fatalf("after index.sync, recall misses a change made while stopped:\n%s\n%s\n%s\n%s",
+						recall(s, edited), recall(s, added), recall(s, nested), recall(s, deleted))
 				}
 			} else {
 				deadline := time.Now().Add(liveWait)
-				for !found(s, edited, added, deleted) {
+				for !found(s, edited, added, nested, deleted) {
 					if time.Now().After(deadline) {
-						t.Fatalf("recall still misses a change made while stopped after %v:\n%s\n%s\n%s",
-							liveWait, recall(s, edited), recall(s, added), recall(s, deleted))
+						t.Fatalf("recall still misses a change made while stopped after %v:\n%s\n%s\n%s\n%s",
+							liveWait, recall(s, edited), recall(s, added), recall(s, nested), recall(s, deleted))
 					}
 					time.Sleep(50 * time.Millisecond)
 				}

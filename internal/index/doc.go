@@ -30,7 +30,7 @@
 //     written (a clean Close, and once after a start that read the rows),
 //     so a restart reads the corpus in one pass instead of the rows.
 //   - types.go     Source, FileRef, Status, SyncStats, Options (QuickStart:
-//     Open returns once the cache is read, the Source is listed beside
+//     Open returns once the cache is read, the Source is listed after
 //     it, the watches follow the first full sync; SyncSince).
 //   - memsource.go an in-memory Source.
 //   - package rank (internal/index/rank): the in-memory corpus and the

@@ -107,11 +107,11 @@ type Index struct {
 // Open loads the cached index at opts.Path (creating it, or replacing a
 // broken one). It does not sync: call Sync, typically in the background, so
 // the caller can answer at once. When it watches, it lists the Source
-// beside the load, and the first full Sync uses that listing unless a
-// watch event came after it began. It reads the corpus from the cache's
-// snapshot when that is a copy of the file (snapshot.go), else the rows.
-// With Options.QuickStart it returns once the cache is read and watches
-// later (watchLater).
+// beside the load (QuickStart: once the cache is read), and the first full
+// Sync uses that listing unless a watch event came after it began. It
+// reads the corpus from the cache's snapshot when that is a copy of the
+// file (snapshot.go), else the rows. With Options.QuickStart it returns
+// once the cache is read and watches later (watchLater).
 func Open(ctx context.Context, opts Options) (*Index, error) {
 	if opts.Path == "" {
 		return nil, errors.New("index: Options.Path is required")
@@ -150,14 +150,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 	ix.bgCtx, ix.bgCancel = context.WithCancel(context.Background())
 	t0 := time.Now()
 	if opts.QuickStart {
-		// The Source is listed beside the cache load, unwatched; Open
-		// returns once the cache is read, and the first full sync uses
+		// The Source is listed once the cache is read, unwatched; Open
+		// returns then, and the first full sync uses
 		// the listing (when it was taken after the sync was asked for:
 		// see SyncSince). Watching starts after that sync, in the
 		// background (watchLater).
 		ix.firstFull = make(chan struct{})
 		ix.watched = make(chan struct{})
-		ix.prescan = ix.listAsync()
 	} else if err := ix.watchThenList(ctx); err != nil {
 		return nil, err
 	}
@@ -170,6 +169,13 @@ func Open(ctx context.Context, opts Options) (*Index, error) {
 		return nil, err
 	}
 	ix.log.Debug("index: opened", "entries", ix.c.Len(), "snapshot", ix.snapID != "", "took", time.Since(t0))
+	if opts.QuickStart {
+		// listed once the cache is read, not beside it: the two shared
+		// the cores, so the read (and recall from it) waited for much of
+		// the listing, and the sync was not answered sooner for it
+		// (docs/ARCHITECTURE.md, Measurements)
+		ix.prescan = ix.listAsync()
+	}
 	// Entries loaded without a current vector are queued by the first
 	// full sync (plan.stale), once it knows which of them still exist.
 	ix.startEmbedder()
@@ -489,7 +495,7 @@ func (ix *Index) Sync(ctx context.Context) (SyncStats, error) {
 }
 
 // SyncSince is Sync for a caller that asked for it at asked: a listing
-// of the Source taken since then (QuickStart's, beside the cache load)
+// of the Source taken since then (QuickStart's, once the cache is read)
 // serves it. A zero asked takes any listing Open made (the start's own
 // sync).
 func (ix *Index) SyncSince(ctx context.Context, asked time.Time) (SyncStats, error) {

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -153,17 +153,56 @@ func (s *Store) StrategyOverride() ([]byte, error) {
 // Scan walks the active entries cheaply (no file reads) and returns their refs sorted by path.
 // With no kinds it returns knowledge, episodes and skills — what recall indexes.
 func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
-	var refs []Ref
+	var refs refBlocks
 	for _, r := range s.dirs.roots(s.fs, kinds) {
 		err := s.walkRoot(ctx, r, r.dir, func(path string, info fs.FileInfo) {
-			refs = append(refs, Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
+			refs.add(Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].Path < refs[j].Path })
-	return refs, nil
+	return refs.sorted(), nil
+}
+
+// refBlocks collects a scan's refs in blocks that are never copied while
+// it grows: appended to one slice, a large store's refs were copied
+// several times over, as a large slice grows by a quarter at a time
+// (docs/ARCHITECTURE.md, Measurements).
+type refBlocks struct {
+	full [][]Ref
+	cur  []Ref
+	n    int
+}
+
+func (b *refBlocks) add(r Ref) {
+	if len(b.cur) == cap(b.cur) {
+		if b.cur != nil {
+			b.full = append(b.full, b.cur)
+		}
+		b.cur = make([]Ref, 0, min(max(2*cap(b.cur), 256), 16384))
+	}
+	b.cur = append(b.cur, r)
+	b.n++
+}
+
+// sorted is every ref added, sorted by path (a walk lists each folder in
+// name order, which is already path order unless a name sorts below the
+// separator, as "a-b" does below "a/b").
+func (b *refBlocks) sorted() []Ref {
+	if b.n == 0 {
+		return nil
+	}
+	out := make([]Ref, 0, b.n)
+	for _, bl := range b.full {
+		out = append(out, bl...)
+	}
+	out = append(out, b.cur...)
+	byPath := func(x, y Ref) int { return strings.Compare(x.Path, y.Path) }
+	if !slices.IsSortedFunc(out, byPath) {
+		slices.SortFunc(out, byPath)
+	}
+	return out
 }
 
 // ScanUnder is Scan limited to p and what lies below it: the refs Scan would
@@ -173,21 +212,20 @@ func (s *Store) Scan(ctx context.Context, kinds ...Kind) ([]Ref, error) {
 // (archived, hidden) yields nothing.
 func (s *Store) ScanUnder(ctx context.Context, p string, kinds ...Kind) ([]Ref, error) {
 	p = filepath.Clean(p)
-	var refs []Ref
+	var refs refBlocks
 	for _, r := range s.dirs.roots(s.fs, kinds) {
 		start, ok := scanStart(r, p)
 		if !ok || r.kind == KindSkill && s.dirs.isStrategyOverride(start) {
 			continue
 		}
 		err := s.walkRoot(ctx, r, start, func(path string, info fs.FileInfo) {
-			refs = append(refs, Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
+			refs.add(Ref{Path: path, Kind: r.kind, ModTime: info.ModTime(), Size: info.Size()})
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	sort.Slice(refs, func(i, j int) bool { return refs[i].Path < refs[j].Path })
-	return refs, nil
+	return refs.sorted(), nil
 }
 
 // scanStart says where a walk of root r for path p begins: the whole root when

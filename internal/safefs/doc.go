@@ -26,6 +26,7 @@
 // the root elsewhere), leaf_linux.go / leaf_other.go (LeafCounting: which
 // file systems' link counts prove a folder has no subfolders, so WalkNamed
 // and the watcher look into it by name instead of listing it),
-// dirents_linux.go (ReadDirNamesFd: a folder's names and which are folders,
-// straight from getdents on a raw descriptor, for the watcher's walk).
+// dirents_linux.go (ReadDirNamesFd: a folder's names and types straight
+// from getdents on a raw descriptor, for the watcher's walk and the walks
+// here) / dirents_other.go (the same through os.File.ReadDir elsewhere).
 package safefs

@@ -34,7 +34,7 @@ import (
 // costs getdents), and subfolders are opened ahead, a chunk at a time, on
 // several threads (openAhead); fn is still called in order, on one.
 func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves bool) error {
-	ents, err := dir.ReadDir(-1)
+	ents, err := readEnts(dir)
 	if err != nil {
 		// as fs.WalkDir: the directory is reported a second time, with the error
 		if err := fn(abs, dirEntryOf(dir, abs), mapErr("walk", abs, err)); err != nil && err != filepath.SkipDir {
@@ -42,29 +42,62 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves b
 		}
 	}
 	if only != "" {
-		ents = slices.DeleteFunc(ents, func(e fs.DirEntry) bool { return !e.IsDir() && e.Name() != only })
+		ents = slices.DeleteFunc(ents, func(e DirEnt) bool { return !e.Dir && e.Name != only })
 	}
-	slices.SortFunc(ents, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	slices.SortFunc(ents, func(a, b DirEnt) int { return strings.Compare(a.Name, b.Name) })
 	fd := int(dir.Fd())
-	var buf []opened // one chunk's, reused: 100k entry folders made 18 MB of them
-	for len(ents) > 0 {
-		chunk := ents[:min(len(ents), prefetchChunk)]
-		ents = ents[len(chunk):]
-		subs := openAhead(fd, chunk, only, leaves, &buf)
-		err := walkChunk(fd, abs, chunk, subs, fn, only, leaves)
-		for _, o := range subs {
-			if o.fd >= 0 {
-				unix.Close(o.fd)
-			}
+	// two chunks' worth, reused in turn: 100k entry folders made 18 MB of them
+	var bufs [2][]opened
+	chunkOf := func(k int) []DirEnt {
+		return ents[min(k*prefetchChunk, len(ents)):min((k+1)*prefetchChunk, len(ents))]
+	}
+	subs := openAhead(fd, chunkOf(0), only, leaves, &bufs[0])
+	for k := 0; len(chunkOf(k)) > 0; k++ {
+		// the next chunk is opened while fn sees this one: the lookups
+		// and fn's work (one thread) overlap instead of taking turns
+		next, ahead := chunkOf(k+1), (<-chan []opened)(nil)
+		if len(next) > 0 && only != "" {
+			ch := make(chan []opened, 1)
+			go func(b *[]opened) { ch <- openAhead(fd, next, only, leaves, b) }(&bufs[(k+1)%2])
+			ahead = ch
 		}
-		if err == errSkipRest {
-			return nil // a file's SkipDir skips the rest of its directory
+		err := walkChunk(fd, abs, chunkOf(k), subs, fn, only, leaves)
+		closeOpened(subs)
+		if ahead != nil {
+			subs = <-ahead
+		} else if len(next) > 0 {
+			subs = openAhead(fd, next, only, leaves, &bufs[(k+1)%2])
 		}
 		if err != nil {
+			closeOpened(subs)
+			if err == errSkipRest {
+				return nil // a file's SkipDir skips the rest of its directory
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// joinName is filepath.Join for a clean abs and a name a folder listed
+// (never "." or "..", no separator), without Clean's pass over the whole
+// path, which a listing pays twice an entry folder (docs/ARCHITECTURE.md,
+// Measurements).
+func joinName(abs, name string) string {
+	if abs == "" || os.IsPathSeparator(abs[len(abs)-1]) {
+		return abs + name
+	}
+	return abs + string(filepath.Separator) + name
+}
+
+// closeOpened closes the descriptors a chunk opened ahead still holds.
+func closeOpened(subs []opened) {
+	for i := range subs {
+		if subs[i].fd >= 0 {
+			unix.Close(subs[i].fd)
+			subs[i].fd = -1
+		}
+	}
 }
 
 // errSkipRest is a file's SkipDir, passed up from walkChunk.
@@ -73,25 +106,25 @@ var errSkipRest = errors.New("skip the rest of the directory")
 // walkChunk reports ents (one chunk of a directory, in order) to fn and
 // descends into its subfolders, opened ahead in subs; each descriptor it
 // is done with is closed and set to -1.
-func walkChunk(fd int, abs string, ents []fs.DirEntry, subs []opened, fn fs.WalkDirFunc, only string, leaves bool) error {
+func walkChunk(fd int, abs string, ents []DirEnt, subs []opened, fn fs.WalkDirFunc, only string, leaves bool) error {
 	for i, e := range ents {
-		child := filepath.Join(abs, e.Name())
-		de := &fdEntry{dirfd: fd, name: e.Name(), typ: e.Type()}
+		child := joinName(abs, e.Name)
+		de := &fdEntry{dirfd: fd, name: e.Name, typ: e.Type}
 		if err := fn(child, de, nil); err != nil {
 			if err == filepath.SkipDir {
-				if e.IsDir() {
+				if e.Dir {
 					continue
 				}
 				return errSkipRest
 			}
 			return err
 		}
-		if !e.IsDir() {
+		if !e.Dir {
 			continue
 		}
 		o := &subs[i]
 		if only == "" {
-			o.fd, o.err = OpenDirAt(fd, e.Name())
+			o.fd, o.err = OpenDirAt(fd, e.Name)
 		}
 		if o.err != nil {
 			if err := fn(child, de, mapErr("walk", child, &fs.PathError{Op: "openat", Path: child, Err: o.err})); err != nil && err != filepath.SkipDir {
@@ -135,7 +168,7 @@ const prefetchChunk = 128
 // wait, and each is independent of the others. Only a named walk opens
 // ahead (a full walk opens each folder in walkChunk, after fn); fn still
 // sees every entry in order.
-func openAhead(fd int, ents []fs.DirEntry, only string, leaves bool, buf *[]opened) []opened {
+func openAhead(fd int, ents []DirEnt, only string, leaves bool, buf *[]opened) []opened {
 	if cap(*buf) < len(ents) {
 		*buf = make([]opened, len(ents))
 	}
@@ -144,10 +177,10 @@ func openAhead(fd int, ents []fs.DirEntry, only string, leaves bool, buf *[]open
 	open := func(i int) {
 		o := &out[i]
 		o.fd = -1
-		if !ents[i].IsDir() {
+		if !ents[i].Dir {
 			return
 		}
-		name := ents[i].Name()
+		name := ents[i].Name
 		if only != "" && leaves {
 			// A leaf is looked into by name without opening it: two
 			// fstatats, not openat, fstat, fstatat and close (100k entry
@@ -346,7 +379,7 @@ func visitNamed(fd int, abs, only string, has bool, st *unix.Stat_t, fn fs.WalkD
 	}
 	// the facts a listing reads, not the whole stat (144 bytes a file)
 	info := &fileFacts{name: only, size: st.Size, mode: (&statInfo{st: *st}).Mode(), mtime: time.Unix(st.Mtim.Unix())}
-	err := fn(filepath.Join(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.mode.Type(), info: info}, nil)
+	err := fn(joinName(abs, only), &fdEntry{dirfd: fd, name: only, typ: info.mode.Type(), info: info}, nil)
 	if err == filepath.SkipDir {
 		return nil
 	}

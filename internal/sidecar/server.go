@@ -397,8 +397,8 @@ func (s *Server) openIndex(ctx context.Context) {
 	// published: an index.sync the host sent while the index opened joins
 	// it, as its scan has not begun, instead of queueing a second full
 	// scan behind it (each walks every entry folder: docs/ARCHITECTURE.md,
-	// Measurements). Its zero ask takes the listing Open made beside the
-	// cache load.
+	// Measurements). Its zero ask takes the listing Open started once the
+	// cache was read.
 	c := s.syncShared("startup", time.Time{})
 	close(s.ixReady)
 	<-c.done

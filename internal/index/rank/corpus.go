@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/somni-dev/somni/internal/bm25"
 	"github.com/somni-dev/somni/internal/dates"
@@ -95,9 +96,9 @@ func NewEntry(d Doc) *Entry {
 
 // setKeys sets textKey and ctxKey, which live in memory only (keySeed).
 func (e *Entry) setKeys() {
-	e.textKey = textKey(EmbedText(e.Doc))
+	e.textKey = embedKey(e.Doc)
 	if strings.TrimSpace(e.Doc.Context) != "" {
-		e.ctxKey = textKey(EmbedText(Doc{Body: e.Doc.Context}))
+		e.ctxKey = embedKey(Doc{Body: e.Doc.Context})
 	}
 }
 
@@ -144,6 +145,35 @@ var keySeed = maphash.MakeSeed()
 // textKey is a 64-bit identity of an embedded text, never 0.
 func textKey(s string) uint64 {
 	return maphash.String(keySeed, s) | 1
+}
+
+// embedKey is textKey(EmbedText(d)) without building the text: its pieces
+// hashed in turn, trimmed at the ends as TrimSpace trims the whole (they
+// meet at "\n", so no character spans two). Reading a snapshot keys every
+// entry, and the texts were garbage the size of the descriptions
+// (docs/ARCHITECTURE.md, Measurements).
+func embedKey(d Doc) uint64 {
+	body, _ := textcut.Prefix(d.Body, embedHeadRunes)
+	parts := [...]string{d.Name, "\n", d.Description, "\n", body}
+	lo, hi := 0, len(parts)-1
+	for ; lo <= hi; lo++ {
+		if parts[lo] = strings.TrimLeftFunc(parts[lo], unicode.IsSpace); parts[lo] != "" {
+			break
+		}
+	}
+	for ; hi >= lo; hi-- {
+		if parts[hi] = strings.TrimRightFunc(parts[hi], unicode.IsSpace); parts[hi] != "" {
+			break
+		}
+	}
+	var h maphash.Hash
+	h.SetSeed(keySeed)
+	if lo <= hi {
+		for _, p := range parts[lo : hi+1] {
+			h.WriteString(p)
+		}
+	}
+	return h.Sum64() | 1
 }
 
 // EmbedText is the text an entry is embedded from: name, description and
