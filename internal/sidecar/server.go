@@ -424,10 +424,14 @@ const firstSyncWait = 5 * time.Second
 // warmWait is how long after the server started a search waits for the
 // startup sync of an index that opened from its cache: past it, recall
 // answers from the cache while the sync reconciles it with the files (a
-// restart at 100k notes lists them for about half a second); before it,
-// a small store's sync has usually finished, and its first recall sees
-// what changed while the sidecar was stopped.
-const warmWait = 100 * time.Millisecond
+// restart at 100k notes lists them for about a second). Within it, a
+// small store's sync (a few thousand notes) has usually finished, and its
+// first recall sees what changed while the sidecar was stopped; a 10k
+// store's takes 0.2–0.3 s, which no first recall should wait for. 50 ms
+// keeps spawn → first recall within 100 ms at 10k on this 2-core machine
+// (about 30 ms to start the process, then this wait, then the search);
+// at 100 ms it was 130–150 ms.
+const warmWait = 50 * time.Millisecond
 
 // syncedIndex is Index after waiting (bounded) for the startup sync: an
 // index read from its cache waits until warmWait after the start at most,
