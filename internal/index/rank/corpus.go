@@ -36,7 +36,8 @@ const (
 // Entry is one indexed doc plus everything derived from it. It is
 // exported for the index, which loads, persists and publishes entries
 // (package index): Doc and the persistence facts are its fields to set,
-// its vector it gives through SetVec or ShareVec (vectors.go); the rest is the ranking's own, derived as the corpus files it.
+// its vector it gives through SetVec or ShareVec (vectors.go); the rest
+// is the ranking's own, derived as the corpus files it.
 type Entry struct {
 	Doc Doc
 	// newTF is the weighted term frequency NewEntry counts; Corpus.Put

@@ -71,8 +71,8 @@ func (c *Corpus) PlainWanted() bool {
 	return c.plain == nil && (c.cjkEntries > 0 || c.plainAsked.Load())
 }
 
-// BuildPlain is the floor's index of entries by slot (Corpus.Entries); it holds no lock
-// (published entries are immutable).
+// BuildPlain is the floor's index of entries by slot (Corpus.Entries); it
+// holds no lock (published entries are immutable).
 func BuildPlain(ctx context.Context, entries []*Entry) (*bm25.Index, error) {
 	x := bm25.New()
 	for s, e := range entries {

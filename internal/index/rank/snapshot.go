@@ -445,12 +445,11 @@ func parseSnapshot(r *snapReader, dbID, embID string, shared func(string) bool) 
 			}
 		}
 		if k := r.count(4); k > 0 {
-			e.vec, e.packed = c.vecs.row(k), true
+			e.vec, e.packed = c.vecs.row(k), true // read in place: rows in slot order
 			for j := range e.vec {
 				e.vec[j] = r.f32()
 			}
-			c.vecs.live++
-			c.vecs.set(int32(i), e.vec)
+			c.pack(int32(i), e)
 		}
 		if r.bad {
 			return nil, errors.New("damaged entry")

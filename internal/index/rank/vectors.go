@@ -107,7 +107,7 @@ func (c *Corpus) pack(s int32, e *Entry) {
 		v := c.vecs.row(len(e.vec))
 		copy(v, e.vec)
 		e.vec, e.packed = v, true
-		if prev := c.vecs.at(int(s) - 1); prev != nil && !follows(prev, v) {
+		if c.vecs.strays(int(s), v) {
 			c.vecs.astray++
 		}
 	}
@@ -126,17 +126,19 @@ func (c *Corpus) unpack(s int32, e *Entry) {
 }
 
 // setVec gives the entry at slot s of a throwaway corpus (ScoreDocs) its
-// vector, embedded after it was put; it stays out of the arena.
+// vector, embedded after it was put.
 func (c *Corpus) setVec(s int32, v []float32) {
 	e := c.slots[s]
-	if e.vec != nil {
-		c.vecs.live--
-	}
+	c.unpack(s, e)
 	e.vec, e.packed = v, false
-	if v != nil {
-		c.vecs.live++
-	}
-	c.vecs.set(s, v)
+	c.pack(s, e)
+}
+
+// strays reports whether row v, slot s's, is astray: the slot before
+// holds a row that v does not follow.
+func (a *vecArena) strays(s int, v []float32) bool {
+	prev := a.at(s - 1)
+	return prev != nil && !follows(prev, v)
 }
 
 // follows reports whether row v lies right after row prev in memory.
@@ -202,8 +204,8 @@ func (c *Corpus) SetRepack(r *Repack) int {
 	// rows are cut from the new chunks from now on; what stayed behind
 	// counts out of place until the next repack
 	c.vecs.chunk, c.vecs.issued, c.vecs.astray = r.arena.chunk, c.vecs.live, 0
-	for s := 1; s < len(c.vecs.bySlot); s++ {
-		if v, prev := c.vecs.bySlot[s], c.vecs.bySlot[s-1]; v != nil && prev != nil && !follows(prev, v) {
+	for s, v := range c.vecs.bySlot {
+		if v != nil && c.vecs.strays(s, v) {
 			c.vecs.astray++
 		}
 	}
