@@ -9,14 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// DirEnt is one name a folder lists, whether it is a folder, and its type
-// bits (fs.FileMode.Type) as the listing says.
-type DirEnt struct {
-	Name string
-	Dir  bool
-	Type fs.FileMode
-}
-
 // readEnts lists the freshly opened folder dir for a walk: by getdents,
 // not os.File.ReadDir, whose entry objects and the sort through their
 // interface cost a large store's listing more than its own getdents
@@ -80,7 +72,7 @@ func ReadDirNamesFd(fd int) ([]DirEnt, error) {
 						t = (&statInfo{st: st}).Mode().Type()
 					}
 				}
-				out = append(out, DirEnt{Name: s, Dir: t.IsDir(), Type: t})
+				out = append(out, DirEnt{Name: s, Type: t})
 			}
 		}
 	}

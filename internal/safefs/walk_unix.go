@@ -17,6 +17,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// DirEnt is one name a folder lists and its type bits (fs.FileMode.Type)
+// as the listing says.
+type DirEnt struct {
+	Name string
+	Type fs.FileMode
+}
+
+// IsDir reports whether the listing says the name is a folder.
+func (e DirEnt) IsDir() bool { return e.Type.IsDir() }
+
 // walkTree walks dir (an open directory inside the root, at abs) the way
 // fs.WalkDir does, but descends by file descriptor: each subdirectory is
 // opened relative to its parent's descriptor with O_NOFOLLOW, one openat,
@@ -42,7 +52,7 @@ func walkTree(dir *os.File, abs string, fn fs.WalkDirFunc, only string, leaves b
 		}
 	}
 	if only != "" {
-		ents = slices.DeleteFunc(ents, func(e DirEnt) bool { return !e.Dir && e.Name != only })
+		ents = slices.DeleteFunc(ents, func(e DirEnt) bool { return !e.IsDir() && e.Name != only })
 	}
 	slices.SortFunc(ents, func(a, b DirEnt) int { return strings.Compare(a.Name, b.Name) })
 	fd := int(dir.Fd())
@@ -112,14 +122,14 @@ func walkChunk(fd int, abs string, ents []DirEnt, subs []opened, fn fs.WalkDirFu
 		de := &fdEntry{dirfd: fd, name: e.Name, typ: e.Type}
 		if err := fn(child, de, nil); err != nil {
 			if err == filepath.SkipDir {
-				if e.Dir {
+				if e.IsDir() {
 					continue
 				}
 				return errSkipRest
 			}
 			return err
 		}
-		if !e.Dir {
+		if !e.IsDir() {
 			continue
 		}
 		o := &subs[i]
@@ -177,7 +187,7 @@ func openAhead(fd int, ents []DirEnt, only string, leaves bool, buf *[]opened) [
 	open := func(i int) {
 		o := &out[i]
 		o.fd = -1
-		if !ents[i].Dir {
+		if !ents[i].IsDir() {
 			return
 		}
 		name := ents[i].Name

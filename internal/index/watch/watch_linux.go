@@ -124,7 +124,7 @@ func (w *Watcher) addDir(ctx context.Context, fd int, path string, leaves bool) 
 		return fmt.Errorf("watch %s: %w", path, err)
 	}
 	for _, e := range names {
-		if !e.Dir || strings.HasPrefix(e.Name, ".") {
+		if !e.IsDir() || strings.HasPrefix(e.Name, ".") {
 			continue
 		}
 		child := filepath.Join(path, e.Name)
